@@ -1,0 +1,132 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { amw, exitOf, firstLine, spawnAmw } from '../../tests/support/cli';
+import { tempDir } from '../../tests/support/temp';
+import { ArtifactStore } from '../core/db/artifacts';
+import { openStore } from '../core/db/open';
+
+describe('amw CLI', () => {
+  it('info --json reports the database it was pointed at with --db', async () => {
+    const db = join(tempDir(), 'x.db');
+    const r = await amw(['--db', db, 'info', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ dbPath: db, schemaVersion: 1 });
+  });
+
+  it('AMW_DB works like --db', async () => {
+    const db = join(tempDir(), 'env.db');
+    const r = await amw(['info', '--json'], { AMW_DB: db });
+    expect(JSON.parse(r.stdout).dbPath).toBe(db);
+  });
+
+  it('refuses a newer database with exit 2, naming both versions, in en and zh-CN', async () => {
+    const db = join(tempDir(), 'amw.db');
+    openStore(db).db.close();
+    const raw = new Database(db);
+    raw.pragma('user_version = 9');
+    raw.close();
+    const en = await amw(['--db', db, 'info']);
+    expect(en.code).toBe(2);
+    expect(en.stderr).toMatch(/schema version 9.*only up to 1/);
+    expect(en.stderr).toContain(db);
+    const zh = await amw(['--db', db, '--lang', 'zh-CN', 'info']);
+    expect(zh.code).toBe(2);
+    expect(zh.stderr).toContain('结构版本为 9');
+    expect(zh.stderr).toContain('最高只支持 1');
+  });
+
+  it('names a corrupt database and exits 2 without a stack trace', async () => {
+    const db = join(tempDir(), 'amw.db');
+    writeFileSync(db, 'garbage'.repeat(1000));
+    const r = await amw(['--db', db, 'info']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(db);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('usage errors exit 2 with a hint', async () => {
+    const r = await amw(['frobnicate']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('amw --help');
+    const badLang = await amw(['--lang', 'fr', 'info']);
+    expect(badLang.code).toBe(2);
+  });
+
+  it('help is localised', async () => {
+    const zh = await amw(['--help'], { LANG: 'zh_CN.UTF-8' });
+    expect(zh.code).toBe(0);
+    expect(zh.stdout).toContain('用法');
+    expect(zh.stdout).toContain('通过浏览器提供工作台界面');
+    const en = await amw(['--lang', 'en', '--help'], { LANG: 'zh_CN.UTF-8' });
+    expect(en.stdout).toContain('Usage:');
+  });
+
+  it('settings set validates through the contract', async () => {
+    const db = join(tempDir(), 'amw.db');
+    expect((await amw(['--db', db, 'settings', 'set', 'theme=dark'])).stdout).toContain('theme=dark');
+    const bad = await amw(['--db', db, 'settings', 'set', 'theme=pink']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('theme');
+    const unknown = await amw(['--db', db, 'settings', 'set', 'colour=red']);
+    expect(unknown.code).toBe(2);
+    const back = await amw(['--db', db, 'settings', 'get', '--json']);
+    expect(JSON.parse(back.stdout)).toEqual({ language: 'en', theme: 'dark' });
+  });
+
+  it('db check exits 0 on a sound store and 1 when evidence is damaged', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'amw.db');
+    const { db: handle } = openStore(db);
+    const store = new ArtifactStore(handle, dir);
+    const sha = store.put('evidence', 'raw');
+    handle.close();
+    expect((await amw(['--db', db, 'db', 'check'])).code).toBe(0);
+    writeFileSync(store.pathOf(sha), 'changed');
+    const bad = await amw(['--db', db, 'db', 'check', '--json']);
+    expect(bad.code).toBe(1);
+    expect(JSON.parse(bad.stdout).artifacts.corrupt).toEqual([sha]);
+  });
+
+  it('db backup writes a backup and lists the job', async () => {
+    const db = join(tempDir(), 'amw.db');
+    const r = await amw(['--db', db, 'db', 'backup', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).file).toMatch(/backups\/amw-.*\.db$/);
+    const jobs = await amw(['--db', db, 'jobs', '--json']);
+    expect(JSON.parse(jobs.stdout)[0]).toMatchObject({ kind: 'maintenance.backup', status: 'succeeded' });
+  });
+});
+
+describe('amw serve (spawned binary)', () => {
+  it('prints one URL line with a token, answers 401 without it, and stops on SIGINT', async () => {
+    const home = tempDir();
+    const child = spawnAmw(['serve', '--port', '0'], { AMW_HOME: home });
+    const done = exitOf(child);
+    const line = await firstLine(child);
+    expect(line).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{20,}$/);
+    const url = new URL(line);
+    expect((await fetch(`${url.origin}/`)).status).toBe(401);
+    const authed = await fetch(line, { redirect: 'manual' });
+    expect(authed.status).toBe(302);
+    const cookie = authed.headers.get('set-cookie')!.split(';')[0]!;
+    const page = await fetch(`${url.origin}/`, { headers: { cookie } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<div id="root"');
+    child.kill('SIGINT');
+    const result = await done;
+    expect(result.code).toBe(0);
+  });
+
+  it('refuses to start on a newer database with exit 2', async () => {
+    const db = join(tempDir(), 'amw.db');
+    openStore(db).db.close();
+    const raw = new Database(db);
+    raw.pragma('user_version = 5');
+    raw.close();
+    const r = await exitOf(spawnAmw(['--db', db, 'serve']));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/schema version 5/);
+  });
+});

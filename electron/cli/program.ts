@@ -1,0 +1,99 @@
+import { Command, CommanderError, Help, Option } from 'commander';
+import { Language } from '../../shared/api';
+import { explainError, languageFromLocale, translator, type Translate } from '../../shared/i18n';
+import { AmwError, toWireError } from '../../shared/errors';
+import { appVersion } from '../core/paths';
+import { registerDbCommands } from './commands/db';
+import { registerInfoCommand } from './commands/info';
+import { registerJobsCommand } from './commands/jobs';
+import { registerServeCommand } from './commands/serve';
+import { registerSettingsCommands } from './commands/settings';
+import { EXIT, ExitWith, type CliIO, type CommandEnv, type GlobalOptions } from './io';
+
+/** The language is needed before commander parses (help text), so read it from argv/env first. */
+export function pickLanguage(argv: string[], env: NodeJS.ProcessEnv): Language {
+  const i = argv.findIndex((a) => a === '--lang' || a.startsWith('--lang='));
+  const fromArgv = i < 0 ? undefined : argv[i]!.includes('=') ? argv[i]!.split('=')[1] : argv[i + 1];
+  const parsed = Language.safeParse(fromArgv ?? env.AMW_LANG);
+  if (parsed.success) return parsed.data;
+  return languageFromLocale(env.LC_ALL || env.LC_MESSAGES || env.LANG);
+}
+
+function localisedHelp(t: Translate): Partial<Help> {
+  const titles: Record<string, string> = {
+    'Usage:': t('cli.titles.usage'),
+    'Options:': t('cli.titles.options'),
+    'Commands:': t('cli.titles.commands'),
+    'Arguments:': t('cli.titles.arguments'),
+    'Global Options:': t('cli.titles.options'),
+  };
+  return { styleTitle: (title: string) => titles[title] ?? title };
+}
+
+export function buildProgram(io: CliIO, lang: Language): { program: Command; env: CommandEnv } {
+  const t = translator(lang);
+  const global: GlobalOptions = { lang };
+  const env: CommandEnv = { io, t, global };
+  const program = new Command('amw');
+  program
+    .description(t('cli.description'))
+    .version(appVersion(), '-V, --version', t('cli.opt.version'))
+    .helpOption('-h, --help', t('cli.opt.help'))
+    .helpCommand('help [command]', t('cli.cmd.help'))
+    .configureHelp(localisedHelp(t))
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .exitOverride()
+    .showHelpAfterError(t('cli.usageHint'))
+    .option('--db <path>', t('cli.opt.db'))
+    .option('--known-hosts <path>', t('cli.opt.knownHosts'))
+    .addOption(new Option('--lang <lang>', t('cli.opt.lang')).choices(['zh-CN', 'en']))
+    .hook('preAction', (cmd) => {
+      const opts = cmd.opts<{ db?: string; knownHosts?: string }>();
+      global.db = opts.db ?? io.env.AMW_DB;
+      global.knownHosts = opts.knownHosts ?? io.env.AMW_KNOWN_HOSTS;
+    });
+
+  // Every sub-command shares the localised help and the exit override.
+  const configure = (cmd: Command) =>
+    cmd
+      .helpOption('-h, --help', t('cli.opt.help'))
+      .configureHelp(localisedHelp(t))
+      .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+      .exitOverride()
+      .showHelpAfterError(t('cli.usageHint'));
+
+  registerInfoCommand(program, env, configure);
+  registerServeCommand(program, env, configure);
+  registerSettingsCommands(program, env, configure);
+  registerJobsCommand(program, env, configure);
+  registerDbCommands(program, env, configure);
+  return { program, env };
+}
+
+export type Configure = (cmd: Command) => Command;
+
+/** Runs the CLI and returns its exit code; never calls process.exit itself. */
+export async function runCli(argv: string[], io: CliIO): Promise<number> {
+  const lang = pickLanguage(argv, io.env);
+  const { program, env } = buildProgram(io, lang);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return EXIT.ok;
+  } catch (err) {
+    if (err instanceof ExitWith) return err.code;
+    if (err instanceof CommanderError) {
+      // --help and --version end through here too, with exit code 0
+      return err.exitCode === 0 ? EXIT.ok : EXIT.error;
+    }
+    reportError(env.t, io, err);
+    return EXIT.error;
+  }
+}
+
+export function reportError(t: Translate, io: CliIO, err: unknown): void {
+  const wire = toWireError(err);
+  io.stderr(`amw: ${explainError(t, wire)}\n`);
+  if (!(err instanceof AmwError) && err instanceof Error && io.env.AMW_DEBUG) {
+    io.stderr(`${err.stack ?? ''}\n`);
+  }
+}

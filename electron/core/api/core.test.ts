@@ -1,0 +1,71 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Settings } from '../../../shared/api';
+import { tempDir } from '../../../tests/support/temp';
+import { createCore } from './core';
+
+function core() {
+  const dir = tempDir();
+  return createCore({ env: { AMW_HOME: dir } as NodeJS.ProcessEnv });
+}
+
+describe('dispatch through the contract', () => {
+  it('rejects invalid input with VALIDATION naming the field, before any handler runs', async () => {
+    const c = core();
+    const res = await c.dispatch('settings.set', { language: 'fr' }, { transport: 'test' });
+    expect(res.ok).toBe(false);
+    if (res.ok) return;
+    expect(res.error.code).toBe('VALIDATION');
+    expect(res.error.detail).toMatchObject({ issues: [{ path: 'language' }] });
+    expect((await c.call('settings.get', {})).language).toBe('en');
+    await c.close();
+  });
+
+  it('rejects unknown keys and non-object input', async () => {
+    const c = core();
+    const extra = await c.dispatch('app.info', { sneaky: 1 }, { transport: 'test' });
+    expect(!extra.ok && extra.error.code).toBe('VALIDATION');
+    const wrong = await c.dispatch('jobs.get', 'abc', { transport: 'test' });
+    expect(!wrong.ok && wrong.error.code).toBe('VALIDATION');
+    await c.close();
+  });
+
+  it('answers UNKNOWN_METHOD for names outside the contract, even prototype ones', async () => {
+    const c = core();
+    for (const name of ['nope.nothing', 'toString', '__proto__', 42]) {
+      const res = await c.dispatch(name, {}, { transport: 'test' });
+      expect(!res.ok && res.error.code, String(name)).toBe('UNKNOWN_METHOD');
+    }
+    await c.close();
+  });
+
+  it('remembers settings across restarts and announces changes', async () => {
+    const dir = tempDir();
+    const env = { AMW_HOME: dir } as NodeJS.ProcessEnv;
+    const first = createCore({ env });
+    const seen: Settings[] = [];
+    first.on('settings.changed', (s) => seen.push(s));
+    await first.call('settings.set', { language: 'zh-CN', theme: 'dark' });
+    expect(seen).toEqual([{ language: 'zh-CN', theme: 'dark' }]);
+    await first.close();
+    const second = createCore({ env });
+    expect(await second.call('settings.get', {})).toEqual({ language: 'zh-CN', theme: 'dark' });
+    await second.close();
+  });
+
+  it('reports where its data lives and the schema version', async () => {
+    const dir = tempDir();
+    const c = createCore({ db: join(dir, 'custom.db'), env: {} as NodeJS.ProcessEnv });
+    const info = await c.call('app.info', {});
+    expect(info.dbPath).toBe(join(dir, 'custom.db'));
+    expect(info.dataDir).toBe(dir);
+    expect(info.schemaVersion).toBeGreaterThanOrEqual(1);
+    await c.close();
+  });
+
+  it('NOT_FOUND for a job that does not exist', async () => {
+    const c = core();
+    await expect(c.call('jobs.cancel', { id: 'missing' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await c.close();
+  });
+});

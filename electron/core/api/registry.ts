@@ -1,0 +1,58 @@
+import type { z } from 'zod';
+import {
+  contract,
+  isMethodName,
+  type MethodName,
+  type Output,
+  type ParsedInput,
+} from '../../../shared/api';
+import { AmwError, toWireError, type WireError } from '../../../shared/errors';
+
+/** Who is calling: lets handlers word things for the caller and audit who did what. */
+export interface CallContext {
+  transport: 'ipc' | 'ws' | 'cli' | 'test';
+}
+
+export type Handler<K extends MethodName> = (
+  input: ParsedInput<K>,
+  ctx: CallContext,
+) => Output<K> | Promise<Output<K>>;
+
+export type Handlers = { [K in MethodName]: Handler<K> };
+
+export type CallResult = { ok: true; value: unknown } | { ok: false; error: WireError };
+
+/** Turns zod issues into a VALIDATION error that names each bad field. */
+export function validationError(method: string, error: z.ZodError): AmwError {
+  const issues = error.issues.map((i) => ({
+    path: i.path.map(String).join('.') || '(input)',
+    message: i.message,
+  }));
+  const text = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
+  return new AmwError('VALIDATION', `Invalid input for ${method}: ${text}`, { method, issues });
+}
+
+/**
+ * The one door into the core: checks the method name, validates the input against the contract,
+ * runs the handler and returns a result union that never throws. Every transport goes through it.
+ */
+export async function dispatch(
+  handlers: Handlers,
+  method: unknown,
+  input: unknown,
+  ctx: CallContext,
+): Promise<CallResult> {
+  try {
+    if (!isMethodName(method)) {
+      throw new AmwError('UNKNOWN_METHOD', `Unknown method: ${String(method).slice(0, 100)}`, {
+        method: String(method).slice(0, 100),
+      });
+    }
+    const parsed = contract[method].input.safeParse(input ?? {});
+    if (!parsed.success) throw validationError(method, parsed.error);
+    const handler = handlers[method] as (i: unknown, c: CallContext) => unknown;
+    return { ok: true, value: await handler(parsed.data, ctx) };
+  } catch (err) {
+    return { ok: false, error: toWireError(err) };
+  }
+}

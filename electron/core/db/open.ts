@@ -1,0 +1,78 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { AmwError } from '../../../shared/errors';
+import { migrationsDir } from '../paths';
+import { loadMigrations, migrate } from './migrate';
+
+export type Db = Database.Database;
+
+export interface OpenedStore {
+  db: Db;
+  schemaVersion: number;
+}
+
+/**
+ * Opens (creating if needed) and migrates the store. Every failure becomes an AmwError that names
+ * the file, so the app and the CLI can say what is wrong instead of crashing in a loop.
+ */
+export function openStore(dbPath: string, opts: { migrationsDir?: string } = {}): OpenedStore {
+  try {
+    mkdirSync(dirname(dbPath), { recursive: true });
+  } catch (err) {
+    throw classify(err, dbPath);
+  }
+  let db: Db | undefined;
+  try {
+    db = new Database(dbPath);
+    db.pragma('journal_mode = WAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('synchronous = NORMAL');
+    const schemaVersion = migrate(db, loadMigrations(opts.migrationsDir ?? migrationsDir()), dbPath);
+    return { db, schemaVersion };
+  } catch (err) {
+    db?.close();
+    throw classify(err, dbPath);
+  }
+}
+
+function classify(err: unknown, dbPath: string): AmwError {
+  if (err instanceof AmwError) return err;
+  const code = (err as { code?: string }).code ?? '';
+  const reason = err instanceof Error ? err.message : String(err);
+  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
+    return new AmwError(
+      'DB_CORRUPT',
+      `The database file ${dbPath} is damaged or is not a workbench database (${reason}). Restore a backup or move the file away; the workbench will create a new one.`,
+      { dbPath, sqlite: code },
+    );
+  }
+  if (
+    code.startsWith('SQLITE_CANTOPEN') ||
+    code.startsWith('SQLITE_READONLY') ||
+    code === 'SQLITE_PERM' ||
+    code === 'EACCES' ||
+    code === 'EROFS' ||
+    code === 'EPERM' ||
+    code === 'ENOTDIR' ||
+    code === 'EEXIST' ||
+    /directory does not exist/i.test(reason)
+  ) {
+    return new AmwError(
+      'DB_UNWRITABLE',
+      `Cannot open the database file ${dbPath} for writing (${reason}). Check its permissions or choose another location with --db or AMW_HOME.`,
+      { dbPath, cause: code || reason },
+    );
+  }
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+    return new AmwError(
+      'DB_BUSY',
+      `The database file ${dbPath} is locked by another process. Close the other workbench or CLI and try again.`,
+      { dbPath, sqlite: code },
+    );
+  }
+  return new AmwError('INTERNAL', `Cannot open the database ${dbPath}: ${reason}`, { dbPath });
+}
+
+export const nowIso = (): string => new Date().toISOString();

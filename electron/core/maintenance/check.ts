@@ -1,0 +1,49 @@
+import { existsSync } from 'node:fs';
+import type { CheckResult } from '../../../shared/api';
+import type { ArtifactStore } from '../db/artifacts';
+import { hashFile } from '../db/artifacts';
+import type { Db } from '../db/open';
+import type { JobContext } from '../jobs/runner';
+
+/**
+ * Verifies the store end to end: SQLite's own integrity check, foreign keys, and every artifact
+ * file against the sha256 it is named by. Progress counts artifacts, the slow part.
+ */
+export async function checkStore(
+  db: Db,
+  artifacts: ArtifactStore,
+  ctx: JobContext,
+): Promise<CheckResult> {
+  ctx.progress(null, { key: 'integrity' });
+  const integrity = (db.pragma('integrity_check') as { integrity_check: string }[])
+    .map((r) => r.integrity_check)
+    .filter((line) => line !== 'ok');
+  ctx.throwIfCancelled();
+
+  ctx.progress(null, { key: 'foreignKeys' });
+  const foreignKeys = (
+    db.pragma('foreign_key_check') as { table: string; rowid: number | null; parent: string }[]
+  ).map(({ table, rowid, parent }) => ({ table, rowid, parent }));
+  ctx.throwIfCancelled();
+
+  const rows = artifacts.list();
+  const missing: string[] = [];
+  const corrupt: string[] = [];
+  for (const [i, row] of rows.entries()) {
+    ctx.throwIfCancelled();
+    ctx.progress(i / rows.length, { key: 'artifacts', params: { done: i, total: rows.length } });
+    const file = artifacts.pathOf(row.sha256);
+    if (!existsSync(file)) {
+      missing.push(row.sha256);
+      continue;
+    }
+    if ((await hashFile(file, ctx.signal)) !== row.sha256) corrupt.push(row.sha256);
+  }
+  ctx.progress(1, { key: 'artifacts', params: { done: rows.length, total: rows.length } });
+  return {
+    ok: integrity.length === 0 && foreignKeys.length === 0 && !missing.length && !corrupt.length,
+    integrity,
+    foreignKeys,
+    artifacts: { checked: rows.length, missing, corrupt },
+  };
+}

@@ -1,0 +1,17 @@
+/**
+ * The renderer's Content-Security-Policy, shared by the Electron window and serve mode.
+ * Nothing remote: scripts, styles, fonts and workers all come from the app itself.
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "worker-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');

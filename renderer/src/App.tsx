@@ -1,0 +1,129 @@
+import { useEffect, useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import type { Language, Settings } from '../../shared/api';
+import { useAction, useCall, useEvent, useTransport } from './api';
+import { Icon } from './components/Icon';
+import { JobsDrawer, useJobs } from './components/JobsDrawer';
+import { setLanguage } from './i18n';
+import { SettingsPage } from './pages/SettingsPage';
+import { StartPage } from './pages/StartPage';
+import { PAGES, usePage, type Page } from './routes';
+import { useTheme } from './theme';
+import type { ConnectionState } from './transport';
+
+export function App() {
+  const { t } = useTranslation();
+  const client = useQueryClient();
+  const transport = useTransport();
+  const [page, go] = usePage();
+  const [drawer, setDrawer] = useState(false);
+  const [conn, setConn] = useState<ConnectionState>('open');
+  const settings = useCall('settings.get', {}).data;
+  const setSettings = useAction('settings.set');
+  const jobs = useJobs();
+  const running = jobs.filter((j) => j.status === 'running').length;
+
+  useTheme(settings?.theme ?? 'system');
+  useEffect(() => {
+    if (settings) setLanguage(settings.language);
+  }, [settings]);
+  // Another window, the CLI or this one changed settings: take the new value.
+  useEvent('settings.changed', (s: Settings) => client.setQueryData(['settings.get', {}], s));
+  useEffect(() => transport.onState(setConn), [transport]);
+  useEffect(() => {
+    document.getElementById('root')!.dataset.appState = 'ready';
+  }, []);
+
+  const switchLanguage = (language: Language) => setSettings.mutate({ language });
+
+  return (
+    <div className="shell">
+      <nav className="sidebar" aria-label={t('nav.main')}>
+        <div className="brand">
+          <img src="/favicon.svg" alt="" width={28} height={28} />
+          <div>
+            <strong data-testid="app-name">{t('app.name')}</strong>
+            <span className="muted small">{t('app.tagline')}</span>
+          </div>
+        </div>
+        <ul>
+          {PAGES.map((p: Page) => (
+            <li key={p}>
+              <a
+                href={`#/${p}`}
+                data-testid={`nav-${p}`}
+                aria-current={page === p ? 'page' : undefined}
+                onClick={(e) => {
+                  e.preventDefault();
+                  go(p);
+                }}
+              >
+                <Icon name={p} />
+                <span>{t(`nav.${p}`)}</span>
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+
+      <div className="main">
+        <header className="topbar">
+          {conn !== 'open' && (
+            <span className="banner" role="status" data-testid="connection-lost">
+              {t('common.connectionLost')}
+            </span>
+          )}
+          <div className="spacer" />
+          <div className="lang-switch" role="group" aria-label={t('pages.settings.language')}>
+            {(['zh-CN', 'en'] as const).map((l) => (
+              <button
+                key={l}
+                data-testid={`lang-${l}`}
+                aria-pressed={settings?.language === l}
+                onClick={() => switchLanguage(l)}
+              >
+                {l === 'zh-CN' ? '中文' : 'EN'}
+              </button>
+            ))}
+          </div>
+          <button
+            className="icon-button"
+            data-testid="theme-toggle"
+            aria-label={t('pages.settings.theme')}
+            onClick={() =>
+              setSettings.mutate({
+                theme: document.documentElement.dataset.theme === 'dark' ? 'light' : 'dark',
+              })
+            }
+          >
+            <Icon name={settings?.theme === 'dark' ? 'sun' : 'moon'} />
+          </button>
+          <button
+            className="jobs-button"
+            data-testid="jobs-toggle"
+            aria-expanded={drawer}
+            onClick={() => setDrawer((d) => !d)}
+          >
+            <Icon name="jobs" />
+            <span>{t('jobs.open')}</span>
+            {running > 0 && (
+              <span className="badge running" data-testid="jobs-running">
+                {t('jobs.running', { count: running })}
+              </span>
+            )}
+          </button>
+        </header>
+
+        <main className="content">
+          {page === 'settings' && settings ? (
+            <SettingsPage settings={settings} onOpenJobs={() => setDrawer(true)} />
+          ) : page !== 'settings' ? (
+            <StartPage page={page} available={false} />
+          ) : null}
+        </main>
+      </div>
+      {drawer && <JobsDrawer jobs={jobs} onClose={() => setDrawer(false)} />}
+    </div>
+  );
+}

@@ -1,0 +1,35 @@
+// Builds everything the app, `amw serve` and the CLI run from: the renderer (Vite) and the Node
+// bundles (esbuild). Dependencies stay external: native modules load from node_modules.
+import { build } from 'esbuild';
+import { build as viteBuild } from 'vite';
+import { rmSync } from 'node:fs';
+
+const only = process.argv[2];
+const started = Date.now();
+rmSync('dist', { recursive: true, force: true });
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  sourcemap: true,
+  packages: 'external',
+  logLevel: 'warning',
+};
+
+await Promise.all([
+  build({ ...common, format: 'esm', entryPoints: { cli: 'electron/cli/index.ts' }, outdir: 'dist' }),
+  build({ ...common, format: 'esm', entryPoints: { main: 'electron/main/index.ts' }, outdir: 'dist' }),
+  // A sandboxed preload can only be CommonJS and can require nothing but `electron`: bundle all in.
+  build({
+    ...common,
+    packages: undefined,
+    external: ['electron'],
+    format: 'cjs',
+    entryPoints: { preload: 'electron/preload/index.ts' },
+    outExtension: { '.js': '.cjs' },
+    outdir: 'dist',
+  }),
+  only === 'node' ? null : viteBuild({ configFile: 'vite.config.ts', logLevel: 'warn' }),
+]);
+console.log(`built dist/ in ${Date.now() - started} ms`);

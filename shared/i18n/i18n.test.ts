@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { en } from './en';
+import { zhCN } from './zh-CN';
+import { explainError, jobKindKey, languageFromLocale, translator } from './index';
+import { ERROR_CODES } from '../errors';
+
+function leaves(tree: object, prefix = ''): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [k, v] of Object.entries(tree)) {
+    const key = prefix ? `${prefix}.${k}` : k;
+    if (typeof v === 'string') out.set(key, v);
+    else for (const [kk, vv] of leaves(v as object, key)) out.set(kk, vv);
+  }
+  return out;
+}
+
+describe('dictionaries', () => {
+  const enLeaves = leaves(en);
+  const zhLeaves = leaves(zhCN);
+
+  it('zh-CN and en have exactly the same keys', () => {
+    expect([...zhLeaves.keys()].sort()).toEqual([...enLeaves.keys()].sort());
+  });
+
+  it('no string is empty and zh-CN strings are really translated', () => {
+    for (const [key, value] of zhLeaves) {
+      expect(value.trim(), key).not.toBe('');
+    }
+    // Names, commands and placeholders may stay the same; prose must not.
+    const untranslated = [...zhLeaves].filter(
+      ([k, v]) => v === enLeaves.get(k) && /[a-z]{4,}\s+[a-z]{4,}/i.test(v),
+    );
+    expect(untranslated).toEqual([]);
+  });
+
+  it('placeholders match between languages', () => {
+    const names = (s: string) => [...s.matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1]).sort();
+    for (const [key, value] of enLeaves) {
+      expect(names(zhLeaves.get(key)!), key).toEqual(names(value));
+    }
+  });
+
+  it('every error code has a message in both languages', () => {
+    for (const code of ERROR_CODES) {
+      expect(enLeaves.has(`errors.${code}`), code).toBe(true);
+    }
+  });
+});
+
+describe('translator', () => {
+  it('interpolates and falls back to English, then to the key', () => {
+    const t = translator('zh-CN');
+    expect(t('jobs.step.copyPages', { done: 3, total: 9 })).toBe('已复制 3 / 9 页');
+    expect(t('no.such.key')).toBe('no.such.key');
+  });
+
+  it('names job kinds despite the dots in them', () => {
+    expect(translator('en')(jobKindKey('maintenance.backup'))).toBe('Database backup');
+  });
+
+  it('explains a wire error with its detail', () => {
+    const text = explainError(translator('zh-CN'), {
+      code: 'DB_TOO_NEW',
+      message: 'x',
+      detail: { dbPath: '/d/amw.db', dbVersion: 7, appVersion: 1 },
+    });
+    expect(text).toContain('/d/amw.db');
+    expect(text).toContain('7');
+    expect(text).toContain('1');
+  });
+
+  it('reads zh from locale strings', () => {
+    expect(languageFromLocale('zh_CN.UTF-8')).toBe('zh-CN');
+    expect(languageFromLocale('en_US.UTF-8')).toBe('en');
+    expect(languageFromLocale(undefined)).toBe('en');
+  });
+});

@@ -69,7 +69,10 @@ test('jobs drawer shows a database backup and a check from start to finish', asy
   await expect(drawer.getByTestId('job').first().getByTestId('job-status')).toHaveText('已完成');
 });
 
-test('without the token the server answers 401 and shows no app', async ({ app, browser }, testInfo) => {
+test('without the token the server answers 401 and shows no app', async ({
+  app,
+  browser,
+}, testInfo) => {
   test.skip(testInfo.project.name !== 'serve', 'serve mode only: the desktop app has no token');
   const origin = new URL(app.url!).origin;
   const context = await browser.newContext();

@@ -18,8 +18,18 @@ const common = {
 };
 
 await Promise.all([
-  build({ ...common, format: 'esm', entryPoints: { cli: 'electron/cli/index.ts' }, outdir: 'dist' }),
-  build({ ...common, format: 'esm', entryPoints: { main: 'electron/main/index.ts' }, outdir: 'dist' }),
+  build({
+    ...common,
+    format: 'esm',
+    entryPoints: { cli: 'electron/cli/index.ts' },
+    outdir: 'dist',
+  }),
+  build({
+    ...common,
+    format: 'esm',
+    entryPoints: { main: 'electron/main/index.ts' },
+    outdir: 'dist',
+  }),
   // A sandboxed preload can only be CommonJS and can require nothing but `electron`: bundle all in.
   build({
     ...common,

@@ -1,3 +1,4 @@
+import type { WireError } from './errors';
 import type { EventName, EventPayload, Input, MethodName, Output } from './api';
 
 /**
@@ -16,6 +17,4 @@ export interface Bridge {
   on(event: string, listener: (payload: unknown) => void): () => void;
 }
 
-export type RpcResult =
-  | { ok: true; value: unknown }
-  | { ok: false; error: import('./errors').WireError };
+export type RpcResult = { ok: true; value: unknown } | { ok: false; error: WireError };

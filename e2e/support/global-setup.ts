@@ -8,7 +8,9 @@ export default function globalSetup(): void {
     execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   }
   if (!chromiumPath()) {
-    throw new Error('Chromium not found: install Debian chromium (apt-get install chromium) or set AMW_CHROMIUM');
+    throw new Error(
+      'Chromium not found: install Debian chromium (apt-get install chromium) or set AMW_CHROMIUM',
+    );
   }
   const electron = electronRuntime();
   if ('skip' in electron) console.log(`electron e2e project skipped: ${electron.skip}`);

@@ -65,7 +65,9 @@ describe('amw CLI', () => {
 
   it('settings set validates through the contract', async () => {
     const db = join(tempDir(), 'amw.db');
-    expect((await amw(['--db', db, 'settings', 'set', 'theme=dark'])).stdout).toContain('theme=dark');
+    expect((await amw(['--db', db, 'settings', 'set', 'theme=dark'])).stdout).toContain(
+      'theme=dark',
+    );
     const bad = await amw(['--db', db, 'settings', 'set', 'theme=pink']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('theme');
@@ -95,7 +97,10 @@ describe('amw CLI', () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).file).toMatch(/backups\/amw-.*\.db$/);
     const jobs = await amw(['--db', db, 'jobs', '--json']);
-    expect(JSON.parse(jobs.stdout)[0]).toMatchObject({ kind: 'maintenance.backup', status: 'succeeded' });
+    expect(JSON.parse(jobs.stdout)[0]).toMatchObject({
+      kind: 'maintenance.backup',
+      status: 'succeeded',
+    });
   });
 });
 

@@ -1,4 +1,4 @@
-import { Command, CommanderError, Help, Option } from 'commander';
+import { Command, CommanderError, type Help, Option } from 'commander';
 import { Language } from '../../shared/api';
 import { explainError, languageFromLocale, translator, type Translate } from '../../shared/i18n';
 import { AmwError, toWireError } from '../../shared/errors';
@@ -13,7 +13,8 @@ import { EXIT, ExitWith, type CliIO, type CommandEnv, type GlobalOptions } from 
 /** The language is needed before commander parses (help text), so read it from argv/env first. */
 export function pickLanguage(argv: string[], env: NodeJS.ProcessEnv): Language {
   const i = argv.findIndex((a) => a === '--lang' || a.startsWith('--lang='));
-  const fromArgv = i < 0 ? undefined : argv[i]!.includes('=') ? argv[i]!.split('=')[1] : argv[i + 1];
+  const fromArgv =
+    i < 0 ? undefined : argv[i]!.includes('=') ? argv[i]!.split('=')[1] : argv[i + 1];
   const parsed = Language.safeParse(fromArgv ?? env.AMW_LANG);
   if (parsed.success) return parsed.data;
   return languageFromLocale(env.LC_ALL || env.LC_MESSAGES || env.LANG);

@@ -23,7 +23,10 @@ let core: Core | undefined;
 
 function openCore(): Core | undefined {
   try {
-    return createCore({ home: app.getPath('userData') });
+    return createCore({
+      home: app.getPath('userData'),
+      nativeBinding: process.env.AMW_SQLITE_BINDING || undefined,
+    });
   } catch (err) {
     // A database from a newer version, a corrupt or unwritable file: say which file and why,
     // then quit — never a crash loop.

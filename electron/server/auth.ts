@@ -35,5 +35,7 @@ export function requestToken(req: IncomingMessage, url: URL): string | null {
 export function allowedOrigins(bind: string, port: number): Set<string> {
   const hosts = new Set([bind, '127.0.0.1', 'localhost', '[::1]']);
   if (bind === '0.0.0.0' || bind === '::') hosts.delete(bind);
-  return new Set([...hosts].map((h) => `http://${h.includes(':') && !h.startsWith('[') ? `[${h}]` : h}:${port}`));
+  return new Set(
+    [...hosts].map((h) => `http://${h.includes(':') && !h.startsWith('[') ? `[${h}]` : h}:${port}`),
+  );
 }

@@ -156,7 +156,10 @@ describe('WebSocket /rpc', () => {
     const c = connect();
     await c.opened;
     c.ws.send('{not json');
-    expect(await c.next((f) => f.ok === false)).toMatchObject({ id: null, error: { code: 'BAD_MESSAGE' } });
+    expect(await c.next((f) => f.ok === false)).toMatchObject({
+      id: null,
+      error: { code: 'BAD_MESSAGE' },
+    });
     c.ws.send(JSON.stringify({ id: 5, nomethod: true }));
     expect(await c.next((f) => f.id === 5)).toMatchObject({ error: { code: 'BAD_MESSAGE' } });
     expect(await c.call('no.such')).toMatchObject({ ok: false, error: { code: 'UNKNOWN_METHOD' } });
@@ -164,8 +167,12 @@ describe('WebSocket /rpc', () => {
       ok: false,
       error: { code: 'VALIDATION' },
     });
-    c.ws.send(JSON.stringify({ id: 9, method: 'app.info', input: { pad: 'x'.repeat(MAX_REQUEST_BYTES) } }));
-    expect(await c.next((f) => (f.error as { code?: string })?.code === 'PAYLOAD_TOO_LARGE')).toMatchObject({
+    c.ws.send(
+      JSON.stringify({ id: 9, method: 'app.info', input: { pad: 'x'.repeat(MAX_REQUEST_BYTES) } }),
+    );
+    expect(
+      await c.next((f) => (f.error as { code?: string })?.code === 'PAYLOAD_TOO_LARGE'),
+    ).toMatchObject({
       ok: false,
     });
     // the same socket still works

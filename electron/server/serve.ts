@@ -81,7 +81,9 @@ export async function startServer(core: Core, opts: ServeOptions = {}): Promise<
   function handleHttp(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (!hostAllowed(req)) {
-      res.writeHead(421, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Misdirected request\n');
+      res
+        .writeHead(421, { 'Content-Type': 'text/plain; charset=utf-8' })
+        .end('Misdirected request\n');
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -168,7 +170,8 @@ export async function startServer(core: Core, opts: ServeOptions = {}): Promise<
         detail: { size, limit: MAX_REQUEST_BYTES },
       });
     }
-    if (isBinary) return fail(null, { code: 'BAD_MESSAGE', message: 'Binary frames are not accepted.' });
+    if (isBinary)
+      return fail(null, { code: 'BAD_MESSAGE', message: 'Binary frames are not accepted.' });
     let json: unknown;
     try {
       json = JSON.parse(String(data));

@@ -42,7 +42,9 @@ export function resolveStatic(root: string, urlPath: string): string | null {
 export function sendFile(res: ServerResponse, file: string, headers: Record<string, string>): void {
   const type = TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream';
   // Hashed asset names can be cached; index.html must always be fresh.
-  const cache = file.includes(`${join('assets', '')}`) ? 'public, max-age=31536000, immutable' : 'no-cache';
+  const cache = file.includes(`${join('assets', '')}`)
+    ? 'public, max-age=31536000, immutable'
+    : 'no-cache';
   res.writeHead(200, { ...headers, 'Content-Type': type, 'Cache-Control': cache });
   createReadStream(file).pipe(res);
 }

@@ -6,7 +6,9 @@ import type { AppTransport } from './transport';
 const TransportContext = createContext<AppTransport | null>(null);
 
 export function TransportProvider(props: { transport: AppTransport; children: ReactNode }) {
-  return <TransportContext.Provider value={props.transport}>{props.children}</TransportContext.Provider>;
+  return (
+    <TransportContext.Provider value={props.transport}>{props.children}</TransportContext.Provider>
+  );
 }
 
 export function useTransport(): AppTransport {
@@ -36,7 +38,10 @@ export function useAction<K extends MethodName>(method: K, invalidates: MethodNa
   });
 }
 
-export function useEvent<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void) {
+export function useEvent<E extends EventName>(
+  event: E,
+  listener: (payload: EventPayload<E>) => void,
+) {
   const transport = useTransport();
   useEffect(() => transport.on(event, listener), [transport, event, listener]);
 }

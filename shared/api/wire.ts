@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { WireError } from '../errors';
 
 /** Messages on the serve-mode WebSocket (`/rpc`). One JSON object per frame. */
 export const RpcRequest = z
@@ -12,7 +13,7 @@ export type RpcRequest = z.infer<typeof RpcRequest>;
 
 export type RpcResponse =
   | { id: string | number | null; ok: true; value: unknown }
-  | { id: string | number | null; ok: false; error: import('../errors').WireError };
+  | { id: string | number | null; ok: false; error: WireError };
 
 export interface RpcEventFrame {
   event: string;

@@ -37,15 +37,18 @@ export const en = {
     hosts: {
       title: 'Ascend hosts',
       lead: 'Connect the machines you are migrating to. The workbench reads their NPUs, health and CANN, driver, torch and torch_npu versions over SSH, and shows where the machines of a cluster disagree.',
-      step1: 'Import hosts from ~/.ssh/config (Include and ProxyJump are honoured) or add one by hand.',
+      step1:
+        'Import hosts from ~/.ssh/config (Include and ProxyJump are honoured) or add one by hand.',
       step2: 'Confirm each host key by its SHA256 fingerprint; a changed key is refused.',
       step3: 'Take an inventory: chips, HBM, health and the version matrix, stored as a snapshot.',
     },
     sessions: {
       title: 'Migration sessions',
       lead: 'A session walks one project through the stages — environment, code, operator coverage, precision, distributed (HCCL), profiling — with evidence, gates and waivers, so progress across runs is visible.',
-      step1: 'Create a project: its code, its target hosts and the GPU baseline you compare against.',
-      step2: 'Run the environment stage first: the version matrix breaks migrations before code does.',
+      step1:
+        'Create a project: its code, its target hosts and the GPU baseline you compare against.',
+      step2:
+        'Run the environment stage first: the version matrix breaks migrations before code does.',
       step3: 'Fix or waive each failing check with a reason; rerun until the stage passes.',
     },
     code: {
@@ -85,7 +88,8 @@ export const en = {
     open: 'Jobs',
     running_one: '{{count}} running',
     running_other: '{{count}} running',
-    empty: 'No jobs yet. Long work — backups, inventories, stage runs — shows up here with its progress.',
+    empty:
+      'No jobs yet. Long work — backups, inventories, stage runs — shows up here with its progress.',
     cancel: 'Cancel',
     result: 'Result',
     status: {
@@ -116,10 +120,13 @@ export const en = {
     CANCELLED: 'Cancelled.',
     CONFLICT: 'Conflict: {{message}}',
     UNAUTHORIZED: 'Not authorised. Open the address that `amw serve` printed.',
-    DB_TOO_NEW: 'The database {{dbPath}} has schema version {{dbVersion}}, but this version of the workbench knows only up to {{appVersion}}. Update the workbench, or use another database with --db.',
+    DB_TOO_NEW:
+      'The database {{dbPath}} has schema version {{dbVersion}}, but this version of the workbench knows only up to {{appVersion}}. Update the workbench, or use another database with --db.',
     DB_MIGRATION_EDITED: 'A migration was changed after it was applied to {{dbPath}}: {{message}}',
-    DB_CORRUPT: 'The database file {{dbPath}} is damaged or is not a workbench database. Restore a backup or move the file away.',
-    DB_UNWRITABLE: 'Cannot write the database file {{dbPath}}. Check its permissions, or choose another place with --db or AMW_HOME.',
+    DB_CORRUPT:
+      'The database file {{dbPath}} is damaged or is not a workbench database. Restore a backup or move the file away.',
+    DB_UNWRITABLE:
+      'Cannot write the database file {{dbPath}}. Check its permissions, or choose another place with --db or AMW_HOME.',
     DB_BUSY: 'The database file {{dbPath}} is locked by another process. Close it and try again.',
     HOST_KEY_MISMATCH: 'The host key changed: {{message}}',
     HOST_KEY_UNKNOWN: 'Unknown host key: {{message}}',
@@ -156,12 +163,18 @@ export const en = {
       dbCheck: 'check the database and every evidence file (exit 1 on problems)',
       help: 'show help for a command',
     },
-    titles: { usage: 'Usage:', options: 'Options:', commands: 'Commands:', arguments: 'Arguments:' },
+    titles: {
+      usage: 'Usage:',
+      options: 'Options:',
+      commands: 'Commands:',
+      arguments: 'Arguments:',
+    },
     serving: 'Serving the workbench; press Ctrl+C to stop.',
     stopped: 'Stopped.',
     backupDone: 'Backup written: {{file}} ({{bytes}} bytes)',
     checkOk: 'Database and {{count}} evidence files are intact.',
-    checkProblems: 'Problems found: {{integrity}} integrity, {{fk}} reference, {{missing}} missing and {{corrupt}} damaged evidence files.',
+    checkProblems:
+      'Problems found: {{integrity}} integrity, {{fk}} reference, {{missing}} missing and {{corrupt}} damaged evidence files.',
     noJobs: 'No jobs.',
     badSetting: 'Expected key=value with key one of: {{keys}}',
     electronMissing: 'Electron runtime not available ({{reason}}); starting serve mode instead.',

@@ -115,10 +115,12 @@ export const zhCN: Messages = {
     CANCELLED: '已取消。',
     CONFLICT: '冲突：{{message}}',
     UNAUTHORIZED: '未授权。请打开 `amw serve` 输出的地址。',
-    DB_TOO_NEW: '数据库 {{dbPath}} 的结构版本为 {{dbVersion}}，而本版工作台最高只支持 {{appVersion}}。请升级工作台，或用 --db 指定其他数据库。',
+    DB_TOO_NEW:
+      '数据库 {{dbPath}} 的结构版本为 {{dbVersion}}，而本版工作台最高只支持 {{appVersion}}。请升级工作台，或用 --db 指定其他数据库。',
     DB_MIGRATION_EDITED: '迁移脚本在应用到 {{dbPath}} 之后被修改过：{{message}}',
     DB_CORRUPT: '数据库文件 {{dbPath}} 已损坏或不是工作台数据库。请恢复备份或移走该文件。',
-    DB_UNWRITABLE: '无法写入数据库文件 {{dbPath}}。请检查权限，或用 --db 或 AMW_HOME 指定其他位置。',
+    DB_UNWRITABLE:
+      '无法写入数据库文件 {{dbPath}}。请检查权限，或用 --db 或 AMW_HOME 指定其他位置。',
     DB_BUSY: '数据库文件 {{dbPath}} 被其他进程锁定。请关闭后重试。',
     HOST_KEY_MISMATCH: '主机密钥已变化：{{message}}',
     HOST_KEY_UNKNOWN: '未知的主机密钥：{{message}}',
@@ -160,7 +162,8 @@ export const zhCN: Messages = {
     stopped: '已停止。',
     backupDone: '备份已写入：{{file}}（{{bytes}} 字节）',
     checkOk: '数据库和 {{count}} 个证据文件均完好。',
-    checkProblems: '发现问题：完整性 {{integrity}} 项，引用 {{fk}} 项，缺失证据文件 {{missing}} 个，损坏 {{corrupt}} 个。',
+    checkProblems:
+      '发现问题：完整性 {{integrity}} 项，引用 {{fk}} 项，缺失证据文件 {{missing}} 个，损坏 {{corrupt}} 个。',
     noJobs: '暂无任务。',
     badSetting: '应为 key=value，key 可选：{{keys}}',
     electronMissing: '无法使用 Electron 运行时（{{reason}}），改为启动服务模式。',

@@ -30,7 +30,9 @@ export function spawnAmw(args: string[], env: NodeJS.ProcessEnv = {}): ChildProc
   });
 }
 
-export function exitOf(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function exitOf(
+  child: ChildProcess,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (d: Buffer) => (stdout += String(d)));

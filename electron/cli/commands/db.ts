@@ -31,7 +31,8 @@ async function runJob(
   });
   try {
     const job = await core.jobs.wait(jobId);
-    if (job.status !== 'succeeded') throw fromWireError(job.error ?? { code: 'INTERNAL', message: job.status });
+    if (job.status !== 'succeeded')
+      throw fromWireError(job.error ?? { code: 'INTERNAL', message: job.status });
     return job;
   } finally {
     stop = true;

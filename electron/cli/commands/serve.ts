@@ -5,7 +5,11 @@ import { startServer } from '../../server/serve';
 import type { CommandEnv } from '../io';
 import type { Configure } from '../program';
 
-export function registerServeCommand(program: Command, env: CommandEnv, configure: Configure): void {
+export function registerServeCommand(
+  program: Command,
+  env: CommandEnv,
+  configure: Configure,
+): void {
   const { t, io } = env;
   configure(program.command('serve'))
     .description(t('cli.cmd.serve'))

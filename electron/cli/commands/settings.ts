@@ -15,7 +15,11 @@ export function registerSettingsCommands(
   const print = (value: Settings, json?: boolean) =>
     json
       ? printJson(io, value)
-      : io.stdout(`${Object.entries(value).map(([k, v]) => `${k}=${v}`).join('\n')}\n`);
+      : io.stdout(
+          `${Object.entries(value)
+            .map(([k, v]) => `${k}=${v}`)
+            .join('\n')}\n`,
+        );
 
   configure(settings.command('get'))
     .description(t('cli.cmd.settingsGet'))
@@ -35,7 +39,9 @@ export function registerSettingsCommands(
         const eq = pair.indexOf('=');
         const key = pair.slice(0, eq);
         if (eq < 1 || !keys.includes(key)) {
-          throw new AmwError('VALIDATION', t('cli.badSetting', { keys: keys.join(', ') }), { pair });
+          throw new AmwError('VALIDATION', t('cli.badSetting', { keys: keys.join(', ') }), {
+            pair,
+          });
         }
         patch[key] = pair.slice(eq + 1);
       }

@@ -65,7 +65,9 @@ describe('dispatch through the contract', () => {
 
   it('NOT_FOUND for a job that does not exist', async () => {
     const c = core();
-    await expect(c.call('jobs.cancel', { id: 'missing' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(c.call('jobs.cancel', { id: 'missing' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
     await c.close();
   });
 });

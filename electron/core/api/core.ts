@@ -1,11 +1,5 @@
 import { arch, platform } from 'node:os';
-import type {
-  EventName,
-  EventPayload,
-  Input,
-  MethodName,
-  Output,
-} from '../../../shared/api';
+import type { EventName, EventPayload, Input, MethodName, Output } from '../../../shared/api';
 import { fromWireError } from '../../../shared/errors';
 import { ArtifactStore } from '../db/artifacts';
 import { openStore, type Db } from '../db/open';
@@ -23,6 +17,8 @@ export interface CoreOptions {
   /** Default data dir when neither --db, AMW_DB nor AMW_HOME says otherwise (Electron userData). */
   home?: string;
   env?: NodeJS.ProcessEnv;
+  /** better-sqlite3 built for another runtime (Electron's ABI). */
+  nativeBinding?: string;
 }
 
 /** The engine: every capability behind one `call`, every push through one event bus. */
@@ -41,7 +37,7 @@ export interface Core {
 
 export function createCore(opts: CoreOptions = {}): Core {
   const location = resolveStoreLocation(opts, opts.env ?? process.env);
-  const { db, schemaVersion } = openStore(location.dbPath);
+  const { db, schemaVersion } = openStore(location.dbPath, { nativeBinding: opts.nativeBinding });
   const bus = new EventBus();
   const jobs = new JobRunner(db, bus);
   const settings = new SettingsStore(db);

@@ -50,7 +50,11 @@ describe('migrations from an empty database', () => {
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
     // STRICT: a wrong type is an error, not a silent coercion
     expect(() =>
-      db.prepare(`INSERT INTO hosts (name, hostname, port, created_at, updated_at) VALUES ('a','h','x','t','t')`).run(),
+      db
+        .prepare(
+          `INSERT INTO hosts (name, hostname, port, created_at, updated_at) VALUES ('a','h','x','t','t')`,
+        )
+        .run(),
     ).toThrow(/cannot store TEXT value in INTEGER column/);
     // foreign keys are enforced
     expect(() =>
@@ -109,7 +113,9 @@ describe('refusals', () => {
     expect(() => openStore(dbPath, { migrationsDir: migrations })).toThrow(/no_such_table/);
     const raw = new Database(dbPath);
     expect(raw.pragma('user_version', { simple: true })).toBe(Number(next) - 1);
-    expect(raw.prepare(`SELECT name FROM sqlite_schema WHERE name = 'half_done'`).get()).toBeUndefined();
+    expect(
+      raw.prepare(`SELECT name FROM sqlite_schema WHERE name = 'half_done'`).get(),
+    ).toBeUndefined();
     raw.close();
   });
 

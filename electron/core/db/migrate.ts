@@ -32,7 +32,9 @@ export function loadMigrations(dir: string): Migration[] {
   });
   migrations.forEach((m, i) => {
     if (m.version !== i + 1) {
-      throw new Error(`migrations must be numbered without gaps: expected ${i + 1}, found ${m.version}`);
+      throw new Error(
+        `migrations must be numbered without gaps: expected ${i + 1}, found ${m.version}`,
+      );
     }
   });
   return migrations;
@@ -60,7 +62,9 @@ export function migrate(db: Database.Database, migrations: Migration[], dbPath: 
 
   const record = (m: Migration) =>
     db
-      .prepare('INSERT INTO schema_migrations (version, name, sha256, applied_at) VALUES (?, ?, ?, ?)')
+      .prepare(
+        'INSERT INTO schema_migrations (version, name, sha256, applied_at) VALUES (?, ?, ?, ?)',
+      )
       .run(m.version, m.name, m.sha256, new Date().toISOString());
 
   for (const m of migrations.slice(current)) {

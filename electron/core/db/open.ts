@@ -16,7 +16,10 @@ export interface OpenedStore {
  * Opens (creating if needed) and migrates the store. Every failure becomes an AmwError that names
  * the file, so the app and the CLI can say what is wrong instead of crashing in a loop.
  */
-export function openStore(dbPath: string, opts: { migrationsDir?: string } = {}): OpenedStore {
+export function openStore(
+  dbPath: string,
+  opts: { migrationsDir?: string; nativeBinding?: string } = {},
+): OpenedStore {
   try {
     mkdirSync(dirname(dbPath), { recursive: true });
   } catch (err) {
@@ -24,12 +27,17 @@ export function openStore(dbPath: string, opts: { migrationsDir?: string } = {})
   }
   let db: Db | undefined;
   try {
-    db = new Database(dbPath);
+    // Electron passes its own build of the native module (see scripts/start.mjs).
+    db = new Database(dbPath, opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {});
     db.pragma('journal_mode = WAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
     db.pragma('synchronous = NORMAL');
-    const schemaVersion = migrate(db, loadMigrations(opts.migrationsDir ?? migrationsDir()), dbPath);
+    const schemaVersion = migrate(
+      db,
+      loadMigrations(opts.migrationsDir ?? migrationsDir()),
+      dbPath,
+    );
     return { db, schemaVersion };
   } catch (err) {
     db?.close();

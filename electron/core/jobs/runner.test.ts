@@ -109,12 +109,19 @@ describe('store check', () => {
     const b = artifacts.put('npu-smi output two', 'raw');
     artifacts.put('npu-smi output three', 'raw');
 
-    const first = await runner.wait(runner.start('c', {}, (ctx) => checkStore(db, artifacts, ctx)).id);
-    expect(first.result).toMatchObject({ ok: true, artifacts: { checked: 3, missing: [], corrupt: [] } });
+    const first = await runner.wait(
+      runner.start('c', {}, (ctx) => checkStore(db, artifacts, ctx)).id,
+    );
+    expect(first.result).toMatchObject({
+      ok: true,
+      artifacts: { checked: 3, missing: [], corrupt: [] },
+    });
 
     writeFileSync(artifacts.pathOf(a), 'tampered');
     rmSync(artifacts.pathOf(b));
-    const second = await runner.wait(runner.start('c', {}, (ctx) => checkStore(db, artifacts, ctx)).id);
+    const second = await runner.wait(
+      runner.start('c', {}, (ctx) => checkStore(db, artifacts, ctx)).id,
+    );
     expect(second.result).toMatchObject({ ok: false, artifacts: { missing: [b], corrupt: [a] } });
     db.close();
   });

@@ -39,7 +39,10 @@ const PROGRESS_INTERVAL_MS = 100;
  * lands in SQLite so a reloaded UI (or the next process) sees how it ended.
  */
 export class JobRunner {
-  private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly running = new Map<
+    string,
+    { controller: AbortController; done: Promise<void> }
+  >();
 
   constructor(
     private readonly db: Db,
@@ -111,7 +114,9 @@ export class JobRunner {
         const wire = toWireError(err);
         const status: JobStatus =
           controller.signal.aborted || wire.code === 'CANCELLED' ? 'cancelled' : 'failed';
-        this.finish(id, status, { error: status === 'cancelled' ? toWireError(cancelled()) : wire });
+        this.finish(id, status, {
+          error: status === 'cancelled' ? toWireError(cancelled()) : wire,
+        });
       } finally {
         this.running.delete(id);
       }
@@ -143,9 +148,13 @@ export class JobRunner {
     const rows = (
       opts.status
         ? this.db
-            .prepare('SELECT * FROM jobs WHERE status = ? ORDER BY created_at DESC, rowid DESC LIMIT ?')
+            .prepare(
+              'SELECT * FROM jobs WHERE status = ? ORDER BY created_at DESC, rowid DESC LIMIT ?',
+            )
             .all(opts.status, limit)
-        : this.db.prepare('SELECT * FROM jobs ORDER BY created_at DESC, rowid DESC LIMIT ?').all(limit)
+        : this.db
+            .prepare('SELECT * FROM jobs ORDER BY created_at DESC, rowid DESC LIMIT ?')
+            .all(limit)
     ) as JobRow[];
     return rows.map(toRecord);
   }

@@ -26,7 +26,7 @@ export function useJobs(): JobRecord[] {
 }
 
 export function JobsDrawer(props: { jobs: JobRecord[]; onClose: () => void }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const cancel = useAction('jobs.cancel');
   return (
     <aside className="drawer" data-testid="jobs-drawer" aria-label={t('jobs.title')}>
@@ -39,7 +39,12 @@ export function JobsDrawer(props: { jobs: JobRecord[]; onClose: () => void }) {
       {props.jobs.length === 0 && <p className="muted">{t('jobs.empty')}</p>}
       <ul className="jobs">
         {props.jobs.map((job) => (
-          <li key={job.id} className={`job ${job.status}`} data-testid="job" data-status={job.status}>
+          <li
+            key={job.id}
+            className={`job ${job.status}`}
+            data-testid="job"
+            data-status={job.status}
+          >
             <div className="job-head">
               <strong>{t(jobKindKey(job.kind))}</strong>
               <span className={`badge ${job.status}`} data-testid="job-status">
@@ -61,13 +66,17 @@ export function JobsDrawer(props: { jobs: JobRecord[]; onClose: () => void }) {
               </div>
             )}
             {job.message && (
-              <p className="muted small">{t(`jobs.step.${job.message.key}`, job.message.params ?? {})}</p>
+              <p className="muted small">
+                {t(`jobs.step.${job.message.key}`, job.message.params ?? {})}
+              </p>
             )}
             {job.error && job.status === 'failed' && (
               <p className="error small">{explainError((k, p) => t(k, p ?? {}), job.error)}</p>
             )}
             <div className="job-foot">
-              <time className="muted small">{new Date(job.createdAt).toLocaleString()}</time>
+              <time className="muted small">
+                {new Date(job.createdAt).toLocaleString(i18n.language)}
+              </time>
               {job.status === 'running' && (
                 <button
                   className="small"

@@ -3,7 +3,11 @@ import type { Page } from '../routes';
 import { Icon } from '../components/Icon';
 
 const CLI: Partial<Record<Page, string[]>> = {
-  hosts: ['amw hosts import-ssh-config', 'amw hosts add NAME --host H --user U', 'amw inventory NAME'],
+  hosts: [
+    'amw hosts import-ssh-config',
+    'amw hosts add NAME --host H --user U',
+    'amw inventory NAME',
+  ],
   sessions: ['amw run HOST --stage env --project P'],
   code: ['amw scan PATH --json', 'amw scan PATH --fix --out DIR'],
   reports: ['amw report SESSION_ID --format html --out report.html'],

@@ -20,7 +20,10 @@ export function websocketTransport(url: string): WsTransport {
   let state: ConnectionState = 'connecting';
   let nextId = 1;
   let retry = 0;
-  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
+  const pending = new Map<
+    number,
+    { resolve: (v: unknown) => void; reject: (e: unknown) => void }
+  >();
   const listeners = new Map<string, Set<(payload: unknown) => void>>();
   const stateListeners = new Set<(s: ConnectionState) => void>();
   let opened: Promise<void>;

@@ -1,0 +1,38 @@
+// System packages the tests need, from Debian's archive: Chromium for the e2e specs, OpenSSH
+// server for simulated Ascend hosts, CPU PyTorch for op tracing on those hosts. Installed when
+// missing and we are root with apt; otherwise we say exactly what to install.
+import { execSync, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+
+export const SYSTEM_PACKAGES = [
+  { pkg: 'chromium', check: () => existsSync('/usr/bin/chromium') },
+  { pkg: 'openssh-server', check: () => existsSync('/usr/sbin/sshd') },
+  { pkg: 'openssh-client', check: () => existsSync('/usr/bin/ssh-keygen') },
+  { pkg: 'iproute2', check: () => existsSync('/usr/sbin/ip') || existsSync('/sbin/ip') },
+  {
+    pkg: 'fonts-wqy-microhei',
+    check: () => existsSync('/usr/share/fonts/truetype/wqy/wqy-microhei.ttc'),
+  },
+];
+
+export function ensureSystemPackages() {
+  const missing = SYSTEM_PACKAGES.filter((p) => !p.check()).map((p) => p.pkg);
+  if (!missing.length) return;
+  const root = process.getuid?.() === 0;
+  const apt = spawnSync('sh', ['-c', 'command -v apt-get'], { encoding: 'utf8' }).stdout.trim();
+  if (!root || !apt) {
+    console.error(
+      `missing system packages: ${missing.join(' ')} — install them (Debian: sudo apt-get install ${missing.join(' ')}) and run again`,
+    );
+    process.exit(2);
+  }
+  console.log(`installing system packages: ${missing.join(' ')}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  execSync('apt-get update -qq', { stdio: 'inherit', env });
+  execSync(`apt-get install -y -qq --no-install-recommends ${missing.join(' ')}`, {
+    stdio: 'inherit',
+    env,
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) ensureSystemPackages();

@@ -135,3 +135,37 @@ describe('amw serve (spawned binary)', () => {
     expect(r.stderr).toMatch(/schema version 5/);
   });
 });
+
+describe('amw parse npu-smi', () => {
+  it('prints the documented JSON shape for a real sample', async () => {
+    const r = await amw(['parse', 'npu-smi', 'tests/fixtures/npu-smi/info-s11.txt', '--json']);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ smiVersion: '25.0.rc1.1', warnings: [] });
+    expect(out.devices[0]).toEqual({
+      npu: 6,
+      chip: 0,
+      name: '310P3',
+      health: 'OK',
+      powerW: null,
+      tempC: 55,
+      aicorePct: 0,
+      hbmUsedMB: null,
+      hbmTotalMB: null,
+      memUsedMB: 1175,
+      memTotalMB: 44280,
+      busId: '0000:83:00.0',
+      phyId: null,
+      logicId: 0,
+    });
+    expect(out.processes).toEqual([
+      { npu: 6, chip: 1, pid: 293029, name: 'python3.11', memMB: 6612 },
+    ]);
+  });
+
+  it('a missing file is a clear error with exit 2', async () => {
+    const r = await amw(['parse', 'npu-smi', '/no/such/file']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('/no/such/file');
+  });
+});

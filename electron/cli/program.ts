@@ -6,6 +6,7 @@ import { appVersion } from '../core/paths';
 import { registerDbCommands } from './commands/db';
 import { registerInfoCommand } from './commands/info';
 import { registerJobsCommand } from './commands/jobs';
+import { registerParseCommand } from './commands/parse';
 import { registerServeCommand } from './commands/serve';
 import { registerSettingsCommands } from './commands/settings';
 import { EXIT, ExitWith, type CliIO, type CommandEnv, type GlobalOptions } from './io';
@@ -68,6 +69,7 @@ export function buildProgram(io: CliIO, lang: Language): { program: Command; env
   registerSettingsCommands(program, env, configure);
   registerJobsCommand(program, env, configure);
   registerDbCommands(program, env, configure);
+  registerParseCommand(program, env, configure);
   return { program, env };
 }
 

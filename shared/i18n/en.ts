@@ -151,6 +151,7 @@ export const en = {
       version: 'print the version',
       help: 'show help',
     },
+    arg: { npuSmiFile: 'file with the output, or - for stdin' },
     cmd: {
       info: 'show the version, data directory and database schema',
       serve: 'serve the workbench UI to a browser (token-protected)',
@@ -162,6 +163,8 @@ export const en = {
       dbBackup: 'back up the database into the data directory',
       dbCheck: 'check the database and every evidence file (exit 1 on problems)',
       help: 'show help for a command',
+      parse: 'parse outputs of Ascend tools',
+      parseNpuSmi: 'parse `npu-smi info` output (table or -t key : value); - reads stdin',
     },
     titles: {
       usage: 'Usage:',

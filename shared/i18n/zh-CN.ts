@@ -145,6 +145,7 @@ export const zhCN: Messages = {
       version: '显示版本',
       help: '显示帮助',
     },
+    arg: { npuSmiFile: '包含输出的文件，或用 - 读标准输入' },
     cmd: {
       info: '显示版本、数据目录和数据库结构版本',
       serve: '通过浏览器提供工作台界面（需令牌）',
@@ -156,6 +157,8 @@ export const zhCN: Messages = {
       dbBackup: '把数据库备份到数据目录',
       dbCheck: '检查数据库和所有证据文件（有问题时退出码为 1）',
       help: '显示某个命令的帮助',
+      parse: '解析昇腾工具的输出',
+      parseNpuSmi: '解析 `npu-smi info` 的输出（表格或 -t 键值格式）；- 表示读标准输入',
     },
     titles: { usage: '用法：', options: '选项：', commands: '命令：', arguments: '参数：' },
     serving: '工作台服务已启动；按 Ctrl+C 停止。',

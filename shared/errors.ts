@@ -23,6 +23,11 @@ export const ERROR_CODES = [
   'CONNECTION_REFUSED',
   'DNS',
   'DISCONNECTED',
+  'JUMP_FAILED',
+  'KEY_UNREADABLE',
+  'COMMAND_TIMEOUT',
+  'SSH_CONFIG',
+  'PROBE_FAILED',
   'INTERNAL',
 ] as const;
 

@@ -6,13 +6,17 @@ import { amw, exitOf, firstLine, spawnAmw } from '../../tests/support/cli';
 import { tempDir } from '../../tests/support/temp';
 import { ArtifactStore } from '../core/db/artifacts';
 import { openStore } from '../core/db/open';
+import { loadMigrations } from '../core/db/migrate';
+import { migrationsDir } from '../core/paths';
+
+const LATEST = loadMigrations(migrationsDir()).length;
 
 describe('amw CLI', () => {
   it('info --json reports the database it was pointed at with --db', async () => {
     const db = join(tempDir(), 'x.db');
     const r = await amw(['--db', db, 'info', '--json']);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ dbPath: db, schemaVersion: 1 });
+    expect(JSON.parse(r.stdout)).toMatchObject({ dbPath: db, schemaVersion: LATEST });
   });
 
   it('AMW_DB works like --db', async () => {
@@ -29,12 +33,12 @@ describe('amw CLI', () => {
     raw.close();
     const en = await amw(['--db', db, 'info']);
     expect(en.code).toBe(2);
-    expect(en.stderr).toMatch(/schema version 9.*only up to 1/);
+    expect(en.stderr).toMatch(new RegExp(`schema version 9.*only up to ${LATEST}`));
     expect(en.stderr).toContain(db);
     const zh = await amw(['--db', db, '--lang', 'zh-CN', 'info']);
     expect(zh.code).toBe(2);
     expect(zh.stderr).toContain('结构版本为 9');
-    expect(zh.stderr).toContain('最高只支持 1');
+    expect(zh.stderr).toContain(`最高只支持 ${LATEST}`);
   });
 
   it('names a corrupt database and exits 2 without a stack trace', async () => {

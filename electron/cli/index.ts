@@ -17,6 +17,11 @@ const code = await runCli(process.argv.slice(2), {
   stderr: (s) => process.stderr.write(s),
   env: process.env,
   interrupted: () => interrupted,
+  readStdin: async () => {
+    const chunks: Buffer[] = [];
+    for await (const c of process.stdin) chunks.push(c as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  },
 });
 process.exitCode = code;
 // Let stdout drain; an idle event loop then exits on its own. Force it only if something hangs.

@@ -8,6 +8,8 @@ export interface CliIO {
   env: NodeJS.ProcessEnv;
   /** Resolves when the user asks to stop a long-running command (Ctrl+C). */
   interrupted: () => Promise<void>;
+  /** All of standard input (for --password-stdin). */
+  readStdin: () => Promise<string>;
 }
 
 export interface GlobalOptions {

@@ -7,6 +7,7 @@ import { registerDbCommands } from './commands/db';
 import { registerInfoCommand } from './commands/info';
 import { registerJobsCommand } from './commands/jobs';
 import { registerParseCommand } from './commands/parse';
+import { registerHostsCommands, registerInventoryCommand } from './commands/hosts';
 import { registerServeCommand } from './commands/serve';
 import { registerSettingsCommands } from './commands/settings';
 import { EXIT, ExitWith, type CliIO, type CommandEnv, type GlobalOptions } from './io';
@@ -70,6 +71,8 @@ export function buildProgram(io: CliIO, lang: Language): { program: Command; env
   registerJobsCommand(program, env, configure);
   registerDbCommands(program, env, configure);
   registerParseCommand(program, env, configure);
+  registerHostsCommands(program, env, configure);
+  registerInventoryCommand(program, env, configure);
   return { program, env };
 }
 

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { EventSpec, MethodSpec } from './define';
 import { appApi } from './app';
+import { hostsApi, hostsEvents } from './hosts';
 import { jobsApi, jobsEvents } from './jobs';
 import { maintenanceApi } from './maintenance';
 import { settingsApi, settingsEvents } from './settings';
@@ -10,6 +11,7 @@ export * from './app';
 export * from './jobs';
 export * from './maintenance';
 export * from './settings';
+export * from './hosts';
 export type { MethodSpec, EventSpec } from './define';
 
 /** Every method of the engine, by `domain.verb`. */
@@ -18,12 +20,14 @@ export const contract = {
   ...settingsApi,
   ...jobsApi,
   ...maintenanceApi,
+  ...hostsApi,
 } satisfies Record<string, MethodSpec>;
 
 /** Every event the engine pushes. */
 export const events = {
   ...settingsEvents,
   ...jobsEvents,
+  ...hostsEvents,
 } satisfies Record<string, EventSpec>;
 
 export type Contract = typeof contract;

@@ -10,7 +10,11 @@ export interface CliRun {
 }
 
 /** Runs the CLI in-process with captured output (fast; same code path as the binary). */
-export async function amw(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+export async function amw(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  stdin = '',
+): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
   const code = await runCli(args, {
@@ -18,6 +22,7 @@ export async function amw(args: string[], env: NodeJS.ProcessEnv = {}): Promise<
     stderr: (s) => (stderr += s),
     env: { LANG: 'en_US.UTF-8', ...env },
     interrupted: () => new Promise(() => undefined),
+    readStdin: () => Promise.resolve(stdin),
   });
   return { code, stdout, stderr };
 }

@@ -1,4 +1,5 @@
 import { arch, platform } from 'node:os';
+import { join } from 'node:path';
 import type { EventName, EventPayload, Input, MethodName, Output } from '../../../shared/api';
 import { fromWireError } from '../../../shared/errors';
 import { ArtifactStore } from '../db/artifacts';
@@ -9,6 +10,12 @@ import { backupDatabase } from '../maintenance/backup';
 import { checkStore } from '../maintenance/check';
 import { appVersion, PRODUCT_NAME, resolveStoreLocation, type StoreLocation } from '../paths';
 import { SettingsStore } from '../settings/settings-store';
+import { diffJson } from '../hosts/diff';
+import { HostKeyPrompts, type HostKeyPolicy } from '../hosts/host-key-prompts';
+import { HostService } from '../hosts/host-service';
+import { importSshConfig } from '../hosts/import-ssh-config';
+import { HostRepository } from '../hosts/repository';
+import type { Inventory } from '../../../shared/api';
 import { dispatch, type CallContext, type CallResult, type Handlers } from './registry';
 
 export interface CoreOptions {
@@ -19,6 +26,12 @@ export interface CoreOptions {
   env?: NodeJS.ProcessEnv;
   /** better-sqlite3 built for another runtime (Electron's ABI). */
   nativeBinding?: string;
+  /** The app's known_hosts (`--known-hosts`, AMW_KNOWN_HOSTS); default `<data dir>/known_hosts`. */
+  knownHosts?: string;
+  /** Read-only known_hosts files also trusted; default ~/.ssh/known_hosts. */
+  userKnownHosts?: string[];
+  /** UI: prompt; CLI: accept-new with --accept-new-host-key, else refuse-new. */
+  hostKeyPolicy?: HostKeyPolicy;
 }
 
 /** The engine: every capability behind one `call`, every push through one event bus. */
@@ -42,7 +55,25 @@ export function createCore(opts: CoreOptions = {}): Core {
   const jobs = new JobRunner(db, bus);
   const settings = new SettingsStore(db);
   const artifacts = new ArtifactStore(db, location.dataDir);
-  const handlers = buildHandlers({ db, bus, jobs, settings, artifacts, location, schemaVersion });
+  const env = opts.env ?? process.env;
+  const hostRepo = new HostRepository(db);
+  const prompts = new HostKeyPrompts(bus, opts.hostKeyPolicy ?? 'prompt');
+  const hosts = new HostService(hostRepo, prompts, artifacts, bus, {
+    knownHostsFile: opts.knownHosts ?? env.AMW_KNOWN_HOSTS ?? join(location.dataDir, 'known_hosts'),
+    userKnownHostsFiles: opts.userKnownHosts,
+  });
+  const handlers = buildHandlers({
+    db,
+    bus,
+    jobs,
+    settings,
+    artifacts,
+    location,
+    schemaVersion,
+    hostRepo,
+    hosts,
+    prompts,
+  });
 
   let closed = false;
   return {
@@ -61,6 +92,7 @@ export function createCore(opts: CoreOptions = {}): Core {
       if (closed) return;
       closed = true;
       await jobs.stopAll();
+      hosts.pool.closeAll();
       db.close();
     },
   };
@@ -74,6 +106,9 @@ interface Services {
   artifacts: ArtifactStore;
   location: StoreLocation;
   schemaVersion: number;
+  hostRepo: HostRepository;
+  hosts: HostService;
+  prompts: HostKeyPrompts;
 }
 
 function buildHandlers(s: Services): Handlers {
@@ -104,5 +139,67 @@ function buildHandlers(s: Services): Handlers {
     'maintenance.check': () => ({
       jobId: s.jobs.start('maintenance.check', {}, (ctx) => checkStore(s.db, s.artifacts, ctx)).id,
     }),
+    'hosts.list': ({ group }) => s.hostRepo.summaries(group),
+    'hosts.get': ({ name }) => {
+      const found = s.hostRepo.summaries().find((h) => h.name === name);
+      return found ?? { ...s.hostRepo.get(name), inventory: null };
+    },
+    'hosts.add': (input) => {
+      const host = s.hostRepo.add(input);
+      s.bus.emit('hosts.changed', { name: host.name });
+      return host;
+    },
+    'hosts.update': ({ name, patch }) => {
+      const host = s.hostRepo.update(name, patch);
+      s.bus.emit('hosts.changed', { name: host.name });
+      return host;
+    },
+    'hosts.remove': ({ name }) => {
+      s.hostRepo.remove(name);
+      s.bus.emit('hosts.changed', { name });
+      return { removed: name };
+    },
+    'hosts.importSshConfig': (input) => {
+      const result = importSshConfig(s.hostRepo, input);
+      for (const name of [...result.added, ...result.updated])
+        s.bus.emit('hosts.changed', { name });
+      return result;
+    },
+    'hosts.test': ({ name, password }) => s.hosts.test(name, password),
+    'hosts.answerHostKey': ({ promptId, accept }) => {
+      s.prompts.answer(promptId, accept);
+      return { ok: true as const };
+    },
+    'inventory.take': ({ name, password }) => {
+      s.hostRepo.get(name); // NOT_FOUND now, not inside the job
+      return {
+        jobId: s.jobs.start('inventory', { host: name }, (ctx) =>
+          s.hosts.inventory(name, ctx, password),
+        ).id,
+      };
+    },
+    'inventory.list': ({ name }) => s.hostRepo.inventories(name),
+    'inventory.get': ({ id }) => s.hostRepo.inventory(id),
+    'inventory.diff': ({ a, b }) =>
+      diffJson(
+        stripVolatile(s.hostRepo.inventory(a).data),
+        stripVolatile(s.hostRepo.inventory(b).data),
+      ),
+    'fleet.inventory': ({ names, group }) => {
+      const targets = names ?? s.hostRepo.list(group).map((h) => h.name);
+      targets.forEach((n) => s.hostRepo.get(n));
+      return {
+        jobId: s.jobs.start('fleet.inventory', { hosts: targets }, (ctx) =>
+          s.hosts.fleetInventory(targets, ctx),
+        ).id,
+      };
+    },
+    'fleet.table': ({ group }) => s.hosts.fleetTable(group),
   };
+}
+
+/** Two snapshots differ in time and host by nature; the diff is about what the machines have. */
+function stripVolatile(inv: Inventory): Omit<Inventory, 'takenAt' | 'host'> {
+  const { takenAt: _t, host: _h, ...rest } = inv;
+  return rest;
 }

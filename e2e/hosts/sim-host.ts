@@ -1,0 +1,303 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import { tmpdir, arch as osArch } from 'node:os';
+import { join } from 'node:path';
+import { appRoot } from '../../electron/core/paths';
+import { PROFILES, type HostProfile, type ProfileName } from './profiles';
+
+/**
+ * A simulated Ascend host: a real OpenSSH sshd on 127.0.0.1 with its own host key, started in its
+ * own mount namespace where /usr/local carries a generated /usr/local/Ascend and a stub npu-smi,
+ * and /dev carries davinci nodes. Users log in as the ordinary user `amw-sim`.
+ */
+export const SIM_USER = 'amw-sim';
+/** Test-only password of the simulated hosts' user. */
+export const SIM_PASSWORD = 'amw-sim-Pa55';
+
+const FIXTURES = join(appRoot(), 'tests', 'fixtures', 'npu-smi');
+
+export interface SimHost {
+  name: string;
+  host: string;
+  port: number;
+  user: string;
+  /** Private key that the host accepts (mode 600). */
+  clientKey: string;
+  hostKeyFingerprint: string;
+  dir: string;
+  /** sshd's log so far (LogLevel VERBOSE when started with `verbose`). */
+  log(): string;
+  /** Replaces the host key and restarts sshd on the same port (a reinstalled, or spoofed, host). */
+  rotateHostKey(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function simHostsSupported(): { ok: true } | { ok: false; reason: string } {
+  if (process.getuid?.() !== 0)
+    return { ok: false, reason: 'simulated hosts need root (mount namespaces, sshd)' };
+  if (!existsSync('/usr/sbin/sshd'))
+    return { ok: false, reason: 'openssh-server is not installed (/usr/sbin/sshd)' };
+  return { ok: true };
+}
+
+let sharedKey: string | undefined;
+
+function ensureUser(): void {
+  try {
+    execFileSync('id', [SIM_USER], { stdio: 'ignore' });
+  } catch {
+    execFileSync('useradd', ['-m', '-s', '/bin/bash', SIM_USER]);
+  }
+  execFileSync('chpasswd', { input: `${SIM_USER}:${SIM_PASSWORD}\n` });
+  mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
+}
+
+/** One client key per test process, accepted by every simulated host. */
+export function simClientKey(): string {
+  if (sharedKey && existsSync(sharedKey)) return sharedKey;
+  const dir = mkdtempSync(join(tmpdir(), 'amw-simkey-'));
+  const key = join(dir, 'id_ed25519');
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'amw-test', '-f', key]);
+  chmodSync(key, 0o600);
+  sharedKey = key;
+  return key;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolvePort(port));
+    });
+  });
+}
+
+async function waitForBanner(
+  host: string,
+  port: number,
+  child: ChildProcess,
+  log: () => string,
+): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`sshd exited (${child.exitCode}): ${log()}`);
+    const ok = await new Promise<boolean>((res) => {
+      const s = createConnection({ host, port }, () => undefined);
+      s.once('data', (d) => {
+        s.destroy();
+        res(String(d).startsWith('SSH-'));
+      });
+      s.once('error', () => res(false));
+      s.setTimeout(1000, () => {
+        s.destroy();
+        res(false);
+      });
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`sshd on ${port} did not come up: ${log()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function kv(entries: Record<string, string>): string {
+  return `${Object.entries(entries)
+    .map(([k, v]) => `${k}=${v}`)
+    .join('\n')}\n`;
+}
+
+/** Writes the overlay for /usr/local: Ascend tree and the npu-smi stub, per the profile. */
+function writeUsrLocal(upper: string, profile: HostProfile): void {
+  const unameArch = osArch() === 'arm64' ? 'aarch64' : 'x86_64';
+  const ascend = join(upper, 'Ascend');
+  if (profile.cann) {
+    const latest = join(ascend, 'ascend-toolkit', 'latest');
+    mkdirSync(join(latest, `${unameArch}-linux`), { recursive: true });
+    writeFileSync(
+      join(latest, `${unameArch}-linux`, 'ascend_toolkit_install.info'),
+      kv({
+        package_name: 'Ascend-cann-toolkit',
+        version: profile.cann,
+        arch: unameArch,
+        os: 'linux',
+        path: `/usr/local/Ascend/ascend-toolkit/${profile.cann}/${unameArch}-linux`,
+      }),
+    );
+    writeFileSync(
+      join(ascend, 'ascend-toolkit', 'set_env.sh'),
+      [
+        '# simulated CANN set_env.sh (test double)',
+        'export ASCEND_TOOLKIT_HOME=/usr/local/Ascend/ascend-toolkit/latest',
+        'export LD_LIBRARY_PATH=${ASCEND_TOOLKIT_HOME}/lib64:/usr/local/Ascend/driver/lib64/driver:${LD_LIBRARY_PATH}',
+        'export ASCEND_OPP_PATH=${ASCEND_TOOLKIT_HOME}/opp',
+        'export ASCEND_AICPU_PATH=${ASCEND_TOOLKIT_HOME}',
+        'export ASCEND_HOME_PATH=${ASCEND_TOOLKIT_HOME}',
+        'export PATH=${ASCEND_TOOLKIT_HOME}/bin:${PATH}',
+        '',
+      ].join('\n'),
+    );
+  }
+  if (profile.driver) {
+    mkdirSync(join(ascend, 'driver'), { recursive: true });
+    writeFileSync(
+      join(ascend, 'driver', 'version.info'),
+      kv({
+        Version: profile.driver,
+        ascendhal_version: '7.35.23',
+        package_version: profile.driver,
+      }),
+    );
+  }
+  if (profile.firmware) {
+    mkdirSync(join(ascend, 'firmware'), { recursive: true });
+    writeFileSync(
+      join(ascend, 'firmware', 'version.info'),
+      kv({ Version: profile.firmware, firmware_version: '1.0' }),
+    );
+  }
+  const sbin = join(upper, 'sbin');
+  mkdirSync(sbin, { recursive: true });
+  if (profile.npuSmi) {
+    copyFileSync(join(FIXTURES, profile.npuSmi), join(sbin, 'npu-smi.txt'));
+    writeFileSync(
+      join(sbin, 'npu-smi'),
+      `#!/bin/sh\n# stub npu-smi for a simulated host: prints a real sample (test double)\ncase "$1 $2" in\n  "info ") cat /usr/local/sbin/npu-smi.txt ;;\n  "-v "*) echo "npu-smi version: ${profile.driver ?? 'unknown'}" ;;\n  *) echo "Command or option is not found."; exit 1 ;;\nesac\n`,
+      { mode: 0o755 },
+    );
+  } else if (profile.npuSmiFailure) {
+    writeFileSync(
+      join(sbin, 'npu-smi'),
+      `#!/bin/sh\ncat <<'EOF'\n${profile.npuSmiFailure}\nEOF\nexit 255\n`,
+      { mode: 0o755 },
+    );
+  }
+}
+
+function namespaceScript(dir: string, profile: HostProfile): string {
+  const dev = join(dir, 'dev');
+  const nodes = Array.from(
+    { length: profile.davinci },
+    (_, i) => `mknod -m 666 ${dev}/davinci${i} c 236 ${i}`,
+  );
+  if (profile.davinci) {
+    nodes.push(
+      `mknod -m 666 ${dev}/davinci_manager c 237 0`,
+      `mknod -m 666 ${dev}/devmm_svm c 238 0`,
+      `mknod -m 666 ${dev}/hisi_hdc c 239 0`,
+    );
+  }
+  return [
+    'set -e',
+    'mount --make-rprivate /',
+    `mount -t overlay overlay -o lowerdir=/usr/local,upperdir=${dir}/upper,workdir=${dir}/work /usr/local`,
+    `mkdir -p ${dev}`,
+    `mount -t tmpfs -o mode=755 tmpfs ${dev}`,
+    `for n in null zero full random urandom tty ptmx; do touch ${dev}/$n; mount --bind /dev/$n ${dev}/$n; done`,
+    `mkdir ${dev}/pts ${dev}/shm && mount --bind /dev/pts ${dev}/pts && mount -t tmpfs tmpfs ${dev}/shm`,
+    `ln -s /proc/self/fd ${dev}/fd`,
+    ...nodes,
+    `mount --move ${dev} /dev`,
+    `exec /usr/sbin/sshd -D -e -f ${dir}/sshd_config`,
+  ].join('\n');
+}
+
+export async function startSimHost(
+  name: string,
+  profileName: ProfileName,
+  opts: { port?: number; verbose?: boolean } = {},
+): Promise<SimHost> {
+  const supported = simHostsSupported();
+  if (!supported.ok) throw new Error(supported.reason);
+  ensureUser();
+  const profile: HostProfile = PROFILES[profileName];
+  const dir = mkdtempSync(join(tmpdir(), `amw-sim-${name}-`));
+  chmodSync(dir, 0o755);
+  mkdirSync(join(dir, 'upper'));
+  mkdirSync(join(dir, 'work'));
+  writeUsrLocal(join(dir, 'upper'), profile);
+  const clientKey = simClientKey();
+  writeFileSync(join(dir, 'authorized_keys'), readFileSync(`${clientKey}.pub`));
+  chmodSync(join(dir, 'authorized_keys'), 0o644);
+  const port = opts.port ?? (await freePort());
+  const hostKey = join(dir, 'ssh_host_ed25519_key');
+
+  const makeHostKey = () => {
+    rmSync(hostKey, { force: true });
+    rmSync(`${hostKey}.pub`, { force: true });
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', hostKey]);
+    return execFileSync('ssh-keygen', ['-lf', `${hostKey}.pub`], { encoding: 'utf8' }).split(
+      ' ',
+    )[1]!;
+  };
+  writeFileSync(
+    join(dir, 'sshd_config'),
+    [
+      `Port ${port}`,
+      'ListenAddress 127.0.0.1',
+      `HostKey ${hostKey}`,
+      `PidFile ${dir}/sshd.pid`,
+      `AuthorizedKeysFile ${dir}/authorized_keys`,
+      'StrictModes no',
+      'UsePAM no',
+      'PasswordAuthentication yes',
+      'KbdInteractiveAuthentication no',
+      'PermitRootLogin no',
+      `AllowUsers ${SIM_USER}`,
+      'AllowTcpForwarding yes',
+      'MaxStartups 200:30:400',
+      'MaxSessions 100',
+      'Subsystem sftp internal-sftp',
+      `LogLevel ${opts.verbose ? 'VERBOSE' : 'ERROR'}`,
+      '',
+    ].join('\n'),
+  );
+
+  let child: ChildProcess;
+  let log = '';
+  const launch = async () => {
+    child = spawn('unshare', ['-m', 'sh', '-c', namespaceScript(dir, profile)], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    child.stderr!.on('data', (d: Buffer) => (log += String(d)));
+    await waitForBanner('127.0.0.1', port, child, () => log);
+  };
+  const stopChild = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  };
+
+  const host: SimHost = {
+    name,
+    host: '127.0.0.1',
+    port,
+    user: SIM_USER,
+    clientKey,
+    hostKeyFingerprint: makeHostKey(),
+    dir,
+    log: () => log,
+    async rotateHostKey() {
+      await stopChild();
+      host.hostKeyFingerprint = makeHostKey();
+      await launch();
+    },
+    async stop() {
+      await stopChild();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  await launch();
+  return host;
+}

@@ -1,0 +1,238 @@
+import type { Command } from 'commander';
+import type { HostSummary, Inventory } from '../../../shared/api';
+import { fromWireError } from '../../../shared/errors';
+import { createCore, type Core } from '../../core/api/core';
+import { EXIT, ExitWith, printJson, type CommandEnv } from '../io';
+import type { Configure } from '../program';
+
+interface HostCoreOpts {
+  acceptNewHostKey?: boolean;
+}
+
+/** The CLI never prompts for host keys: unknown keys are refused unless --accept-new-host-key. */
+async function withHostCore<T>(
+  env: CommandEnv,
+  opts: HostCoreOpts,
+  fn: (core: Core) => Promise<T>,
+): Promise<T> {
+  const core = createCore({
+    db: env.global.db,
+    env: env.io.env,
+    knownHosts: env.global.knownHosts,
+    hostKeyPolicy: opts.acceptNewHostKey ? 'accept-new' : 'refuse-new',
+  });
+  try {
+    return await fn(core);
+  } finally {
+    await core.close();
+  }
+}
+
+/** `--password-stdin`: the password is read once from stdin and never stored or echoed. */
+async function passwordFrom(
+  env: CommandEnv,
+  wanted: boolean | undefined,
+): Promise<string | undefined> {
+  if (!wanted) return undefined;
+  const text = await env.io.readStdin();
+  return text.replace(/\r?\n$/, '');
+}
+
+const summaryLine = (h: HostSummary) => {
+  const inv = h.inventory;
+  const where = `${h.username ? `${h.username}@` : ''}${h.hostname}:${h.port}${h.jump ? ` via ${h.jump}` : ''}`;
+  const chips = inv
+    ? `${inv.chipCount ? `${inv.chipCount}× ${inv.chip ?? '?'}` : 'no NPU'} ${inv.health ?? ''}  CANN ${inv.cann ?? '-'}  driver ${inv.driver ?? '-'}  torch_npu ${inv.torchNpu ?? '-'}`
+    : '(no inventory yet)';
+  return `${h.name.padEnd(16)} ${where.padEnd(32)} ${chips}`;
+};
+
+export function registerHostsCommands(
+  program: Command,
+  env: CommandEnv,
+  configure: Configure,
+): void {
+  const { t, io } = env;
+  const hosts = configure(program.command('hosts')).description(t('cli.cmd.hosts'));
+
+  configure(hosts.command('add'))
+    .description(t('cli.cmd.hostsAdd'))
+    .argument('<name>')
+    .requiredOption('--host <address>', t('cli.opt.host'))
+    .option('--port <n>', t('cli.opt.sshPort'), '22')
+    .option('--user <user>', t('cli.opt.user'))
+    .option('--identity <file>', t('cli.opt.identity'))
+    .option('--jump <name>', t('cli.opt.jump'))
+    .option('--group <group>', t('cli.opt.group'))
+    .option('--tag <tag...>', t('cli.opt.tag'))
+    .option('--json', t('cli.opt.json'))
+    .action(
+      async (
+        name: string,
+        o: {
+          host: string;
+          port: string;
+          user?: string;
+          identity?: string;
+          jump?: string;
+          group?: string;
+          tag?: string[];
+          json?: boolean;
+        },
+      ) => {
+        const host = await withHostCore(env, {}, (core) =>
+          core.call('hosts.add', {
+            name,
+            hostname: o.host,
+            port: Number(o.port),
+            username: o.user ?? null,
+            identityFile: o.identity ?? null,
+            jump: o.jump ?? null,
+            group: o.group ?? null,
+            tags: o.tag ?? [],
+          }),
+        );
+        if (o.json) return printJson(io, host);
+        io.stdout(`${t('cli.hostAdded', { name: host.name })}\n`);
+      },
+    );
+
+  configure(hosts.command('list'))
+    .description(t('cli.cmd.hostsList'))
+    .option('--group <group>', t('cli.opt.group'))
+    .option('--json', t('cli.opt.json'))
+    .action(async (o: { group?: string; json?: boolean }) => {
+      const list = await withHostCore(env, {}, (core) =>
+        core.call('hosts.list', { group: o.group }),
+      );
+      if (o.json) return printJson(io, list);
+      if (!list.length) return io.stdout(`${t('cli.noHosts')}\n`);
+      for (const h of list) io.stdout(`${summaryLine(h)}\n`);
+    });
+
+  configure(hosts.command('show'))
+    .description(t('cli.cmd.hostsShow'))
+    .argument('<name>')
+    .option('--json', t('cli.opt.json'))
+    .action(async (name: string, o: { json?: boolean }) => {
+      const h = await withHostCore(env, {}, (core) => core.call('hosts.get', { name }));
+      if (o.json) return printJson(io, h);
+      io.stdout(`${summaryLine(h)}\n`);
+    });
+
+  configure(hosts.command('remove'))
+    .description(t('cli.cmd.hostsRemove'))
+    .argument('<name>')
+    .action(async (name: string) => {
+      await withHostCore(env, {}, (core) => core.call('hosts.remove', { name }));
+      io.stdout(`${t('cli.hostRemoved', { name })}\n`);
+    });
+
+  configure(hosts.command('import-ssh-config'))
+    .description(t('cli.cmd.hostsImport'))
+    .argument('[file]')
+    .option('--only <alias...>', t('cli.opt.only'))
+    .option('--dry-run', t('cli.opt.dryRun'))
+    .option('--json', t('cli.opt.json'))
+    .action(
+      async (
+        file: string | undefined,
+        o: { only?: string[]; dryRun?: boolean; json?: boolean },
+      ) => {
+        const r = await withHostCore(env, {}, (core) =>
+          core.call('hosts.importSshConfig', { file, names: o.only, dryRun: o.dryRun }),
+        );
+        if (o.json) return printJson(io, r);
+        if (o.dryRun)
+          for (const c of r.candidates)
+            io.stdout(
+              `  ${c.name}  ${c.username ? `${c.username}@` : ''}${c.hostname}:${c.port ?? 22}${c.jump ? ` via ${c.jump}` : ''}\n`,
+            );
+        io.stdout(
+          `${t('cli.imported', { added: r.added.length, updated: r.updated.length, skipped: r.skipped.length })}\n`,
+        );
+        for (const s of r.skipped) io.stderr(`  ${s.name}: ${s.reason}\n`);
+      },
+    );
+
+  configure(hosts.command('test'))
+    .description(t('cli.cmd.hostsTest'))
+    .argument('<name>')
+    .option('--accept-new-host-key', t('cli.opt.acceptNew'))
+    .option('--password-stdin', t('cli.opt.passwordStdin'))
+    .option('--json', t('cli.opt.json'))
+    .action(
+      async (
+        name: string,
+        o: { acceptNewHostKey?: boolean; passwordStdin?: boolean; json?: boolean },
+      ) => {
+        const password = await passwordFrom(env, o.passwordStdin);
+        const r = await withHostCore(env, o, (core) => core.call('hosts.test', { name, password }));
+        if (o.json) printJson(io, r);
+        else if (r.ok)
+          io.stdout(`${t('cli.testOk', { name, ms: r.latencyMs, system: r.system ?? '' })}\n`);
+        if (!r.ok) {
+          if (!o.json) throw fromWireError(r.error!);
+          throw new ExitWith(EXIT.error);
+        }
+      },
+    );
+}
+
+export function registerInventoryCommand(
+  program: Command,
+  env: CommandEnv,
+  configure: Configure,
+): void {
+  const { t, io } = env;
+  configure(program.command('inventory'))
+    .description(t('cli.cmd.inventory'))
+    .argument('<name>')
+    .option('--accept-new-host-key', t('cli.opt.acceptNew'))
+    .option('--password-stdin', t('cli.opt.passwordStdin'))
+    .option('--json', t('cli.opt.json'))
+    .action(
+      async (
+        name: string,
+        o: { acceptNewHostKey?: boolean; passwordStdin?: boolean; json?: boolean },
+      ) => {
+        const password = await passwordFrom(env, o.passwordStdin);
+        const inv = await withHostCore(env, o, async (core) => {
+          const { jobId } = await core.call('inventory.take', { name, password });
+          void io.interrupted().then(() => core.jobs.cancel(jobId));
+          const job = await core.jobs.wait(jobId);
+          if (job.status !== 'succeeded')
+            throw fromWireError(job.error ?? { code: 'INTERNAL', message: job.status });
+          return (job.result as { inventory: Inventory }).inventory;
+        });
+        if (o.json) return printJson(io, inv);
+        printInventory(env, inv);
+      },
+    );
+}
+
+function printInventory(env: CommandEnv, inv: Inventory): void {
+  const { io } = env;
+  const v = inv.versions;
+  const lines = [
+    `${inv.host}  ${inv.os ?? '?'}  ${inv.kernel ?? ''} ${inv.arch ?? ''}`,
+    `  CPU ${inv.cpu.model ?? '?'} × ${inv.cpu.cores ?? '?'}   memory ${inv.memoryMB ?? '?'} MB`,
+    `  CANN ${v.cann ?? '-'}  driver ${v.driver ?? '-'}  firmware ${v.firmware ?? '-'}  python ${v.python ?? '-'}  torch ${v.torch ?? '-'}  torch_npu ${v.torchNpu ?? '-'}`,
+  ];
+  if (!inv.npu) lines.push('  npu-smi: not found');
+  else {
+    if (inv.npu.error)
+      lines.push(
+        `  npu-smi: ${inv.npu.error.message}${inv.npu.error.meaning ? ` (${inv.npu.error.meaning})` : ''}`,
+      );
+    for (const d of inv.npu.devices) {
+      const hbm = d.hbmTotalMB === null ? '' : ` HBM ${d.hbmUsedMB ?? '?'}/${d.hbmTotalMB} MB`;
+      lines.push(
+        `  NPU ${d.npu}.${d.chip} ${d.name ?? '?'} ${d.health ?? '?'} ${d.tempC ?? '-'}°C AICore ${d.aicorePct ?? '-'}%${hbm}`,
+      );
+    }
+  }
+  for (const n of inv.notes) lines.push(`  note: ${n}`);
+  io.stdout(`${lines.join('\n')}\n`);
+  for (const w of inv.warnings) io.stderr(`warning: ${w}\n`);
+}

@@ -1,0 +1,49 @@
+import { randomUUID } from 'node:crypto';
+import type { HostKeyInfo } from '../../../shared/api';
+import { AmwError } from '../../../shared/errors';
+import type { EventBus } from '../events';
+
+/** How unknown host keys are decided: asked in the UI, or fixed by a CLI flag. */
+export type HostKeyPolicy = 'prompt' | 'accept-new' | 'refuse-new';
+
+const PROMPT_TIMEOUT_MS = 120_000;
+
+/**
+ * Unknown host keys in the UI: the engine emits `hostkey.prompt` with the key type and SHA256
+ * fingerprint and waits for `hosts.answerHostKey`. No answer in two minutes is a no.
+ */
+export class HostKeyPrompts {
+  private readonly pending = new Map<string, (accept: boolean) => void>();
+
+  constructor(
+    private readonly bus: EventBus,
+    private readonly policy: HostKeyPolicy,
+  ) {}
+
+  decide(info: HostKeyInfo): Promise<boolean> {
+    if (this.policy === 'accept-new') return Promise.resolve(true);
+    if (this.policy === 'refuse-new') return Promise.resolve(false);
+    const promptId = randomUUID();
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => finish(false), PROMPT_TIMEOUT_MS);
+      const finish = (accept: boolean) => {
+        clearTimeout(timer);
+        this.pending.delete(promptId);
+        resolve(accept);
+      };
+      this.pending.set(promptId, finish);
+      this.bus.emit('hostkey.prompt', { promptId, info });
+    });
+  }
+
+  answer(promptId: string, accept: boolean): void {
+    const finish = this.pending.get(promptId);
+    if (!finish)
+      throw new AmwError(
+        'NOT_FOUND',
+        'That host key question has already been answered or has expired.',
+        { promptId },
+      );
+    finish(accept);
+  }
+}

@@ -1,0 +1,220 @@
+import { readFileSync } from 'node:fs';
+import { homedir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import type {
+  ConnectionTest,
+  FleetRow,
+  HostRecord,
+  HostSummary,
+  Inventory,
+  InventorySummary,
+} from '../../../shared/api';
+import { AmwError, toWireError } from '../../../shared/errors';
+import type { ArtifactStore } from '../db/artifacts';
+import type { EventBus } from '../events';
+import type { JobContext } from '../jobs/runner';
+import { resourcesDir } from '../paths';
+import type { ConnectOptions, SshEndpoint, SshTarget } from '../ssh/connect';
+import { exec } from '../ssh/exec';
+import { KnownHosts } from '../ssh/known-hosts';
+import { SshPool } from '../ssh/pool';
+import type { HostKeyPrompts } from './host-key-prompts';
+import { parseInventory } from './inventory-parse';
+import type { HostRepository } from './repository';
+
+export interface HostServiceOptions {
+  knownHostsFile: string;
+  /** Other known_hosts files to trust (read-only), by default ~/.ssh/known_hosts. */
+  userKnownHostsFiles?: string[];
+}
+
+const FLEET_CONCURRENCY = 8;
+
+/** The probe script as sent: inventory.sh with inventory.py embedded for hosts that have python3. */
+export function inventoryProbe(): string {
+  const dir = join(resourcesDir(), 'probes');
+  return readFileSync(join(dir, 'inventory.sh'), 'utf8').replace('@@INVENTORY_PY@@', () =>
+    readFileSync(join(dir, 'inventory.py'), 'utf8'),
+  );
+}
+
+export class HostService {
+  readonly pool = new SshPool();
+  readonly knownHosts: KnownHosts;
+
+  constructor(
+    private readonly repo: HostRepository,
+    private readonly prompts: HostKeyPrompts,
+    private readonly artifacts: ArtifactStore,
+    private readonly bus: EventBus,
+    opts: HostServiceOptions,
+  ) {
+    this.knownHosts = new KnownHosts(
+      opts.knownHostsFile,
+      opts.userKnownHostsFiles ?? [join(homedir(), '.ssh', 'known_hosts')],
+    );
+  }
+
+  private endpoint(h: HostRecord): SshEndpoint {
+    return {
+      name: h.name,
+      host: h.hostname,
+      port: h.port,
+      username: h.username ?? userInfo().username,
+      identityFiles: h.identityFile ? [h.identityFile] : undefined,
+    };
+  }
+
+  target(name: string): SshTarget {
+    const host = this.repo.get(name);
+    return {
+      ...this.endpoint(host),
+      jumps: this.repo.jumpChain(host).map((j) => this.endpoint(j)),
+    };
+  }
+
+  private connectOptions(password: string | undefined, signal?: AbortSignal): ConnectOptions {
+    return {
+      knownHosts: this.knownHosts,
+      onUnknownHostKey: (info) => this.prompts.decide(info),
+      password,
+      signal,
+    };
+  }
+
+  async test(name: string, password?: string): Promise<ConnectionTest> {
+    const started = Date.now();
+    try {
+      const res = await this.pool.use(this.target(name), this.connectOptions(password), (c) =>
+        exec(c, 'uname -srm', { timeoutMs: 15_000 }),
+      );
+      return {
+        ok: true,
+        host: name,
+        latencyMs: Date.now() - started,
+        system: res.stdout.trim() || null,
+        error: null,
+      };
+    } catch (err) {
+      if (err instanceof AmwError && (err.code === 'NOT_FOUND' || err.code === 'VALIDATION'))
+        throw err;
+      return { ok: false, host: name, latencyMs: null, system: null, error: toWireError(err) };
+    }
+  }
+
+  /** One SSH round trip: the probe goes in on stdin, one JSON document comes back. */
+  async inventory(
+    name: string,
+    ctx: Pick<JobContext, 'signal' | 'progress'>,
+    password?: string,
+  ): Promise<{ snapshotId: number; inventory: Inventory }> {
+    const host = this.repo.get(name);
+    const probe = inventoryProbe();
+    ctx.progress(0.1, { key: 'connecting', params: { host: name } });
+    const res = await this.pool.use(
+      this.target(name),
+      this.connectOptions(password, ctx.signal),
+      (c) => {
+        ctx.progress(0.3, { key: 'probing', params: { host: name } });
+        return exec(c, 'sh -s', { stdin: probe, timeoutMs: 180_000, signal: ctx.signal });
+      },
+    );
+    const takenAt = new Date().toISOString();
+    const inventory = parseInventory(res.stdout, name, takenAt);
+    if (res.code !== 0)
+      inventory.warnings.push(`probe exited with ${res.code}: ${res.stderr.slice(-300)}`);
+    const raw = this.artifacts.put(res.stdout, 'inventory-probe', 'application/json');
+    const snapshotId = this.repo.saveInventory(host.id, inventory, raw);
+    this.bus.emit('hosts.changed', { name });
+    ctx.progress(1, { key: 'stored', params: { host: name } });
+    return { snapshotId, inventory };
+  }
+
+  /** Many hosts at once, at most FLEET_CONCURRENCY in flight; one host failing fails only itself. */
+  async fleetInventory(names: string[], ctx: JobContext) {
+    const results: {
+      host: string;
+      ok: boolean;
+      snapshotId?: number;
+      error?: ReturnType<typeof toWireError>;
+    }[] = [];
+    let done = 0;
+    const queue = [...names];
+    const worker = async () => {
+      for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+        ctx.throwIfCancelled();
+        try {
+          const r = await this.inventory(name, { signal: ctx.signal, progress: () => undefined });
+          results.push({ host: name, ok: true, snapshotId: r.snapshotId });
+        } catch (err) {
+          if (ctx.signal.aborted) throw err;
+          results.push({ host: name, ok: false, error: toWireError(err) });
+        }
+        done++;
+        ctx.progress(done / names.length, {
+          key: 'fleetHost',
+          params: { host: name, done, total: names.length },
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(FLEET_CONCURRENCY, names.length) }, worker));
+    return results.sort((a, b) => a.host.localeCompare(b.host));
+  }
+
+  fleetTable(group?: string): FleetRow[] {
+    const hosts = this.repo.summaries(group).filter((h) => h.inventory);
+    return fleetDifferences(hosts);
+  }
+}
+
+const FLEET_COLUMNS: (keyof InventorySummary)[] = [
+  'chip',
+  'chipCount',
+  'health',
+  'cann',
+  'driver',
+  'firmware',
+  'python',
+  'torch',
+  'torchNpu',
+];
+
+/**
+ * For each column, the value most hosts of a group share is "the fleet's"; a host that differs is
+ * flagged there. Health is flagged whenever it is not OK, whatever the others say.
+ */
+export function fleetDifferences(hosts: HostSummary[]): FleetRow[] {
+  const groups = new Map<string, HostSummary[]>();
+  for (const h of hosts) {
+    const g = h.group ?? '';
+    groups.set(g, [...(groups.get(g) ?? []), h]);
+  }
+  const rows: FleetRow[] = [];
+  for (const members of groups.values()) {
+    const majority = new Map<keyof InventorySummary, unknown>();
+    for (const col of FLEET_COLUMNS) {
+      const counts = new Map<string, { n: number; value: unknown }>();
+      for (const h of members) {
+        const v = h.inventory![col];
+        const k = JSON.stringify(v);
+        counts.set(k, { n: (counts.get(k)?.n ?? 0) + 1, value: v });
+      }
+      const sorted = [...counts.values()].sort((a, b) => b.n - a.n);
+      // a tie has no majority: everyone who is not in the largest block is flagged
+      majority.set(col, sorted[0]!.value);
+    }
+    for (const h of members) {
+      const differs = FLEET_COLUMNS.filter((col) =>
+        col === 'health'
+          ? h.inventory!.health !== 'OK' && h.inventory!.health !== null
+          : JSON.stringify(h.inventory![col]) !== JSON.stringify(majority.get(col)),
+      );
+      rows.push({ host: h, differs });
+    }
+  }
+  return rows.sort(
+    (a, b) =>
+      (a.host.group ?? '').localeCompare(b.host.group ?? '') ||
+      a.host.name.localeCompare(b.host.name),
+  );
+}

@@ -1,0 +1,117 @@
+import type { Client, ClientChannel } from 'ssh2';
+import { AmwError } from '../../../shared/errors';
+
+export interface ExecOptions {
+  /** Written to the command's stdin, then closed (how probe scripts travel: one round trip). */
+  stdin?: string;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Per stream; output past it is dropped and `truncated` says so. */
+  maxBytes?: number;
+}
+
+export interface ExecResult {
+  code: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  truncated: boolean;
+  durationMs: number;
+}
+
+const DEFAULT_MAX = 8 * 1024 * 1024;
+
+/**
+ * Runs one command over an open connection. The command string must come from remoteCommand()
+ * or a fixed probe invocation. Cancellation and timeouts close the channel (and ask the server to
+ * kill the process), so nothing keeps running on the host.
+ */
+export function exec(client: Client, command: string, opts: ExecOptions = {}): Promise<ExecResult> {
+  const max = opts.maxBytes ?? DEFAULT_MAX;
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    if (opts.signal?.aborted)
+      return reject(new AmwError('CANCELLED', 'Cancelled before the command started.'));
+    client.exec(command, (err, stream: ClientChannel) => {
+      if (err) {
+        return reject(
+          new AmwError('DISCONNECTED', `Could not start a remote command: ${err.message}`, {
+            cause: err.message,
+          }),
+        );
+      }
+      const out: Buffer[] = [];
+      const errOut: Buffer[] = [];
+      let outBytes = 0;
+      let errBytes = 0;
+      let truncated = false;
+      let settled = false;
+      const collect = (which: 'out' | 'err') => (chunk: Buffer) => {
+        const size = which === 'out' ? outBytes : errBytes;
+        if (size >= max) {
+          truncated = true;
+          return;
+        }
+        const part = chunk.subarray(0, max - size);
+        if (part.length < chunk.length) truncated = true;
+        if (which === 'out') {
+          out.push(part);
+          outBytes += part.length;
+        } else {
+          errOut.push(part);
+          errBytes += part.length;
+        }
+      };
+      const stop = (error: AmwError) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        opts.signal?.removeEventListener('abort', onAbort);
+        try {
+          stream.signal('KILL');
+        } catch {
+          // older servers do not take signals; closing the channel still ends the session
+        }
+        stream.close();
+        reject(error);
+      };
+      const onAbort = () => stop(new AmwError('CANCELLED', 'The remote command was cancelled.'));
+      const timer = opts.timeoutMs
+        ? setTimeout(
+            () =>
+              stop(
+                new AmwError(
+                  'COMMAND_TIMEOUT',
+                  `No result after ${Math.round(opts.timeoutMs! / 1000)} s; the command was stopped.`,
+                  {
+                    timeoutMs: opts.timeoutMs,
+                  },
+                ),
+              ),
+            opts.timeoutMs,
+          )
+        : undefined;
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      stream.on('data', collect('out'));
+      stream.stderr.on('data', collect('err'));
+      stream.on('close', (code: number | null, signal?: string) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        opts.signal?.removeEventListener('abort', onAbort);
+        resolve({
+          code: code ?? null,
+          signal: signal ?? null,
+          stdout: Buffer.concat(out).toString('utf8'),
+          stderr: Buffer.concat(errOut).toString('utf8'),
+          truncated,
+          durationMs: Date.now() - started,
+        });
+      });
+      stream.on('error', (e: Error) =>
+        stop(new AmwError('DISCONNECTED', `The remote command failed: ${e.message}`)),
+      );
+      stream.end(opts.stdin ?? '');
+    });
+  });
+}

@@ -1,0 +1,79 @@
+import type { Client } from 'ssh2';
+import { connect, type ConnectOptions, type SshEndpoint, type SshTarget } from './connect';
+
+const keyOf = (ep: SshEndpoint) => `${ep.username}@${ep.host}:${ep.port}`;
+
+/** user@host:port plus the jump chain: the same host through another jump is another connection. */
+export function poolKey(target: SshTarget): string {
+  return [...(target.jumps ?? []).map(keyOf), keyOf(target)].join(' > ');
+}
+
+/**
+ * Keeps one live connection per target and hands it to every caller; a dropped connection leaves
+ * the pool at once so the next call reconnects. Idle connections close after `idleMs`.
+ */
+export class SshPool {
+  private readonly live = new Map<
+    string,
+    { client: Promise<Client>; idle?: NodeJS.Timeout; users: number }
+  >();
+
+  constructor(private readonly idleMs = 60_000) {}
+
+  async use<T>(
+    target: SshTarget,
+    opts: ConnectOptions,
+    fn: (client: Client) => Promise<T>,
+  ): Promise<T> {
+    const key = poolKey(target);
+    let entry = this.live.get(key);
+    if (!entry) {
+      const client = connect(target, opts);
+      entry = { client, users: 0 };
+      this.live.set(key, entry);
+      client.then(
+        (c) => {
+          const drop = () => {
+            if (this.live.get(key)?.client === client) this.live.delete(key);
+          };
+          c.once('close', drop);
+          c.once('error', drop);
+        },
+        () => {
+          if (this.live.get(key)?.client === client) this.live.delete(key);
+        },
+      );
+    }
+    const e = entry;
+    clearTimeout(e.idle);
+    e.users++;
+    try {
+      return await fn(await e.client);
+    } finally {
+      e.users--;
+      if (e.users === 0 && this.live.get(key) === e) {
+        e.idle = setTimeout(() => this.close(key), this.idleMs);
+        e.idle.unref();
+      }
+    }
+  }
+
+  size(): number {
+    return this.live.size;
+  }
+
+  close(key: string): void {
+    const e = this.live.get(key);
+    if (!e) return;
+    this.live.delete(key);
+    clearTimeout(e.idle);
+    void e.client.then(
+      (c) => c.end(),
+      () => undefined,
+    );
+  }
+
+  closeAll(): void {
+    for (const key of [...this.live.keys()]) this.close(key);
+  }
+}

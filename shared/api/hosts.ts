@@ -1,0 +1,237 @@
+import { z } from 'zod';
+import { event, method } from './define';
+import type { IsoTime } from './common';
+import type { JobStarted } from './jobs';
+import type { WireError } from '../errors';
+
+/** A host name in the workbench: what users type after `amw inventory`. */
+export const HostName = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._-]*$/,
+    'letters, digits, dot, dash and underscore; starts with a letter or digit',
+  );
+
+const Address = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(/^[A-Za-z0-9._:%-]+$/, 'a host name or an IP address');
+
+const UserName = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9._][A-Za-z0-9._-]*\$?$/, 'a login name');
+
+export const HostInput = z
+  .object({
+    name: HostName,
+    hostname: Address,
+    port: z.number().int().min(1).max(65535).default(22),
+    username: UserName.nullish(),
+    identityFile: z.string().min(1).max(4096).nullish(),
+    /** Name of another host to jump through (ProxyJump). */
+    jump: HostName.nullish(),
+    group: z.string().min(1).max(64).nullish(),
+    tags: z.array(z.string().min(1).max(32)).max(20).default([]),
+  })
+  .strict();
+export type HostInput = z.input<typeof HostInput>;
+
+export interface HostRecord {
+  id: number;
+  name: string;
+  hostname: string;
+  port: number;
+  username: string | null;
+  identityFile: string | null;
+  jump: string | null;
+  group: string | null;
+  tags: string[];
+  source: 'manual' | 'ssh_config';
+  createdAt: IsoTime;
+  updatedAt: IsoTime;
+}
+
+/** A host with the gist of its newest inventory, for lists and the fleet table. */
+export interface HostSummary extends HostRecord {
+  inventory: InventorySummary | null;
+}
+
+export interface InventorySummary {
+  id: number;
+  takenAt: IsoTime;
+  chip: string | null;
+  chipCount: number;
+  health: 'OK' | 'Warning' | 'Alarm' | 'Critical' | 'UNKNOWN' | 'mixed' | null;
+  cann: string | null;
+  driver: string | null;
+  firmware: string | null;
+  torch: string | null;
+  torchNpu: string | null;
+  python: string | null;
+}
+
+export interface NpuDeviceFacts {
+  npu: number;
+  chip: number;
+  name: string | null;
+  health: string | null;
+  powerW: number | null;
+  tempC: number | null;
+  aicorePct: number | null;
+  hbmUsedMB: number | null;
+  hbmTotalMB: number | null;
+  memUsedMB: number | null;
+  memTotalMB: number | null;
+  busId: string | null;
+  phyId: number | null;
+  logicId: number | null;
+}
+
+export interface NpuFacts {
+  smiVersion: string | null;
+  devices: NpuDeviceFacts[];
+  processes: {
+    npu: number;
+    chip: number | null;
+    pid: number;
+    name: string;
+    memMB: number | null;
+  }[];
+  error: { message: string; code: number | null; meaning: string | null } | null;
+  warnings: string[];
+}
+
+/** One inventory snapshot: what `amw inventory NAME --json` prints. Null means absent. */
+export interface Inventory {
+  host: string;
+  takenAt: IsoTime;
+  os: string | null;
+  kernel: string | null;
+  arch: string | null;
+  hostname: string | null;
+  cpu: { model: string | null; cores: number | null };
+  memoryMB: number | null;
+  memoryAvailableMB: number | null;
+  disks: { mount: string; freeMB: number; totalMB: number }[];
+  npu: NpuFacts | null;
+  versions: {
+    cann: string | null;
+    driver: string | null;
+    firmware: string | null;
+    python: string | null;
+    torch: string | null;
+    torchNpu: string | null;
+  };
+  /** ASCEND_* / HCCL_* (and library paths) after sourcing set_env.sh. */
+  env: Record<string, string>;
+  /** Whether a non-interactive login already has the toolkit environment without sourcing. */
+  envSourcedByDefault: boolean;
+  setEnvPath: string | null;
+  /** /dev/davinci* and friends. */
+  devices: string[];
+  /** Python import errors, npu-smi failures and anything else worth reading. */
+  notes: string[];
+  warnings: string[];
+}
+
+export interface InventorySnapshot {
+  id: number;
+  hostName: string;
+  takenAt: IsoTime;
+  data: Inventory;
+}
+
+export interface DiffRow {
+  path: string;
+  a: unknown;
+  b: unknown;
+}
+
+export interface HostKeyInfo {
+  name: string;
+  host: string;
+  port: number;
+  keyType: string;
+  fingerprint: string;
+  knownTypes: string[];
+}
+
+export interface ConnectionTest {
+  ok: boolean;
+  host: string;
+  latencyMs: number | null;
+  /** Remote `uname -srm` when connected. */
+  system: string | null;
+  error: WireError | null;
+}
+
+export interface ImportResult {
+  added: string[];
+  updated: string[];
+  skipped: { name: string; reason: string }[];
+}
+
+export interface FleetRow {
+  host: HostSummary;
+  /** Columns where this host differs from the majority of its group. */
+  differs: (keyof InventorySummary)[];
+}
+
+const NameOnly = z.object({ name: HostName }).strict();
+const Password = z.string().max(1024).optional();
+
+export const hostsApi = {
+  'hosts.list': method(z.object({ group: z.string().optional() }).strict()).returns<
+    HostSummary[]
+  >(),
+  'hosts.get': method(NameOnly).returns<HostSummary>(),
+  'hosts.add': method(HostInput).returns<HostRecord>(),
+  'hosts.update': method(
+    z.object({ name: HostName, patch: HostInput.partial().strict() }).strict(),
+  ).returns<HostRecord>(),
+  'hosts.remove': method(NameOnly).returns<{ removed: string }>(),
+  /** Reads ~/.ssh/config (or `file`) with Include; `names` limits what is imported. */
+  'hosts.importSshConfig': method(
+    z
+      .object({
+        file: z.string().max(4096).optional(),
+        names: z.array(HostName).optional(),
+        dryRun: z.boolean().optional(),
+      })
+      .strict(),
+  ).returns<ImportResult & { candidates: HostInput[] }>(),
+  /** Connects and runs `uname`; never throws for a connection problem: the result explains it. */
+  'hosts.test': method(
+    z.object({ name: HostName, password: Password }).strict(),
+  ).returns<ConnectionTest>(),
+  /** Answer to a `hostkey.prompt` event. */
+  'hosts.answerHostKey': method(
+    z.object({ promptId: z.string().min(1).max(64), accept: z.boolean() }).strict(),
+  ).returns<{ ok: true }>(),
+  'inventory.take': method(
+    z.object({ name: HostName, password: Password }).strict(),
+  ).returns<JobStarted>(),
+  'inventory.list': method(NameOnly).returns<{ id: number; takenAt: IsoTime }[]>(),
+  'inventory.get': method(
+    z.object({ id: z.number().int().positive() }).strict(),
+  ).returns<InventorySnapshot>(),
+  'inventory.diff': method(
+    z.object({ a: z.number().int().positive(), b: z.number().int().positive() }).strict(),
+  ).returns<DiffRow[]>(),
+  /** Inventories many hosts at once (bounded concurrency), as one job with per-host progress. */
+  'fleet.inventory': method(
+    z.object({ names: z.array(HostName).optional(), group: z.string().optional() }).strict(),
+  ).returns<JobStarted>(),
+  'fleet.table': method(z.object({ group: z.string().optional() }).strict()).returns<FleetRow[]>(),
+};
+
+export const hostsEvents = {
+  /** A host key is not on record: the UI shows type and fingerprint and answers. */
+  'hostkey.prompt': event<{ promptId: string; info: HostKeyInfo }>(),
+  'hosts.changed': event<{ name: string }>(),
+};

@@ -111,6 +111,16 @@ async function waitForBanner(
   }
 }
 
+/** For a host only reachable inside its namespace: sshd writes its pid file once it listens. */
+async function waitForPidFile(file: string, child: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!existsSync(file)) {
+    if (child.exitCode !== null) throw new Error(`sshd exited (${child.exitCode}): ${log()}`);
+    if (Date.now() > deadline) throw new Error(`sshd did not come up: ${log()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 function kv(entries: Record<string, string>): string {
   return `${Object.entries(entries)
     .map(([k, v]) => `${k}=${v}`)
@@ -212,10 +222,63 @@ function namespaceScript(dir: string, profile: HostProfile): string {
   ].join('\n');
 }
 
+export interface SimNetwork {
+  /** Network namespace name. */
+  ns: string;
+  /** This machine's side of the veth pair. */
+  hostAddress: string;
+  /** The namespace's side: reachable from this machine. Its 127.0.0.1 is not. */
+  nsAddress: string;
+  destroy(): void;
+}
+
+let netCounter = 0;
+
+/**
+ * A network namespace joined to this machine by a veth pair on a /30 out of 198.18.0.0/15 (the
+ * range set aside for benchmarks), so a host inside can be made reachable only through another.
+ */
+export function createSimNetwork(): SimNetwork {
+  const id = `${process.pid % 10000}${netCounter++}`;
+  const ns = `amw-n${id}`;
+  const outer = `amwo${id}`;
+  const inner = `amwi${id}`;
+  const n = (process.pid * 7 + netCounter * 4) % 16384;
+  const base = `198.${18 + (n >> 13)}.${(n >> 5) & 255}.${(n & 31) * 8}`;
+  const [a, b, c, d0] = base.split('.').map(Number) as [number, number, number, number];
+  const hostAddress = `${a}.${b}.${c}.${d0 + 1}`;
+  const nsAddress = `${a}.${b}.${c}.${d0 + 2}`;
+  const ip = (...args: string[]) => execFileSync('ip', args, { stdio: 'pipe' });
+  ip('netns', 'add', ns);
+  try {
+    ip('-n', ns, 'link', 'set', 'lo', 'up');
+    ip('link', 'add', outer, 'type', 'veth', 'peer', 'name', inner, 'netns', ns);
+    ip('addr', 'add', `${hostAddress}/30`, 'dev', outer);
+    ip('link', 'set', outer, 'up');
+    ip('-n', ns, 'addr', 'add', `${nsAddress}/30`, 'dev', inner);
+    ip('-n', ns, 'link', 'set', inner, 'up');
+  } catch (err) {
+    execFileSync('ip', ['netns', 'del', ns], { stdio: 'ignore' });
+    throw err;
+  }
+  return {
+    ns,
+    hostAddress,
+    nsAddress,
+    destroy() {
+      try {
+        ip('netns', 'del', ns); // takes the veth pair with it
+      } catch {
+        // already gone
+      }
+    },
+  };
+}
+
 export async function startSimHost(
   name: string,
   profileName: ProfileName,
-  opts: { port?: number; verbose?: boolean } = {},
+  opts: { port?: number; verbose?: boolean; network?: SimNetwork; listen?: string } = {},
 ): Promise<SimHost> {
   const supported = simHostsSupported();
   if (!supported.ok) throw new Error(supported.reason);
@@ -229,7 +292,8 @@ export async function startSimHost(
   const clientKey = simClientKey();
   writeFileSync(join(dir, 'authorized_keys'), readFileSync(`${clientKey}.pub`));
   chmodSync(join(dir, 'authorized_keys'), 0o644);
-  const port = opts.port ?? (await freePort());
+  const port = opts.port ?? (opts.network ? 22 : await freePort());
+  const listen = opts.listen ?? '127.0.0.1';
   const hostKey = join(dir, 'ssh_host_ed25519_key');
 
   const makeHostKey = () => {
@@ -244,7 +308,7 @@ export async function startSimHost(
     join(dir, 'sshd_config'),
     [
       `Port ${port}`,
-      'ListenAddress 127.0.0.1',
+      `ListenAddress ${listen}`,
       `HostKey ${hostKey}`,
       `PidFile ${dir}/sshd.pid`,
       `AuthorizedKeysFile ${dir}/authorized_keys`,
@@ -266,11 +330,15 @@ export async function startSimHost(
   let child: ChildProcess;
   let log = '';
   const launch = async () => {
-    child = spawn('unshare', ['-m', 'sh', '-c', namespaceScript(dir, profile)], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    rmSync(join(dir, 'sshd.pid'), { force: true });
+    const argv = ['unshare', '-m', 'sh', '-c', namespaceScript(dir, profile)];
+    const [cmd, ...args] = opts.network ? ['ip', 'netns', 'exec', opts.network.ns, ...argv] : argv;
+    child = spawn(cmd!, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     child.stderr!.on('data', (d: Buffer) => (log += String(d)));
-    await waitForBanner('127.0.0.1', port, child, () => log);
+    // a host listening on its namespace's own loopback cannot be dialled from here
+    if (opts.network && listen === '127.0.0.1')
+      await waitForPidFile(join(dir, 'sshd.pid'), child, () => log);
+    else await waitForBanner(listen, port, child, () => log);
   };
   const stopChild = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
@@ -281,7 +349,7 @@ export async function startSimHost(
 
   const host: SimHost = {
     name,
-    host: '127.0.0.1',
+    host: listen,
     port,
     user: SIM_USER,
     clientKey,

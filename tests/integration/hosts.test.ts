@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCore, type Core } from '../../electron/core/api/core';
 import type { HostKeyPolicy } from '../../electron/core/hosts/host-key-prompts';
 import {
+  createSimNetwork,
   SIM_PASSWORD,
   simHostsSupported,
   startSimHost,
@@ -426,5 +427,72 @@ d('ssh_config import', () => {
     expect(again.added).toEqual([]);
     expect(again.updated).toHaveLength(4);
     await core.close();
+  });
+});
+
+d('jump hosts', () => {
+  it('reaches a host that only a jump host can see, verifying both keys; a broken hop is explained', async () => {
+    const net = createSimNetwork();
+    const started: SimHost[] = [];
+    try {
+      const bastion = await startSimHost('bastion', 'no-cann', {
+        network: net,
+        listen: net.nsAddress,
+      });
+      started.push(bastion);
+      const inner = await startSimHost('inner', 'ascend-910b', {
+        network: net,
+        listen: '127.0.0.1',
+        port: 2222,
+      });
+      started.push(inner);
+      const home = tempDir();
+      const core = newCore('prompt', home);
+      const asked: string[] = [];
+      core.on('hostkey.prompt', ({ promptId, info }) => {
+        asked.push(`${info.name} ${info.fingerprint}`);
+        void core.call('hosts.answerHostKey', { promptId, accept: true });
+      });
+      await addSim(core, bastion);
+      await core.call('hosts.add', {
+        name: 'inner',
+        hostname: '127.0.0.1',
+        port: 2222,
+        username: inner.user,
+        identityFile: inner.clientKey,
+        jump: 'bastion',
+      });
+      // directly, 127.0.0.1:2222 is this machine's own loopback: nothing there
+      await core.call('hosts.add', {
+        name: 'inner-direct',
+        hostname: '127.0.0.1',
+        port: 2222,
+        username: inner.user,
+        identityFile: inner.clientKey,
+      });
+      expect((await core.call('hosts.test', { name: 'inner-direct' })).error?.code).toBe(
+        'CONNECTION_REFUSED',
+      );
+
+      const r = await core.call('hosts.test', { name: 'inner' });
+      expect(r).toMatchObject({ ok: true });
+      expect(asked).toEqual([
+        `bastion ${bastion.hostKeyFingerprint}`,
+        `inner ${inner.hostKeyFingerprint}`,
+      ]);
+      const job = await inventory(core, 'inner');
+      expect((job.result as { inventory: Inventory }).inventory.npu?.devices).toHaveLength(8);
+
+      await core.call('hosts.update', { name: 'inner', patch: { port: 2299 } });
+      const broken = await core.call('hosts.test', { name: 'inner' });
+      expect(broken.error?.code).toBe('JUMP_FAILED');
+      expect(broken.error?.message).toMatch(
+        /bastion could not open a connection to 127\.0\.0\.1:2299/,
+      );
+      await core.close();
+    } finally {
+      await Promise.all(started.map((h) => h.stop()));
+      net.destroy();
+    }
   });
 });

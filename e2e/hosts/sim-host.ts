@@ -5,6 +5,8 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
+  readlinkSync,
   readFileSync,
   rmSync,
   writeFileSync,
@@ -119,6 +121,21 @@ async function waitForPidFile(file: string, child: ChildProcess, log: () => stri
     if (Date.now() > deadline) throw new Error(`sshd did not come up: ${log()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+function mountNamespaceOf(pid: number): string | null {
+  try {
+    return readlinkSync(`/proc/${pid}/ns/mnt`);
+  } catch {
+    return null;
+  }
+}
+
+function processesIn(ns: string): number[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number)
+    .filter((pid) => pid !== process.pid && mountNamespaceOf(pid) === ns);
 }
 
 function kv(entries: Record<string, string>): string {
@@ -343,7 +360,16 @@ export async function startSimHost(
   const stopChild = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
+    // Every process of this host (sshd, its per-connection children, sessions) lives in the
+    // host's mount namespace: end them all, as a reboot would, so open connections drop.
+    const ns = mountNamespaceOf(child.pid!);
+    for (const pid of ns ? processesIn(ns) : [child.pid!]) {
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    }
     await exited;
   };
 

@@ -8,7 +8,9 @@ import { JobsDrawer, useJobs } from './components/JobsDrawer';
 import { setLanguage } from './i18n';
 import { SettingsPage } from './pages/SettingsPage';
 import { StartPage } from './pages/StartPage';
-import { PAGES, usePage, type Page } from './routes';
+import { HostsPage } from './pages/hosts/HostsPage';
+import { HostKeyDialog } from './components/HostKeyDialog';
+import { PAGES, useRoute, type Page } from './routes';
 import { useTheme } from './theme';
 import type { ConnectionState } from './transport';
 
@@ -16,7 +18,8 @@ export function App() {
   const { t } = useTranslation();
   const client = useQueryClient();
   const transport = useTransport();
-  const [page, go] = usePage();
+  const [route, go] = useRoute();
+  const page = route.page;
   const [drawer, setDrawer] = useState(false);
   const [conn, setConn] = useState<ConnectionState>('open');
   const settings = useCall('settings.get', {}).data;
@@ -116,14 +119,17 @@ export function App() {
         </header>
 
         <main className="content">
-          {page === 'settings' && settings ? (
+          {page === 'settings' && settings && (
             <SettingsPage settings={settings} onOpenJobs={() => setDrawer(true)} />
-          ) : page !== 'settings' ? (
-            <StartPage page={page} available={false} />
-          ) : null}
+          )}
+          {page === 'hosts' && (
+            <HostsPage selected={route.sub} open={(name) => go('hosts', name)} />
+          )}
+          {page !== 'settings' && page !== 'hosts' && <StartPage page={page} />}
         </main>
       </div>
       {drawer && <JobsDrawer jobs={jobs} onClose={() => setDrawer(false)} />}
+      <HostKeyDialog />
     </div>
   );
 }

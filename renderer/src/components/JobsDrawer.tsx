@@ -6,7 +6,7 @@ import { explainError, jobKindKey } from '../../../shared/i18n';
 import { useAction, useCall, useEvent } from '../api';
 import { Icon } from './Icon';
 
-const LIST_INPUT = { limit: 30 };
+export const LIST_INPUT = { limit: 30 };
 
 /** Keeps the jobs list current from `job.updated` events, without polling. */
 export function useJobs(): JobRecord[] {
@@ -23,6 +23,14 @@ export function useJobs(): JobRecord[] {
   );
   useEvent('job.updated', onUpdate);
   return jobs.data ?? [];
+}
+
+/** The live state of one job (the list above is kept current by events while the app runs). */
+export function useJob(jobId: string | null): JobRecord | null {
+  const client = useQueryClient();
+  const list = client.getQueryData<JobRecord[]>(['jobs.list', LIST_INPUT]) ?? [];
+  useJobs(); // subscribe this component to list changes
+  return jobId ? (list.find((j) => j.id === jobId) ?? null) : null;
 }
 
 export function JobsDrawer(props: { jobs: JobRecord[]; onClose: () => void }) {

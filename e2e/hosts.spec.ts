@@ -1,0 +1,109 @@
+import { test, expect } from './support/fixtures';
+import { Shell } from './pages/shell';
+import { simHostsSupported, startSimHost, type SimHost } from './hosts/sim-host';
+
+const support = simHostsSupported();
+
+test.describe('hosts', () => {
+  test.skip(!support.ok, support.ok ? '' : support.reason);
+  const sims: SimHost[] = [];
+  test.afterAll(async () => {
+    await Promise.all(sims.map((s) => s.stop()));
+  });
+
+  async function addHost(
+    page: import('@playwright/test').Page,
+    sim: SimHost,
+    name: string,
+    group = '',
+  ) {
+    await page.getByTestId('open-add-host').click();
+    const d = page.getByTestId('add-host-dialog');
+    await d.getByTestId('host-name').fill(name);
+    await d.getByTestId('host-hostname').fill(sim.host);
+    await d.getByTestId('host-port').fill(String(sim.port));
+    await d.getByTestId('host-username').fill(sim.user);
+    await d.getByTestId('host-identityFile').fill(sim.clientKey);
+    if (group) await d.getByTestId('host-group').fill(group);
+    await d.getByTestId('host-save').click();
+    await expect(page.getByTestId('host-title')).toHaveText(name);
+  }
+
+  test('add a host, confirm its key, see its chips and versions', async ({ app }) => {
+    const sim = await startSimHost('e2e-910b', 'ascend-910b');
+    sims.push(sim);
+    const { page } = app;
+    await new Shell(page).ready();
+    await page.getByTestId('nav-hosts').click();
+
+    // the form checks input as the engine would
+    await page.getByTestId('open-add-host').click();
+    await page.getByTestId('host-name').fill('bad name!');
+    await page.getByTestId('host-save').click();
+    await expect(page.getByTestId('add-host-dialog').locator('.error').first()).toBeVisible();
+    await page.getByTestId('add-host-dialog').getByRole('button', { name: 'Cancel' }).click();
+
+    await addHost(page, sim, 'npu-a');
+    await page.getByTestId('host-inventory').click();
+    const dialog = page.getByTestId('hostkey-dialog');
+    await expect(dialog.getByTestId('hostkey-fingerprint')).toHaveText(sim.hostKeyFingerprint);
+    await expect(dialog.getByTestId('hostkey-type')).toHaveText('ssh-ed25519');
+    await dialog.getByTestId('hostkey-accept').click();
+
+    await expect(page.getByTestId('chip-row')).toHaveCount(8);
+    await expect(page.getByTestId('chips-table')).toContainText('910B4');
+    await expect(page.getByTestId('version-cann')).toHaveText('8.1.RC1');
+    await expect(page.getByTestId('version-driver')).toHaveText('25.0.rc1.1');
+
+    await page.getByTestId('host-test').click();
+    await expect(page.getByTestId('test-result')).toHaveAttribute('data-ok', 'true');
+    await page.getByTestId('nav-hosts').click();
+    await expect(page.getByTestId('host-row-npu-a')).toContainText('8 × 910B4');
+  });
+
+  test('a changed host key is refused and explained, with both fingerprints', async ({ app }) => {
+    const sim = await startSimHost('e2e-rot', 'ascend-310p-duo');
+    sims.push(sim);
+    const { page } = app;
+    await new Shell(page).ready();
+    await page.getByTestId('nav-hosts').click();
+    await addHost(page, sim, 'duo');
+    await page.getByTestId('host-test').click();
+    await page.getByTestId('hostkey-accept').click();
+    await expect(page.getByTestId('test-result')).toHaveAttribute('data-ok', 'true');
+    const stored = sim.hostKeyFingerprint;
+
+    await sim.rotateHostKey();
+    await page.getByTestId('host-test').click();
+    const result = page.getByTestId('test-result');
+    await expect(result).toHaveAttribute('data-ok', 'false');
+    await expect(result).toContainText('HOST_KEY_MISMATCH');
+    await expect(result.getByTestId('mismatch-facts')).toContainText(stored);
+    await expect(result.getByTestId('mismatch-facts')).toContainText(sim.hostKeyFingerprint);
+    await expect(page.getByTestId('hostkey-dialog')).toHaveCount(0); // no one-click override
+  });
+
+  test('the fleet table flags a version difference', async ({ app }) => {
+    const a = await startSimHost('e2e-f1', 'ascend-910b');
+    const b = await startSimHost('e2e-f2', 'ascend-910b');
+    const c = await startSimHost('e2e-f3', 'ascend-910b-old');
+    sims.push(a, b, c);
+    const { page } = app;
+    await new Shell(page).ready();
+    await page.getByTestId('nav-hosts').click();
+    await addHost(page, a, 'f1', 'rack-1');
+    await page.getByTestId('nav-hosts').click();
+    await addHost(page, b, 'f2', 'rack-1');
+    await page.getByTestId('nav-hosts').click();
+    await addHost(page, c, 'f3', 'rack-1');
+    await page.getByTestId('nav-hosts').click();
+    await page.getByTestId('tab-fleet').click();
+    await page.getByTestId('fleet-inventory').click();
+    for (let i = 0; i < 3; i++) await page.getByTestId('hostkey-accept').click();
+    await expect(page.getByTestId('fleet-row-f3')).toBeVisible();
+    await expect(page.getByTestId('fleet-f3-cann')).toHaveAttribute('data-differs', 'true');
+    await expect(page.getByTestId('fleet-f3-cann')).toHaveText('8.0.0');
+    await expect(page.getByTestId('fleet-f1-cann')).not.toHaveAttribute('data-differs', 'true');
+    await expect(page.getByTestId('fleet-f3-chip')).toHaveText('910ProB');
+  });
+});

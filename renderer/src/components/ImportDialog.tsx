@@ -1,0 +1,77 @@
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useAction, useCall } from '../api';
+import { Dialog } from './Dialog';
+import { ErrorText } from './ErrorText';
+
+/** ~/.ssh/config import: preview every host (Include and ProxyJump resolved), pick, import. */
+export function ImportDialog(props: { onClose: () => void }) {
+  const { t } = useTranslation();
+  const preview = useCall('hosts.importSshConfig', { dryRun: true });
+  const run = useAction('hosts.importSshConfig', ['hosts.list', 'fleet.table']);
+  const [picked, setPicked] = useState<Set<string> | null>(null);
+  const candidates = preview.data?.candidates ?? [];
+  const chosen = picked ?? new Set(candidates.map((c) => c.name));
+  return (
+    <Dialog title={t('hosts.import.title')} onClose={props.onClose} testId="import-dialog" wide>
+      {preview.isLoading && <p className="muted">{t('common.loading')}</p>}
+      {preview.error && <ErrorText error={preview.error} />}
+      {preview.data && candidates.length === 0 && <p className="muted">{t('hosts.import.none')}</p>}
+      {candidates.length > 0 && (
+        <table className="table">
+          <thead>
+            <tr>
+              <th />
+              <th>{t('hosts.col.name')}</th>
+              <th>{t('hosts.col.address')}</th>
+              <th>{t('hosts.add.jump')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {candidates.map((c) => (
+              <tr key={c.name}>
+                <td>
+                  <input
+                    type="checkbox"
+                    checked={chosen.has(c.name)}
+                    onChange={(e) => {
+                      const next = new Set(chosen);
+                      if (e.target.checked) next.add(c.name);
+                      else next.delete(c.name);
+                      setPicked(next);
+                    }}
+                  />
+                </td>
+                <td>{c.name}</td>
+                <td>
+                  <code>{`${c.username ? `${c.username}@` : ''}${c.hostname}:${c.port ?? 22}`}</code>
+                </td>
+                <td>{c.jump ?? '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {run.data && (
+        <p className="ok-text" data-testid="import-result">
+          {t('cli.imported', {
+            added: run.data.added.length,
+            updated: run.data.updated.length,
+            skipped: run.data.skipped.length,
+          })}
+        </p>
+      )}
+      {run.error && <ErrorText error={run.error} />}
+      <div className="row end">
+        <button onClick={props.onClose}>{t('common.close')}</button>
+        <button
+          className="primary"
+          disabled={!chosen.size || run.isPending}
+          onClick={() => run.mutate({ names: [...chosen] })}
+        >
+          {t('hosts.import.run', { count: chosen.size })}
+        </button>
+      </div>
+    </Dialog>
+  );
+}

@@ -1,0 +1,154 @@
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useCall, useEvent } from '../../api';
+import { AddHostDialog } from '../../components/AddHostDialog';
+import { ErrorText } from '../../components/ErrorText';
+import { Icon } from '../../components/Icon';
+import { ImportDialog } from '../../components/ImportDialog';
+import { StartSteps } from '../StartPage';
+import { FleetTable } from './FleetTable';
+import { HostDetail } from './HostDetail';
+import { dash, healthClass } from './format';
+import { useQueryClient } from '@tanstack/react-query';
+
+export function HostsPage(props: { selected: string | null; open: (name: string | null) => void }) {
+  const { t } = useTranslation();
+  const client = useQueryClient();
+  const hosts = useCall('hosts.list', {});
+  const [dialog, setDialog] = useState<'add' | 'import' | null>(null);
+  const [tab, setTab] = useState<'hosts' | 'fleet'>('hosts');
+  useEvent('hosts.changed', () => {
+    void client.invalidateQueries({ queryKey: ['hosts.list'] });
+    void client.invalidateQueries({ queryKey: ['hosts.get'] });
+    void client.invalidateQueries({ queryKey: ['fleet.table'] });
+    void client.invalidateQueries({ queryKey: ['inventory.list'] });
+  });
+
+  if (props.selected) return <HostDetail name={props.selected} onBack={() => props.open(null)} />;
+  const list = hosts.data ?? [];
+  return (
+    <section className="page" data-testid="page-hosts">
+      <header className="page-head">
+        <span className="page-icon">
+          <Icon name="hosts" size={22} />
+        </span>
+        <h1>{t('pages.hosts.title')}</h1>
+        <div className="spacer" />
+        <button onClick={() => setDialog('import')} data-testid="open-import">
+          {t('hosts.importButton')}
+        </button>
+        <button className="primary" onClick={() => setDialog('add')} data-testid="open-add-host">
+          {t('hosts.addButton')}
+        </button>
+      </header>
+      {hosts.error && <ErrorText error={hosts.error} />}
+      {hosts.data && list.length === 0 && (
+        <div className="empty">
+          <p className="lead">{t('pages.hosts.lead')}</p>
+          <StartSteps page="hosts" />
+        </div>
+      )}
+      {list.length > 0 && (
+        <>
+          <div className="tabs" role="tablist">
+            <button
+              role="tab"
+              aria-selected={tab === 'hosts'}
+              onClick={() => setTab('hosts')}
+              data-testid="tab-hosts"
+            >
+              {t('hosts.tabHosts')}
+            </button>
+            <button
+              role="tab"
+              aria-selected={tab === 'fleet'}
+              onClick={() => setTab('fleet')}
+              data-testid="tab-fleet"
+            >
+              {t('hosts.tabFleet')}
+            </button>
+          </div>
+          {tab === 'fleet' ? (
+            <FleetTable open={props.open} />
+          ) : (
+            <table className="table hosts" data-testid="hosts-table">
+              <thead>
+                <tr>
+                  <th>{t('hosts.col.name')}</th>
+                  <th>{t('hosts.col.address')}</th>
+                  <th>{t('hosts.col.chips')}</th>
+                  <th>{t('hosts.col.health')}</th>
+                  <th>CANN</th>
+                  <th>{t('hosts.col.driver')}</th>
+                  <th>torch_npu</th>
+                  <th>{t('hosts.col.group')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.map((h) => (
+                  <tr
+                    key={h.name}
+                    data-testid={`host-row-${h.name}`}
+                    className="clickable"
+                    onClick={() => props.open(h.name)}
+                  >
+                    <td>
+                      <a
+                        href={`#/hosts/${encodeURIComponent(h.name)}`}
+                        onClick={(e) => {
+                          e.preventDefault();
+                          props.open(h.name);
+                        }}
+                      >
+                        <strong>{h.name}</strong>
+                      </a>
+                    </td>
+                    <td>
+                      <code>{`${h.username ? `${h.username}@` : ''}${h.hostname}:${h.port}`}</code>
+                      {h.jump && (
+                        <span className="muted small"> {t('hosts.via', { jump: h.jump })}</span>
+                      )}
+                    </td>
+                    <td>
+                      {h.inventory ? (
+                        h.inventory.chipCount ? (
+                          `${h.inventory.chipCount} × ${dash(h.inventory.chip)}`
+                        ) : (
+                          t('hosts.noNpu')
+                        )
+                      ) : (
+                        <span className="muted">{t('hosts.notInventoried')}</span>
+                      )}
+                    </td>
+                    <td>
+                      {h.inventory?.health && (
+                        <span className={`badge ${healthClass(h.inventory.health)}`}>
+                          {h.inventory.health}
+                        </span>
+                      )}
+                    </td>
+                    <td>{dash(h.inventory?.cann)}</td>
+                    <td>{dash(h.inventory?.driver)}</td>
+                    <td>{dash(h.inventory?.torchNpu)}</td>
+                    <td>{dash(h.group)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </>
+      )}
+      {dialog === 'add' && (
+        <AddHostDialog
+          jumpCandidates={list.map((h) => h.name)}
+          onClose={() => setDialog(null)}
+          onAdded={(name) => {
+            setDialog(null);
+            props.open(name);
+          }}
+        />
+      )}
+      {dialog === 'import' && <ImportDialog onClose={() => setDialog(null)} />}
+    </section>
+  );
+}

@@ -1,0 +1,82 @@
+// README screenshots from a real `amw serve` in Debian Chromium, with simulated Ascend hosts when
+// run as root: `node scripts/run-ts.mjs scripts/screenshots.ts [--all]`.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Page } from '@playwright/test';
+import { CHROMIUM_ARGS, chromiumPath } from '../e2e/support/chromium';
+import { simHostsSupported, startSimHost, type SimHost } from '../e2e/hosts/sim-host';
+import { createCore } from '../electron/core/api/core';
+
+const home = mkdtempSync(join(tmpdir(), 'amw-shots-'));
+const sims: SimHost[] = [];
+if (simHostsSupported().ok) {
+  sims.push(
+    await startSimHost('npu-a01', 'ascend-910b'),
+    await startSimHost('npu-a02', 'ascend-910b'),
+    await startSimHost('npu-a03', 'ascend-910b-old'),
+    await startSimHost('infer-01', 'ascend-310p-duo'),
+  );
+  // seed the store through the engine, as a user would have: hosts added and inventoried
+  const core = createCore({
+    env: { AMW_HOME: home } as NodeJS.ProcessEnv,
+    hostKeyPolicy: 'accept-new',
+    userKnownHosts: [],
+  });
+  for (const s of sims) {
+    await core.call('hosts.add', {
+      name: s.name,
+      hostname: s.host,
+      port: s.port,
+      username: s.user,
+      identityFile: s.clientKey,
+      group: s.name.startsWith('npu') ? 'train-a' : 'infer',
+    });
+  }
+  await core.jobs.wait((await core.call('fleet.inventory', {})).jobId);
+  await core.close();
+}
+
+const child = spawn(process.execPath, ['bin/amw.js', 'serve', '--port', '0'], {
+  env: { ...process.env, AMW_HOME: home },
+  stdio: ['ignore', 'pipe', 'ignore'],
+});
+const url = await new Promise<string>((resolve) => {
+  let buf = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    buf += String(d);
+    if (buf.includes('\n')) resolve(buf.split('\n')[0]!.trim());
+  });
+});
+const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+const ready = (page: Page) =>
+  page.locator('#root[data-app-state="ready"]').waitFor({ state: 'attached' });
+try {
+  const page = await browser.newPage({ viewport: { width: 1360, height: 820 } });
+  await page.goto(url);
+  await ready(page);
+  await page.getByTestId('lang-zh-CN').click();
+  if (sims.length) {
+    await page.getByTestId('nav-hosts').click();
+    await page.getByTestId('tab-fleet').click();
+    await page.getByTestId('fleet-table').waitFor();
+    await page.screenshot({ path: 'docs/screenshot.png' });
+    if (process.argv.includes('--all')) {
+      await page.getByTestId('lang-en').click();
+      await page.getByTestId('tab-hosts').click();
+      await page.screenshot({ path: 'test-results/hosts-en.png' });
+      await page.getByTestId('host-row-infer-01').click();
+      await page.getByTestId('chips-table').waitFor();
+      await page.screenshot({ path: 'test-results/host-detail-en.png', fullPage: true });
+    }
+  } else {
+    await page.getByTestId('nav-settings').click();
+    await page.screenshot({ path: 'docs/screenshot.png' });
+  }
+} finally {
+  await browser.close();
+  child.kill('SIGINT');
+  await Promise.all(sims.map((s) => s.stop()));
+  rmSync(home, { recursive: true, force: true });
+}

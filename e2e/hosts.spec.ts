@@ -1,3 +1,4 @@
+import type { Page } from '@playwright/test';
 import { test, expect } from './support/fixtures';
 import { Shell } from './pages/shell';
 import { simHostsSupported, startSimHost, type SimHost } from './hosts/sim-host';
@@ -11,12 +12,7 @@ test.describe('hosts', () => {
     await Promise.all(sims.map((s) => s.stop()));
   });
 
-  async function addHost(
-    page: import('@playwright/test').Page,
-    sim: SimHost,
-    name: string,
-    group = '',
-  ) {
+  async function addHost(page: Page, sim: SimHost, name: string, group = '') {
     await page.getByTestId('open-add-host').click();
     const d = page.getByTestId('add-host-dialog');
     await d.getByTestId('host-name').fill(name);

@@ -14,6 +14,8 @@ export default defineConfig({
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },
     target: 'chrome120',
+    // one local app, loaded from disk or loopback: a big chunk costs nothing over the network
+    chunkSizeWarningLimit: 2000,
     rollupOptions: {
       // zod's sources carry comments Rollup cannot place; harmless, so not worth a warning each build
       onwarn(warning, warn) {

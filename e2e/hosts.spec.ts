@@ -103,3 +103,49 @@ test.describe('hosts', () => {
     await expect(page.getByTestId('fleet-f3-chip')).toHaveText('910ProB');
   });
 });
+
+test.describe('live views', () => {
+  test.skip(!support.ok, support.ok ? '' : support.reason);
+  let sim: SimHost;
+  test.beforeAll(async () => {
+    sim = await startSimHost('e2e-live', 'ascend-910b');
+  });
+  test.afterAll(async () => {
+    await sim.stop();
+  });
+
+  test('monitor charts every chip, and a terminal runs commands', async ({ app }) => {
+    const { page } = app;
+    await new Shell(page).ready();
+    await page.getByTestId('nav-hosts').click();
+    await page.getByTestId('open-add-host').click();
+    const d = page.getByTestId('add-host-dialog');
+    await d.getByTestId('host-name').fill('live');
+    await d.getByTestId('host-hostname').fill(sim.host);
+    await d.getByTestId('host-port').fill(String(sim.port));
+    await d.getByTestId('host-username').fill(sim.user);
+    await d.getByTestId('host-identityFile').fill(sim.clientKey);
+    await d.getByTestId('host-save').click();
+
+    await page.getByTestId('host-tab-monitor').click();
+    await page.getByTestId('monitor-toggle').click();
+    await page.getByTestId('hostkey-accept').click();
+    await expect(page.getByTestId('monitor-chip')).toHaveCount(8);
+    await expect(page.getByTestId('monitor-state')).toContainText('2 readings', {
+      timeout: 15_000,
+    });
+    await page.getByTestId('monitor-toggle').click();
+    await expect(page.getByTestId('monitor-state')).toHaveText('');
+
+    await page.getByTestId('host-tab-terminal').click();
+    const term = page.getByTestId('terminal');
+    await expect(term.locator('.xterm-rows')).toContainText('amw-sim@', { timeout: 15_000 });
+    await term.click();
+    await page.keyboard.type('echo npu=$((4*2))');
+    await page.keyboard.press('Enter');
+    await expect(term.locator('.xterm-rows')).toContainText('npu=8');
+    await page.keyboard.type('exit');
+    await page.keyboard.press('Enter');
+    await expect(page.getByTestId('terminal-exited')).toBeVisible();
+  });
+});

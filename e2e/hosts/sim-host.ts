@@ -230,8 +230,10 @@ function namespaceScript(dir: string, profile: HostProfile): string {
     `mount -t overlay overlay -o lowerdir=/usr/local,upperdir=${dir}/upper,workdir=${dir}/work /usr/local`,
     `mkdir -p ${dev}`,
     `mount -t tmpfs -o mode=755 tmpfs ${dev}`,
-    `for n in null zero full random urandom tty ptmx; do touch ${dev}/$n; mount --bind /dev/$n ${dev}/$n; done`,
-    `mkdir ${dev}/pts ${dev}/shm && mount --bind /dev/pts ${dev}/pts && mount -t tmpfs tmpfs ${dev}/shm`,
+    `for n in null zero full random urandom tty; do touch ${dev}/$n; mount --bind /dev/$n ${dev}/$n; done`,
+    // a private devpts, as containers have, so sshd can allocate terminals
+    `mkdir ${dev}/pts ${dev}/shm && mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts ${dev}/pts`,
+    `ln -s pts/ptmx ${dev}/ptmx && mount -t tmpfs tmpfs ${dev}/shm`,
     `ln -s /proc/self/fd ${dev}/fd`,
     ...nodes,
     `mount --move ${dev} /dev`,

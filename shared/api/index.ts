@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { EventSpec, MethodSpec } from './define';
 import { appApi } from './app';
 import { hostsApi, hostsEvents } from './hosts';
+import { liveApi, liveEvents } from './live';
 import { jobsApi, jobsEvents } from './jobs';
 import { maintenanceApi } from './maintenance';
 import { settingsApi, settingsEvents } from './settings';
@@ -12,6 +13,7 @@ export * from './jobs';
 export * from './maintenance';
 export * from './settings';
 export * from './hosts';
+export * from './live';
 export type { MethodSpec, EventSpec } from './define';
 
 /** Every method of the engine, by `domain.verb`. */
@@ -21,6 +23,7 @@ export const contract = {
   ...jobsApi,
   ...maintenanceApi,
   ...hostsApi,
+  ...liveApi,
 } satisfies Record<string, MethodSpec>;
 
 /** Every event the engine pushes. */
@@ -28,6 +31,7 @@ export const events = {
   ...settingsEvents,
   ...jobsEvents,
   ...hostsEvents,
+  ...liveEvents,
 } satisfies Record<string, EventSpec>;
 
 export type Contract = typeof contract;

@@ -118,6 +118,19 @@ export const en = {
     diffBefore: 'Before',
     diffAfter: 'Now',
     diffNone: 'No differences.',
+    tab: { inventory: 'Inventory', monitor: 'Monitor', terminal: 'Terminal' },
+    monitor: {
+      start: 'Start monitoring',
+      stop: 'Stop',
+      interval: 'Every',
+      live_one: 'live · {{count}} reading',
+      live_other: 'live · {{count}} readings',
+      paused: 'paused while the page is hidden',
+    },
+    terminal: {
+      exited: 'The shell ended (exit code {{code}}).',
+      hint: 'Select to copy; paste with Ctrl+Shift+V (or the browser’s paste). Closing this tab closes the shell.',
+    },
     col: {
       name: 'Name',
       address: 'Address',

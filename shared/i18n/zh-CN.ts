@@ -114,6 +114,19 @@ export const zhCN: Messages = {
     diffBefore: '之前',
     diffAfter: '现在',
     diffNone: '没有差异。',
+    tab: { inventory: '清单', monitor: '实时监控', terminal: '终端' },
+    monitor: {
+      start: '开始监控',
+      stop: '停止',
+      interval: '间隔',
+      live_one: '实时 · {{count}} 次读数',
+      live_other: '实时 · {{count}} 次读数',
+      paused: '页面隐藏时已暂停',
+    },
+    terminal: {
+      exited: 'Shell 已结束（退出码 {{code}}）。',
+      hint: '选中即可复制；用 Ctrl+Shift+V（或浏览器粘贴）粘贴。关闭此标签页会关闭 Shell。',
+    },
     col: {
       name: '名称',
       address: '地址',

@@ -496,3 +496,95 @@ d('jump hosts', () => {
     }
   });
 });
+
+d('live monitor and terminal', () => {
+  const until = <T>(core: Core, event: Parameters<Core['on']>[0], pred: (p: T) => boolean) =>
+    new Promise<T>((resolve) => {
+      const off = core.on(event, (p) => {
+        if (pred(p as T)) {
+          off();
+          resolve(p as T);
+        }
+      });
+    });
+
+  it('streams npu-smi samples over one channel and leaves nothing running when stopped', async () => {
+    const core = newCore('accept-new');
+    await addSim(core, sims['npu-910b']!);
+    const samples: { chips: unknown[] }[] = [];
+    core.on('monitor.sample', (s) => samples.push(s));
+    const { monitorId } = await core.call('monitor.start', { name: 'npu-910b', intervalSec: 1 });
+    await until(core, 'monitor.sample', () => samples.length >= 2);
+    expect(samples[0]!.chips).toHaveLength(8);
+    expect(samples[1]!.chips[3]).toMatchObject({ npu: 3, hbmTotalMB: 32768, health: 'OK' });
+    const ended = until<{ monitorId: string; error: unknown }>(
+      core,
+      'monitor.ended',
+      (e) => e.monitorId === monitorId,
+    );
+    await core.call('monitor.stop', { monitorId });
+    expect((await ended).error).toBeNull();
+    const { execFileSync } = await import('node:child_process');
+    // the remote loop is gone: no `amw-monitor` process of the user is left
+    let left = '1';
+    for (let i = 0; i < 40 && left !== ''; i++) {
+      left = execFileSync('sh', ['-c', 'pgrep -u amw-sim -f amw-monitor || true'], {
+        encoding: 'utf8',
+      }).trim();
+      if (left) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(left).toBe('');
+    await core.close();
+  });
+
+  it('a host without npu-smi ends the monitor with an explanation', async () => {
+    const core = newCore('accept-new');
+    await addSim(core, sims.plain!);
+    const ended = until<{ error: { code: string; message: string } | null }>(
+      core,
+      'monitor.ended',
+      () => true,
+    );
+    await core.call('monitor.start', { name: 'plain', intervalSec: 1 });
+    const e = await ended;
+    expect(e.error).toMatchObject({
+      code: 'NOT_FOUND',
+      message: expect.stringContaining('npu-smi not found'),
+    });
+    await core.close();
+  });
+
+  it('an interactive shell: input, output, resize, exit', async () => {
+    const core = newCore('accept-new');
+    await addSim(core, sims['npu-910b']!);
+    let out = '';
+    core.on('terminal.data', (d) => (out += d.data));
+    const { terminalId } = await core.call('terminal.open', {
+      name: 'npu-910b',
+      cols: 80,
+      rows: 24,
+    });
+    await core.call('terminal.input', { terminalId, data: 'echo result=$((6*7)); stty size\n' });
+    const deadline = Date.now() + 10_000;
+    while (!/result=42/.test(out) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(out).toMatch(/result=42/);
+    expect(out).toMatch(/24 80/);
+    await core.call('terminal.resize', { terminalId, cols: 120, rows: 40 });
+    await core.call('terminal.input', { terminalId, data: 'stty size\n' });
+    while (!/40 120/.test(out) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(out).toMatch(/40 120/);
+    const exited = until<{ terminalId: string; code: number | null }>(
+      core,
+      'terminal.exit',
+      (e) => e.terminalId === terminalId,
+    );
+    await core.call('terminal.input', { terminalId, data: 'exit 3\n' });
+    expect((await exited).code).toBe(3);
+    await expect(core.call('terminal.input', { terminalId, data: 'x' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    await core.close();
+  });
+});

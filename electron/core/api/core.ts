@@ -15,6 +15,7 @@ import { HostKeyPrompts, type HostKeyPolicy } from '../hosts/host-key-prompts';
 import { HostService } from '../hosts/host-service';
 import { importSshConfig } from '../hosts/import-ssh-config';
 import { HostRepository } from '../hosts/repository';
+import { LiveSessions } from '../hosts/live-sessions';
 import type { Inventory } from '../../../shared/api';
 import { dispatch, type CallContext, type CallResult, type Handlers } from './registry';
 
@@ -62,7 +63,9 @@ export function createCore(opts: CoreOptions = {}): Core {
     knownHostsFile: opts.knownHosts ?? env.AMW_KNOWN_HOSTS ?? join(location.dataDir, 'known_hosts'),
     userKnownHostsFiles: opts.userKnownHosts,
   });
+  const live = new LiveSessions(hosts.pool, bus);
   const handlers = buildHandlers({
+    live,
     db,
     bus,
     jobs,
@@ -92,6 +95,7 @@ export function createCore(opts: CoreOptions = {}): Core {
       if (closed) return;
       closed = true;
       await jobs.stopAll();
+      live.closeAll();
       hosts.pool.closeAll();
       db.close();
     },
@@ -109,6 +113,7 @@ interface Services {
   hostRepo: HostRepository;
   hosts: HostService;
   prompts: HostKeyPrompts;
+  live: LiveSessions;
 }
 
 function buildHandlers(s: Services): Handlers {
@@ -195,6 +200,38 @@ function buildHandlers(s: Services): Handlers {
       };
     },
     'fleet.table': ({ group }) => s.hosts.fleetTable(group),
+    'monitor.start': async ({ name, intervalSec, password }) => ({
+      monitorId: await s.live.startMonitor(
+        name,
+        s.hosts.target(name),
+        s.hosts.connectOptions(password),
+        intervalSec,
+      ),
+    }),
+    'monitor.stop': ({ monitorId }) => {
+      s.live.stopMonitor(monitorId);
+      return { ok: true as const };
+    },
+    'terminal.open': async ({ name, cols, rows, password }) => ({
+      terminalId: await s.live.openTerminal(
+        s.hosts.target(name),
+        s.hosts.connectOptions(password),
+        cols,
+        rows,
+      ),
+    }),
+    'terminal.input': ({ terminalId, data }) => {
+      s.live.input(terminalId, data);
+      return { ok: true as const };
+    },
+    'terminal.resize': ({ terminalId, cols, rows }) => {
+      s.live.resize(terminalId, cols, rows);
+      return { ok: true as const };
+    },
+    'terminal.close': ({ terminalId }) => {
+      s.live.closeTerminal(terminalId);
+      return { ok: true as const };
+    },
   };
 }
 

@@ -73,7 +73,7 @@ export class HostService {
     };
   }
 
-  private connectOptions(password: string | undefined, signal?: AbortSignal): ConnectOptions {
+  connectOptions(password: string | undefined, signal?: AbortSignal): ConnectOptions {
     return {
       knownHosts: this.knownHosts,
       onUnknownHostKey: (info) => this.prompts.decide(info),

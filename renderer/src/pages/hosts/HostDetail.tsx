@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Inventory } from '../../../../shared/api';
 import { explainError } from '../../../../shared/i18n';
@@ -7,6 +7,12 @@ import { ErrorText } from '../../components/ErrorText';
 import { Icon } from '../../components/Icon';
 import { useJob } from '../../components/JobsDrawer';
 import { dash, healthClass, mb } from './format';
+import { Monitor } from './Monitor';
+
+// xterm.js is large and only needed when a terminal opens
+const TerminalView = lazy(() =>
+  import('./TerminalView').then((m) => ({ default: m.TerminalView })),
+);
 
 export function HostDetail(props: { name: string; onBack: () => void }) {
   const { t } = useTranslation();
@@ -19,6 +25,7 @@ export function HostDetail(props: { name: string; onBack: () => void }) {
   const job = useJob(take.data?.jobId ?? null);
   const latestId = host.data?.inventory?.id ?? null;
   const [diffWith, setDiffWith] = useState<number | null>(null);
+  const [tab, setTab] = useState<'inventory' | 'monitor' | 'terminal'>('inventory');
 
   const pw = password ? { password } : {};
   return (
@@ -122,10 +129,31 @@ export function HostDetail(props: { name: string; onBack: () => void }) {
         </div>
       )}
 
-      {latestId === null && !job && <p className="muted">{t('hosts.noInventoryYet')}</p>}
-      {latestId !== null && <InventoryView id={latestId} />}
+      <div className="tabs" role="tablist">
+        {(['inventory', 'monitor', 'terminal'] as const).map((k) => (
+          <button
+            key={k}
+            role="tab"
+            aria-selected={tab === k}
+            onClick={() => setTab(k)}
+            data-testid={`host-tab-${k}`}
+          >
+            {t(`hosts.tab.${k}`)}
+          </button>
+        ))}
+      </div>
+      {tab === 'monitor' && <Monitor name={props.name} password={password || undefined} />}
+      {tab === 'terminal' && (
+        <Suspense fallback={<p className="muted">{t('common.loading')}</p>}>
+          <TerminalView name={props.name} password={password || undefined} />
+        </Suspense>
+      )}
+      {tab === 'inventory' && latestId === null && !job && (
+        <p className="muted">{t('hosts.noInventoryYet')}</p>
+      )}
+      {tab === 'inventory' && latestId !== null && <InventoryView id={latestId} />}
 
-      {(snapshots.data?.length ?? 0) > 1 && (
+      {tab === 'inventory' && (snapshots.data?.length ?? 0) > 1 && (
         <>
           <h2>{t('hosts.snapshots')}</h2>
           <div className="row">

@@ -2,7 +2,7 @@
 // lives in electron/core, which never imports electron.
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { app, BrowserWindow, dialog, ipcMain, net, protocol } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, net, protocol, safeStorage } from 'electron';
 import { explainError, translator } from '../../shared/i18n';
 import { toWireError } from '../../shared/errors';
 import { createCore, type Core } from '../core/api/core';
@@ -26,6 +26,13 @@ function openCore(): Core | undefined {
     return createCore({
       home: app.getPath('userData'),
       nativeBinding: process.env.AMW_SQLITE_BINDING || undefined,
+      // the OS keychain encrypts remembered passwords; without one, none are remembered
+      secretCipher: safeStorage.isEncryptionAvailable()
+        ? {
+            encrypt: (plain) => safeStorage.encryptString(plain),
+            decrypt: (buf) => safeStorage.decryptString(buf),
+          }
+        : undefined,
     });
   } catch (err) {
     // A database from a newer version, a corrupt or unwritable file: say which file and why,

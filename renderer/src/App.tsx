@@ -10,6 +10,7 @@ import { SettingsPage } from './pages/SettingsPage';
 import { StartPage } from './pages/StartPage';
 import { HostsPage } from './pages/hosts/HostsPage';
 import { HostKeyDialog } from './components/HostKeyDialog';
+import { SecretDialog } from './components/SecretDialog';
 import { PAGES, useRoute, type Page } from './routes';
 import { useTheme } from './theme';
 import type { ConnectionState } from './transport';
@@ -130,6 +131,7 @@ export function App() {
       </div>
       {drawer && <JobsDrawer jobs={jobs} onClose={() => setDrawer(false)} />}
       <HostKeyDialog />
+      <SecretDialog />
     </div>
   );
 }

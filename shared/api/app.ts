@@ -11,6 +11,8 @@ export interface AppInfo {
   dbPath: string;
   platform: string;
   node: string;
+  /** True only in the desktop app, where Electron safeStorage can encrypt secrets. */
+  canRememberSecrets: boolean;
 }
 
 export const appApi = {

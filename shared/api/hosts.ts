@@ -59,6 +59,8 @@ export interface HostRecord {
 /** A host with the gist of its newest inventory, for lists and the fleet table. */
 export interface HostSummary extends HostRecord {
   inventory: InventorySummary | null;
+  /** A password is remembered (desktop app only, encrypted by the OS keychain). */
+  savedSecret: boolean;
 }
 
 export interface InventorySummary {
@@ -209,6 +211,17 @@ export const hostsApi = {
   'hosts.test': method(
     z.object({ name: HostName, password: Password }).strict(),
   ).returns<ConnectionTest>(),
+  /** Desktop app only: remembers the password, encrypted with the OS keychain (safeStorage). */
+  'hosts.rememberPassword': method(
+    z.object({ name: HostName, password: z.string().min(1).max(1024) }).strict(),
+  ).returns<{ ok: true }>(),
+  'hosts.forgetPassword': method(NameOnly).returns<{ ok: true }>(),
+  /** Answer to a `secret.prompt` event; null declines. */
+  'hosts.answerSecret': method(
+    z
+      .object({ promptId: z.string().min(1).max(64), secret: z.string().max(1024).nullable() })
+      .strict(),
+  ).returns<{ ok: true }>(),
   /** Answer to a `hostkey.prompt` event. */
   'hosts.answerHostKey': method(
     z.object({ promptId: z.string().min(1).max(64), accept: z.boolean() }).strict(),
@@ -234,4 +247,6 @@ export const hostsEvents = {
   /** A host key is not on record: the UI shows type and fingerprint and answers. */
   'hostkey.prompt': event<{ promptId: string; info: HostKeyInfo }>(),
   'hosts.changed': event<{ name: string }>(),
+  /** A private key needs its passphrase (used once, never stored). */
+  'secret.prompt': event<{ promptId: string; kind: 'passphrase'; file: string }>(),
 };

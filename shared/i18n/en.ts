@@ -94,6 +94,10 @@ export const en = {
     notInventoried: 'not inventoried yet',
     test: 'Test connection',
     inventory: 'Take inventory',
+    edit: 'Edit',
+    rememberPassword: 'Remember (encrypted by the system keychain)',
+    forgetPassword: 'Forget saved password',
+    savedPasswordHint: 'A password for this host is stored, encrypted by the system keychain.',
     remove: 'Remove',
     removeConfirm: 'Remove host {{name}}? Its inventory snapshots are removed too.',
     passwordPlaceholder: 'Password (optional, not stored)',
@@ -130,6 +134,11 @@ export const en = {
     terminal: {
       exited: 'The shell ended (exit code {{code}}).',
       hint: 'Select to copy; paste with Ctrl+Shift+V (or the browser’s paste). Closing this tab closes the shell.',
+    },
+    passphrase: {
+      title: 'Key passphrase',
+      lead: 'The private key {{file}} is encrypted. Its passphrase is used for this connection only and never stored.',
+      ok: 'Unlock',
     },
     col: {
       name: 'Name',

@@ -90,6 +90,10 @@ export const zhCN: Messages = {
     notInventoried: '尚未采集清单',
     test: '测试连接',
     inventory: '采集清单',
+    edit: '编辑',
+    rememberPassword: '记住（由系统钥匙串加密）',
+    forgetPassword: '忘记已保存的密码',
+    savedPasswordHint: '已保存此主机的密码，由系统钥匙串加密。',
     remove: '删除',
     removeConfirm: '删除主机 {{name}}？其清单快照也会一并删除。',
     passwordPlaceholder: '密码（可选，不会保存）',
@@ -126,6 +130,11 @@ export const zhCN: Messages = {
     terminal: {
       exited: 'Shell 已结束（退出码 {{code}}）。',
       hint: '选中即可复制；用 Ctrl+Shift+V（或浏览器粘贴）粘贴。关闭此标签页会关闭 Shell。',
+    },
+    passphrase: {
+      title: '私钥口令',
+      lead: '私钥 {{file}} 已加密。口令只用于本次连接，不会保存。',
+      ok: '解锁',
     },
     col: {
       name: '名称',

@@ -588,3 +588,122 @@ d('live monitor and terminal', () => {
     await core.close();
   });
 });
+
+d('dropped connections', () => {
+  it('a host going away mid-command is DISCONNECTED; nothing half-stored; a retry works once it is back', async () => {
+    const sim = await startSimHost('dropper', 'ascend-910b');
+    try {
+      const core = newCore('accept-new');
+      await addSim(core, sim);
+      expect((await inventory(core, 'dropper')).status).toBe('succeeded');
+      const ended = new Promise<{ error: { code: string } | null }>((resolve) =>
+        core.on('monitor.ended', resolve),
+      );
+      await core.call('monitor.start', { name: 'dropper', intervalSec: 5 });
+      await sim.rotateHostKey(); // stops every process of the host, then starts it again
+      expect((await ended).error?.code).toBe('DISCONNECTED');
+      // the restarted host has a new key: refused, and the snapshot from before is intact
+      const after = await core.call('hosts.test', { name: 'dropper' });
+      expect(after.error?.code).toBe('HOST_KEY_MISMATCH');
+      expect(await core.call('inventory.list', { name: 'dropper' })).toHaveLength(1);
+      await core.close();
+    } finally {
+      await sim.stop();
+    }
+  });
+});
+
+d('remembered passwords', () => {
+  /**
+   * Test double for Electron's safeStorage, which cannot run without the Electron runtime: it
+   * encrypts with a random AES key, as the OS keychain would with its own.
+   */
+  async function fakeSafeStorage() {
+    const { createCipheriv, createDecipheriv, randomBytes } = await import('node:crypto');
+    const key = randomBytes(32);
+    return {
+      encrypt(plain: string) {
+        const iv = randomBytes(12);
+        const c = createCipheriv('aes-256-gcm', key, iv);
+        const body = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
+        return Buffer.concat([iv, c.getAuthTag(), body]);
+      },
+      decrypt(buf: Buffer) {
+        const d2 = createDecipheriv('aes-256-gcm', key, buf.subarray(0, 12));
+        d2.setAuthTag(buf.subarray(12, 28));
+        return Buffer.concat([d2.update(buf.subarray(28)), d2.final()]).toString('utf8');
+      },
+    };
+  }
+
+  it('the desktop app remembers a password only encrypted, and logs in with it', async () => {
+    const home = tempDir();
+    const core = createCore({
+      env: { AMW_HOME: home } as NodeJS.ProcessEnv,
+      hostKeyPolicy: 'accept-new',
+      userKnownHosts: [],
+      secretCipher: await fakeSafeStorage(),
+    });
+    expect((await core.call('app.info', {})).canRememberSecrets).toBe(true);
+    await addSim(core, sims['npu-910b']!, { identityFile: null });
+    expect((await core.call('hosts.test', { name: 'npu-910b' })).error?.code).toBe('AUTH_FAILED');
+    await core.call('hosts.rememberPassword', { name: 'npu-910b', password: SIM_PASSWORD });
+    expect((await core.call('hosts.get', { name: 'npu-910b' })).savedSecret).toBe(true);
+    expect((await core.call('hosts.test', { name: 'npu-910b' })).ok).toBe(true);
+    await core.close();
+    const { execFileSync } = await import('node:child_process');
+    expect(
+      execFileSync('sh', ['-c', `grep -rl -- '${SIM_PASSWORD}' ${home} || true`], {
+        encoding: 'utf8',
+      }),
+    ).toBe('');
+  });
+
+  it('serve mode and the CLI refuse to remember', async () => {
+    const core = newCore('accept-new');
+    expect((await core.call('app.info', {})).canRememberSecrets).toBe(false);
+    await addSim(core, sims['npu-910b']!);
+    await expect(
+      core.call('hosts.rememberPassword', { name: 'npu-910b', password: 'x' }),
+    ).rejects.toMatchObject({ code: 'VALIDATION' });
+    await core.close();
+  });
+});
+
+d('encrypted keys', () => {
+  it('the UI is asked for the passphrase through secret.prompt; the CLI policy is told to use ssh-agent', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const dir = tempDir();
+    const locked = join(dir, 'id_locked');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', 'open sesame', '-f', locked]);
+    const sim = sims['npu-910b']!;
+    writeFileSync(
+      join(sim.dir, 'authorized_keys'),
+      `${readFileSync(`${sim.clientKey}.pub`, 'utf8')}${readFileSync(`${locked}.pub`, 'utf8')}`,
+    );
+    const ui = newCore('accept-new');
+    await addSim(ui, sim, { identityFile: locked });
+    // accept-new never prompts: the key cannot be unlocked and the message says what to do
+    const cli = await ui.call('hosts.test', { name: 'npu-910b' });
+    expect(cli.error).toMatchObject({
+      code: 'KEY_UNREADABLE',
+      message: expect.stringContaining('ssh-add'),
+    });
+    await ui.close();
+
+    const app = newCore('prompt');
+    await addSim(app, sim, { identityFile: locked });
+    app.on(
+      'hostkey.prompt',
+      ({ promptId }) => void app.call('hosts.answerHostKey', { promptId, accept: true }),
+    );
+    const asked: string[] = [];
+    app.on('secret.prompt', ({ promptId, file }) => {
+      asked.push(file);
+      void app.call('hosts.answerSecret', { promptId, secret: 'open sesame' });
+    });
+    expect((await app.call('hosts.test', { name: 'npu-910b' })).ok).toBe(true);
+    expect(asked).toEqual([locked]);
+    await app.close();
+  });
+});

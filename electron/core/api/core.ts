@@ -16,6 +16,7 @@ import { HostService } from '../hosts/host-service';
 import { importSshConfig } from '../hosts/import-ssh-config';
 import { HostRepository } from '../hosts/repository';
 import { LiveSessions } from '../hosts/live-sessions';
+import { SecretStore, type SecretCipher } from '../hosts/secrets';
 import type { Inventory } from '../../../shared/api';
 import { dispatch, type CallContext, type CallResult, type Handlers } from './registry';
 
@@ -33,6 +34,8 @@ export interface CoreOptions {
   userKnownHosts?: string[];
   /** UI: prompt; CLI: accept-new with --accept-new-host-key, else refuse-new. */
   hostKeyPolicy?: HostKeyPolicy;
+  /** Electron safeStorage; absent in serve mode and the CLI, which then never store secrets. */
+  secretCipher?: SecretCipher;
 }
 
 /** The engine: every capability behind one `call`, every push through one event bus. */
@@ -59,10 +62,18 @@ export function createCore(opts: CoreOptions = {}): Core {
   const env = opts.env ?? process.env;
   const hostRepo = new HostRepository(db);
   const prompts = new HostKeyPrompts(bus, opts.hostKeyPolicy ?? 'prompt');
-  const hosts = new HostService(hostRepo, prompts, artifacts, bus, {
-    knownHostsFile: opts.knownHosts ?? env.AMW_KNOWN_HOSTS ?? join(location.dataDir, 'known_hosts'),
-    userKnownHostsFiles: opts.userKnownHosts,
-  });
+  const hosts = new HostService(
+    hostRepo,
+    prompts,
+    artifacts,
+    bus,
+    {
+      knownHostsFile:
+        opts.knownHosts ?? env.AMW_KNOWN_HOSTS ?? join(location.dataDir, 'known_hosts'),
+      userKnownHostsFiles: opts.userKnownHosts,
+    },
+    new SecretStore(db, opts.secretCipher ?? null),
+  );
   const live = new LiveSessions(hosts.pool, bus);
   const handlers = buildHandlers({
     live,
@@ -126,6 +137,7 @@ function buildHandlers(s: Services): Handlers {
       dbPath: s.location.dbPath,
       platform: `${platform()}-${arch()}`,
       node: process.versions.node,
+      canRememberSecrets: s.hosts.secrets.available,
     }),
     'settings.get': () => s.settings.get(),
     'settings.set': (patch) => {
@@ -147,7 +159,7 @@ function buildHandlers(s: Services): Handlers {
     'hosts.list': ({ group }) => s.hostRepo.summaries(group),
     'hosts.get': ({ name }) => {
       const found = s.hostRepo.summaries().find((h) => h.name === name);
-      return found ?? { ...s.hostRepo.get(name), inventory: null };
+      return found ?? { ...s.hostRepo.get(name), inventory: null, savedSecret: false };
     },
     'hosts.add': (input) => {
       const host = s.hostRepo.add(input);
@@ -171,6 +183,20 @@ function buildHandlers(s: Services): Handlers {
       return result;
     },
     'hosts.test': ({ name, password }) => s.hosts.test(name, password),
+    'hosts.rememberPassword': ({ name, password }) => {
+      s.hosts.secrets.remember(s.hostRepo.get(name).id, password);
+      s.bus.emit('hosts.changed', { name });
+      return { ok: true as const };
+    },
+    'hosts.forgetPassword': ({ name }) => {
+      s.hosts.secrets.forget(s.hostRepo.get(name).id);
+      s.bus.emit('hosts.changed', { name });
+      return { ok: true as const };
+    },
+    'hosts.answerSecret': ({ promptId, secret }) => {
+      s.prompts.answerSecret(promptId, secret);
+      return { ok: true as const };
+    },
     'hosts.answerHostKey': ({ promptId, accept }) => {
       s.prompts.answer(promptId, accept);
       return { ok: true as const };
@@ -204,7 +230,7 @@ function buildHandlers(s: Services): Handlers {
       monitorId: await s.live.startMonitor(
         name,
         s.hosts.target(name),
-        s.hosts.connectOptions(password),
+        s.hosts.connectOptions(name, password),
         intervalSec,
       ),
     }),
@@ -215,7 +241,7 @@ function buildHandlers(s: Services): Handlers {
     'terminal.open': async ({ name, cols, rows, password }) => ({
       terminalId: await s.live.openTerminal(
         s.hosts.target(name),
-        s.hosts.connectOptions(password),
+        s.hosts.connectOptions(name, password),
         cols,
         rows,
       ),

@@ -14,6 +14,7 @@ const PROMPT_TIMEOUT_MS = 120_000;
  */
 export class HostKeyPrompts {
   private readonly pending = new Map<string, (accept: boolean) => void>();
+  private readonly secrets = new Map<string, (secret: string | null) => void>();
 
   constructor(
     private readonly bus: EventBus,
@@ -34,6 +35,34 @@ export class HostKeyPrompts {
       this.pending.set(promptId, finish);
       this.bus.emit('hostkey.prompt', { promptId, info });
     });
+  }
+
+  /**
+   * The passphrase of an encrypted private key, asked in the UI (`secret.prompt`); used once,
+   * never stored. The CLI cannot be asked: it says to use ssh-agent instead.
+   */
+  passphrase(file: string): Promise<string | null> {
+    if (this.policy !== 'prompt') return Promise.resolve(null);
+    const promptId = randomUUID();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => finish(null), PROMPT_TIMEOUT_MS);
+      const finish = (secret: string | null) => {
+        clearTimeout(timer);
+        this.secrets.delete(promptId);
+        resolve(secret);
+      };
+      this.secrets.set(promptId, finish);
+      this.bus.emit('secret.prompt', { promptId, kind: 'passphrase', file });
+    });
+  }
+
+  answerSecret(promptId: string, secret: string | null): void {
+    const finish = this.secrets.get(promptId);
+    if (!finish)
+      throw new AmwError('NOT_FOUND', 'That question has already been answered or has expired.', {
+        promptId,
+      });
+    finish(secret);
   }
 
   answer(promptId: string, accept: boolean): void {

@@ -19,6 +19,7 @@ import { exec } from '../ssh/exec';
 import { KnownHosts } from '../ssh/known-hosts';
 import { SshPool } from '../ssh/pool';
 import type { HostKeyPrompts } from './host-key-prompts';
+import type { SecretStore } from './secrets';
 import { parseInventory } from './inventory-parse';
 import type { HostRepository } from './repository';
 
@@ -48,6 +49,7 @@ export class HostService {
     private readonly artifacts: ArtifactStore,
     private readonly bus: EventBus,
     opts: HostServiceOptions,
+    readonly secrets: SecretStore,
   ) {
     this.knownHosts = new KnownHosts(
       opts.knownHostsFile,
@@ -73,11 +75,13 @@ export class HostService {
     };
   }
 
-  connectOptions(password: string | undefined, signal?: AbortSignal): ConnectOptions {
+  /** A password typed for this call wins; otherwise the remembered one (desktop app only). */
+  connectOptions(name: string, password: string | undefined, signal?: AbortSignal): ConnectOptions {
     return {
       knownHosts: this.knownHosts,
       onUnknownHostKey: (info) => this.prompts.decide(info),
-      password,
+      password: password ?? this.secrets.password(this.repo.get(name).id),
+      askPassphrase: (file) => this.prompts.passphrase(file),
       signal,
     };
   }
@@ -85,7 +89,7 @@ export class HostService {
   async test(name: string, password?: string): Promise<ConnectionTest> {
     const started = Date.now();
     try {
-      const res = await this.pool.use(this.target(name), this.connectOptions(password), (c) =>
+      const res = await this.pool.use(this.target(name), this.connectOptions(name, password), (c) =>
         exec(c, 'uname -srm', { timeoutMs: 15_000 }),
       );
       return {
@@ -113,7 +117,7 @@ export class HostService {
     ctx.progress(0.1, { key: 'connecting', params: { host: name } });
     const res = await this.pool.use(
       this.target(name),
-      this.connectOptions(password, ctx.signal),
+      this.connectOptions(name, password, ctx.signal),
       (c) => {
         ctx.progress(0.3, { key: 'probing', params: { host: name } });
         return exec(c, 'sh -s', { stdin: probe, timeoutMs: 180_000, signal: ctx.signal });

@@ -273,6 +273,15 @@ export class HostRepository {
     const byHost = new Map(
       latest.map((r) => [r.host_id, summarise(r.id, JSON.parse(r.data) as Inventory)]),
     );
-    return this.list(group).map((h) => ({ ...h, inventory: byHost.get(h.id) ?? null }));
+    const saved = new Set(
+      (this.db.prepare('SELECT host_id FROM secrets').all() as { host_id: number }[]).map(
+        (r) => r.host_id,
+      ),
+    );
+    return this.list(group).map((h) => ({
+      ...h,
+      inventory: byHost.get(h.id) ?? null,
+      savedSecret: saved.has(h.id),
+    }));
   }
 }

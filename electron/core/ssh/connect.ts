@@ -242,7 +242,9 @@ async function connectOne(ep: SshEndpoint, opts: ConnectOptions, sock?: Duplex):
       opts.signal?.removeEventListener('abort', onAbort);
       resolve(client);
     });
-    client.once('error', (err: Error & { code?: string; level?: string }) => {
+    // `on`, never `once`: ssh2 can emit more than one error (a timeout, then "connection lost"),
+    // and an error event with no listener would take the whole process down.
+    client.on('error', (err: Error & { code?: string; level?: string }) => {
       if (settled) return;
       settled = true;
       opts.signal?.removeEventListener('abort', onAbort);

@@ -96,6 +96,16 @@ export function exec(client: Client, command: string, opts: ExecOptions = {}): P
       stream.stderr.on('data', collect('err'));
       stream.on('close', (code: number | null, signal?: string) => {
         if (settled) return;
+        // sshd always reports an exit status or signal for a command that ended; neither means
+        // the connection went away under it
+        if ((code === null || code === undefined) && !signal) {
+          return stop(
+            new AmwError(
+              'DISCONNECTED',
+              'The connection dropped while the command was running; nothing was stored. Try again.',
+            ),
+          );
+        }
         settled = true;
         clearTimeout(timer);
         opts.signal?.removeEventListener('abort', onAbort);

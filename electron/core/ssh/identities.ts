@@ -58,7 +58,7 @@ export async function loadIdentity(
     if (passphrase === null) {
       throw new AmwError(
         'KEY_UNREADABLE',
-        `The key ${path} is protected by a passphrase and none was given.`,
+        `The key ${path} is protected by a passphrase and none was given. Add it to ssh-agent (ssh-add ${path}) or enter the passphrase in the app.`,
         {
           file: path,
           reason: 'passphrase',

@@ -1,28 +1,37 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { HostInput } from '../../../shared/api';
-import { useAction } from '../api';
+import { HostInput, type HostRecord } from '../../../shared/api';
+import { useAction, useCall } from '../api';
 import { Dialog } from './Dialog';
 import { ErrorText } from './ErrorText';
 
-/** Add a host; the same zod schema as the engine checks the fields as they are typed. */
+/**
+ * Add or edit a host; the same zod schema as the engine checks the fields as they are typed.
+ * With `initial` it edits that host.
+ */
 export function AddHostDialog(props: {
   onClose: () => void;
   onAdded: (name: string) => void;
-  jumpCandidates: string[];
+  initial?: HostRecord;
 }) {
   const { t } = useTranslation();
   const add = useAction('hosts.add', ['hosts.list', 'fleet.table']);
+  const update = useAction('hosts.update', ['hosts.list', 'hosts.get', 'fleet.table']);
+  const all = useCall('hosts.list', {});
+  const i = props.initial;
+  const action = i ? update : add;
   const [form, setForm] = useState({
-    name: '',
-    hostname: '',
-    port: '22',
-    username: '',
-    identityFile: '',
-    jump: '',
-    group: '',
+    name: i?.name ?? '',
+    hostname: i?.hostname ?? '',
+    port: String(i?.port ?? 22),
+    username: i?.username ?? '',
+    identityFile: i?.identityFile ?? '',
+    jump: i?.jump ?? '',
+    group: i?.group ?? '',
+    tags: (i?.tags ?? []).join(' '),
   });
   const [touched, setTouched] = useState(false);
+  const jumpCandidates = (all.data ?? []).map((h) => h.name).filter((n) => n !== i?.name);
   const candidate = {
     name: form.name.trim(),
     hostname: form.hostname.trim(),
@@ -31,17 +40,23 @@ export function AddHostDialog(props: {
     identityFile: form.identityFile.trim() || null,
     jump: form.jump || null,
     group: form.group.trim() || null,
+    tags: form.tags.split(/[\s,]+/).filter(Boolean),
   };
   const parsed = HostInput.safeParse(candidate);
   const fieldError = (field: string) =>
     touched && !parsed.success
-      ? parsed.error.issues.find((i) => i.path[0] === field)?.message
+      ? parsed.error.issues.find((issue) => issue.path[0] === field)?.message
       : undefined;
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setTouched(true);
     if (!parsed.success) return;
-    add.mutate(candidate, { onSuccess: (h) => props.onAdded(h.name) });
+    if (i)
+      update.mutate(
+        { name: i.name, patch: candidate },
+        { onSuccess: (h) => props.onAdded(h.name) },
+      );
+    else add.mutate(candidate, { onSuccess: (h) => props.onAdded(h.name) });
   };
   const field = (
     key: keyof typeof form,
@@ -62,7 +77,11 @@ export function AddHostDialog(props: {
     </label>
   );
   return (
-    <Dialog title={t('hosts.add.title')} onClose={props.onClose} testId="add-host-dialog">
+    <Dialog
+      title={i ? t('hosts.add.editTitle', { name: i.name }) : t('hosts.add.title')}
+      onClose={props.onClose}
+      testId="add-host-dialog"
+    >
       <form onSubmit={submit} className="form-grid">
         {field('name', t('hosts.add.name'), { placeholder: 'npu-01' })}
         {field('hostname', t('hosts.add.hostname'), { placeholder: '10.0.0.21' })}
@@ -77,7 +96,7 @@ export function AddHostDialog(props: {
             onChange={(e) => setForm({ ...form, jump: e.target.value })}
           >
             <option value="">{t('hosts.add.noJump')}</option>
-            {props.jumpCandidates.map((n) => (
+            {jumpCandidates.map((n) => (
               <option key={n} value={n}>
                 {n}
               </option>
@@ -85,7 +104,8 @@ export function AddHostDialog(props: {
           </select>
         </label>
         {field('group', t('hosts.add.group'), { placeholder: 'cluster-a' })}
-        {add.error && <ErrorText error={add.error} />}
+        {field('tags', t('hosts.add.tags'), { placeholder: 'a2 train' })}
+        {action.error && <ErrorText error={action.error} />}
         <div className="row end span">
           <button type="button" onClick={props.onClose}>
             {t('common.cancel')}
@@ -94,9 +114,9 @@ export function AddHostDialog(props: {
             type="submit"
             className="primary"
             data-testid="host-save"
-            disabled={add.isPending}
+            disabled={action.isPending}
           >
-            {t('hosts.add.save')}
+            {i ? t('hosts.add.update') : t('hosts.add.save')}
           </button>
         </div>
       </form>

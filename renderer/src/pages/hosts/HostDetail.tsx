@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { Inventory } from '../../../../shared/api';
 import { explainError } from '../../../../shared/i18n';
 import { useAction, useCall } from '../../api';
+import { AddHostDialog } from '../../components/AddHostDialog';
 import { ErrorText } from '../../components/ErrorText';
 import { Icon } from '../../components/Icon';
 import { useJob } from '../../components/JobsDrawer';
@@ -22,6 +23,11 @@ export function HostDetail(props: { name: string; onBack: () => void }) {
   const take = useAction('inventory.take', ['jobs.list']);
   const remove = useAction('hosts.remove', ['hosts.list', 'fleet.table']);
   const [password, setPassword] = useState('');
+  const [remember, setRemember] = useState(false);
+  const [editing, setEditing] = useState(false);
+  const info = useCall('app.info', {});
+  const rememberPw = useAction('hosts.rememberPassword', ['hosts.get']);
+  const forgetPw = useAction('hosts.forgetPassword', ['hosts.get']);
   const job = useJob(take.data?.jobId ?? null);
   const latestId = host.data?.inventory?.id ?? null;
   const [diffWith, setDiffWith] = useState<number | null>(null);
@@ -71,6 +77,9 @@ export function HostDetail(props: { name: string; onBack: () => void }) {
         >
           {t('hosts.inventory')}
         </button>
+        <button onClick={() => setEditing(true)} data-testid="host-edit">
+          {t('hosts.edit')}
+        </button>
         <button
           className="danger"
           onClick={() => {
@@ -82,6 +91,17 @@ export function HostDetail(props: { name: string; onBack: () => void }) {
         </button>
       </header>
       {host.error && <ErrorText error={host.error} />}
+      {rememberPw.error && <ErrorText error={rememberPw.error} />}
+      {editing && host.data && (
+        <AddHostDialog
+          initial={host.data}
+          onClose={() => setEditing(false)}
+          onAdded={(name) => {
+            setEditing(false);
+            if (name !== props.name) location.hash = `#/hosts/${encodeURIComponent(name)}`;
+          }}
+        />
+      )}
       {remove.error && <ErrorText error={remove.error} />}
 
       {test.data && (

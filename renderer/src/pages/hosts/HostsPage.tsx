@@ -140,7 +140,6 @@ export function HostsPage(props: { selected: string | null; open: (name: string 
       )}
       {dialog === 'add' && (
         <AddHostDialog
-          jumpCandidates={list.map((h) => h.name)}
           onClose={() => setDialog(null)}
           onAdded={(name) => {
             setDialog(null);

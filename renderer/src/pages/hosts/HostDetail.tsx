@@ -62,8 +62,37 @@ export function HostDetail(props: { name: string; onBack: () => void }) {
           onChange={(e) => setPassword(e.target.value)}
           aria-label={t('hosts.passwordPlaceholder')}
         />
+        {info.data?.canRememberSecrets && password && (
+          <label className="inline">
+            <input
+              type="checkbox"
+              checked={remember}
+              onChange={(e) => setRemember(e.target.checked)}
+            />
+            {t('hosts.rememberPassword')}
+          </label>
+        )}
+        {host.data?.savedSecret && (
+          <button
+            onClick={() => forgetPw.mutate({ name: props.name })}
+            title={t('hosts.savedPasswordHint')}
+          >
+            {t('hosts.forgetPassword')}
+          </button>
+        )}
         <button
-          onClick={() => test.mutate({ name: props.name, ...pw })}
+          onClick={() =>
+            test.mutate(
+              { name: props.name, ...pw },
+              {
+                // remember only a password that has just been shown to work
+                onSuccess: (r) => {
+                  if (r.ok && remember && password)
+                    rememberPw.mutate({ name: props.name, password });
+                },
+              },
+            )
+          }
           data-testid="host-test"
           disabled={test.isPending}
         >

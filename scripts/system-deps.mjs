@@ -9,6 +9,8 @@ export const SYSTEM_PACKAGES = [
   { pkg: 'openssh-server', check: () => existsSync('/usr/sbin/sshd') },
   { pkg: 'openssh-client', check: () => existsSync('/usr/bin/ssh-keygen') },
   { pkg: 'iproute2', check: () => existsSync('/usr/sbin/ip') || existsSync('/sbin/ip') },
+  // simulated hosts log in as an ordinary user, who cannot reach a root-only Python
+  { pkg: 'python3', check: () => existsSync('/usr/bin/python3') },
   {
     pkg: 'fonts-wqy-microhei',
     check: () => existsSync('/usr/share/fonts/truetype/wqy/wqy-microhei.ttc'),

@@ -1,43 +1,5 @@
-# Inventory probe, Python flavour: what inventory.sh gathers, in one process. Spawning processes
-# is the dominant cost of a probe (10 ms each on small VMs), so files are read directly and only
-# npu-smi and set_env.sh run as child processes. Output format is inventory.sh's exactly:
-# {"probe":"inventory","v":1,"sections":{name:{"rc":N,"out":"<base64>"}}}.
-import base64, json, os, platform, re, shutil, socket, subprocess, importlib.util
-
-sections = {}
-
-
-def put(name, rc, text):
-    sections[name] = {"rc": rc, "out": base64.b64encode(text.encode("utf-8", "replace")).decode()}
-
-
-def read(path):
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read()
-    except OSError:
-        return None
-
-
-def catif(*paths):
-    out = ""
-    for p in paths:
-        text = read(p)
-        if text is not None:
-            out += "==> %s\n%s" % (p, text)
-    return out
-
-
-def run(args, timeout=20, env=None):
-    try:
-        p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout, env=env)
-        return p.returncode, p.stdout.decode("utf-8", "replace").rstrip("\n")
-    except FileNotFoundError:
-        return 127, ""
-    except subprocess.TimeoutExpired:
-        return 124, "timed out after %d s" % timeout
-
-
+# Inventory sections (see lib.py): system, npu-smi, CANN/driver/firmware versions, set_env.sh,
+# device nodes, Python/torch/torch_npu versions.
 u = os.uname()
 put("os", 0 if read("/etc/os-release") is not None else 1, read("/etc/os-release") or "")
 put("uname", 0, "%s %s %s" % (u.sysname, u.release, u.machine))
@@ -105,4 +67,3 @@ for dist, mod in (("torch", "torch"), ("torch-npu", "torch_npu")):
     py[mod] = version
 put("python", 0, json.dumps(py))
 
-print(json.dumps({"probe": "inventory", "v": 1, "sections": sections}))

@@ -5,12 +5,12 @@
 # script stays POSIX sh and needs nothing but coreutils. A missing tool is an empty section with
 # rc 127, never a failed inventory.
 
-# Where python3 exists (every CANN host), the same probe runs as one Python process: far fewer
-# child processes. The workbench puts inventory.py in place of the marker below before sending.
+# Where python3 exists (every CANN host), the probe runs as one Python process: far fewer child
+# processes. The workbench puts lib.py + the probe's .py files in place of the marker below.
 if [ -z "$AMW_PROBE_SH" ] && command -v python3 >/dev/null 2>&1; then
-  exec python3 - <<'AMW_INVENTORY_PY'
-@@INVENTORY_PY@@
-AMW_INVENTORY_PY
+  exec python3 - <<'AMW_PROBE_PY'
+@@PROBE_PY@@
+AMW_PROBE_PY
 fi
 
 b64() { base64 | tr -d '\n'; }

@@ -31,12 +31,18 @@ export interface HostServiceOptions {
 
 const FLEET_CONCURRENCY = 8;
 
-/** The probe script as sent: inventory.sh with inventory.py embedded for hosts that have python3. */
-export function inventoryProbe(): string {
+/**
+ * A probe as sent: inventory.sh (the POSIX fallback) with lib.py and the named Python parts
+ * embedded for hosts that have python3. `parts` ['inventory', 'env'] runs both, one round trip.
+ */
+export function composeProbe(name: string, parts: string[]): string {
   const dir = join(resourcesDir(), 'probes');
-  return readFileSync(join(dir, 'inventory.sh'), 'utf8').replace('@@INVENTORY_PY@@', () =>
-    readFileSync(join(dir, 'inventory.py'), 'utf8'),
-  );
+  const py = [
+    readFileSync(join(dir, 'lib.py'), 'utf8'),
+    ...parts.map((p) => readFileSync(join(dir, `${p}.py`), 'utf8')),
+    `emit(${JSON.stringify(name)})\n`,
+  ].join('\n');
+  return readFileSync(join(dir, 'inventory.sh'), 'utf8').replace('@@PROBE_PY@@', () => py);
 }
 
 export class HostService {
@@ -113,7 +119,7 @@ export class HostService {
     password?: string,
   ): Promise<{ snapshotId: number; inventory: Inventory }> {
     const host = this.repo.get(name);
-    const probe = inventoryProbe();
+    const probe = composeProbe('inventory', ['inventory']);
     ctx.progress(0.1, { key: 'connecting', params: { host: name } });
     const res = await this.pool.use(
       this.target(name),

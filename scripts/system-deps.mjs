@@ -11,6 +11,11 @@ export const SYSTEM_PACKAGES = [
   { pkg: 'iproute2', check: () => existsSync('/usr/sbin/ip') || existsSync('/sbin/ip') },
   // simulated hosts log in as an ordinary user, who cannot reach a root-only Python
   { pkg: 'python3', check: () => existsSync('/usr/bin/python3') },
+  // real CPU PyTorch on the simulated hosts (the torch_npu there is a stand-in)
+  {
+    pkg: 'python3-torch',
+    check: () => existsSync('/usr/lib/python3/dist-packages/torch/__init__.py'),
+  },
   {
     pkg: 'fonts-wqy-microhei',
     check: () => existsSync('/usr/share/fonts/truetype/wqy/wqy-microhei.ttc'),

@@ -12,6 +12,16 @@ export interface HostProfile {
   firmware: string | null;
   /** Number of /dev/davinciN nodes (plus davinci_manager, devmm_svm, hisi_hdc when > 0). */
   davinci: number;
+  /** Version of the torch_npu stand-in to install, or none. */
+  torchNpu?: string | null;
+  /** Chip name the stand-in reports from torch.npu.get_device_name(). */
+  chipName?: string;
+  /** Whether ~/.bashrc sources set_env.sh before its interactive-only guard (true) or after it. */
+  setEnvForNonInteractive?: boolean;
+  /** Ops the stand-in reports as falling back to the CPU, in torch_npu's own words. */
+  fallbackOps?: string[];
+  /** Device node mode (default 666); 660 root:root makes them unusable for the login user. */
+  deviceMode?: string;
 }
 
 export const PROFILES = {
@@ -22,6 +32,43 @@ export const PROFILES = {
     driver: '25.0.rc1.1',
     firmware: '7.7.0.1.231',
     davinci: 8,
+    torchNpu: '2.1.0.post12',
+    chipName: 'Ascend910B4',
+    setEnvForNonInteractive: true,
+  },
+  /** torch_npu built for CANN 8.1.RC1 on a host with CANN 8.5.0. */
+  'torch-npu-mismatch': {
+    npuSmi: 'info-s3.txt',
+    cann: '8.5.0',
+    driver: '25.5.0',
+    firmware: '7.8.0.6.201',
+    davinci: 8,
+    torchNpu: '2.5.1',
+    chipName: 'Ascend910B4',
+    setEnvForNonInteractive: true,
+  },
+  /** ~/.bashrc sources set_env.sh only after the interactive guard: ssh commands never get it. */
+  'set-env-not-sourced': {
+    npuSmi: 'info-s3.txt',
+    cann: '8.1.RC1',
+    driver: '25.0.rc1.1',
+    firmware: '7.7.0.1.231',
+    davinci: 8,
+    torchNpu: '2.1.0.post12',
+    chipName: 'Ascend910B4',
+    setEnvForNonInteractive: false,
+  },
+  /** One chip in Alarm and one held by another process; one op falls back to the CPU. */
+  'chip-alarm': {
+    npuSmi: 'info-alarm.txt',
+    cann: '8.1.RC1',
+    driver: '25.0.rc1.1',
+    firmware: '7.7.0.1.231',
+    davinci: 8,
+    torchNpu: '2.1.0.post12',
+    chipName: 'Ascend910B4',
+    setEnvForNonInteractive: true,
+    fallbackOps: ['aten::nonzero'],
   },
   /** Same chips, older stack: for fleet disagreements. */
   'ascend-910b-old': {

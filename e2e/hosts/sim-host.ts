@@ -1,6 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import {
   chmodSync,
+  chownSync,
   copyFileSync,
   existsSync,
   mkdirSync,
@@ -193,6 +194,26 @@ function writeUsrLocal(upper: string, profile: HostProfile): void {
       kv({ Version: profile.firmware, firmware_version: '1.0' }),
     );
   }
+  const sim = join(ascend, '.sim');
+  mkdirSync(sim, { recursive: true });
+  writeFileSync(join(sim, 'chip'), profile.chipName ?? '');
+  writeFileSync(join(sim, 'fallback'), (profile.fallbackOps ?? []).join(','));
+  if (profile.torchNpu) {
+    // Debian's python3 searches /usr/local/lib/python3.X/dist-packages, which the overlay provides
+    const site = join(upper, 'lib', `python3.${pythonMinor()}`, 'dist-packages');
+    mkdirSync(join(site, 'torch_npu'), { recursive: true });
+    const code = readFileSync(
+      join(appRoot(), 'e2e', 'hosts', 'standin', 'torch_npu.py.txt'),
+      'utf8',
+    ).replace('@@VERSION@@', profile.torchNpu);
+    writeFileSync(join(site, 'torch_npu', '__init__.py'), code);
+    writeFileSync(join(site, 'torch_npu', 'version.py'), `__version__ = '${profile.torchNpu}'\n`);
+    mkdirSync(join(site, `torch_npu-${profile.torchNpu}.dist-info`));
+    writeFileSync(
+      join(site, `torch_npu-${profile.torchNpu}.dist-info`, 'METADATA'),
+      `Metadata-Version: 2.1\nName: torch_npu\nVersion: ${profile.torchNpu}\nSummary: stand-in for simulated hosts\n`,
+    );
+  }
   const sbin = join(upper, 'sbin');
   mkdirSync(sbin, { recursive: true });
   if (profile.npuSmi) {
@@ -211,17 +232,46 @@ function writeUsrLocal(upper: string, profile: HostProfile): void {
   }
 }
 
+let cachedMinor: string | undefined;
+function pythonMinor(): string {
+  cachedMinor ??= existsSync('/usr/bin/python3')
+    ? execFileSync('/usr/bin/python3', ['-c', 'import sys; print(sys.version_info[1])'], {
+        encoding: 'utf8',
+      }).trim()
+    : '11';
+  return cachedMinor;
+}
+
+/** The user's home on this host: its own ~/.bashrc, so login scripts differ per profile. */
+function writeHome(home: string, profile: HostProfile): void {
+  mkdirSync(home, { recursive: true });
+  const source = 'source /usr/local/Ascend/ascend-toolkit/set_env.sh';
+  const guard =
+    "# If not running interactively, don't do anything\ncase $- in\n    *i*) ;;\n      *) return;;\nesac";
+  const lines = profile.cann
+    ? profile.setEnvForNonInteractive === false
+      ? [guard, source] // the common mistake: sourced after the interactive-only guard
+      : [source, guard]
+    : [guard];
+  writeFileSync(join(home, '.bashrc'), `${lines.join('\n')}\n`);
+  const uid = Number(execFileSync('id', ['-u', SIM_USER], { encoding: 'utf8' }).trim());
+  const gid = Number(execFileSync('id', ['-g', SIM_USER], { encoding: 'utf8' }).trim());
+  chownSync(home, uid, gid);
+  chownSync(join(home, '.bashrc'), uid, gid);
+}
+
 function namespaceScript(dir: string, profile: HostProfile): string {
   const dev = join(dir, 'dev');
+  const mode = profile.deviceMode ?? '666';
   const nodes = Array.from(
     { length: profile.davinci },
-    (_, i) => `mknod -m 666 ${dev}/davinci${i} c 236 ${i}`,
+    (_, i) => `mknod -m ${mode} ${dev}/davinci${i} c 236 ${i}`,
   );
   if (profile.davinci) {
     nodes.push(
-      `mknod -m 666 ${dev}/davinci_manager c 237 0`,
-      `mknod -m 666 ${dev}/devmm_svm c 238 0`,
-      `mknod -m 666 ${dev}/hisi_hdc c 239 0`,
+      `mknod -m ${mode} ${dev}/davinci_manager c 237 0`,
+      `mknod -m ${mode} ${dev}/devmm_svm c 238 0`,
+      `mknod -m ${mode} ${dev}/hisi_hdc c 239 0`,
     );
   }
   return [
@@ -237,6 +287,7 @@ function namespaceScript(dir: string, profile: HostProfile): string {
     `ln -s /proc/self/fd ${dev}/fd`,
     ...nodes,
     `mount --move ${dev} /dev`,
+    `mount --bind ${dir}/home /home/${SIM_USER}`,
     `exec /usr/sbin/sshd -D -e -f ${dir}/sshd_config`,
   ].join('\n');
 }
@@ -308,6 +359,7 @@ export async function startSimHost(
   mkdirSync(join(dir, 'upper'));
   mkdirSync(join(dir, 'work'));
   writeUsrLocal(join(dir, 'upper'), profile);
+  writeHome(join(dir, 'home'), profile);
   const clientKey = simClientKey();
   writeFileSync(join(dir, 'authorized_keys'), readFileSync(`${clientKey}.pub`));
   chmodSync(join(dir, 'authorized_keys'), 0o644);

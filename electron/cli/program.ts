@@ -7,6 +7,7 @@ import { registerDbCommands } from './commands/db';
 import { registerInfoCommand } from './commands/info';
 import { registerJobsCommand } from './commands/jobs';
 import { registerParseCommand } from './commands/parse';
+import { registerRunCommand } from './commands/run';
 import { registerHostsCommands, registerInventoryCommand } from './commands/hosts';
 import { registerServeCommand } from './commands/serve';
 import { registerSettingsCommands } from './commands/settings';
@@ -73,6 +74,7 @@ export function buildProgram(io: CliIO, lang: Language): { program: Command; env
   registerParseCommand(program, env, configure);
   registerHostsCommands(program, env, configure);
   registerInventoryCommand(program, env, configure);
+  registerRunCommand(program, env, configure);
   return { program, env };
 }
 

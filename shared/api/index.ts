@@ -3,6 +3,7 @@ import type { EventSpec, MethodSpec } from './define';
 import { appApi } from './app';
 import { hostsApi, hostsEvents } from './hosts';
 import { liveApi, liveEvents } from './live';
+import { sessionsApi } from './sessions';
 import { jobsApi, jobsEvents } from './jobs';
 import { maintenanceApi } from './maintenance';
 import { settingsApi, settingsEvents } from './settings';
@@ -14,6 +15,8 @@ export * from './maintenance';
 export * from './settings';
 export * from './hosts';
 export * from './live';
+export * from './sessions';
+export * from './stages';
 export type { MethodSpec, EventSpec } from './define';
 
 /** Every method of the engine, by `domain.verb`. */
@@ -24,6 +27,7 @@ export const contract = {
   ...maintenanceApi,
   ...hostsApi,
   ...liveApi,
+  ...sessionsApi,
 } satisfies Record<string, MethodSpec>;
 
 /** Every event the engine pushes. */

@@ -210,6 +210,7 @@ export const en = {
     kind: {
       inventory: 'Host inventory',
       fleet_inventory: 'Fleet inventory',
+      stage_env: 'Environment stage',
       maintenance_backup: 'Database backup',
       maintenance_check: 'Database check',
     },
@@ -218,6 +219,7 @@ export const en = {
       probing: 'Running the inventory probe on {{host}}',
       stored: 'Inventory of {{host}} stored',
       fleetHost: '{{done}} of {{total}} hosts done ({{host}})',
+      evaluating: 'Evaluating the checks for {{host}}',
       copyPages: 'Copied {{done}} of {{total}} pages',
       integrity: 'Checking database integrity',
       foreignKeys: 'Checking references between tables',
@@ -277,6 +279,9 @@ export const en = {
       dryRun: 'show what would be imported',
       acceptNew: 'trust an unknown host key (check its fingerprint first)',
       passwordStdin: 'read the SSH password from standard input',
+      stage: 'stage to run: env',
+      project: 'project the session belongs to',
+      junit: 'also write JUnit XML (one test case per check)',
       version: 'print the version',
       help: 'show help',
     },
@@ -301,6 +306,7 @@ export const en = {
       hostsImport: 'import hosts from ~/.ssh/config (Include, ProxyJump)',
       hostsTest: 'connect to a host and explain any failure',
       inventory: 'take an inventory of a host (stored as a snapshot)',
+      run: 'run a stage of checks on a host (env)',
       parseNpuSmi: 'parse `npu-smi info` output (table or -t key : value); - reads stdin',
     },
     titles: {

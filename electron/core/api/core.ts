@@ -17,6 +17,8 @@ import { importSshConfig } from '../hosts/import-ssh-config';
 import { HostRepository } from '../hosts/repository';
 import { LiveSessions } from '../hosts/live-sessions';
 import { SecretStore, type SecretCipher } from '../hosts/secrets';
+import { SessionRepository } from '../sessions/repository';
+import { runEnvStage } from '../stages/run-stage';
 import type { Inventory } from '../../../shared/api';
 import { dispatch, type CallContext, type CallResult, type Handlers } from './registry';
 
@@ -75,8 +77,10 @@ export function createCore(opts: CoreOptions = {}): Core {
     new SecretStore(db, opts.secretCipher ?? null),
   );
   const live = new LiveSessions(hosts.pool, bus);
+  const sessions = new SessionRepository(db);
   const handlers = buildHandlers({
     live,
+    sessions,
     db,
     bus,
     jobs,
@@ -125,6 +129,7 @@ interface Services {
   hosts: HostService;
   prompts: HostKeyPrompts;
   live: LiveSessions;
+  sessions: SessionRepository;
 }
 
 function buildHandlers(s: Services): Handlers {
@@ -258,6 +263,32 @@ function buildHandlers(s: Services): Handlers {
       s.live.closeTerminal(terminalId);
       return { ok: true as const };
     },
+    'projects.create': (p) => s.sessions.createProject(p),
+    'projects.list': () => s.sessions.projects(),
+    'sessions.create': (o) => s.sessions.session(s.sessions.createSession(o)),
+    'sessions.list': ({ project }) => s.sessions.sessions(project),
+    'sessions.get': ({ id }) => s.sessions.session(id),
+    'stages.run': ({ host, stage, sessionId, project, password }) => {
+      const hostRecord = s.hostRepo.get(host);
+      const sid = sessionId ?? s.sessions.createSession({ project, host });
+      const deps = { hosts: s.hosts, sessions: s.sessions, artifacts: s.artifacts };
+      let runId = 0;
+      const job = s.jobs.start(`stage.${stage}`, { host, sessionId: sid }, (ctx) =>
+        runEnvStage(deps, host, runId, ctx, password),
+      );
+      // the run row exists before the job body starts (the runner defers the body by a tick)
+      runId = s.sessions.startRun(sid, stage, hostRecord.id, job.id);
+      return { jobId: job.id, sessionId: sid, stageRunId: runId };
+    },
+    'checks.waive': ({ sessionId, checkId, host, reason, by }) => {
+      s.sessions.waive(sessionId, s.hostRepo.get(host).id, checkId, reason, by);
+      return { ok: true as const };
+    },
+    'checks.unwaive': ({ sessionId, checkId, host }) => {
+      s.sessions.unwaive(sessionId, s.hostRepo.get(host).id, checkId);
+      return { ok: true as const };
+    },
+    'sessions.compare': ({ a, b }) => s.sessions.compare(a, b),
   };
 }
 

@@ -113,29 +113,48 @@ export class HostService {
   }
 
   /** One SSH round trip: the probe goes in on stdin, one JSON document comes back. */
+  async runProbe(
+    name: string,
+    probe: { name: string; parts: string[]; timeoutMs: number },
+    ctx: Pick<JobContext, 'signal' | 'progress'>,
+    password?: string,
+  ) {
+    const script = composeProbe(probe.name, probe.parts);
+    ctx.progress(0.1, { key: 'connecting', params: { host: name } });
+    return this.pool.use(
+      this.target(name),
+      this.connectOptions(name, password, ctx.signal),
+      (c) => {
+        ctx.progress(0.3, { key: 'probing', params: { host: name } });
+        return exec(c, 'sh -s', { stdin: script, timeoutMs: probe.timeoutMs, signal: ctx.signal });
+      },
+    );
+  }
+
+  /** Stores an inventory snapshot with the raw probe output as its evidence. */
+  saveInventory(name: string, inventory: Inventory, rawStdout: string): number {
+    const raw = this.artifacts.put(rawStdout, 'inventory-probe', 'application/json');
+    const snapshotId = this.repo.saveInventory(this.repo.get(name).id, inventory, raw);
+    this.bus.emit('hosts.changed', { name });
+    return snapshotId;
+  }
+
   async inventory(
     name: string,
     ctx: Pick<JobContext, 'signal' | 'progress'>,
     password?: string,
   ): Promise<{ snapshotId: number; inventory: Inventory }> {
-    const host = this.repo.get(name);
-    const probe = composeProbe('inventory', ['inventory']);
-    ctx.progress(0.1, { key: 'connecting', params: { host: name } });
-    const res = await this.pool.use(
-      this.target(name),
-      this.connectOptions(name, password, ctx.signal),
-      (c) => {
-        ctx.progress(0.3, { key: 'probing', params: { host: name } });
-        return exec(c, 'sh -s', { stdin: probe, timeoutMs: 180_000, signal: ctx.signal });
-      },
+    this.repo.get(name);
+    const res = await this.runProbe(
+      name,
+      { name: 'inventory', parts: ['inventory'], timeoutMs: 180_000 },
+      ctx,
+      password,
     );
-    const takenAt = new Date().toISOString();
-    const inventory = parseInventory(res.stdout, name, takenAt);
+    const inventory = parseInventory(res.stdout, name, new Date().toISOString());
     if (res.code !== 0)
       inventory.warnings.push(`probe exited with ${res.code}: ${res.stderr.slice(-300)}`);
-    const raw = this.artifacts.put(res.stdout, 'inventory-probe', 'application/json');
-    const snapshotId = this.repo.saveInventory(host.id, inventory, raw);
-    this.bus.emit('hosts.changed', { name });
+    const snapshotId = this.saveInventory(name, inventory, res.stdout);
     ctx.progress(1, { key: 'stored', params: { host: name } });
     return { snapshotId, inventory };
   }

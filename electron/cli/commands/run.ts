@@ -1,0 +1,96 @@
+import { writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import type { StageRunRecord } from '../../../shared/api';
+import { AmwError, fromWireError } from '../../../shared/errors';
+import { createCore } from '../../core/api/core';
+import { EXIT, ExitWith, printJson, type CommandEnv } from '../io';
+import { junitXml } from '../junit';
+import type { Configure } from '../program';
+
+const MARK: Record<string, string> = { pass: '✓', warn: '!', fail: '✗', skip: '-', error: '?' };
+
+export function registerRunCommand(program: Command, env: CommandEnv, configure: Configure): void {
+  const { t, io, global } = env;
+  configure(program.command('run'))
+    .description(t('cli.cmd.run'))
+    .argument('<host>')
+    .requiredOption('--stage <stage>', t('cli.opt.stage'))
+    .option('--project <name>', t('cli.opt.project'))
+    .option('--junit <file>', t('cli.opt.junit'))
+    .option('--accept-new-host-key', t('cli.opt.acceptNew'))
+    .option('--password-stdin', t('cli.opt.passwordStdin'))
+    .option('--json', t('cli.opt.json'))
+    .action(
+      async (
+        host: string,
+        o: {
+          stage: string;
+          project?: string;
+          junit?: string;
+          acceptNewHostKey?: boolean;
+          passwordStdin?: boolean;
+          json?: boolean;
+        },
+      ) => {
+        if (o.stage !== 'env') {
+          throw new AmwError(
+            'VALIDATION',
+            `Only the env stage can run in this build (asked: ${o.stage}).`,
+            { stage: o.stage },
+          );
+        }
+        const password = o.passwordStdin ? (await io.readStdin()).replace(/\r?\n$/, '') : undefined;
+        const core = createCore({
+          db: global.db,
+          env: io.env,
+          knownHosts: global.knownHosts,
+          hostKeyPolicy: o.acceptNewHostKey ? 'accept-new' : 'refuse-new',
+        });
+        let run: StageRunRecord;
+        try {
+          const started = await core.call('stages.run', {
+            host,
+            stage: 'env',
+            project: o.project,
+            password,
+          });
+          void io.interrupted().then(() => core.jobs.cancel(started.jobId));
+          const job = await core.jobs.wait(started.jobId);
+          if (job.status !== 'succeeded')
+            throw fromWireError(job.error ?? { code: 'INTERNAL', message: job.status });
+          run = job.result as StageRunRecord;
+        } finally {
+          await core.close();
+        }
+        const lang = global.lang;
+        if (o.junit)
+          writeFileSync(o.junit, junitXml(`amw.${run.stage}.${run.host}`, run.checks, lang));
+        if (o.json) {
+          printJson(io, {
+            session: run.sessionId,
+            stage: run.stage,
+            host: run.host,
+            status: run.status,
+            checks: run.checks.map((c) => ({
+              id: c.id,
+              title: c.title[lang],
+              status: c.status,
+              summary: c.summary[lang],
+              evidence: c.evidence,
+              remediation: c.remediation ? c.remediation[lang] : null,
+              ...(c.waiver ? { waiver: c.waiver } : {}),
+            })),
+          });
+        } else {
+          io.stdout(`${run.stage} @ ${run.host}: ${run.status}  (session ${run.sessionId})\n`);
+          for (const c of run.checks) {
+            io.stdout(`  ${MARK[c.status] ?? '?'} ${c.id.padEnd(24)} ${c.summary[lang]}\n`);
+            if (c.remediation && (c.status === 'fail' || c.status === 'warn'))
+              io.stdout(`      → ${c.remediation[lang].replace(/\n/g, '\n        ')}\n`);
+          }
+        }
+        if (run.status === 'fail') throw new ExitWith(EXIT.failed);
+        if (run.status === 'error') throw new ExitWith(EXIT.error);
+      },
+    );
+}

@@ -1,0 +1,342 @@
+import type {
+  CheckOutcome,
+  CompareRow,
+  ProjectRecord,
+  SessionRecord,
+  StageId,
+  StageRunRecord,
+  StageStatus,
+} from '../../../shared/api';
+import { AmwError } from '../../../shared/errors';
+import type { Db } from '../db/open';
+import { nowIso } from '../db/open';
+
+interface RunRow {
+  id: number;
+  session_id: number;
+  stage: StageId;
+  host: string | null;
+  status: StageStatus;
+  started_at: string;
+  finished_at: string | null;
+}
+
+const RANK: Record<string, number> = { pass: 0, skip: 0, warn: 1, error: 2, fail: 3 };
+
+/** Projects, sessions, stage runs, check results and waivers. */
+export class SessionRepository {
+  constructor(private readonly db: Db) {
+    // A run left "running" by a process that is gone was cut off: say so, never leave it half-done.
+    this.db
+      .prepare(
+        `UPDATE stage_runs SET status = 'interrupted', finished_at = COALESCE(finished_at, ?)
+         WHERE status = 'running' AND (job_id IS NULL OR job_id IN (SELECT id FROM jobs WHERE status <> 'running'))`,
+      )
+      .run(nowIso());
+  }
+
+  createProject(p: {
+    name: string;
+    codeLocation?: string | null;
+    targetHosts: string[];
+    baseline?: unknown;
+  }): ProjectRecord {
+    if (this.db.prepare('SELECT 1 FROM projects WHERE name = ?').get(p.name)) {
+      throw new AmwError('CONFLICT', `A project named ${p.name} already exists.`, { name: p.name });
+    }
+    const now = nowIso();
+    this.db
+      .prepare(
+        'INSERT INTO projects (name, code_location, target_hosts, baseline, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        p.name,
+        p.codeLocation ?? null,
+        JSON.stringify(p.targetHosts),
+        p.baseline ? JSON.stringify(p.baseline) : null,
+        now,
+        now,
+      );
+    return this.project(p.name);
+  }
+
+  project(name: string): ProjectRecord {
+    const r = this.db.prepare('SELECT * FROM projects WHERE name = ?').get(name) as
+      | {
+          id: number;
+          name: string;
+          code_location: string | null;
+          target_hosts: string;
+          baseline: string | null;
+          created_at: string;
+        }
+      | undefined;
+    if (!r) throw new AmwError('NOT_FOUND', `No project named ${name}.`, { name });
+    return {
+      id: r.id,
+      name: r.name,
+      codeLocation: r.code_location,
+      targetHosts: JSON.parse(r.target_hosts) as string[],
+      baseline: r.baseline ? JSON.parse(r.baseline) : null,
+      createdAt: r.created_at,
+    };
+  }
+
+  projects(): ProjectRecord[] {
+    return (
+      this.db.prepare('SELECT name FROM projects ORDER BY name').all() as { name: string }[]
+    ).map((r) => this.project(r.name));
+  }
+
+  createSession(opts: {
+    project?: string;
+    title?: string;
+    codeCommit?: string;
+    host?: string;
+  }): number {
+    const project = opts.project ? this.project(opts.project) : null;
+    const title =
+      opts.title ??
+      (project
+        ? `${project.name} ${new Date().toISOString().slice(0, 16).replace('T', ' ')}`
+        : `ad-hoc ${opts.host ?? ''}`.trim());
+    return Number(
+      this.db
+        .prepare(
+          'INSERT INTO sessions (project_id, title, code_commit, created_at) VALUES (?, ?, ?, ?)',
+        )
+        .run(project?.id ?? null, title, opts.codeCommit ?? null, nowIso()).lastInsertRowid,
+    );
+  }
+
+  session(id: number): SessionRecord {
+    const s = this.db
+      .prepare(
+        'SELECT s.id, s.title, s.code_commit, s.created_at, p.name AS project FROM sessions s LEFT JOIN projects p ON p.id = s.project_id WHERE s.id = ?',
+      )
+      .get(id) as
+      | {
+          id: number;
+          title: string;
+          code_commit: string | null;
+          created_at: string;
+          project: string | null;
+        }
+      | undefined;
+    if (!s) throw new AmwError('NOT_FOUND', `No session ${id}.`, { id });
+    const runs = this.db
+      .prepare(
+        `SELECT r.id, r.session_id, r.stage, h.name AS host, r.status, r.started_at, r.finished_at FROM stage_runs r
+         LEFT JOIN hosts h ON h.id = r.host_id WHERE r.session_id = ? ORDER BY r.id`,
+      )
+      .all(id) as RunRow[];
+    // the latest run of each stage on each host
+    const latest = new Map<string, RunRow>();
+    for (const r of runs) latest.set(`${r.stage}@${r.host}`, r);
+    return {
+      id: s.id,
+      project: s.project,
+      title: s.title,
+      codeCommit: s.code_commit,
+      createdAt: s.created_at,
+      runs: [...latest.values()].map((r) => this.runRecord(r)),
+    };
+  }
+
+  sessions(project?: string): SessionRecord[] {
+    const ids = (
+      project
+        ? this.db
+            .prepare(
+              'SELECT s.id FROM sessions s JOIN projects p ON p.id = s.project_id WHERE p.name = ? ORDER BY s.id DESC',
+            )
+            .all(project)
+        : this.db.prepare('SELECT id FROM sessions ORDER BY id DESC LIMIT 200').all()
+    ) as { id: number }[];
+    return ids.map((r) => this.session(r.id));
+  }
+
+  startRun(sessionId: number, stage: StageId, hostId: number, jobId: string | null): number {
+    this.session(sessionId);
+    return Number(
+      this.db
+        .prepare(
+          `INSERT INTO stage_runs (session_id, stage, host_id, status, job_id, started_at) VALUES (?, ?, ?, 'running', ?, ?)`,
+        )
+        .run(sessionId, stage, hostId, jobId, nowIso()).lastInsertRowid,
+    );
+  }
+
+  /** Every result of a run lands in one transaction with its final status: never half-written. */
+  finishRun(runId: number, status: StageStatus, outcomes: CheckOutcome[]): void {
+    const insert = this.db.prepare(
+      'INSERT INTO check_results (stage_run_id, check_id, status, summary, evidence, remediation, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    this.db.transaction(() => {
+      const now = nowIso();
+      for (const o of outcomes) {
+        insert.run(
+          runId,
+          o.id,
+          o.status,
+          JSON.stringify({ title: o.title, summary: o.summary }),
+          JSON.stringify(o.evidence ?? null),
+          o.remediation ? JSON.stringify(o.remediation) : null,
+          now,
+        );
+      }
+      this.db
+        .prepare('UPDATE stage_runs SET status = ?, finished_at = ? WHERE id = ?')
+        .run(status, now, runId);
+    })();
+  }
+
+  markRun(runId: number, status: StageStatus): void {
+    this.db
+      .prepare('UPDATE stage_runs SET status = ?, finished_at = ? WHERE id = ? AND status = ?')
+      .run(status, nowIso(), runId, 'running');
+  }
+
+  run(runId: number): StageRunRecord {
+    const r = this.db
+      .prepare(
+        'SELECT r.id, r.session_id, r.stage, h.name AS host, r.status, r.started_at, r.finished_at FROM stage_runs r LEFT JOIN hosts h ON h.id = r.host_id WHERE r.id = ?',
+      )
+      .get(runId) as RunRow | undefined;
+    if (!r) throw new AmwError('NOT_FOUND', `No stage run ${runId}.`, { runId });
+    return this.runRecord(r);
+  }
+
+  private runRecord(r: RunRow): StageRunRecord {
+    const rows = this.db
+      .prepare(
+        'SELECT check_id, status, summary, evidence, remediation FROM check_results WHERE stage_run_id = ? ORDER BY id',
+      )
+      .all(r.id) as {
+      check_id: string;
+      status: CheckOutcome['status'];
+      summary: string;
+      evidence: string | null;
+      remediation: string | null;
+    }[];
+    const waivers = this.waivers(r.session_id, r.host ?? '');
+    const checks: CheckOutcome[] = rows.map((c) => {
+      const { title, summary } = JSON.parse(c.summary) as Pick<CheckOutcome, 'title' | 'summary'>;
+      return {
+        id: c.check_id,
+        title,
+        status: c.status,
+        summary,
+        evidence: c.evidence ? JSON.parse(c.evidence) : null,
+        remediation: c.remediation ? JSON.parse(c.remediation) : null,
+        waiver: waivers.get(c.check_id) ?? null,
+      };
+    });
+    const finished =
+      r.status === 'running' ||
+      r.status === 'interrupted' ||
+      r.status === 'cancelled' ||
+      r.status === 'error';
+    return {
+      id: r.id,
+      sessionId: r.session_id,
+      stage: r.stage,
+      host: r.host ?? '?',
+      status: finished ? r.status : stageStatus(checks),
+      startedAt: r.started_at,
+      finishedAt: r.finished_at,
+      checks,
+    };
+  }
+
+  private waivers(
+    sessionId: number,
+    host: string,
+  ): Map<string, { reason: string; by: string; at: string }> {
+    const rows = this.db
+      .prepare(
+        'SELECT w.check_id, w.reason, w.waived_by, w.created_at FROM waivers w JOIN hosts h ON h.id = w.host_id WHERE w.session_id = ? AND h.name = ?',
+      )
+      .all(sessionId, host) as {
+      check_id: string;
+      reason: string;
+      waived_by: string;
+      created_at: string;
+    }[];
+    return new Map(
+      rows.map((w) => [w.check_id, { reason: w.reason, by: w.waived_by, at: w.created_at }]),
+    );
+  }
+
+  waive(sessionId: number, hostId: number, checkId: string, reason: string, by: string): void {
+    this.session(sessionId);
+    this.db.transaction(() => {
+      this.db
+        .prepare('DELETE FROM waivers WHERE session_id = ? AND host_id = ? AND check_id = ?')
+        .run(sessionId, hostId, checkId);
+      this.db
+        .prepare(
+          'INSERT INTO waivers (session_id, check_id, host_id, reason, waived_by, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+        )
+        .run(sessionId, checkId, hostId, reason, by, nowIso());
+      this.db
+        .prepare(
+          `INSERT INTO audit_log (at, actor, action, target, detail) VALUES (?, ?, 'waive', ?, ?)`,
+        )
+        .run(nowIso(), by, `${sessionId}/${checkId}`, JSON.stringify({ reason, hostId }));
+    })();
+  }
+
+  unwaive(sessionId: number, hostId: number, checkId: string): void {
+    this.db
+      .prepare('DELETE FROM waivers WHERE session_id = ? AND host_id = ? AND check_id = ?')
+      .run(sessionId, hostId, checkId);
+  }
+
+  compare(a: number, b: number): CompareRow[] {
+    const index = (s: SessionRecord) => {
+      const m = new Map<
+        string,
+        { checkId: string; host: string; status: CheckOutcome['status'] }
+      >();
+      for (const run of s.runs)
+        for (const c of run.checks)
+          m.set(`${run.host}\u0000${c.id}`, { checkId: c.id, host: run.host, status: c.status });
+      return m;
+    };
+    const ia = index(this.session(a));
+    const ib = index(this.session(b));
+    const keys = [...new Set([...ia.keys(), ...ib.keys()])].sort();
+    return keys.map((k) => {
+      const x = ia.get(k);
+      const y = ib.get(k);
+      const change: CompareRow['change'] = !x
+        ? 'new'
+        : !y
+          ? 'gone'
+          : RANK[x.status]! > RANK[y.status]!
+            ? 'improved'
+            : RANK[x.status]! < RANK[y.status]!
+              ? 'regressed'
+              : 'same';
+      return {
+        checkId: (x ?? y)!.checkId,
+        host: (x ?? y)!.host,
+        a: x?.status ?? null,
+        b: y?.status ?? null,
+        change,
+      };
+    });
+  }
+}
+
+/** A stage passes when nothing fails, or every failure is waived with a reason and a name. */
+export function stageStatus(checks: CheckOutcome[]): StageStatus {
+  const live = checks.filter(
+    (c) => !(c.waiver && (c.status === 'fail' || c.status === 'warn' || c.status === 'error')),
+  );
+  if (live.some((c) => c.status === 'fail')) return 'fail';
+  if (live.some((c) => c.status === 'error')) return 'error';
+  if (live.some((c) => c.status === 'warn')) return 'warn';
+  return 'pass';
+}

@@ -1,0 +1,175 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Inventory } from '../../../../shared/api';
+import { loadKnowledge } from '../../knowledge/load';
+import { parseNpuSmiInfo } from '../../parsers/npu-smi';
+import {
+  deviceNodes,
+  driverCann,
+  limits,
+  npuHealth,
+  pythonPackages,
+  versionMatrix,
+  visibleDevices,
+} from './checks';
+import type { EnvFacts } from './facts';
+import { judgeTorchNpuCann } from './versions';
+
+const k = loadKnowledge();
+
+/** Facts as the probe would report them for an 8×910B4 host (npu-smi from a real sample). */
+function facts(
+  over: {
+    versions?: Partial<Inventory['versions']>;
+    env?: Record<string, string>;
+    npuSmi?: string;
+    dists?: Record<string, string>;
+    access?: EnvFacts['deviceAccess'];
+  } = {},
+): EnvFacts {
+  const npu = parseNpuSmiInfo(
+    readFileSync(
+      join(__dirname, '../../../../tests/fixtures/npu-smi', over.npuSmi ?? 'info-s3.txt'),
+      'utf8',
+    ),
+  );
+  const inventory: Inventory = {
+    host: 'h',
+    takenAt: '2026-01-01T00:00:00Z',
+    os: 'EulerOS',
+    kernel: 'Linux 5.10',
+    arch: 'aarch64',
+    hostname: 'h',
+    cpu: { model: 'Kunpeng 920', cores: 192 },
+    memoryMB: 1536 * 1024,
+    memoryAvailableMB: 1400 * 1024,
+    disks: [{ mount: '/home', freeMB: 500 * 1024, totalMB: 1000 * 1024 }],
+    npu: {
+      smiVersion: npu.smiVersion,
+      devices: npu.devices,
+      processes: npu.processes,
+      error: npu.error,
+      warnings: npu.warnings,
+    },
+    versions: {
+      cann: '8.1.RC1',
+      driver: '25.0.rc1.1',
+      firmware: '7.7.0.1.231',
+      python: '3.10.14',
+      torch: '2.1.0',
+      torchNpu: '2.1.0.post12',
+      ...over.versions,
+    },
+    env: over.env ?? {},
+    envSourcedByDefault: true,
+    setEnvPath: '/usr/local/Ascend/ascend-toolkit/set_env.sh',
+    devices: [],
+    notes: [],
+    warnings: [],
+  };
+  const access =
+    over.access ??
+    [
+      ...Array.from({ length: 8 }, (_, i) => `/dev/davinci${i}`),
+      '/dev/davinci_manager',
+      '/dev/devmm_svm',
+      '/dev/hisi_hdc',
+    ].map((path) => ({ path, read: true, write: true }));
+  return {
+    inventory,
+    rcLines: [],
+    deviceAccess: access,
+    groups: ['HwHiAiUser'],
+    limits: { nofile: [1048576, 1048576], memlock: [-1, -1] },
+    dists: over.dists ?? {},
+    importTest: null,
+    opTest: null,
+    gaps: [],
+  };
+}
+
+describe('env.version-matrix', () => {
+  it('passes an official combination', () => {
+    expect(versionMatrix.evaluate(facts(), k).status).toBe('pass');
+  });
+  it('warns on a documented cross-version pairing (TorchNPU 7.0 on CANN 8.2.RC1)', () => {
+    const r = versionMatrix.evaluate(facts({ versions: { cann: '8.2.RC1' } }), k);
+    expect(r.status).toBe('warn');
+    expect(judgeTorchNpuCann(k, '2.1.0.post12', '8.2.RC1').kind).toBe('compatible');
+  });
+  it('fails a Python the torch release does not support', () => {
+    const r = versionMatrix.evaluate(facts({ versions: { python: '3.12.1' } }), k);
+    expect(r.status).toBe('fail');
+    expect(r.summary.en).toContain('Python 3.12 is not supported by torch 2.1.0');
+  });
+  it('suggests the install line when torch_npu is missing', () => {
+    const r = versionMatrix.evaluate(facts({ versions: { torchNpu: null } }), k);
+    expect(r.status).toBe('fail');
+    expect(r.remediation?.en).toBe(
+      'pip install torch==2.1.0 torch-npu==2.1.0.post12  (pairs with CANN 8.1.RC1)',
+    );
+  });
+  it('does not trust a local build tag or case', () => {
+    expect(
+      versionMatrix.evaluate(facts({ versions: { torch: '2.1.0+cpu', cann: '8.1.rc1' } }), k)
+        .status,
+    ).toBe('pass');
+  });
+});
+
+describe('other env checks on constructed facts', () => {
+  it('driver-cann: listed, unlisted, no data', () => {
+    expect(driverCann.evaluate(facts(), k).status).toBe('pass');
+    expect(driverCann.evaluate(facts({ versions: { driver: '24.1.rc2' } }), k).status).toBe('warn');
+    expect(driverCann.evaluate(facts({ versions: { cann: '7.0.0' } }), k).status).toBe('skip');
+  });
+  it('device-nodes: a node the user cannot open fails with the usermod line', () => {
+    const denied = facts({
+      access: [
+        { path: '/dev/davinci0', read: false, write: false },
+        { path: '/dev/davinci_manager', read: true, write: true },
+        { path: '/dev/devmm_svm', read: true, write: true },
+        { path: '/dev/hisi_hdc', read: true, write: true },
+      ],
+    });
+    const r = deviceNodes.evaluate(denied, k);
+    expect(r.status).toBe('fail');
+    expect(r.remediation?.en).toContain('usermod -aG HwHiAiUser');
+  });
+  it('npu-health: several processes on one card are listed with PIDs and memory', () => {
+    const r = npuHealth.evaluate(facts({ npuSmi: 'info-s2.txt' }), k);
+    expect(r.status).toBe('warn');
+    expect(r.summary.en).toContain('pid 14247 vllm 115 MB');
+  });
+  it('visible-devices: ids beyond the chips present fail', () => {
+    expect(
+      visibleDevices.evaluate(facts({ env: { ASCEND_RT_VISIBLE_DEVICES: '0,1' } }), k).status,
+    ).toBe('pass');
+    expect(
+      visibleDevices.evaluate(facts({ env: { ASCEND_RT_VISIBLE_DEVICES: '0,9' } }), k).status,
+    ).toBe('fail');
+    expect(
+      visibleDevices.evaluate(facts({ env: { ASCEND_VISIBLE_DEVICES: 'all' } }), k).status,
+    ).toBe('fail');
+  });
+  it('python-packages: flash-attn fails with its replacement; triton is fine next to triton-ascend', () => {
+    const r = pythonPackages.evaluate(
+      facts({ dists: { 'flash-attn': '2.5.8', numpy: '1.26.4' } }),
+      k,
+    );
+    expect(r.status).toBe('fail');
+    expect(r.remediation?.en).toContain('npu_fusion_attention');
+    expect(
+      pythonPackages.evaluate(facts({ dists: { triton: '3.2.0', 'triton-ascend': '3.2.0' } }), k)
+        .status,
+    ).toBe('pass');
+    expect(pythonPackages.evaluate(facts({ dists: { triton: '3.2.0' } }), k).status).toBe('warn');
+  });
+  it('limits: a big training box passes; 1024 open files warns', () => {
+    expect(limits.evaluate(facts(), k).status).toBe('pass');
+    const low = facts();
+    low.limits = { nofile: [1024, 4096], memlock: [-1, -1] };
+    expect(limits.evaluate(low, k).summary.en).toContain('open files limit 1024 < 65536');
+  });
+});

@@ -1,0 +1,258 @@
+import { chownSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCore, type Core } from '../../electron/core/api/core';
+import { simHostsSupported, startSimHost, type SimHost } from '../../e2e/hosts/sim-host';
+import type { ProfileName } from '../../e2e/hosts/profiles';
+import type { CheckOutcome, StageRunRecord } from '../../shared/api';
+import { amw } from '../support/cli';
+import { tempDir } from '../support/temp';
+
+const support = simHostsSupported();
+const d = support.ok ? describe : describe.skip;
+
+const HOSTS: [string, ProfileName][] = [
+  ['healthy', 'ascend-910b'],
+  ['mismatch', 'torch-npu-mismatch'],
+  ['unsourced', 'set-env-not-sourced'],
+  ['alarm', 'chip-alarm'],
+  ['bare', 'no-cann'],
+];
+
+const sims: Record<string, SimHost> = {};
+const runs: Record<string, StageRunRecord> = {};
+let core: Core;
+let home: string;
+
+async function runEnv(c: Core, host: string, sessionId?: number): Promise<StageRunRecord> {
+  const started = await c.call('stages.run', { host, stage: 'env', sessionId });
+  const job = await c.jobs.wait(started.jobId);
+  if (job.status !== 'succeeded') throw new Error(JSON.stringify(job.error));
+  return job.result as StageRunRecord;
+}
+
+const check = (host: string, id: string): CheckOutcome => {
+  const c = runs[host]!.checks.find((x) => x.id === id);
+  if (!c) throw new Error(`no ${id} on ${host}`);
+  return c;
+};
+
+d('environment stage on simulated hosts', () => {
+  beforeAll(async () => {
+    const started = await Promise.all(HOSTS.map(([name, profile]) => startSimHost(name, profile)));
+    for (const s of started) sims[s.name] = s;
+    // suite-wide: tempDir() would be removed after the first test
+    home = mkdtempSync(join(tmpdir(), 'amw-env-'));
+    core = createCore({
+      env: { AMW_HOME: home } as NodeJS.ProcessEnv,
+      hostKeyPolicy: 'accept-new',
+      userKnownHosts: [],
+    });
+    for (const s of started) {
+      await core.call('hosts.add', {
+        name: s.name,
+        hostname: s.host,
+        port: s.port,
+        username: s.user,
+        identityFile: s.clientKey,
+      });
+    }
+    const results = await Promise.all(HOSTS.map(([name]) => runEnv(core, name)));
+    for (const r of results) runs[r.host] = r;
+  }, 180_000);
+
+  afterAll(async () => {
+    await core?.close();
+    await Promise.all(Object.values(sims).map((s) => s.stop()));
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('runs every env check, in order, with both languages', () => {
+    for (const [name] of HOSTS) {
+      expect(runs[name]!.checks.map((c) => c.id)).toEqual([
+        'env.version-matrix',
+        'env.driver-cann',
+        'env.set-env',
+        'env.device-nodes',
+        'env.npu-health',
+        'env.visible-devices',
+        'env.torch-npu-import',
+        'env.npu-op-runs',
+        'env.python-packages',
+        'env.limits',
+      ]);
+      for (const c of runs[name]!.checks) {
+        expect(c.summary.en, `${name} ${c.id}`).toBeTruthy();
+        expect(c.summary['zh-CN'], `${name} ${c.id}`).toBeTruthy();
+      }
+    }
+  });
+
+  it('healthy 910B: driver, env, devices, health, import and a computation pass', () => {
+    for (const id of [
+      'env.driver-cann',
+      'env.set-env',
+      'env.device-nodes',
+      'env.npu-health',
+      'env.visible-devices',
+      'env.torch-npu-import',
+      'env.npu-op-runs',
+      'env.python-packages',
+    ]) {
+      expect(check('healthy', id).status, id).toBe('pass');
+    }
+    expect(check('healthy', 'env.torch-npu-import').summary.en).toMatch(/8 × Ascend910B4/);
+    // the simulated hosts carry Debian's real torch 1.13, for which no torch_npu exists: the
+    // matrix check says exactly that
+    const vm = check('healthy', 'env.version-matrix');
+    expect(vm.status).toBe('fail');
+    expect(vm.summary.en).toMatch(
+      /torch 1\.13\.\S+ does not match torch_npu 2\.1\.0\.post12 \(it needs torch 2\.1\.0\)/,
+    );
+    expect(check('healthy', 'env.limits').status).toBe('warn'); // 24 GB of memory on this machine
+  });
+
+  it('torch_npu built for another CANN: named, with the nearest valid combinations', () => {
+    const vm = check('mismatch', 'env.version-matrix');
+    expect(vm.status).toBe('fail');
+    expect(vm.summary.en).toContain(
+      'torch_npu 2.5.1 is not built for CANN 8.5.0 (it pairs with CANN 8.1.RC1)',
+    );
+    expect(vm.remediation?.en).toMatch(
+      /Nearest valid combinations: torch_npu 2\.9\.0 \+ torch 2\.9\.0 \+ CANN 8\.5\.0/,
+    );
+    expect(check('mismatch', 'env.driver-cann').status).toBe('pass');
+  });
+
+  it('set_env.sh sourced only for interactive shells: a warning with the line to add', () => {
+    const c = check('unsourced', 'env.set-env');
+    expect(c.status).toBe('warn');
+    expect(c.summary.en).toMatch(/only for interactive shells/);
+    expect(c.remediation?.en).toContain('source /usr/local/Ascend/ascend-toolkit/set_env.sh');
+    expect(check('healthy', 'env.set-env').status).toBe('pass');
+  });
+
+  it('a chip in Alarm fails health and names the process on another chip; a CPU fallback warns', () => {
+    const h = check('alarm', 'env.npu-health');
+    expect(h.status).toBe('fail');
+    expect(h.summary.en).toContain('NPU 2.0 Alarm');
+    expect(h.summary.en).toContain('pid 31337 python3 20480 MB');
+    const op = check('alarm', 'env.npu-op-runs');
+    expect(op.status).toBe('warn');
+    expect(op.summary.en).toContain('aten::nonzero');
+  });
+
+  it('no CANN at all: absent things are reported as absent, the probe itself does not fail', () => {
+    expect(runs.bare!.status).toBe('fail');
+    expect(check('bare', 'env.version-matrix').summary.en).toBe('CANN is not installed.');
+    expect(check('bare', 'env.driver-cann').status).toBe('fail');
+    for (const id of ['env.set-env', 'env.device-nodes', 'env.npu-health'])
+      expect(check('bare', id).status, id).toBe('skip');
+    const imp = check('bare', 'env.torch-npu-import');
+    expect(imp.status).toBe('fail');
+    expect(imp.summary.en).toMatch(/No module named 'torch_npu'/);
+  });
+
+  it('waiving every failure with a reason and a name lets the stage pass; the record shows who and why', async () => {
+    const run = runs.mismatch!;
+    expect(run.status).toBe('fail');
+    await core.call('checks.waive', {
+      sessionId: run.sessionId,
+      checkId: 'env.version-matrix',
+      host: 'mismatch',
+      reason: 'Upgrading torch_npu next sprint',
+      by: 'li.lei',
+    });
+    await expect(
+      core.call('checks.waive', {
+        sessionId: run.sessionId,
+        checkId: 'env.version-matrix',
+        host: 'mismatch',
+        reason: '',
+        by: 'x',
+      }),
+    ).rejects.toMatchObject({ code: 'VALIDATION' });
+    const s = await core.call('sessions.get', { id: run.sessionId });
+    const r = s.runs.find((x) => x.host === 'mismatch')!;
+    expect(r.checks.find((c) => c.id === 'env.version-matrix')!.waiver).toMatchObject({
+      reason: 'Upgrading torch_npu next sprint',
+      by: 'li.lei',
+    });
+    expect(r.status).toBe('warn'); // limits still warns
+    await core.call('checks.unwaive', {
+      sessionId: run.sessionId,
+      checkId: 'env.version-matrix',
+      host: 'mismatch',
+    });
+    expect((await core.call('sessions.get', { id: run.sessionId })).runs[0]!.status).toBe('fail');
+  });
+
+  it('history: two sessions compared check by check', async () => {
+    const a = runs.unsourced!.sessionId;
+    // the fix: source set_env.sh before the guard, then run again in a new session
+    writeFileSyncAsUser(
+      join(sims.unsourced!.dir, 'home', '.bashrc'),
+      'source /usr/local/Ascend/ascend-toolkit/set_env.sh\n',
+    );
+    const again = await runEnv(core, 'unsourced');
+    const rows = await core.call('sessions.compare', { a, b: again.sessionId });
+    expect(rows.find((r) => r.checkId === 'env.set-env')).toMatchObject({
+      a: 'warn',
+      b: 'pass',
+      change: 'improved',
+    });
+    expect(rows.find((r) => r.checkId === 'env.driver-cann')).toMatchObject({ change: 'same' });
+  });
+
+  it('CLI: amw run --json prints the documented shape, --junit writes one case per check, exit 1 on failure', async () => {
+    const db = join(home, 'amw.db');
+    const junit = join(tempDir(), 'env.xml');
+    const r = await amw(
+      [
+        '--db',
+        db,
+        'run',
+        'alarm',
+        '--stage',
+        'env',
+        '--json',
+        '--junit',
+        junit,
+        '--accept-new-host-key',
+      ],
+      { AMW_HOME: home },
+    );
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout);
+    expect(Object.keys(out)).toEqual(['session', 'stage', 'host', 'status', 'checks']);
+    expect(out).toMatchObject({ stage: 'env', host: 'alarm', status: 'fail' });
+    expect(Object.keys(out.checks[0])).toEqual([
+      'id',
+      'title',
+      'status',
+      'summary',
+      'evidence',
+      'remediation',
+    ]);
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml.match(/<testcase /g)).toHaveLength(10);
+    expect(xml).toMatch(/<failure message="[^"]*NPU 2\.0 Alarm/);
+    const zh = await amw(['--db', db, '--lang', 'zh-CN', 'run', 'healthy', '--stage', 'env'], {
+      AMW_HOME: home,
+    });
+    expect(zh.stdout).toContain('非交互式 shell 已具备 toolkit 环境');
+    const bad = await amw(['--db', db, 'run', 'healthy', '--stage', 'precision'], {
+      AMW_HOME: home,
+    });
+    expect(bad.code).toBe(2);
+  });
+});
+
+function writeFileSyncAsUser(file: string, text: string): void {
+  // the home belongs to the simulated user; keep its owner
+  const st = statSync(file);
+  writeFileSync(file, text);
+  chownSync(file, st.uid, st.gid);
+}

@@ -35,6 +35,15 @@ if (simHostsSupported().ok) {
     });
   }
   await core.jobs.wait((await core.call('fleet.inventory', {})).jobId);
+  const session = await core.call('sessions.create', {
+    title: 'rack A bring-up',
+    hosts: ['npu-a01', 'npu-a03'],
+  });
+  for (const host of session.hosts) {
+    await core.jobs.wait(
+      (await core.call('stages.run', { host, stage: 'env', sessionId: session.id })).jobId,
+    );
+  }
   await core.close();
 }
 
@@ -69,6 +78,10 @@ try {
       await page.getByTestId('host-row-infer-01').click();
       await page.getByTestId('chips-table').waitFor();
       await page.screenshot({ path: 'test-results/host-detail-en.png', fullPage: true });
+      await page.getByTestId('nav-sessions').click();
+      await page.getByTestId('sessions-table').locator('tr.clickable').first().click();
+      await page.getByTestId('host-column-npu-a01').waitFor();
+      await page.screenshot({ path: 'test-results/session-en.png', fullPage: true });
     }
   } else {
     await page.getByTestId('nav-settings').click();

@@ -9,6 +9,7 @@ import { setLanguage } from './i18n';
 import { SettingsPage } from './pages/SettingsPage';
 import { StartPage } from './pages/StartPage';
 import { HostsPage } from './pages/hosts/HostsPage';
+import { SessionsPage } from './pages/sessions/SessionsPage';
 import { HostKeyDialog } from './components/HostKeyDialog';
 import { SecretDialog } from './components/SecretDialog';
 import { PAGES, useRoute, type Page } from './routes';
@@ -126,7 +127,12 @@ export function App() {
           {page === 'hosts' && (
             <HostsPage selected={route.sub} open={(name) => go('hosts', name)} />
           )}
-          {page !== 'settings' && page !== 'hosts' && <StartPage page={page} />}
+          {page === 'sessions' && (
+            <SessionsPage selected={route.sub} open={(id) => go('sessions', id)} />
+          )}
+          {page !== 'settings' && page !== 'hosts' && page !== 'sessions' && (
+            <StartPage page={page} />
+          )}
         </main>
       </div>
       {drawer && <JobsDrawer jobs={jobs} onClose={() => setDrawer(false)} />}

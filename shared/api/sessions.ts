@@ -35,9 +35,11 @@ export interface SessionRecord {
   id: number;
   project: string | null;
   title: string;
+  /** Hosts this session targets. */
+  hosts: string[];
   codeCommit: string | null;
   createdAt: IsoTime;
-  /** Latest run of each stage on each host. */
+  /** Per stage and host: the newest result of every check (a rerun of one check updates just it). */
   runs: StageRunRecord[];
 }
 
@@ -69,6 +71,7 @@ export const sessionsApi = {
         project: ProjectName.optional(),
         title: z.string().max(200).optional(),
         codeCommit: z.string().max(64).optional(),
+        hosts: z.array(HostName).optional(),
       })
       .strict(),
   ).returns<SessionRecord>(),
@@ -84,6 +87,8 @@ export const sessionsApi = {
         stage: z.enum(['env']),
         sessionId: SessionId.optional(),
         project: ProjectName.optional(),
+        /** Rerun only these checks (the probe still runs once). */
+        checks: z.array(z.string().min(1).max(80)).max(50).optional(),
         password: z.string().max(1024).optional(),
       })
       .strict(),

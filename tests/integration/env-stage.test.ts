@@ -256,3 +256,73 @@ function writeFileSyncAsUser(file: string, text: string): void {
   writeFileSync(file, text);
   chownSync(file, st.uid, st.gid);
 }
+
+d('reruns and cut-off runs', () => {
+  it('rerunning one check replaces just that result; a run cut off by a dead process reads as interrupted', async () => {
+    const sim = await startSimHost('rerun', 'set-env-not-sourced');
+    const dir = mkdtempSync(join(tmpdir(), 'amw-rerun-'));
+    try {
+      const c = createCore({
+        env: { AMW_HOME: dir } as NodeJS.ProcessEnv,
+        hostKeyPolicy: 'accept-new',
+        userKnownHosts: [],
+      });
+      await c.call('hosts.add', {
+        name: 'rerun',
+        hostname: sim.host,
+        port: sim.port,
+        username: sim.user,
+        identityFile: sim.clientKey,
+      });
+      const first = await runEnv(c, 'rerun');
+      expect(first.checks.find((x) => x.id === 'env.set-env')!.status).toBe('warn');
+      writeFileSyncAsUser(
+        join(sim.dir, 'home', '.bashrc'),
+        'source /usr/local/Ascend/ascend-toolkit/set_env.sh\n',
+      );
+      const started = await c.call('stages.run', {
+        host: 'rerun',
+        stage: 'env',
+        sessionId: first.sessionId,
+        checks: ['env.set-env'],
+      });
+      await c.jobs.wait(started.jobId);
+      const s = await c.call('sessions.get', { id: first.sessionId });
+      expect(s.runs).toHaveLength(1);
+      expect(s.runs[0]!.checks).toHaveLength(10);
+      expect(s.runs[0]!.checks.find((x) => x.id === 'env.set-env')!.status).toBe('pass');
+      await expect(
+        c
+          .call('stages.run', {
+            host: 'rerun',
+            stage: 'env',
+            sessionId: first.sessionId,
+            checks: ['env.nope'],
+          })
+          .then((r) => c.jobs.wait(r.jobId)),
+      ).resolves.toMatchObject({ status: 'failed', error: { code: 'VALIDATION' } });
+      // a run whose process died mid-way: its row stays "running" with a dead job owner
+      const db = (await import('better-sqlite3')).default(join(dir, 'amw.db'));
+      db.prepare(
+        `INSERT INTO jobs (id, kind, status, created_at, owner_pid) VALUES ('dead', 'stage.env', 'running', ?, 999999)`,
+      ).run(new Date().toISOString());
+      db.prepare(
+        `INSERT INTO stage_runs (session_id, stage, host_id, status, job_id, started_at) VALUES (?, 'env', 1, 'running', 'dead', ?)`,
+      ).run(first.sessionId, new Date().toISOString());
+      db.close();
+      await c.close();
+      const reopened = createCore({
+        env: { AMW_HOME: dir } as NodeJS.ProcessEnv,
+        hostKeyPolicy: 'accept-new',
+        userKnownHosts: [],
+      });
+      const after = await reopened.call('sessions.get', { id: first.sessionId });
+      expect(after.runs[0]!.status).toBe('interrupted');
+      expect(after.runs[0]!.checks).toHaveLength(10); // the results already stored are kept
+      await reopened.close();
+    } finally {
+      await sim.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

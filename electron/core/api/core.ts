@@ -265,19 +265,22 @@ function buildHandlers(s: Services): Handlers {
     },
     'projects.create': (p) => s.sessions.createProject(p),
     'projects.list': () => s.sessions.projects(),
-    'sessions.create': (o) => s.sessions.session(s.sessions.createSession(o)),
+    'sessions.create': (o) => {
+      o.hosts?.forEach((h) => s.hostRepo.get(h));
+      return s.sessions.session(s.sessions.createSession(o));
+    },
     'sessions.list': ({ project }) => s.sessions.sessions(project),
     'sessions.get': ({ id }) => s.sessions.session(id),
-    'stages.run': ({ host, stage, sessionId, project, password }) => {
+    'stages.run': ({ host, stage, sessionId, project, checks, password }) => {
       const hostRecord = s.hostRepo.get(host);
       const sid = sessionId ?? s.sessions.createSession({ project, host });
       const deps = { hosts: s.hosts, sessions: s.sessions, artifacts: s.artifacts };
       let runId = 0;
       const job = s.jobs.start(`stage.${stage}`, { host, sessionId: sid }, (ctx) =>
-        runEnvStage(deps, host, runId, ctx, password),
+        runEnvStage(deps, host, runId, ctx, password, checks),
       );
       // the run row exists before the job body starts (the runner defers the body by a tick)
-      runId = s.sessions.startRun(sid, stage, hostRecord.id, job.id);
+      runId = s.sessions.startRun(sid, stage, hostRecord.id, host, job.id);
       return { jobId: job.id, sessionId: sid, stageRunId: runId };
     },
     'checks.waive': ({ sessionId, checkId, host, reason, by }) => {

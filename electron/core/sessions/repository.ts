@@ -93,53 +93,92 @@ export class SessionRepository {
     title?: string;
     codeCommit?: string;
     host?: string;
+    hosts?: string[];
   }): number {
     const project = opts.project ? this.project(opts.project) : null;
+    const hosts =
+      opts.hosts ??
+      (project?.targetHosts.length ? project.targetHosts : opts.host ? [opts.host] : []);
     const title =
       opts.title ??
       (project
         ? `${project.name} ${new Date().toISOString().slice(0, 16).replace('T', ' ')}`
-        : `ad-hoc ${opts.host ?? ''}`.trim());
+        : `ad-hoc ${hosts.join(', ')}`.trim());
     return Number(
       this.db
         .prepare(
-          'INSERT INTO sessions (project_id, title, code_commit, created_at) VALUES (?, ?, ?, ?)',
+          'INSERT INTO sessions (project_id, title, code_commit, hosts, created_at) VALUES (?, ?, ?, ?, ?)',
         )
-        .run(project?.id ?? null, title, opts.codeCommit ?? null, nowIso()).lastInsertRowid,
+        .run(project?.id ?? null, title, opts.codeCommit ?? null, JSON.stringify(hosts), nowIso())
+        .lastInsertRowid,
     );
+  }
+
+  /** Adds a host to a session's targets the first time a stage runs there. */
+  private addHost(sessionId: number, host: string): void {
+    const row = this.db.prepare('SELECT hosts FROM sessions WHERE id = ?').get(sessionId) as
+      { hosts: string } | undefined;
+    const hosts = row ? (JSON.parse(row.hosts) as string[]) : [];
+    if (!hosts.includes(host))
+      this.db
+        .prepare('UPDATE sessions SET hosts = ? WHERE id = ?')
+        .run(JSON.stringify([...hosts, host]), sessionId);
   }
 
   session(id: number): SessionRecord {
     const s = this.db
       .prepare(
-        'SELECT s.id, s.title, s.code_commit, s.created_at, p.name AS project FROM sessions s LEFT JOIN projects p ON p.id = s.project_id WHERE s.id = ?',
+        'SELECT s.id, s.title, s.code_commit, s.hosts, s.created_at, p.name AS project FROM sessions s LEFT JOIN projects p ON p.id = s.project_id WHERE s.id = ?',
       )
       .get(id) as
       | {
           id: number;
           title: string;
           code_commit: string | null;
+          hosts: string;
           created_at: string;
           project: string | null;
         }
       | undefined;
     if (!s) throw new AmwError('NOT_FOUND', `No session ${id}.`, { id });
-    const runs = this.db
+    const rows = this.db
       .prepare(
         `SELECT r.id, r.session_id, r.stage, h.name AS host, r.status, r.started_at, r.finished_at FROM stage_runs r
          LEFT JOIN hosts h ON h.id = r.host_id WHERE r.session_id = ? ORDER BY r.id`,
       )
       .all(id) as RunRow[];
-    // the latest run of each stage on each host
-    const latest = new Map<string, RunRow>();
-    for (const r of runs) latest.set(`${r.stage}@${r.host}`, r);
+    // Per stage and host, the newest result of every check: a rerun of one check replaces just it.
+    const merged = new Map<string, StageRunRecord>();
+    for (const row of rows) {
+      const run = this.runRecord(row);
+      const key = `${run.stage}@${run.host}`;
+      const prev = merged.get(key);
+      if (!prev) {
+        merged.set(key, run);
+        continue;
+      }
+      const checks = new Map(prev.checks.map((c) => [c.id, c]));
+      for (const c of run.checks) checks.set(c.id, c);
+      const all = [...checks.values()];
+      const live =
+        run.status === 'running' ||
+        run.status === 'error' ||
+        run.status === 'cancelled' ||
+        run.status === 'interrupted';
+      merged.set(key, {
+        ...run,
+        checks: all,
+        status: live && !run.checks.length ? run.status : stageStatus(all),
+      });
+    }
     return {
       id: s.id,
       project: s.project,
       title: s.title,
+      hosts: JSON.parse(s.hosts) as string[],
       codeCommit: s.code_commit,
       createdAt: s.created_at,
-      runs: [...latest.values()].map((r) => this.runRecord(r)),
+      runs: [...merged.values()],
     };
   }
 
@@ -156,8 +195,15 @@ export class SessionRepository {
     return ids.map((r) => this.session(r.id));
   }
 
-  startRun(sessionId: number, stage: StageId, hostId: number, jobId: string | null): number {
+  startRun(
+    sessionId: number,
+    stage: StageId,
+    hostId: number,
+    host: string,
+    jobId: string | null,
+  ): number {
     this.session(sessionId);
+    this.addHost(sessionId, host);
     return Number(
       this.db
         .prepare(

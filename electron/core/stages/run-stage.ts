@@ -46,6 +46,7 @@ export async function runEnvStage(
   runId: number,
   ctx: JobContext,
   password?: string,
+  only?: string[],
 ): Promise<StageRunRecord> {
   try {
     const res = await deps.hosts.runProbe(
@@ -60,7 +61,13 @@ export async function runEnvStage(
     if (res.code !== 0)
       facts.inventory.warnings.push(`probe exited with ${res.code}: ${res.stderr.slice(-300)}`);
     deps.hosts.saveInventory(host, facts.inventory, res.stdout);
-    const outcomes = evaluateChecks(ENV_CHECKS, facts);
+    const unknown = only?.filter((id) => !ENV_CHECKS.some((c) => c.id === id)) ?? [];
+    if (unknown.length)
+      throw new AmwError('VALIDATION', `No such env checks: ${unknown.join(', ')}`, { unknown });
+    const outcomes = evaluateChecks(
+      only ? ENV_CHECKS.filter((c) => only.includes(c.id)) : ENV_CHECKS,
+      facts,
+    );
     deps.sessions.finishRun(runId, stageStatus(outcomes), outcomes);
     ctx.progress(1, { key: 'stored', params: { host } });
     return deps.sessions.run(runId);

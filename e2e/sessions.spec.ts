@@ -1,0 +1,66 @@
+import { test, expect } from './support/fixtures';
+import { Shell } from './pages/shell';
+import { simHostsSupported, startSimHost, type SimHost } from './hosts/sim-host';
+
+const support = simHostsSupported();
+
+test.describe('guided session: environment stage', () => {
+  test.skip(!support.ok, support.ok ? '' : support.reason);
+  let sim: SimHost;
+  test.beforeAll(async () => {
+    sim = await startSimHost('e2e-env', 'torch-npu-mismatch');
+  });
+  test.afterAll(async () => {
+    await sim.stop();
+  });
+
+  test('run the env checks on a host, read the verdicts, waive a failure with a reason', async ({
+    app,
+  }) => {
+    const { page } = app;
+    await new Shell(page).ready();
+    // a host to run on
+    await page.getByTestId('nav-hosts').click();
+    await page.getByTestId('open-add-host').click();
+    const d = page.getByTestId('add-host-dialog');
+    await d.getByTestId('host-name').fill('npu-env');
+    await d.getByTestId('host-hostname').fill(sim.host);
+    await d.getByTestId('host-port').fill(String(sim.port));
+    await d.getByTestId('host-username').fill(sim.user);
+    await d.getByTestId('host-identityFile').fill(sim.clientKey);
+    await d.getByTestId('host-save').click();
+    await expect(page.getByTestId('host-title')).toHaveText('npu-env');
+
+    await page.getByTestId('nav-sessions').click();
+    await page.getByTestId('open-new-session').click();
+    await page.getByTestId('pick-host-npu-env').check();
+    await page.getByTestId('session-title').fill('bring-up');
+    await page.getByTestId('session-create').click();
+    await expect(page.getByTestId('session-title')).toHaveText('bring-up');
+    // stages not built yet are shown as such
+    await expect(page.getByTestId('stage-ops')).toBeDisabled();
+
+    const column = page.getByTestId('host-column-npu-env');
+    await column.getByTestId('run-stage').click();
+    await page.getByTestId('hostkey-accept').click();
+    const matrix = column.getByTestId('check-env.version-matrix');
+    await expect(matrix).toHaveAttribute('data-status', 'fail', { timeout: 30_000 });
+    await expect(matrix).toContainText('torch_npu 2.5.1 is not built for CANN 8.5.0');
+    await expect(column.getByTestId('check-env.npu-health')).toHaveAttribute('data-status', 'pass');
+    await expect(column.getByTestId('stage-status')).toHaveText('fail');
+
+    await matrix.getByTestId('waive').click();
+    const dialog = page.getByTestId('waive-dialog');
+    await expect(dialog.getByTestId('waive-save')).toBeDisabled(); // a reason is required
+    await dialog
+      .getByTestId('waive-reason')
+      .fill('torch_npu upgrade is scheduled with the CANN 8.5 rollout');
+    await dialog.getByTestId('waive-by').fill('Wang Fang');
+    await dialog.getByTestId('waive-save').click();
+    await expect(matrix.getByTestId('waiver')).toContainText('Wang Fang');
+    await expect(column.getByTestId('stage-status')).not.toHaveText('fail');
+
+    await page.getByTestId('lang-zh-CN').click();
+    await expect(matrix).toContainText('不适配 CANN 8.5.0');
+  });
+});

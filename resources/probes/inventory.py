@@ -34,7 +34,7 @@ put("install_info", 0, catif("/etc/ascend_install.info"))
 
 ENV_RE = re.compile(r"^(ASCEND|HCCL|LD_LIBRARY_PATH|PYTHONPATH)")
 put("env_before", 0, "\n".join("%s=%s" % kv for kv in sorted(os.environ.items()) if ENV_RE.match(kv[0])))
-candidates = [os.path.join(os.environ["ASCEND_TOOLKIT_HOME"], "..", "set_env.sh")] if os.environ.get("ASCEND_TOOLKIT_HOME") else []
+candidates = [os.path.normpath(os.path.join(os.environ["ASCEND_TOOLKIT_HOME"], "..", "set_env.sh"))] if os.environ.get("ASCEND_TOOLKIT_HOME") else []
 candidates += ["/usr/local/Ascend/ascend-toolkit/set_env.sh", "/usr/local/Ascend/cann/set_env.sh"]
 set_env = next((p for p in candidates if os.access(p, os.R_OK)), None)
 if set_env:

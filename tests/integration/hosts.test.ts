@@ -216,7 +216,7 @@ d('inventory', () => {
       cann: '8.1.RC1',
       driver: '25.0.rc1.1',
       firmware: '7.7.0.1.231',
-      torchNpu: null,
+      torchNpu: '2.1.0.post12', // the simulated host's torch_npu stand-in
     });
     expect(inv.versions.python).toMatch(/^3\./);
     expect(inv.devices).toEqual(
@@ -229,7 +229,7 @@ d('inventory', () => {
       ]),
     );
     expect(inv.env.ASCEND_TOOLKIT_HOME).toBe('/usr/local/Ascend/ascend-toolkit/latest');
-    expect(inv.envSourcedByDefault).toBe(false);
+    expect(inv.envSourcedByDefault).toBe(true); // its ~/.bashrc sources set_env.sh first
     expect(inv.setEnvPath).toBe('/usr/local/Ascend/ascend-toolkit/set_env.sh');
     expect(inv.memoryMB).toBeGreaterThan(0);
     const list = await core.call('hosts.list', {});
@@ -566,7 +566,7 @@ d('live monitor and terminal', () => {
     });
     await core.call('terminal.input', { terminalId, data: 'echo result=$((6*7)); stty size\n' });
     const deadline = Date.now() + 10_000;
-    while (!/result=42/.test(out) && Date.now() < deadline)
+    while (!(/result=42/.test(out) && /24 80/.test(out)) && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 20));
     expect(out).toMatch(/result=42/);
     expect(out).toMatch(/24 80/);

@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import type { Inventory, NpuFacts } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
 import { parseKeyEqualsValue } from '../parsers/key-value';
@@ -140,7 +141,8 @@ export function parseInventory(stdout: string, host: string, takenAt: string): I
   warnings.push(...cannRead.warnings, ...driverRead.warnings, ...firmwareRead.warnings);
 
   const envAfterText = s.env_after?.rc === 0 ? s.env_after.out : '';
-  const setEnvPath = /^# sourced (.+)$/m.exec(envAfterText)?.[1] ?? null;
+  const sourced = /^# sourced (.+)$/m.exec(envAfterText)?.[1];
+  const setEnvPath = sourced ? posix.normalize(sourced) : null;
   const envBefore = envLines(text('env_before'));
   const envAfter = envLines(envAfterText);
 

@@ -89,6 +89,27 @@ d('environment stage on simulated hosts', () => {
     }
   });
 
+  it('every check on every host gives the verdict that host deserves', () => {
+    // prettier-ignore
+    const expected: Record<string, string[]> = {
+      //                        healthy  mismatch unsourced alarm   bare
+      'env.version-matrix':    ['fail', 'fail',  'fail',   'fail', 'fail'],
+      'env.driver-cann':       ['pass', 'pass',  'pass',   'pass', 'fail'],
+      'env.set-env':           ['pass', 'pass',  'warn',   'pass', 'skip'],
+      'env.device-nodes':      ['pass', 'pass',  'pass',   'pass', 'skip'],
+      'env.npu-health':        ['pass', 'pass',  'pass',   'fail', 'skip'],
+      'env.visible-devices':   ['pass', 'pass',  'pass',   'pass', 'pass'],
+      'env.torch-npu-import':  ['pass', 'pass',  'pass',   'pass', 'fail'],
+      'env.npu-op-runs':       ['pass', 'pass',  'pass',   'warn', 'skip'],
+      'env.python-packages':   ['pass', 'pass',  'pass',   'pass', 'pass'],
+      'env.limits':            ['warn', 'warn',  'warn',   'warn', 'warn'],
+    };
+    const actual = Object.fromEntries(
+      Object.keys(expected).map((id) => [id, HOSTS.map(([name]) => check(name, id).status)]),
+    );
+    expect(actual).toEqual(expected);
+  });
+
   it('healthy 910B: driver, env, devices, health, import and a computation pass', () => {
     for (const id of [
       'env.driver-cann',

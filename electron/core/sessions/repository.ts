@@ -1,3 +1,6 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
 import type {
   CheckOutcome,
   CompareRow,
@@ -96,6 +99,8 @@ export class SessionRepository {
     hosts?: string[];
   }): number {
     const project = opts.project ? this.project(opts.project) : null;
+    const codeCommit =
+      opts.codeCommit ?? (project?.codeLocation ? gitCommit(project.codeLocation) : null);
     const hosts =
       opts.hosts ??
       (project?.targetHosts.length ? project.targetHosts : opts.host ? [opts.host] : []);
@@ -109,7 +114,7 @@ export class SessionRepository {
         .prepare(
           'INSERT INTO sessions (project_id, title, code_commit, hosts, created_at) VALUES (?, ?, ?, ?, ?)',
         )
-        .run(project?.id ?? null, title, opts.codeCommit ?? null, JSON.stringify(hosts), nowIso())
+        .run(project?.id ?? null, title, codeCommit, JSON.stringify(hosts), nowIso())
         .lastInsertRowid,
     );
   }
@@ -373,6 +378,21 @@ export class SessionRepository {
         change,
       };
     });
+  }
+}
+
+/** The commit a local code folder is at, when it is a git checkout; null otherwise (or host:path). */
+export function gitCommit(location: string): string | null {
+  if (!isAbsolute(location) || !existsSync(location)) return null;
+  try {
+    const out = execFileSync('git', ['-C', location, 'rev-parse', 'HEAD'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 5000,
+    });
+    return out.trim() || null;
+  } catch {
+    return null;
   }
 }
 

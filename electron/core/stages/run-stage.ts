@@ -73,7 +73,10 @@ export async function runEnvStage(
     return deps.sessions.run(runId);
   } catch (err) {
     const cancelled = ctx.signal.aborted || (err instanceof AmwError && err.code === 'CANCELLED');
-    deps.sessions.markRun(runId, cancelled ? 'cancelled' : 'error');
+    // a connection lost mid-run cut the run off: it can be run again, nothing was half-stored
+    const cut =
+      err instanceof AmwError && (err.code === 'DISCONNECTED' || err.code === 'COMMAND_TIMEOUT');
+    deps.sessions.markRun(runId, cancelled ? 'cancelled' : cut ? 'interrupted' : 'error');
     throw err;
   }
 }

@@ -1,5 +1,6 @@
-// Inventory figures on simulated Ascend hosts (real sshd): SSH round trips per inventory, counted
-// from sshd's own session log; wall time of one host against 16 at once; a bare `ssh host true`.
+// Host figures on simulated Ascend hosts (real sshd): SSH round trips per inventory and per env
+// stage, counted from sshd's own session log; wall times next to a bare `ssh host true`; one host
+// against 16 at once.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -71,6 +72,16 @@ try {
   await settle();
   const trips = sessions(h0) - before;
 
+  const beforeEnv = sessions(h0);
+  t0 = process.hrtime.bigint();
+  const stage = await core.jobs.wait(
+    (await core.call('stages.run', { host: h0.name, stage: 'env' })).jobId,
+  );
+  const envMs = ms(t0);
+  if (stage.status !== 'succeeded') throw new Error(JSON.stringify(stage.error));
+  await settle();
+  const envTrips = sessions(h0) - beforeEnv;
+
   t0 = process.hrtime.bigint();
   const cpu0 = process.cpuUsage();
   const fleet = await core.jobs.wait(
@@ -84,6 +95,9 @@ try {
   console.log(`bare \`ssh host true\` (new connection, OpenSSH client): ${bare.toFixed(0)} ms`);
   console.log(
     `inventory, one host (pooled connection): ${oneMs.toFixed(0)} ms, SSH round trips (sshd sessions): ${trips}`,
+  );
+  console.log(
+    `env stage, one host (10 checks, incl. two child Pythons importing torch): ${envMs.toFixed(0)} ms, SSH round trips: ${envTrips}`,
   );
   console.log(
     `inventory, ${N} hosts at once: ${fleetMs.toFixed(0)} ms (${ok}/${N} ok) = ${(fleetMs / oneMs).toFixed(2)}× one host`,

@@ -1,0 +1,62 @@
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../../../tests/support/temp';
+import { createCore } from '../api/core';
+import { stageStatus } from './repository';
+
+describe('sessions', () => {
+  it('a project session records the commit of its local git checkout', async () => {
+    const repo = tempDir();
+    execFileSync('git', ['init', '-q', repo]);
+    writeFileSync(join(repo, 'train.py'), 'import torch\n');
+    execFileSync('git', ['-C', repo, 'add', '.']);
+    execFileSync('git', [
+      '-C',
+      repo,
+      '-c',
+      'user.email=t@example.invalid',
+      '-c',
+      'user.name=t',
+      'commit',
+      '-qm',
+      'x',
+    ]);
+    const head = execFileSync('git', ['-C', repo, 'rev-parse', 'HEAD'], {
+      encoding: 'utf8',
+    }).trim();
+    const core = createCore({ env: { AMW_HOME: tempDir() } as NodeJS.ProcessEnv });
+    await core.call('projects.create', {
+      name: 'llama-sft',
+      codeLocation: repo,
+      baseline: { gpuModel: 'A100', stepTimeMs: 850 },
+    });
+    const s = await core.call('sessions.create', { project: 'llama-sft' });
+    expect(s.codeCommit).toBe(head);
+    expect(s.title).toMatch(/^llama-sft /);
+    await expect(core.call('projects.create', { name: 'llama-sft' })).rejects.toMatchObject({
+      code: 'CONFLICT',
+    });
+    await expect(core.call('sessions.create', { project: 'nope' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    await core.close();
+  });
+
+  it('a stage passes only when every failure is waived', () => {
+    const c = (status: 'pass' | 'warn' | 'fail' | 'error', waived = false) => ({
+      id: status,
+      title: { en: '', 'zh-CN': '' },
+      status,
+      summary: { en: '', 'zh-CN': '' },
+      evidence: null,
+      remediation: null,
+      waiver: waived ? { reason: 'known', by: 'x', at: '' } : null,
+    });
+    expect(stageStatus([c('pass'), c('fail')])).toBe('fail');
+    expect(stageStatus([c('pass'), c('fail', true)])).toBe('pass');
+    expect(stageStatus([c('warn'), c('fail', true)])).toBe('warn');
+    expect(stageStatus([c('error')])).toBe('error');
+  });
+});

@@ -118,12 +118,18 @@ export const versionMatrix: CheckDef = {
           `torch ${baseRelease(torch!)} 不支持 Python ${py}（支持：${pys.join('、')}）。`,
         ),
       );
+    // Seed 000 §2.1: settle PyTorch first, then the torch_npu wheel for it, then the matching
+    // CANN; rolling back a CANN/driver install is the expensive step.
+    const order = L(
+      ' Fix them in this order: PyTorch, then the torch_npu wheel built for it, then the CANN it pairs with; rolling back CANN and the driver is the costly step.',
+      '修复顺序：先定 PyTorch，再选对应的 torch_npu wheel，最后装与之配套的 CANN；CANN 和驱动一旦装上，回退代价很大。',
+    );
     const remediation = suggest.length
       ? L(
-          `Nearest valid combinations: ${suggest.join('; ')}.`,
-          `最接近的有效组合：${suggest.join('；')}。`,
+          `Nearest valid combinations: ${suggest.join('; ')}.${order.en}`,
+          `最接近的有效组合：${suggest.join('；')}。${order['zh-CN']}`,
         )
-      : null;
+      : order;
     if (problems.length) {
       return v(
         'fail',
@@ -798,8 +804,8 @@ export const limits: CheckDef = {
       },
       evidence,
       L(
-        'Raise limits in /etc/security/limits.conf (nofile 65536+, memlock unlimited) and free disk space.',
-        '在 /etc/security/limits.conf 中调高上限（nofile 65536 以上、memlock unlimited），并清理磁盘空间。',
+        'Raise limits in /etc/security/limits.conf (nofile 65536+, memlock unlimited: multi-card HCCL fails to register memory with a small ulimit -l) and free disk space.',
+        '在 /etc/security/limits.conf 中调高上限（nofile 65536 以上、memlock unlimited：ulimit -l 太小时多卡 HCCL 会报内存注册失败），并清理磁盘空间。',
       ),
     );
   },

@@ -6,7 +6,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCore } from '../electron/core/api/core';
-import { simHostsSupported, startSimHost, type SimHost } from '../e2e/hosts/sim-host';
+import {
+  registerSimHost,
+  simHostsSupported,
+  startSimHost,
+  type SimHost,
+} from '../e2e/hosts/sim-host';
 
 const support = simHostsSupported();
 if (!support.ok) {
@@ -28,14 +33,7 @@ const core = createCore({
 const sessions = (h: SimHost) => (h.log().match(/Starting session/g) ?? []).length;
 try {
   for (const h of hosts) {
-    await core.call('hosts.add', {
-      name: h.name,
-      hostname: h.host,
-      port: h.port,
-      username: h.user,
-      identityFile: h.clientKey,
-      group: 'bench',
-    });
+    await registerSimHost(core, h, { group: 'bench' });
   }
   // connect every host once (key accepted, connection pooled), so the figures below are after connecting
   for (const h of hosts) await core.call('hosts.test', { name: h.name });

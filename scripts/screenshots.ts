@@ -6,7 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Page } from '@playwright/test';
 import { CHROMIUM_ARGS, chromiumPath } from '../e2e/support/chromium';
-import { simHostsSupported, startSimHost, type SimHost } from '../e2e/hosts/sim-host';
+import {
+  registerSimHost,
+  simHostsSupported,
+  startSimHost,
+  type SimHost,
+} from '../e2e/hosts/sim-host';
 import { createCore } from '../electron/core/api/core';
 
 const home = mkdtempSync(join(tmpdir(), 'amw-shots-'));
@@ -25,14 +30,7 @@ if (simHostsSupported().ok) {
     userKnownHosts: [],
   });
   for (const s of sims) {
-    await core.call('hosts.add', {
-      name: s.name,
-      hostname: s.host,
-      port: s.port,
-      username: s.user,
-      identityFile: s.clientKey,
-      group: s.name.startsWith('npu') ? 'train-a' : 'infer',
-    });
+    await registerSimHost(core, s, { group: s.name.startsWith('npu') ? 'train-a' : 'infer' });
   }
   await core.jobs.wait((await core.call('fleet.inventory', {})).jobId);
   const session = await core.call('sessions.create', {

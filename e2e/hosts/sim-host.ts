@@ -15,6 +15,7 @@ import {
 import { createConnection, createServer } from 'node:net';
 import { tmpdir, arch as osArch } from 'node:os';
 import { join } from 'node:path';
+import type { Core } from '../../electron/core/api/core';
 import { appRoot } from '../../electron/core/paths';
 import { PROFILES, type HostProfile, type ProfileName } from './profiles';
 
@@ -448,4 +449,20 @@ export async function startSimHost(
   };
   await launch();
   return host;
+}
+
+/** Adds a simulated host to an engine the way a user would (hosts.add), logging in with its key. */
+export function registerSimHost(
+  core: Pick<Core, 'call'>,
+  sim: SimHost,
+  extra: { name?: string; group?: string | null; identityFile?: string | null } = {},
+) {
+  return core.call('hosts.add', {
+    name: extra.name ?? sim.name,
+    hostname: sim.host,
+    port: sim.port,
+    username: sim.user,
+    identityFile: extra.identityFile === undefined ? sim.clientKey : extra.identityFile,
+    group: extra.group ?? null,
+  });
 }

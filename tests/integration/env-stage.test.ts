@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCore, type Core } from '../../electron/core/api/core';
-import { simHostsSupported, startSimHost, type SimHost } from '../../e2e/hosts/sim-host';
+import {
+  registerSimHost,
+  simHostsSupported,
+  startSimHost,
+  type SimHost,
+} from '../../e2e/hosts/sim-host';
 import type { ProfileName } from '../../e2e/hosts/profiles';
 import type { CheckOutcome, StageRunRecord } from '../../shared/api';
 import { amw } from '../support/cli';
@@ -50,13 +55,7 @@ d('environment stage on simulated hosts', () => {
       userKnownHosts: [],
     });
     for (const s of started) {
-      await core.call('hosts.add', {
-        name: s.name,
-        hostname: s.host,
-        port: s.port,
-        username: s.user,
-        identityFile: s.clientKey,
-      });
+      await registerSimHost(core, s);
     }
     const results = await Promise.all(HOSTS.map(([name]) => runEnv(core, name)));
     for (const r of results) runs[r.host] = r;
@@ -288,13 +287,7 @@ d('reruns and cut-off runs', () => {
         hostKeyPolicy: 'accept-new',
         userKnownHosts: [],
       });
-      await c.call('hosts.add', {
-        name: 'rerun',
-        hostname: sim.host,
-        port: sim.port,
-        username: sim.user,
-        identityFile: sim.clientKey,
-      });
+      await registerSimHost(c, sim);
       const first = await runEnv(c, 'rerun');
       expect(first.checks.find((x) => x.id === 'env.set-env')!.status).toBe('warn');
       writeFileSyncAsUser(

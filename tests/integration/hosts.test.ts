@@ -5,6 +5,7 @@ import { createCore, type Core } from '../../electron/core/api/core';
 import type { HostKeyPolicy } from '../../electron/core/hosts/host-key-prompts';
 import {
   createSimNetwork,
+  registerSimHost,
   SIM_PASSWORD,
   simHostsSupported,
   startSimHost,
@@ -45,19 +46,12 @@ function newCore(policy: HostKeyPolicy, home = tempDir()): Core {
   });
 }
 
-async function addSim(
+function addSim(
   core: Core,
   sim: SimHost,
   extra: { group?: string; identityFile?: string | null } = {},
 ) {
-  return core.call('hosts.add', {
-    name: sim.name,
-    hostname: sim.host,
-    port: sim.port,
-    username: sim.user,
-    identityFile: extra.identityFile === undefined ? sim.clientKey : extra.identityFile,
-    group: extra.group ?? null,
-  });
+  return registerSimHost(core, sim, extra);
 }
 
 async function inventory(core: Core, name: string): Promise<JobRecord> {

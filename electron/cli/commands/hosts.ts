@@ -1,42 +1,9 @@
 import type { Command } from 'commander';
 import type { HostSummary, Inventory } from '../../../shared/api';
 import { fromWireError } from '../../../shared/errors';
-import { createCore, type Core } from '../../core/api/core';
 import { EXIT, ExitWith, printJson, type CommandEnv } from '../io';
 import type { Configure } from '../program';
-
-interface HostCoreOpts {
-  acceptNewHostKey?: boolean;
-}
-
-/** The CLI never prompts for host keys: unknown keys are refused unless --accept-new-host-key. */
-async function withHostCore<T>(
-  env: CommandEnv,
-  opts: HostCoreOpts,
-  fn: (core: Core) => Promise<T>,
-): Promise<T> {
-  const core = createCore({
-    db: env.global.db,
-    env: env.io.env,
-    knownHosts: env.global.knownHosts,
-    hostKeyPolicy: opts.acceptNewHostKey ? 'accept-new' : 'refuse-new',
-  });
-  try {
-    return await fn(core);
-  } finally {
-    await core.close();
-  }
-}
-
-/** `--password-stdin`: the password is read once from stdin and never stored or echoed. */
-async function passwordFrom(
-  env: CommandEnv,
-  wanted: boolean | undefined,
-): Promise<string | undefined> {
-  if (!wanted) return undefined;
-  const text = await env.io.readStdin();
-  return text.replace(/\r?\n$/, '');
-}
+import { awaitJob, hostAccessOptions, passwordFrom, withCore, type HostAccess } from './with-core';
 
 const summaryLine = (h: HostSummary) => {
   const inv = h.inventory;
@@ -80,7 +47,7 @@ export function registerHostsCommands(
           json?: boolean;
         },
       ) => {
-        const host = await withHostCore(env, {}, (core) =>
+        const host = await withCore(env, (core) =>
           core.call('hosts.add', {
             name,
             hostname: o.host,
@@ -102,9 +69,7 @@ export function registerHostsCommands(
     .option('--group <group>', t('cli.opt.group'))
     .option('--json', t('cli.opt.json'))
     .action(async (o: { group?: string; json?: boolean }) => {
-      const list = await withHostCore(env, {}, (core) =>
-        core.call('hosts.list', { group: o.group }),
-      );
+      const list = await withCore(env, (core) => core.call('hosts.list', { group: o.group }));
       if (o.json) return printJson(io, list);
       if (!list.length) return io.stdout(`${t('cli.noHosts')}\n`);
       for (const h of list) io.stdout(`${summaryLine(h)}\n`);
@@ -115,7 +80,7 @@ export function registerHostsCommands(
     .argument('<name>')
     .option('--json', t('cli.opt.json'))
     .action(async (name: string, o: { json?: boolean }) => {
-      const h = await withHostCore(env, {}, (core) => core.call('hosts.get', { name }));
+      const h = await withCore(env, (core) => core.call('hosts.get', { name }));
       if (o.json) return printJson(io, h);
       io.stdout(`${summaryLine(h)}\n`);
     });
@@ -124,7 +89,7 @@ export function registerHostsCommands(
     .description(t('cli.cmd.hostsRemove'))
     .argument('<name>')
     .action(async (name: string) => {
-      await withHostCore(env, {}, (core) => core.call('hosts.remove', { name }));
+      await withCore(env, (core) => core.call('hosts.remove', { name }));
       io.stdout(`${t('cli.hostRemoved', { name })}\n`);
     });
 
@@ -139,7 +104,7 @@ export function registerHostsCommands(
         file: string | undefined,
         o: { only?: string[]; dryRun?: boolean; json?: boolean },
       ) => {
-        const r = await withHostCore(env, {}, (core) =>
+        const r = await withCore(env, (core) =>
           core.call('hosts.importSshConfig', { file, names: o.only, dryRun: o.dryRun }),
         );
         if (o.json) return printJson(io, r);
@@ -155,28 +120,21 @@ export function registerHostsCommands(
       },
     );
 
-  configure(hosts.command('test'))
+  hostAccessOptions(configure(hosts.command('test')), env)
     .description(t('cli.cmd.hostsTest'))
     .argument('<name>')
-    .option('--accept-new-host-key', t('cli.opt.acceptNew'))
-    .option('--password-stdin', t('cli.opt.passwordStdin'))
     .option('--json', t('cli.opt.json'))
-    .action(
-      async (
-        name: string,
-        o: { acceptNewHostKey?: boolean; passwordStdin?: boolean; json?: boolean },
-      ) => {
-        const password = await passwordFrom(env, o.passwordStdin);
-        const r = await withHostCore(env, o, (core) => core.call('hosts.test', { name, password }));
-        if (o.json) printJson(io, r);
-        else if (r.ok)
-          io.stdout(`${t('cli.testOk', { name, ms: r.latencyMs, system: r.system ?? '' })}\n`);
-        if (!r.ok) {
-          if (!o.json) throw fromWireError(r.error!);
-          throw new ExitWith(EXIT.error);
-        }
-      },
-    );
+    .action(async (name: string, o: HostAccess & { json?: boolean }) => {
+      const password = await passwordFrom(env, o);
+      const r = await withCore(env, (core) => core.call('hosts.test', { name, password }), o);
+      if (o.json) printJson(io, r);
+      else if (r.ok)
+        io.stdout(`${t('cli.testOk', { name, ms: r.latencyMs, system: r.system ?? '' })}\n`);
+      if (!r.ok) {
+        if (!o.json) throw fromWireError(r.error!);
+        throw new ExitWith(EXIT.error);
+      }
+    });
 }
 
 export function registerInventoryCommand(
@@ -185,30 +143,21 @@ export function registerInventoryCommand(
   configure: Configure,
 ): void {
   const { t, io } = env;
-  configure(program.command('inventory'))
+  hostAccessOptions(configure(program.command('inventory')), env)
     .description(t('cli.cmd.inventory'))
     .argument('<name>')
-    .option('--accept-new-host-key', t('cli.opt.acceptNew'))
-    .option('--password-stdin', t('cli.opt.passwordStdin'))
     .option('--json', t('cli.opt.json'))
-    .action(
-      async (
-        name: string,
-        o: { acceptNewHostKey?: boolean; passwordStdin?: boolean; json?: boolean },
-      ) => {
-        const password = await passwordFrom(env, o.passwordStdin);
-        const inv = await withHostCore(env, o, async (core) => {
-          const { jobId } = await core.call('inventory.take', { name, password });
-          void io.interrupted().then(() => core.jobs.cancel(jobId));
-          const job = await core.jobs.wait(jobId);
-          if (job.status !== 'succeeded')
-            throw fromWireError(job.error ?? { code: 'INTERNAL', message: job.status });
-          return (job.result as { inventory: Inventory }).inventory;
-        });
-        if (o.json) return printJson(io, inv);
-        printInventory(env, inv);
-      },
-    );
+    .action(async (name: string, o: HostAccess & { json?: boolean }) => {
+      const password = await passwordFrom(env, o);
+      const result = (await withCore(
+        env,
+        async (core) =>
+          awaitJob(env, core, (await core.call('inventory.take', { name, password })).jobId),
+        o,
+      )) as { inventory: Inventory };
+      if (o.json) return printJson(io, result.inventory);
+      printInventory(env, result.inventory);
+    });
 }
 
 function printInventory(env: CommandEnv, inv: Inventory): void {

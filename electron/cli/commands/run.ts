@@ -1,36 +1,27 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { StageRunRecord } from '../../../shared/api';
-import { AmwError, fromWireError } from '../../../shared/errors';
-import { createCore } from '../../core/api/core';
+import { AmwError } from '../../../shared/errors';
 import { EXIT, ExitWith, printJson, type CommandEnv } from '../io';
 import { junitXml } from '../junit';
 import type { Configure } from '../program';
+import { awaitJob, hostAccessOptions, passwordFrom, withCore, type HostAccess } from './with-core';
 
 const MARK: Record<string, string> = { pass: '✓', warn: '!', fail: '✗', skip: '-', error: '?' };
 
 export function registerRunCommand(program: Command, env: CommandEnv, configure: Configure): void {
   const { t, io, global } = env;
-  configure(program.command('run'))
+  hostAccessOptions(configure(program.command('run')), env)
     .description(t('cli.cmd.run'))
     .argument('<host>')
     .requiredOption('--stage <stage>', t('cli.opt.stage'))
     .option('--project <name>', t('cli.opt.project'))
     .option('--junit <file>', t('cli.opt.junit'))
-    .option('--accept-new-host-key', t('cli.opt.acceptNew'))
-    .option('--password-stdin', t('cli.opt.passwordStdin'))
     .option('--json', t('cli.opt.json'))
     .action(
       async (
         host: string,
-        o: {
-          stage: string;
-          project?: string;
-          junit?: string;
-          acceptNewHostKey?: boolean;
-          passwordStdin?: boolean;
-          json?: boolean;
-        },
+        o: HostAccess & { stage: string; project?: string; junit?: string; json?: boolean },
       ) => {
         if (o.stage !== 'env') {
           throw new AmwError(
@@ -39,29 +30,18 @@ export function registerRunCommand(program: Command, env: CommandEnv, configure:
             { stage: o.stage },
           );
         }
-        const password = o.passwordStdin ? (await io.readStdin()).replace(/\r?\n$/, '') : undefined;
-        const core = createCore({
-          db: global.db,
-          env: io.env,
-          knownHosts: global.knownHosts,
-          hostKeyPolicy: o.acceptNewHostKey ? 'accept-new' : 'refuse-new',
-        });
-        let run: StageRunRecord;
-        try {
-          const started = await core.call('stages.run', {
-            host,
-            stage: 'env',
-            project: o.project,
-            password,
-          });
-          void io.interrupted().then(() => core.jobs.cancel(started.jobId));
-          const job = await core.jobs.wait(started.jobId);
-          if (job.status !== 'succeeded')
-            throw fromWireError(job.error ?? { code: 'INTERNAL', message: job.status });
-          run = job.result as StageRunRecord;
-        } finally {
-          await core.close();
-        }
+        const password = await passwordFrom(env, o);
+        const run = (await withCore(
+          env,
+          async (core) =>
+            awaitJob(
+              env,
+              core,
+              (await core.call('stages.run', { host, stage: 'env', project: o.project, password }))
+                .jobId,
+            ),
+          o,
+        )) as StageRunRecord;
         const lang = global.lang;
         if (o.junit)
           writeFileSync(o.junit, junitXml(`amw.${run.stage}.${run.host}`, run.checks, lang));

@@ -1,12 +1,81 @@
+import type { Command } from 'commander';
+import { fromWireError } from '../../../shared/errors';
 import { createCore, type Core } from '../../core/api/core';
 import type { CommandEnv } from '../io';
 
-/** Opens the engine for one command and always closes it, whatever the command does. */
-export async function withCore<T>(env: CommandEnv, fn: (core: Core) => Promise<T>): Promise<T> {
-  const core = createCore({ db: env.global.db, env: env.io.env });
+export interface HostAccess {
+  acceptNewHostKey?: boolean;
+  passwordStdin?: boolean;
+}
+
+/**
+ * Opens the engine for one command and always closes it, whatever the command does. The CLI
+ * never prompts for host keys: unknown keys are refused unless --accept-new-host-key.
+ */
+export async function withCore<T>(
+  env: CommandEnv,
+  fn: (core: Core) => Promise<T>,
+  access: HostAccess = {},
+): Promise<T> {
+  const core = createCore({
+    db: env.global.db,
+    env: env.io.env,
+    knownHosts: env.global.knownHosts,
+    hostKeyPolicy: access.acceptNewHostKey ? 'accept-new' : 'refuse-new',
+  });
   try {
     return await fn(core);
   } finally {
     await core.close();
+  }
+}
+
+/** The options every command that reaches a host takes. */
+export function hostAccessOptions(cmd: Command, env: CommandEnv): Command {
+  return cmd
+    .option('--accept-new-host-key', env.t('cli.opt.acceptNew'))
+    .option('--password-stdin', env.t('cli.opt.passwordStdin'));
+}
+
+/** `--password-stdin`: the password is read once from stdin and never stored or echoed. */
+export async function passwordFrom(
+  env: CommandEnv,
+  access: HostAccess,
+): Promise<string | undefined> {
+  if (!access.passwordStdin) return undefined;
+  return (await env.io.readStdin()).replace(/\r?\n$/, '');
+}
+
+/**
+ * Waits for a job started through the contract: its progress goes to stderr (when `progress`),
+ * Ctrl+C cancels it, and a job that did not succeed throws its error.
+ */
+export async function awaitJob(
+  env: CommandEnv,
+  core: Core,
+  jobId: string,
+  progress = false,
+): Promise<unknown> {
+  const { io, t } = env;
+  let last = '';
+  const off = core.on('job.updated', (job) => {
+    if (!progress || job.id !== jobId || !job.message) return;
+    const pct = job.progress === null ? '' : ` ${Math.round(job.progress * 100)}%`;
+    const line = `${t(`jobs.step.${job.message.key}`, job.message.params ?? {})}${pct}`;
+    if (line !== last) io.stderr(`${line}\n`);
+    last = line;
+  });
+  let done = false;
+  void io.interrupted().then(() => {
+    if (!done) core.jobs.cancel(jobId);
+  });
+  try {
+    const job = await core.jobs.wait(jobId);
+    if (job.status !== 'succeeded')
+      throw fromWireError(job.error ?? { code: 'INTERNAL', message: job.status });
+    return job.result;
+  } finally {
+    done = true;
+    off();
   }
 }

@@ -8,38 +8,15 @@
  * names the line — never a guessed number.
  */
 
+import type { NpuDeviceFacts, NpuFacts } from '../../../shared/api';
+
 export type Health = 'OK' | 'Warning' | 'Alarm' | 'Critical' | 'UNKNOWN';
 const HEALTH: readonly string[] = ['OK', 'Warning', 'Alarm', 'Critical', 'UNKNOWN'];
 
-export interface NpuDevice {
-  /** NPU (card) id as npu-smi prints it; sparse under ASCEND_VISIBLE_DEVICES, shared by two dies. */
-  npu: number;
-  /** Chip index within the card. */
-  chip: number;
-  name: string | null;
-  health: Health | null;
-  powerW: number | null;
-  tempC: number | null;
-  aicorePct: number | null;
-  hbmUsedMB: number | null;
-  hbmTotalMB: number | null;
-  memUsedMB: number | null;
-  memTotalMB: number | null;
-  busId: string | null;
-  /** A3: physical id of the die; null elsewhere. */
-  phyId: number | null;
-  /** 310/310P: logic id (what /dev/davinciN and ASCEND_RT_VISIBLE_DEVICES use); null elsewhere. */
-  logicId: number | null;
-}
+/** One chip (die) as the table shows it; the shape is the contract's, so it crosses unchanged. */
+export type NpuDevice = Omit<NpuDeviceFacts, 'health'> & { health: Health | null };
 
-export interface NpuProcess {
-  npu: number;
-  chip: number | null;
-  pid: number;
-  /** May be empty: npu-smi prints a blank name for some processes. */
-  name: string;
-  memMB: number | null;
-}
+export type NpuProcess = NpuFacts['processes'][number];
 
 export type NpuSmiLayout = 'hbm' | 'hbm-a3' | 'no-hbm' | 'npu-id' | 'unknown';
 

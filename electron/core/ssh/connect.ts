@@ -1,5 +1,6 @@
 import ssh2, { type AuthenticationType, type Client, type ConnectConfig } from 'ssh2';
 import type { Duplex } from 'node:stream';
+import type { HostKeyInfo } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
 import { loadIdentities } from './identities';
 import { fingerprint, keyTypeOf, type KnownHosts } from './known-hosts';
@@ -18,15 +19,8 @@ export interface SshTarget extends SshEndpoint {
   jumps?: SshEndpoint[];
 }
 
-export interface UnknownHostKey {
-  name: string;
-  host: string;
-  port: number;
-  keyType: string;
-  fingerprint: string;
-  /** Other key types already on record for this host (a key rotation looks like this). */
-  knownTypes: string[];
-}
+/** What the user is shown for a key not on record (type, SHA256 fingerprint, other known types). */
+export type UnknownHostKey = HostKeyInfo;
 
 export interface ConnectOptions {
   knownHosts: KnownHosts;

@@ -1,8 +1,8 @@
 import { useTranslation } from 'react-i18next';
+import { PageHead } from '../components/PageHead';
 import type { Language, Settings, Theme } from '../../../shared/api';
 import { useAction, useCall } from '../api';
 import { ErrorText } from '../components/ErrorText';
-import { Icon } from '../components/Icon';
 
 export function SettingsPage(props: { settings: Settings; onOpenJobs: () => void }) {
   const { t } = useTranslation();
@@ -15,12 +15,7 @@ export function SettingsPage(props: { settings: Settings; onOpenJobs: () => void
 
   return (
     <section className="page" data-testid="page-settings">
-      <header className="page-head">
-        <span className="page-icon">
-          <Icon name="settings" size={22} />
-        </span>
-        <h1>{t('pages.settings.title')}</h1>
-      </header>
+      <PageHead icon="settings" title={t('pages.settings.title')} />
 
       <div className="card">
         <label className="field">

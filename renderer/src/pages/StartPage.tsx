@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import type { Page } from '../routes';
-import { Icon } from '../components/Icon';
+import { PageHead } from '../components/PageHead';
 
 type StartPageName = Exclude<Page, 'settings'>;
 
@@ -48,13 +48,9 @@ export function StartPage(props: { page: StartPageName }) {
   const { t } = useTranslation();
   return (
     <section className="page" data-testid={`page-${props.page}`}>
-      <header className="page-head">
-        <span className="page-icon">
-          <Icon name={props.page} size={22} />
-        </span>
-        <h1>{t(`pages.${props.page}.title`)}</h1>
+      <PageHead icon={props.page} title={t(`pages.${props.page}.title`)}>
         <span className="badge muted">{t('common.notYet')}</span>
-      </header>
+      </PageHead>
       <div className="empty">
         <p className="lead">{t(`pages.${props.page}.lead`)}</p>
         <StartSteps page={props.page} cli={false} />

@@ -1,9 +1,9 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { PageHead } from '../../components/PageHead';
 import { useCall, useEvent } from '../../api';
 import { AddHostDialog } from '../../components/AddHostDialog';
 import { ErrorText } from '../../components/ErrorText';
-import { Icon } from '../../components/Icon';
 import { ImportDialog } from '../../components/ImportDialog';
 import { StartSteps } from '../StartPage';
 import { FleetTable } from './FleetTable';
@@ -28,11 +28,7 @@ export function HostsPage(props: { selected: string | null; open: (name: string 
   const list = hosts.data ?? [];
   return (
     <section className="page" data-testid="page-hosts">
-      <header className="page-head">
-        <span className="page-icon">
-          <Icon name="hosts" size={22} />
-        </span>
-        <h1>{t('pages.hosts.title')}</h1>
+      <PageHead icon="hosts" title={t('pages.hosts.title')}>
         <div className="spacer" />
         <button onClick={() => setDialog('import')} data-testid="open-import">
           {t('hosts.importButton')}
@@ -40,7 +36,7 @@ export function HostsPage(props: { selected: string | null; open: (name: string 
         <button className="primary" onClick={() => setDialog('add')} data-testid="open-add-host">
           {t('hosts.addButton')}
         </button>
-      </header>
+      </PageHead>
       {hosts.error && <ErrorText error={hosts.error} />}
       {hosts.data && list.length === 0 && (
         <div className="empty">

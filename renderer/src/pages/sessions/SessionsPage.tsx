@@ -1,11 +1,11 @@
 import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
+import { PageHead } from '../../components/PageHead';
 import type { SessionRecord, StageStatus } from '../../../../shared/api';
 import { useAction, useCall, useEvent } from '../../api';
 import { Dialog } from '../../components/Dialog';
 import { ErrorText } from '../../components/ErrorText';
-import { Icon } from '../../components/Icon';
 import { StartSteps } from '../StartPage';
 import { SessionView } from './SessionView';
 
@@ -54,11 +54,7 @@ export function SessionsPage(props: {
   const list = sessions.data ?? [];
   return (
     <section className="page" data-testid="page-sessions">
-      <header className="page-head">
-        <span className="page-icon">
-          <Icon name="sessions" size={22} />
-        </span>
-        <h1>{t('pages.sessions.title')}</h1>
+      <PageHead icon="sessions" title={t('pages.sessions.title')}>
         <div className="spacer" />
         <button onClick={() => setDialog('project')} data-testid="open-new-project">
           {t('sessions.newProject')}
@@ -70,7 +66,7 @@ export function SessionsPage(props: {
         >
           {t('sessions.newSession')}
         </button>
-      </header>
+      </PageHead>
       {sessions.error && <ErrorText error={sessions.error} />}
       {sessions.data && list.length === 0 && (
         <div className="empty">

@@ -44,6 +44,10 @@ for d in sys.path:
         m = re.match(r"^([A-Za-z0-9_.]+?)-([0-9][^-]*?)(?:-py[0-9.]+)?\.(dist-info|egg-info)$", entry)
         if m:
             dists.setdefault(m.group(1).lower().replace("_", "-"), m.group(2))
+# DeepSpeed is fine on NPU when it carries the NPU accelerator (upstream since 0.10)
+ds = importlib.util.find_spec("deepspeed")
+if ds is not None and ds.origin and os.path.exists(os.path.join(os.path.dirname(ds.origin), "accelerator", "npu_accelerator.py")):
+    dists["deepspeed-npu-accelerator"] = dists.get("deepspeed", "present")
 put("dists", 0, json.dumps(dists))
 
 # The import check and the NPU computation run in a child Python with set_env.sh sourced, as a

@@ -165,6 +165,15 @@ describe('other env checks on constructed facts', () => {
         .status,
     ).toBe('pass');
     expect(pythonPackages.evaluate(facts({ dists: { triton: '3.2.0' } }), k).status).toBe('warn');
+    expect(pythonPackages.evaluate(facts({ dists: { deepspeed: '0.14.0' } }), k).status).toBe(
+      'warn',
+    );
+    expect(
+      pythonPackages.evaluate(
+        facts({ dists: { deepspeed: '0.14.0', 'deepspeed-npu-accelerator': '0.14.0' } }),
+        k,
+      ).status,
+    ).toBe('pass');
   });
   it('limits: a big training box passes; 1024 open files warns', () => {
     expect(limits.evaluate(facts(), k).status).toBe('pass');

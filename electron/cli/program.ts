@@ -8,6 +8,7 @@ import { registerInfoCommand } from './commands/info';
 import { registerJobsCommand } from './commands/jobs';
 import { registerParseCommand } from './commands/parse';
 import { registerRunCommand } from './commands/run';
+import { registerScanCommand } from './commands/scan';
 import { registerHostsCommands, registerInventoryCommand } from './commands/hosts';
 import { registerServeCommand } from './commands/serve';
 import { registerSettingsCommands } from './commands/settings';
@@ -75,6 +76,7 @@ export function buildProgram(io: CliIO, lang: Language): { program: Command; env
   registerHostsCommands(program, env, configure);
   registerInventoryCommand(program, env, configure);
   registerRunCommand(program, env, configure);
+  registerScanCommand(program, env, configure);
   return { program, env };
 }
 

@@ -1,0 +1,108 @@
+import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import type { Command } from 'commander';
+import { AmwError } from '../../../shared/errors';
+import { migratedFiles, unifiedPatch, type FixMode } from '../../core/analyzer/fix';
+import { pythonParser } from '../../core/analyzer/python-parser';
+import { loadRules } from '../../core/analyzer/rules';
+import { toSarif } from '../../core/analyzer/sarif';
+import { scanProject } from '../../core/analyzer/scan';
+import { EXIT, ExitWith, printJson, type CommandEnv } from '../io';
+import type { Configure } from '../program';
+
+const SKIP_COPY = new Set(['.git', 'node_modules', '__pycache__', '.venv', 'venv']);
+
+export function registerScanCommand(program: Command, env: CommandEnv, configure: Configure): void {
+  const { t, io, global } = env;
+  configure(program.command('scan'))
+    .description(t('cli.cmd.scan'))
+    .argument('<path>')
+    .option('--json', t('cli.opt.json'))
+    .option('--sarif <file>', t('cli.opt.sarif'))
+    .option('--fix', t('cli.opt.fix'))
+    .option('--out <dir>', t('cli.opt.out'))
+    .option('--patch <file>', t('cli.opt.patch'))
+    .option('--mode <mode>', t('cli.opt.mode'), 'rewrite')
+    .option('--exclude <glob...>', t('cli.opt.exclude'))
+    .action(
+      async (
+        path: string,
+        o: {
+          json?: boolean;
+          sarif?: string;
+          fix?: boolean;
+          out?: string;
+          patch?: string;
+          mode: string;
+          exclude?: string[];
+        },
+      ) => {
+        if (o.mode !== 'rewrite' && o.mode !== 'transfer')
+          throw new AmwError('VALIDATION', `--mode is rewrite or transfer, not ${o.mode}`);
+        if (o.fix && !o.out)
+          throw new AmwError(
+            'VALIDATION',
+            '--fix writes a migrated copy: give it --out DIR (the original is never changed).',
+          );
+        const root = resolve(path);
+        const scan = await scanProject(root, { exclude: o.exclude, lang: global.lang });
+        const rules = loadRules();
+        if (o.sarif)
+          writeFileSync(
+            o.sarif,
+            `${JSON.stringify(toSarif(scan.findings, rules, global.lang), null, 2)}\n`,
+          );
+        let changed = new Map<string, { before: string; after: string; parses: boolean }>();
+        if (o.fix || o.patch) {
+          changed = migratedFiles(scan, o.mode as FixMode, await pythonParser());
+          for (const [file, c] of changed) {
+            if (!c.parses) {
+              io.stderr(`warning: ${file}: the migrated text would not parse; left unchanged\n`);
+              changed.delete(file);
+            }
+          }
+        }
+        if (o.patch) writeFileSync(o.patch, unifiedPatch(changed));
+        if (o.fix && o.out) {
+          const out = resolve(o.out);
+          const rel = relative(root, out);
+          if (!rel.startsWith('..') && rel !== '' && !rel.startsWith(`..${sep}`))
+            throw new AmwError('VALIDATION', '--out must be outside the scanned folder.');
+          if (existsSync(out) && readdirSync(out).length)
+            throw new AmwError('CONFLICT', `${out} exists and is not empty.`);
+          cpSync(root, out, {
+            recursive: true,
+            filter: (src) => !SKIP_COPY.has(src.split(sep).pop() ?? ''),
+          });
+          for (const [file, c] of changed) {
+            mkdirSync(dirname(join(out, file)), { recursive: true });
+            writeFileSync(join(out, file), c.after);
+          }
+        }
+        const summary = {
+          root: scan.root,
+          files: scan.files,
+          lines: scan.lines,
+          findings: scan.findings,
+          effort: scan.effort,
+        };
+        if (o.json) printJson(io, summary);
+        else {
+          let current = '';
+          for (const f of scan.findings) {
+            if (f.file !== current) io.stdout(`\n${(current = f.file)}\n`);
+            io.stdout(
+              `  ${String(f.line).padStart(5)}:${String(f.column).padEnd(4)} ${f.severity.padEnd(7)} ${f.ruleId.padEnd(24)} ${f.message}\n`,
+            );
+          }
+          const e = scan.effort;
+          io.stdout(
+            `\n${t('cli.scanSummary', { files: scan.files, lines: scan.lines, findings: scan.findings.length, level: e.level, device: e.dimensions.device, thirdParty: e.dimensions.thirdParty, amp: e.dimensions.mixedPrecision, multiCard: e.dimensions.multiCard })}\n`,
+          );
+          if (o.fix || o.patch) io.stdout(`${t('cli.scanChanged', { count: changed.size })}\n`);
+        }
+        for (const w of scan.warnings) io.stderr(`warning: ${w}\n`);
+        if (scan.findings.some((f) => f.severity === 'error')) throw new ExitWith(EXIT.failed);
+      },
+    );
+}

@@ -1,0 +1,69 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { resourcesDir } from '../paths';
+
+const Text = z.object({ en: z.string(), 'zh-CN': z.string() });
+
+const Match = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('string'), regex: z.string() }),
+  z.object({
+    kind: z.literal('method'),
+    name: z.string(),
+    firstArgIdentifier: z.array(z.string()).optional(),
+  }),
+  z.object({ kind: z.literal('keyword'), name: z.string(), valueRegex: z.string().optional() }),
+  z.object({
+    kind: z.literal('reference'),
+    names: z.array(z.string()),
+    except: z.array(z.string()).optional(),
+  }),
+  z.object({
+    kind: z.literal('call'),
+    names: z.array(z.string()),
+    stringArg: z.string().optional(),
+  }),
+  z.object({ kind: z.literal('import'), modules: z.array(z.string()) }),
+]);
+
+const Rewrite = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('string-replace'), from: z.string(), to: z.string() }),
+  z.object({ kind: z.literal('method-rename'), to: z.string() }),
+  z.object({ kind: z.literal('rename-segment'), from: z.string(), to: z.string() }),
+]);
+
+export const Rule = z.object({
+  id: z.string().regex(/^[a-z]+\.[a-z0-9-]+$/),
+  category: z.string(),
+  severity: z.enum(['error', 'warning', 'info']),
+  message: Text,
+  why: Text,
+  fix: Text.optional(),
+  docs: z.string().optional(),
+  match: Match,
+  rewrite: Rewrite.optional(),
+});
+export type Rule = z.infer<typeof Rule>;
+
+let cached: Rule[] | undefined;
+
+/** The analyzer's rules from resources/knowledge/rules/*.json, validated once. */
+export function loadRules(): Rule[] {
+  if (cached) return cached;
+  const file = join(resourcesDir(), 'knowledge', 'rules', 'cuda.json');
+  const parsed = z
+    .object({ rules: z.array(Rule) })
+    .safeParse(JSON.parse(readFileSync(file, 'utf8')));
+  if (!parsed.success) {
+    throw new Error(
+      `${file} is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
+  }
+  const ids = new Set<string>();
+  for (const r of parsed.data.rules) {
+    if (ids.has(r.id)) throw new Error(`${file}: duplicate rule id ${r.id}`);
+    ids.add(r.id);
+  }
+  cached = parsed.data.rules;
+  return cached;
+}

@@ -145,3 +145,25 @@ describe('scan of a nanoGPT-style project (AMP + DDP)', () => {
     expect(readFileSync(join(NANOGPT, 'train.py'), 'utf8')).not.toContain('torch_npu'); // original untouched
   });
 });
+
+describe('scan inputs', () => {
+  it('honours .gitignore in a git checkout and --exclude globs; finds CUDA sources and a broken file is a warning', async () => {
+    const dir = tempDir();
+    execFileSync('git', ['init', '-q', dir]);
+    writeFileSync(join(dir, '.gitignore'), 'build_out/\n');
+    const { mkdirSync } = await import('node:fs');
+    for (const d of ['build_out', 'vendor', 'csrc']) mkdirSync(join(dir, d));
+    writeFileSync(join(dir, 'build_out', 'gen.py'), 'import torch\nx = torch.zeros(1).cuda()\n');
+    writeFileSync(join(dir, 'vendor', 'lib.py'), 'import torch\nx = torch.zeros(1).cuda()\n');
+    writeFileSync(join(dir, 'csrc', 'kernel.cu'), '__global__ void k() {}\n');
+    writeFileSync(join(dir, 'broken.py'), 'import torch\ndef f(:\n    torch.cuda.synchronize()\n');
+    writeFileSync(join(dir, 'ok.py'), 'import numpy\nprint(numpy.zeros(3))\n');
+    const scan = await scanProject(dir, { exclude: ['vendor'] });
+    const files = [...new Set(scan.findings.map((f) => f.file))];
+    expect(files).toEqual(['broken.py', 'csrc/kernel.cu']);
+    expect(scan.warnings).toEqual([
+      'broken.py: Python syntax errors; findings there may be incomplete',
+    ]);
+    await expect(scanProject(join(dir, 'nope'))).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});

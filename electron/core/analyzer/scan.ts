@@ -89,13 +89,13 @@ function listFiles(root: string, exclude: RegExp[]): string[] {
   );
 }
 
+/** `--exclude` globs: `*` within a path segment, `**` across segments; a folder excludes its contents. */
 const glob = (pattern: string) =>
   new RegExp(
     `^${pattern
-      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-      .replace(/\*\*/g, '\u0000')
-      .replace(/\*/g, '[^/]*')
-      .replace(/\u0000/g, '.*')}(/.*)?$`,
+      .split('**')
+      .map((part) => part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*'))
+      .join('.*')}(/.*)?$`,
   );
 
 export async function scanProject(

@@ -53,7 +53,8 @@ export function StartPage(props: { page: StartPageName }) {
       </PageHead>
       <div className="empty">
         <p className="lead">{t(`pages.${props.page}.lead`)}</p>
-        <StartSteps page={props.page} cli={false} />
+        {/* the code scan already works from the CLI; its diff review UI is what is not built yet */}
+        <StartSteps page={props.page} cli={props.page === 'code'} />
       </div>
     </section>
   );

@@ -38,9 +38,12 @@ const SKIP_DIRS = new Set([
   'dist',
   '.eggs',
 ]);
-/** A file that mentions none of these cannot match any rule: skip parsing it. */
+/**
+ * A file that mentions none of these cannot match any rule: skip parsing it. (Plain `torch` is
+ * not enough: model code that only imports torch has nothing to migrate.)
+ */
 const PREFILTER =
-  /cuda|nccl|NCCL_|apex|flash_attn|xformers|triton|transformer_engine|deepspeed|bitsandbytes|fbgemm|torchrec|cupy|vllm|colossalai|megatron|pynvml|nvtx|cudnn|cpp_extension|device_ids|map_location|pin_memory|fused|compile|jit|autocast|torch/;
+  /cuda|nccl|NCCL_|apex|flash_attn|xformers|triton|transformer_engine|deepspeed|bitsandbytes|fbgemm|torchrec|cupy|vllm|colossalai|megatron|pynvml|nvtx|cudnn|cpp_extension|device_ids|map_location|pin_memory|fused|compile|jit|autocast/;
 const REQUIREMENT_LIBS: Record<string, string> = {
   'flash-attn': 'lib.flash-attn',
   flash_attn: 'lib.flash-attn',

@@ -2,7 +2,7 @@
 // mode with its URL. The Electron binary is fetched on first start (npm install never downloads it:
 // its install script is denied in package.json so that installs work on offline machines).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, mkdirSync, cpSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, mkdirSync, cpSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
@@ -19,7 +19,17 @@ if (
   if (!run(process.execPath, ['scripts/build.mjs'])) process.exit(2);
 }
 
+// Where the runtime's download host is unreachable the attempt takes a while; remember a failure
+// for a day so the fallback to serve mode is instant (AMW_RETRY_ELECTRON=1 tries again).
+const FAILED_MARK = join('.electron-native', 'download-failed');
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 function electronBinary() {
+  if (!process.env.AMW_RETRY_ELECTRON && existsSync(FAILED_MARK)) {
+    const { at, reason } = JSON.parse(readFileSync(FAILED_MARK, 'utf8'));
+    if (Date.now() - at < DAY_MS)
+      return { error: `${reason}; set AMW_RETRY_ELECTRON=1 to try again` };
+  }
   const dir = join(require.resolve('electron/package.json'), '..');
   const exe = () => {
     const pathFile = join(dir, 'path.txt');
@@ -34,7 +44,10 @@ function electronBinary() {
       const reason =
         (r.stderr || r.error?.message || 'download failed').split('\n').find((l) => l.trim()) ??
         'download failed';
-      return { error: `its download failed: ${reason.trim().slice(0, 120)}` };
+      const error = `its download failed: ${reason.trim().slice(0, 120)}`;
+      mkdirSync('.electron-native', { recursive: true });
+      writeFileSync(FAILED_MARK, JSON.stringify({ at: Date.now(), reason: error }));
+      return { error };
     }
   }
   return exe() && existsSync(exe()) ? { path: exe() } : { error: 'binary not found after install' };

@@ -10,6 +10,7 @@ import { SettingsPage } from './pages/SettingsPage';
 import { StartPage } from './pages/StartPage';
 import { HostsPage } from './pages/hosts/HostsPage';
 import { SessionsPage } from './pages/sessions/SessionsPage';
+import { CodePage } from './pages/code/CodePage';
 import { HostKeyDialog } from './components/HostKeyDialog';
 import { SecretDialog } from './components/SecretDialog';
 import { PAGES, useRoute, type Page } from './routes';
@@ -130,9 +131,8 @@ export function App() {
           {page === 'sessions' && (
             <SessionsPage selected={route.sub} open={(id) => go('sessions', id)} />
           )}
-          {page !== 'settings' && page !== 'hosts' && page !== 'sessions' && (
-            <StartPage page={page} />
-          )}
+          {page === 'code' && <CodePage selected={route.sub} open={(id) => go('code', id)} />}
+          {page === 'reports' && <StartPage page={page} />}
         </main>
       </div>
       {drawer && <JobsDrawer jobs={jobs} onClose={() => setDrawer(false)} />}

@@ -4,6 +4,7 @@ import { appApi } from './app';
 import { hostsApi, hostsEvents } from './hosts';
 import { liveApi, liveEvents } from './live';
 import { sessionsApi } from './sessions';
+import { codeApi } from './code';
 import { jobsApi, jobsEvents } from './jobs';
 import { maintenanceApi } from './maintenance';
 import { settingsApi, settingsEvents } from './settings';
@@ -17,6 +18,7 @@ export * from './hosts';
 export * from './live';
 export * from './sessions';
 export * from './stages';
+export * from './code';
 export type { MethodSpec, EventSpec } from './define';
 
 /** Every method of the engine, by `domain.verb`. */
@@ -28,6 +30,7 @@ export const contract = {
   ...hostsApi,
   ...liveApi,
   ...sessionsApi,
+  ...codeApi,
 } satisfies Record<string, MethodSpec>;
 
 /** Every event the engine pushes. */

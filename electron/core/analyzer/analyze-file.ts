@@ -1,35 +1,85 @@
 import type { Node, Parser } from 'web-tree-sitter';
-import type { Language } from '../../../shared/api';
+import type { CodeEdit, CodeFinding, Language } from '../../../shared/api';
 import { canonicalName, importAliases, nameMatches } from './names';
 import type { Rule } from './rules';
 
-/** A text edit on the source (UTF-16 offsets, as JavaScript strings index). */
-export interface Edit {
-  start: number;
-  end: number;
-  text: string;
-}
-
-export interface Finding {
-  ruleId: string;
-  file: string;
-  line: number;
-  column: number;
-  endLine: number;
-  endColumn: number;
-  severity: Rule['severity'];
-  category: string;
-  message: string;
-  fix?: { description: string; edits: Edit[] };
-}
+export type Edit = CodeEdit;
+export type Finding = CodeFinding;
 
 export interface FileAnalysis {
   findings: Finding[];
   /** The file imports torch (so `import torch_npu` belongs in it). */
   importsTorch: boolean;
-  /** `if __name__ == "__main__":` or a top-level call of main(): an entry point. */
+  /** `if __name__ == "__main__":` at the top level: an entry point. */
   entryPoint: boolean;
   parseErrors: boolean;
+}
+
+type RuleOf<K extends Rule['match']['kind']> = Rule & {
+  match: Extract<Rule['match'], { kind: K }>;
+};
+
+/** The rules sorted by how they match, plus the cheap text searches that find candidates. */
+interface Compiled {
+  strings: { r: RuleOf<'string'>; re: RegExp }[];
+  stringHint: RegExp | null;
+  methods: RuleOf<'method'>[];
+  attributes: RuleOf<'attribute'>[];
+  memberHint: RegExp | null;
+  keywords: RuleOf<'keyword'>[];
+  keywordHint: RegExp | null;
+  references: RuleOf<'reference'>[];
+  calls: RuleOf<'call'>[];
+  imports: RuleOf<'import'>[];
+  /** First segments of every name a reference or call rule knows (torch, apex, nvtx…). */
+  roots: Set<string>;
+}
+
+const compiledCache = new WeakMap<Rule[], Compiled>();
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+function compile(rules: Rule[]): Compiled {
+  const hit = compiledCache.get(rules);
+  if (hit) return hit;
+  const of = <K extends Rule['match']['kind']>(kind: K) =>
+    rules.filter((r) => r.match.kind === kind) as RuleOf<K>[];
+  const strings = of('string').map((r) => ({ r, re: new RegExp(r.match.regex) }));
+  const methods = of('method');
+  const attributes = of('attribute');
+  const keywords = of('keyword');
+  const references = of('reference');
+  const calls = of('call');
+  const members = [...new Set([...methods, ...attributes].map((r) => r.match.name))];
+  const keywordNames = [...new Set(keywords.map((r) => r.match.name))];
+  const c: Compiled = {
+    strings,
+    // anchors dropped: the hint finds the text anywhere, the rule's own regex then decides
+    stringHint: strings.length
+      ? new RegExp(
+          strings.map((s) => `(?:${s.r.match.regex.replace(/\^|\$/g, '')})`).join('|'),
+          'g',
+        )
+      : null,
+    methods,
+    attributes,
+    memberHint: members.length
+      ? new RegExp(`\\.\\s*(?:${members.map(escape).join('|')})\\b`, 'g')
+      : null,
+    keywords,
+    keywordHint: keywordNames.length
+      ? new RegExp(`\\b(?:${keywordNames.map(escape).join('|')})\\s*=`, 'g')
+      : null,
+    references,
+    calls,
+    imports: of('import'),
+    roots: new Set(
+      [...references.flatMap((r) => r.match.names), ...calls.flatMap((r) => r.match.names)].map(
+        (n) => n.split('.')[0]!,
+      ),
+    ),
+  };
+  compiledCache.set(rules, c);
+  return c;
 }
 
 const STRING_CONTENT = /^(?:[rRbBuUfF]{0,2})(['"]{1,3})([\s\S]*)\1$/;
@@ -57,6 +107,42 @@ function stringContent(
   };
 }
 
+const IMPORT_PARENTS = new Set([
+  'import_statement',
+  'import_from_statement',
+  'dotted_name',
+  'aliased_import',
+]);
+
+const IMPORT_HINT = /^[ \t]*(?:import|from)[ \t]/gm;
+
+/** The most specific reference rule for a dotted name (longest matching pattern wins). */
+function bestReference(rules: RuleOf<'reference'>[], name: string) {
+  let best: { r: RuleOf<'reference'>; p: string } | undefined;
+  for (const r of rules) {
+    const p = r.match.names.find((n) => nameMatches(n, name));
+    if (!p || (r.match.except ?? []).some((e) => nameMatches(e, name))) continue;
+    if (!best || p.length > best.p.length) best = { r, p };
+  }
+  return best;
+}
+
+/** Every match of a global regex over the text: [start, end) of the whole match. */
+function* matches(re: RegExp | null, text: string): Generator<[number, number, string]> {
+  if (!re) return;
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    yield [m.index, m.index + m[0].length, m[0]];
+    if (m[0].length === 0) re.lastIndex++;
+  }
+}
+
+/**
+ * Finds the rules' matches in one Python file. Tree-sitter parses the whole file; cheap text
+ * searches only point at candidate places (an imported name, `.cuda`, `device_ids=`, "nccl"), and
+ * the syntax tree at each place decides — so comments, look-alike variables and prose in strings
+ * never match, and the walk does not visit every node of a large file.
+ */
 export function analyzeSource(
   parser: Parser,
   source: string,
@@ -66,11 +152,29 @@ export function analyzeSource(
 ): FileAnalysis {
   const tree = parser.parse(source);
   if (!tree) return { findings: [], importsTorch: false, entryPoint: false, parseErrors: true };
+  const c = compile(rules);
   const root = tree.rootNode;
-  const aliases = importAliases(root);
-  const lineStarts = [0];
-  for (let i = 0; i < source.length; i++) if (source.charCodeAt(i) === 10) lineStarts.push(i + 1);
+  // imports start a line: find the keywords, let the tree confirm (and skip strings, comments)
+  const importStatements: Node[] = [];
+  for (const [start, end, text] of matches(IMPORT_HINT, source)) {
+    const kw = start + text.search(/\S/);
+    const stmt = root.descendantForIndex(kw, end - 1)?.parent;
+    if (
+      stmt &&
+      stmt.startIndex === kw &&
+      (stmt.type === 'import_statement' || stmt.type === 'import_from_statement')
+    )
+      importStatements.push(stmt);
+  }
+  const aliases = importAliases(importStatements);
+
+  let lineStarts: number[] | undefined;
   const pos = (index: number) => {
+    if (!lineStarts) {
+      lineStarts = [0];
+      for (let i = source.indexOf('\n'); i >= 0; i = source.indexOf('\n', i + 1))
+        lineStarts.push(i + 1);
+    }
     let lo = 0;
     let hi = lineStarts.length - 1;
     while (lo < hi) {
@@ -104,24 +208,19 @@ export function analyzeSource(
         : {}),
     });
   };
-
-  const byKind = <K extends Rule['match']['kind']>(kind: K) =>
-    rules.filter((r) => r.match.kind === kind) as (Rule & {
-      match: Extract<Rule['match'], { kind: K }>;
-    })[];
-  const stringRules = byKind('string').map((r) => ({ r, re: new RegExp(r.match.regex) }));
-  const methodRules = byKind('method');
-  const keywordRules = byKind('keyword');
-  const referenceRules = byKind('reference');
-  const callRules = byKind('call');
-  const importRules = byKind('import');
+  const inComment = (n: Node | null) => n?.type === 'comment';
 
   // strings: device names, backends, environment variable names
-  for (const node of root.descendantsOfType('string')) {
-    if (!node) continue;
+  const doneStrings = new Set<number>();
+  for (const [start, end] of matches(c.stringHint, source)) {
+    let node = root.descendantForIndex(start, end);
+    while (node && node.type !== 'string' && node.type !== 'module' && !inComment(node))
+      node = node.parent;
+    if (!node || node.type !== 'string' || doneStrings.has(node.startIndex)) continue;
+    doneStrings.add(node.startIndex);
     const content = stringContent(node);
     if (!content) continue;
-    for (const { r, re } of stringRules) {
+    for (const { r, re } of c.strings) {
       if (!re.test(content.value)) continue;
       const rw = r.rewrite;
       const piece =
@@ -138,120 +237,134 @@ export function analyzeSource(
               },
             ]
           : undefined;
-
       add(r, node, { text: content.value }, edits);
     }
   }
 
-  // references: the longest dotted chain that resolves, so torch.cuda.amp.autocast is one finding
-  for (const node of root.descendantsOfType(['attribute', 'identifier'])) {
-    if (!node) continue;
-    if (node.parent?.type === 'attribute' && node.parent.childForFieldName('object')?.equals(node))
-      continue; // not the outermost
-    if (node.type === 'identifier' && node.parent?.type === 'attribute') continue;
-    if (
-      node.parent &&
-      ['import_statement', 'import_from_statement', 'dotted_name', 'aliased_import'].includes(
-        node.parent.type,
+  // names bound by imports of modules the rules know: the longest dotted chain that resolves,
+  // so torch.cuda.amp.autocast is one finding; a call of it is checked against the call rules
+  const locals = [...aliases].filter(([, full]) => c.roots.has(full.split('.')[0]!));
+  const doneChains = new Set<number>();
+  if (locals.length) {
+    const re = new RegExp(`\\b(?:${locals.map(([l]) => escape(l)).join('|')})\\b`, 'g');
+    for (const [start, end] of matches(re, source)) {
+      const id = root.descendantForIndex(start, end);
+      if (!id || id.type !== 'identifier' || id.startIndex !== start) continue;
+      // a name that is itself an attribute (`x.torch`) is not the imported module
+      const up = id.parent;
+      if (up?.type === 'attribute' && !up.childForFieldName('object')?.equals(id)) continue;
+      if (up && IMPORT_PARENTS.has(up.type)) continue;
+      if (up?.type === 'keyword_argument' && up.childForFieldName('name')?.equals(id)) continue;
+      let chain: Node = id;
+      while (
+        chain.parent?.type === 'attribute' &&
+        chain.parent.childForFieldName('object')?.equals(chain)
       )
-    )
-      continue;
-    const name = canonicalName(node, aliases);
-    if (!name) continue;
-    // most specific matching rule wins
-    const matching = referenceRules
-      .map((r) => ({ r, p: r.match.names.find((n) => nameMatches(n, name)) }))
-      .filter(
-        (x): x is { r: (typeof referenceRules)[number]; p: string } =>
-          !!x.p && !(x.r.match.except ?? []).some((e) => nameMatches(e, name)),
-      )
-      .sort((a, b) => b.p.length - a.p.length);
-    const best = matching[0];
-    if (!best) continue;
-    const rw = best.r.rewrite;
-    let edits: Edit[] | undefined;
-    if (rw?.kind === 'rename-segment') {
-      // find the attribute/identifier in the chain whose own name is `from` and maps through aliases
-      let cur: Node | null = node;
-      while (cur && cur.type === 'attribute') {
-        const attr = cur.childForFieldName('attribute');
-        if (attr?.text === rw.from) {
-          edits = [{ start: attr.startIndex, end: attr.endIndex, text: rw.to }];
-          break;
-        }
-        cur = cur.childForFieldName('object');
-      }
-      if (
-        !edits &&
-        cur?.type === 'identifier' &&
-        aliases.get(cur.text)?.split('.').pop() === rw.from &&
-        aliases.get(cur.text) !== rw.from
-      ) {
-        // `from torch import cuda` … `cuda.synchronize()`: the import is what changes; leave the use
-        edits = undefined;
-      }
+        chain = chain.parent;
+      if (doneChains.has(chain.startIndex * 1e6 + chain.endIndex)) continue;
+      doneChains.add(chain.startIndex * 1e6 + chain.endIndex);
+      const name = canonicalName(chain, aliases);
+      if (!name) continue;
+      const best = bestReference(c.references, name);
+      if (best) add(best.r, chain, { name }, renameSegment(best.r, chain));
+      const call = chain.parent;
+      if (call?.type === 'call' && call.childForFieldName('function')?.equals(chain))
+        checkCall(call, name);
     }
-    add(best.r, node, { name }, edits);
   }
 
-  for (const call of root.descendantsOfType('call')) {
-    if (!call) continue;
-    const fn = call.childForFieldName('function');
+  function checkCall(call: Node, name: string) {
     const args = call.childForFieldName('arguments');
-    if (!fn || !args) continue;
-    const argList = args.namedChildren.filter((a): a is Node => !!a);
-    // .cuda(), .to(rank)
-    if (fn.type === 'attribute') {
-      const method = fn.childForFieldName('attribute');
-      for (const r of methodRules) {
-        if (method?.text !== r.match.name) continue;
+    const argList = args?.namedChildren.filter((a): a is Node => !!a) ?? [];
+    for (const r of c.calls) {
+      if (!r.match.names.some((n) => nameMatches(n, name))) continue;
+      if (r.match.stringArg) {
+        const first =
+          argList.find((a) => a.type !== 'keyword_argument') ??
+          argList
+            .find((a) => a.childForFieldName('name')?.text === 'device_type')
+            ?.childForFieldName('value');
+        const s = first ? stringContent(first) : null;
+        if (!s || s.value !== r.match.stringArg) continue;
+      }
+      if (r.id === 'add.set-device') {
+        if (/\bset_device\s*\(/.test(source)) continue;
+        add(r, call, { name }, setDeviceEdit(call));
+        continue;
+      }
+      add(r, call, { name });
+    }
+  }
+
+  /** `torch.npu.set_device(LOCAL_RANK)` on its own line before the statement that starts HCCL. */
+  function setDeviceEdit(call: Node): Edit[] | undefined {
+    const local = (full: string) => [...aliases].find(([, v]) => v === full)?.[0];
+    const [os, torch] = [local('os'), local('torch')];
+    if (!os || !torch) return undefined;
+    let stmt = call;
+    while (stmt.parent && stmt.parent.type !== 'block' && stmt.parent.type !== 'module')
+      stmt = stmt.parent;
+    const lineStart = source.lastIndexOf('\n', stmt.startIndex - 1) + 1;
+    const indent = source.slice(lineStart, stmt.startIndex);
+    if (/\S/.test(indent)) return undefined;
+    const text = `${torch}.npu.set_device(int(${os}.environ.get("LOCAL_RANK", 0)))\n${indent}`;
+    return [{ start: stmt.startIndex, end: stmt.startIndex, text }];
+  }
+
+  // members: `.cuda()`, `.to(rank)`, `x.is_cuda`
+  for (const [start, end, text] of matches(c.memberHint, source)) {
+    const nameAt = start + text.search(/[A-Za-z_]/);
+    const ident = root.descendantForIndex(nameAt, end);
+    const attr = ident?.parent;
+    if (!ident || ident.type !== 'identifier' || attr?.type !== 'attribute') continue;
+    if (!attr.childForFieldName('attribute')?.equals(ident)) continue;
+    const call = attr.parent;
+    const called = call?.type === 'call' && call.childForFieldName('function')?.equals(attr);
+    if (called) {
+      const argList =
+        call.childForFieldName('arguments')?.namedChildren.filter((a): a is Node => !!a) ?? [];
+      for (const r of c.methods) {
+        if (ident.text !== r.match.name) continue;
         if (r.match.firstArgIdentifier) {
           const first = argList[0];
-          if (
-            !first ||
-            first.type === 'keyword_argument' ||
-            !r.match.firstArgIdentifier.includes(first.text)
-          )
-            continue;
+          if (!first || !['identifier', 'attribute'].includes(first.type)) continue;
+          if (!r.match.firstArgIdentifier.includes(first.text.split('.').pop()!)) continue;
           add(r, call, { text: first.text });
           continue;
         }
         const edits =
           r.rewrite?.kind === 'method-rename'
-            ? [{ start: method.startIndex, end: method.endIndex, text: r.rewrite.to }]
+            ? [{ start: ident.startIndex, end: ident.endIndex, text: r.rewrite.to }]
             : undefined;
-        add(r, call, { name: method.text }, edits);
+        add(r, call, { name: ident.text }, edits);
       }
-    }
-    const name = canonicalName(fn, aliases);
-    if (name) {
-      for (const r of callRules) {
-        if (!r.match.names.some((n) => nameMatches(n, name))) continue;
-        if (r.match.stringArg) {
-          const first =
-            argList.find((a) => a.type !== 'keyword_argument') ??
-            argList
-              .find((a) => a.childForFieldName('name')?.text === 'device_type')
-              ?.childForFieldName('value');
-          const c = first ? stringContent(first) : null;
-          if (!c || c.value !== r.match.stringArg) continue;
-        }
-        add(r, call, { name });
-      }
-    }
-    for (const kw of argList.filter((a) => a.type === 'keyword_argument')) {
-      const k = kw.childForFieldName('name')?.text;
-      const v = kw.childForFieldName('value');
-      for (const r of keywordRules) {
-        if (k !== r.match.name || !v) continue;
-        if (r.match.valueRegex && !new RegExp(r.match.valueRegex).test(v.text)) continue;
-        add(r, kw, { text: v.text });
+    } else {
+      for (const r of c.attributes) {
+        if (ident.text !== r.match.name) continue;
+        const edits =
+          r.rewrite?.kind === 'attribute-rename'
+            ? [{ start: ident.startIndex, end: ident.endIndex, text: r.rewrite.to }]
+            : undefined;
+        add(r, attr, { text: attr.text }, edits);
       }
     }
   }
 
-  for (const stmt of root.descendantsOfType(['import_statement', 'import_from_statement'])) {
-    if (!stmt) continue;
+  // keyword arguments: device_ids=, map_location=, pin_memory=True, fused=True
+  for (const [start] of matches(c.keywordHint, source)) {
+    const ident = root.descendantForIndex(start, start + 1);
+    const kw = ident?.parent;
+    if (!ident || ident.type !== 'identifier' || kw?.type !== 'keyword_argument') continue;
+    if (!kw.childForFieldName('name')?.equals(ident)) continue;
+    const v = kw.childForFieldName('value');
+    for (const r of c.keywords) {
+      if (ident.text !== r.match.name || !v) continue;
+      if (r.match.valueRegex && !new RegExp(r.match.valueRegex).test(v.text)) continue;
+      add(r, kw, { text: v.text });
+    }
+  }
+
+  for (const stmt of importStatements) {
     const modules =
       stmt.type === 'import_from_statement'
         ? [stmt.childForFieldName('module_name')?.text ?? '']
@@ -261,27 +374,22 @@ export function analyzeSource(
               (n) =>
                 (n?.type === 'aliased_import' ? n.childForFieldName('name')?.text : n?.text) ?? '',
             );
-    for (const r of importRules) {
+    for (const r of c.imports) {
       const hit = modules.find((m) =>
         r.match.modules.some((want) => m === want || m.startsWith(`${want}.`)),
       );
       if (hit) add(r, stmt, { name: hit });
     }
-  }
-
-  // `from torch.cuda.amp import autocast`: the import names a CUDA module; the rewrite fixes the
-  // module path, and the uses keep working through the imported name
-  for (const stmt of root.descendantsOfType('import_from_statement')) {
-    const module = stmt?.childForFieldName('module_name');
-    if (!stmt || !module || module.text.startsWith('.')) continue;
+    // `from torch.cuda.amp import autocast`: the import names a CUDA module; the rewrite fixes
+    // the module path, and the uses keep working through the imported name
+    if (stmt.type !== 'import_from_statement') continue;
+    const module = stmt.childForFieldName('module_name');
+    if (!module || module.text.startsWith('.')) continue;
     const first = stmt.childrenForFieldName('name')[0];
     const imported =
       first?.type === 'aliased_import' ? first.childForFieldName('name')?.text : first?.text;
     const name = `${module.text}.${imported ?? ''}`;
-    const best = referenceRules
-      .map((r) => ({ r, p: r.match.names.find((n) => nameMatches(n, name)) }))
-      .filter((x) => !!x.p && !(x.r.match.except ?? []).some((e) => nameMatches(e, name)))
-      .sort((a, b) => b.p!.length - a.p!.length)[0];
+    const best = bestReference(c.references, name);
     if (!best) continue;
     const rw = best.r.rewrite;
     const segments = module.text.split('.');
@@ -300,11 +408,32 @@ export function analyzeSource(
   }
 
   const importsTorch = [...aliases.values()].some((v) => v === 'torch' || v.startsWith('torch.'));
-  const entryPoint = /^if\s+__name__\s*==\s*['"]__main__['"]\s*:/m.test(source);
+  const entryPoint = root.namedChildren.some(
+    (n) =>
+      n?.type === 'if_statement' &&
+      /^__name__\s*==\s*['"]__main__['"]$/.test(n.childForFieldName('condition')?.text ?? ''),
+  );
   const parseErrors = root.hasError;
   findings.sort(
     (a, b) => a.line - b.line || a.column - b.column || a.ruleId.localeCompare(b.ruleId),
   );
   tree.delete();
   return { findings, importsTorch, entryPoint, parseErrors };
+}
+
+/**
+ * `torch.cuda.synchronize` → `torch.npu.synchronize`: the segment named `from` in the chain. With
+ * `from torch import cuda` … `cuda.synchronize()` the import is what changes; the use stays.
+ */
+function renameSegment(rule: Rule, chain: Node): Edit[] | undefined {
+  const rw = rule.rewrite;
+  if (rw?.kind !== 'rename-segment') return undefined;
+  let cur: Node | null = chain;
+  while (cur && cur.type === 'attribute') {
+    const attr = cur.childForFieldName('attribute');
+    if (attr?.text === rw.from)
+      return [{ start: attr.startIndex, end: attr.endIndex, text: rw.to }];
+    cur = cur.childForFieldName('object');
+  }
+  return undefined;
 }

@@ -50,8 +50,10 @@ describe('scan of a nanoGPT-style project (AMP + DDP)', () => {
   it('flags exactly what a porter changes', async () => {
     const scan = await scanProject(NANOGPT);
     expect(scan.findings.map((f) => `${f.file}:${f.line}:${f.ruleId}`)).toEqual([
+      'requirements.txt:1:req.torch-npu',
       'requirements.txt:3:lib.flash-attn',
       'train.py:3:add.import-torch-npu',
+      'train.py:3:add.compile-mode',
       'train.py:12:dist.nccl',
       'train.py:15:device.cuda-string',
       'train.py:16:cuda.api',
@@ -137,7 +139,7 @@ describe('scan of a nanoGPT-style project (AMP + DDP)', () => {
     const s = JSON.parse(readFileSync(sarif, 'utf8'));
     expect(s.version).toBe('2.1.0');
     expect(s.runs[0].results).toHaveLength(json.findings.length);
-    expect(s.runs[0].results[0].locations[0].physicalLocation.region.startLine).toBe(3);
+    expect(s.runs[0].results[0].locations[0].physicalLocation.region.startLine).toBe(1);
     expect(readFileSync(join(out, 'migrated', 'train.py'), 'utf8')).toContain('import torch_npu');
     expect(readFileSync(join(out, 'migrated', 'model.py'), 'utf8')).toBe(
       readFileSync(join(NANOGPT, 'model.py'), 'utf8'),

@@ -1,6 +1,7 @@
 import { createTwoFilesPatch } from 'diff';
 import type { Parser } from 'web-tree-sitter';
 import type { Edit, Finding } from './analyze-file';
+import { loadRules } from './rules';
 import type { ScanResult } from './scan';
 
 export type FixMode = 'rewrite' | 'transfer';
@@ -35,6 +36,11 @@ export function migratedFiles(
   const byFile = new Map<string, Finding[]>();
   for (const f of scan.findings) byFile.set(f.file, [...(byFile.get(f.file) ?? []), f]);
   const out = new Map<string, { before: string; after: string; parses: boolean }>();
+  const covered = new Set(
+    loadRules()
+      .filter((r) => r.transfer)
+      .map((r) => r.id),
+  );
   for (const [file, findings] of byFile) {
     const src = scan.sources.get(file);
     if (!src) continue;
@@ -42,7 +48,7 @@ export function migratedFiles(
     if (mode === 'rewrite') edits = findings.flatMap((f) => f.fix?.edits ?? []);
     else {
       edits = [];
-      if (src.entryPoint && src.importsTorch) {
+      if (src.kind === 'python' && src.entryPoint && src.importsTorch) {
         const m = /^([ \t]*)import torch\b.*$/m.exec(src.text);
         if (m && !src.text.includes('transfer_to_npu')) {
           const at = m.index + m[0].length;
@@ -55,12 +61,21 @@ export function migratedFiles(
           });
         }
       }
+      // what transfer_to_npu does not patch at run time still needs its fix
+      edits.push(
+        ...findings
+          .filter((f) => f.ruleId !== 'add.import-torch-npu' && !covered.has(f.ruleId))
+          .flatMap((f) => f.fix?.edits ?? []),
+      );
     }
     if (!edits.length) continue;
     const after = applyEdits(src.text, edits);
-    const tree = parser.parse(after);
-    const parses = !!tree && !tree.rootNode.hasError;
-    tree?.delete();
+    let parses = true;
+    if (src.kind === 'python') {
+      const tree = parser.parse(after);
+      parses = !!tree && !tree.rootNode.hasError;
+      tree?.delete();
+    }
     out.set(file, { before: src.text, after, parses });
   }
   return out;

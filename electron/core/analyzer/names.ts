@@ -4,10 +4,9 @@ import type { Node } from 'web-tree-sitter';
  * What each local name refers to, from the file's imports: `import torch as T` maps T → torch,
  * `from torch.cuda.amp import autocast as ac` maps ac → torch.cuda.amp.autocast.
  */
-export function importAliases(root: Node): Map<string, string> {
+export function importAliases(statements: Node[]): Map<string, string> {
   const aliases = new Map<string, string>();
-  for (const stmt of root.descendantsOfType(['import_statement', 'import_from_statement'])) {
-    if (!stmt) continue;
+  for (const stmt of statements) {
     if (stmt.type === 'import_statement') {
       for (const name of stmt.childrenForFieldName('name')) {
         if (!name) continue;

@@ -24,24 +24,33 @@ const Match = z.discriminatedUnion('kind', [
     stringArg: z.string().optional(),
   }),
   z.object({ kind: z.literal('import'), modules: z.array(z.string()) }),
+  /** An attribute read that is not a call: `x.is_cuda`. */
+  z.object({ kind: z.literal('attribute'), name: z.string() }),
+  /** Found by the scanner itself (what must be added, requirements, scripts), not by a pattern. */
+  z.object({ kind: z.literal('none') }),
 ]);
 
 const Rewrite = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('string-replace'), from: z.string(), to: z.string() }),
   z.object({ kind: z.literal('method-rename'), to: z.string() }),
   z.object({ kind: z.literal('rename-segment'), from: z.string(), to: z.string() }),
+  z.object({ kind: z.literal('attribute-rename'), to: z.string() }),
 ]);
 
 export const Rule = z.object({
   id: z.string().regex(/^[a-z]+\.[a-z0-9-]+$/),
   category: z.string(),
   severity: z.enum(['error', 'warning', 'info']),
+  /** Short name of what the rule is about, for filters and the code stage's checks. */
+  title: Text,
   message: Text,
   why: Text,
   fix: Text.optional(),
   docs: z.string().optional(),
   match: Match,
   rewrite: Rewrite.optional(),
+  /** torch_npu's transfer_to_npu patches this at run time: transfer mode leaves it alone. */
+  transfer: z.boolean().optional(),
 });
 export type Rule = z.infer<typeof Rule>;
 

@@ -1,17 +1,21 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import type { Language } from '../../../shared/api';
+import type { Effort, Language } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
+import { loadKnowledge } from '../knowledge/load';
 import { analyzeSource, type Edit, type Finding } from './analyze-file';
 import { pythonParser } from './python-parser';
-import { loadRules } from './rules';
+import { loadRules, type Rule } from './rules';
 
-export interface Effort {
-  level: 'low' | 'medium' | 'high';
-  /** The seeds' four dimensions, each with the counts behind it. */
-  dimensions: { device: number; thirdParty: number; mixedPrecision: number; multiCard: number };
-  notes: string[];
+export type { Effort };
+
+export interface SourceFile {
+  text: string;
+  /** python: parsed; text: requirements, scripts and configs (line rules, no parse check). */
+  kind: 'python' | 'text';
+  entryPoint: boolean;
+  importsTorch: boolean;
 }
 
 export interface ScanResult {
@@ -22,8 +26,15 @@ export interface ScanResult {
   effort: Effort;
   /** Files that could not be read or parsed cleanly (findings there may be incomplete). */
   warnings: string[];
-  /** Per file: the original text and whether it is an entry point, for fixes. */
-  sources: Map<string, { text: string; entryPoint: boolean; importsTorch: boolean }>;
+  /** Per file with findings: its text as scanned, for fixes and review. */
+  sources: Map<string, SourceFile>;
+}
+
+export interface ScanOptions {
+  exclude?: string[];
+  lang?: Language;
+  signal?: AbortSignal;
+  onProgress?: (done: number, total: number) => void;
 }
 
 const SKIP_DIRS = new Set([
@@ -43,7 +54,7 @@ const SKIP_DIRS = new Set([
  * not enough: model code that only imports torch has nothing to migrate.)
  */
 const PREFILTER =
-  /cuda|nccl|NCCL_|apex|flash_attn|xformers|triton|transformer_engine|deepspeed|bitsandbytes|fbgemm|torchrec|cupy|vllm|colossalai|megatron|pynvml|nvtx|cudnn|cpp_extension|device_ids|map_location|pin_memory|fused|compile|jit|autocast/;
+  /cuda|CUDA|nccl|NCCL_|apex|flash_attn|xformers|triton|transformer_engine|deepspeed|bitsandbytes|fbgemm|torchrec|cupy|vllm|colossalai|megatron|pynvml|nvtx|nvidia-smi|cpp_extension|device_ids|map_location|pin_memory|fused|compile|jit|autocast|scaled_dot_product_attention|init_process_group/;
 const REQUIREMENT_LIBS: Record<string, string> = {
   'flash-attn': 'lib.flash-attn',
   flash_attn: 'lib.flash-attn',
@@ -63,6 +74,57 @@ const REQUIREMENT_LIBS: Record<string, string> = {
   pynvml: 'lib.pynvml',
   'nvidia-ml-py': 'lib.pynvml',
 };
+const CUDA_WHEEL =
+  /\+cu\d+|download\.pytorch\.org\/whl\/cu\d+|^\s*nvidia-[a-z0-9-]+-cu\d+|^\s*cupy-cuda/;
+const SCRIPT_FILE =
+  /(\.(sh|bash|zsh|ya?ml|cfg|ini|toml|env)|(^|\/)Dockerfile[^/]*|(^|\/)Makefile)$/;
+
+/** Launch scripts and configs: what a porter changes in them, line by line (not Python). */
+const SCRIPT_PATTERNS: {
+  re: RegExp;
+  say: Record<Language, string>;
+  edit?: (m: RegExpExecArray) => string;
+}[] = [
+  {
+    re: /\bCUDA_VISIBLE_DEVICES\b/,
+    say: {
+      en: 'CUDA_VISIBLE_DEVICES does not select NPUs: use ASCEND_RT_VISIBLE_DEVICES.',
+      'zh-CN': 'CUDA_VISIBLE_DEVICES 不能选择 NPU：改用 ASCEND_RT_VISIBLE_DEVICES。',
+    },
+    edit: () => 'ASCEND_RT_VISIBLE_DEVICES',
+  },
+  {
+    re: /\bNCCL_[A-Z0-9_]+/,
+    say: {
+      en: 'NCCL setting: HCCL has its own variables (HCCL_CONNECT_TIMEOUT, HCCL_IF_IP, HCCL_BUFFSIZE…).',
+      'zh-CN': 'NCCL 设置：HCCL 有自己的变量（HCCL_CONNECT_TIMEOUT、HCCL_IF_IP、HCCL_BUFFSIZE…）。',
+    },
+  },
+  {
+    re: /\bnvidia-smi\b/,
+    say: {
+      en: 'nvidia-smi does not exist on Ascend: use npu-smi info (different output).',
+      'zh-CN': '昇腾上没有 nvidia-smi：改用 npu-smi info（输出格式不同）。',
+    },
+  },
+  {
+    re: /(?<=\bbackend["']?\s*[:=]\s*["']?|--(?:dist[-_])?backend[= ]["']?)nccl\b/,
+    say: { en: 'Backend nccl: use hccl.', 'zh-CN': '后端 nccl：改用 hccl。' },
+    edit: () => 'hccl',
+  },
+  {
+    re: /(?<=\bdevice["']?\s*[:=]\s*["']?|--device[= ]["']?)cuda\b/,
+    say: { en: 'Device cuda: use npu.', 'zh-CN': '设备 cuda：改用 npu。' },
+    edit: () => 'npu',
+  },
+  {
+    re: /^\s*FROM\s+(nvidia\/cuda|nvcr\.io\/\S+|pytorch\/pytorch:\S*cuda\S*)/i,
+    say: {
+      en: 'CUDA base image: build on an Ascend image with CANN (e.g. ascendai/cann) instead.',
+      'zh-CN': 'CUDA 基础镜像：改用带 CANN 的昇腾镜像（如 ascendai/cann）。',
+    },
+  },
+];
 
 /** Files git would commit (honours .gitignore); a plain walk where the folder is no git checkout. */
 function listFiles(root: string, exclude: RegExp[]): string[] {
@@ -101,10 +163,21 @@ const glob = (pattern: string) =>
       .join('.*')}(/.*)?$`,
   );
 
-export async function scanProject(
-  root: string,
-  opts: { exclude?: string[]; lang?: Language } = {},
-): Promise<ScanResult> {
+/** Line i (0-based) of a text and the offset where it starts, for line-based files. */
+function lineOffsets(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+/** The torch_npu release built for a torch version, from the version matrix (newest first). */
+function torchNpuFor(torch: string): string | null {
+  const base = torch.replace(/\+.*$/, '');
+  const rows = loadKnowledge().versions.matrix.filter((m) => m.torch === base);
+  return (rows.find((m) => m.status === 'active') ?? rows[0])?.torchNpu ?? null;
+}
+
+export async function scanProject(root: string, opts: ScanOptions = {}): Promise<ScanResult> {
   if (!existsSync(root) || !statSync(root).isDirectory()) {
     throw new AmwError('NOT_FOUND', `${root} is not a folder.`, { root });
   }
@@ -115,105 +188,122 @@ export async function scanProject(
   const files = listFiles(root, (opts.exclude ?? []).map(glob));
   const findings: Finding[] = [];
   const warnings: string[] = [];
-  const sources = new Map<string, { text: string; entryPoint: boolean; importsTorch: boolean }>();
+  const sources = new Map<string, SourceFile>();
   let lines = 0;
   let pyFiles = 0;
   const finding = (
     ruleId: string,
     file: string,
-    line: number,
-    column: number,
-    endColumn: number,
-    message?: string,
-    edits?: Edit[],
+    at: { line: number; column: number; endColumn: number },
+    opts: { vars?: Record<string, string>; message?: string; edits?: Edit[] } = {},
   ) => {
-    const r = ruleById.get(ruleId)!;
+    const r: Rule = ruleById.get(ruleId)!;
+    const fill = (t: string) => t.replace(/\{\{(\w+)\}\}/g, (_, k: string) => opts.vars?.[k] ?? '');
     findings.push({
       ruleId,
       file,
-      line,
-      column,
-      endLine: line,
-      endColumn,
+      line: at.line,
+      column: at.column,
+      endLine: at.line,
+      endColumn: at.endColumn,
       severity: r.severity,
       category: r.category,
-      message: message ?? r.message[lang].replace(/\{\{\w+\}\}/g, ''),
-      ...(r.fix || edits ? { fix: { description: r.fix?.[lang] ?? '', edits: edits ?? [] } } : {}),
+      message: opts.message ?? fill(r.message[lang]),
+      ...(r.fix || opts.edits
+        ? { fix: { description: r.fix?.[lang] ?? '', edits: opts.edits ?? [] } }
+        : {}),
     });
   };
+  const text = (file: string, rel: string): string | null => {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (err) {
+      warnings.push(`${rel}: ${(err as Error).message}`);
+      return null;
+    }
+  };
 
-  for (const abs of files) {
+  for (const [index, abs] of files.entries()) {
+    if (index % 25 === 0) {
+      opts.onProgress?.(index, files.length);
+      // let the event loop breathe (progress events, cancel requests) on long scans
+      await new Promise((r) => setImmediate(r));
+      if (opts.signal?.aborted) throw new AmwError('CANCELLED', 'The scan was cancelled.');
+    }
     const rel = relative(root, abs).split(sep).join('/');
     if (/\.(cu|cuh)$/.test(rel)) {
       finding(
         'ext.cuda-extension',
         rel,
-        1,
-        1,
-        1,
-        lang === 'en'
-          ? `${rel} is CUDA C++ source: it has to be ported.`
-          : `${rel} 是 CUDA C++ 源码，需要移植。`,
+        { line: 1, column: 1, endColumn: 1 },
+        {
+          message:
+            lang === 'en'
+              ? `${rel} is CUDA C++ source: it has to be ported.`
+              : `${rel} 是 CUDA C++ 源码，需要移植。`,
+        },
       );
       continue;
     }
     if (/(^|\/)requirements[^/]*\.txt$/.test(rel)) {
-      readFileSync(abs, 'utf8')
-        .split('\n')
-        .forEach((text, i) => {
-          const name = /^\s*([A-Za-z0-9_.-]+)/.exec(text)?.[1]?.toLowerCase();
-          const ruleId = name ? REQUIREMENT_LIBS[name] : undefined;
-          if (ruleId) finding(ruleId, rel, i + 1, 1, text.length + 1);
-        });
+      const src = text(abs, rel);
+      if (src === null) continue;
+      const before = findings.length;
+      scanRequirements(rel, src, finding);
+      if (findings.length > before)
+        sources.set(rel, { text: src, kind: 'text', entryPoint: false, importsTorch: false });
+      continue;
+    }
+    if (SCRIPT_FILE.test(rel)) {
+      const src = text(abs, rel);
+      if (src === null || !/CUDA|NCCL|nvidia|nccl|cuda|nvcr/.test(src)) continue;
+      const before = findings.length;
+      scanScript(rel, src, lang, finding);
+      if (findings.length > before)
+        sources.set(rel, { text: src, kind: 'text', entryPoint: false, importsTorch: false });
       continue;
     }
     if (!rel.endsWith('.py')) continue;
-    let text: string;
-    try {
-      text = readFileSync(abs, 'utf8');
-    } catch (err) {
-      warnings.push(`${rel}: ${(err as Error).message}`);
-      continue;
-    }
+    const src = text(abs, rel);
+    if (src === null) continue;
     pyFiles++;
-    lines += text.length ? text.split('\n').length : 0;
-    if (!PREFILTER.test(text)) continue;
-    const result = analyzeSource(parser, text, rel, rules, lang);
+    lines += src.length ? lineOffsets(src).length : 0;
+    if (!PREFILTER.test(src)) continue;
+    const result = analyzeSource(parser, src, rel, rules, lang);
     if (result.parseErrors)
       warnings.push(`${rel}: Python syntax errors; findings there may be incomplete`);
-    sources.set(rel, { text, entryPoint: result.entryPoint, importsTorch: result.importsTorch });
     findings.push(...result.findings);
-    // what must be ADDED: import torch_npu where torch is used for the device
-    if (
-      result.importsTorch &&
-      result.findings.length &&
-      !/^\s*(import torch_npu|from torch_npu)/m.test(text)
-    ) {
-      const m = /^([ \t]*)import torch\b.*$/m.exec(text) ?? /^([ \t]*)from torch\b.*$/m.exec(text);
-      if (m) {
-        const at = m.index + m[0].length;
-        const line = text.slice(0, m.index).split('\n').length;
-        findings.push({
-          ruleId: 'add.import-torch-npu',
-          file: rel,
-          line,
-          column: 1,
-          endLine: line,
-          endColumn: m[0].length + 1,
-          severity: 'error',
-          category: 'add',
-          message:
-            lang === 'en'
-              ? 'Add `import torch_npu` after `import torch`: it registers the NPU device and torch.npu.'
-              : '在 `import torch` 之后加入 `import torch_npu`：它注册 NPU 设备和 torch.npu。',
-          fix: {
-            description: 'import torch_npu',
-            edits: [{ start: at, end: at, text: `\n${m[1]}import torch_npu` }],
+    if (result.findings.length || result.entryPoint)
+      sources.set(rel, {
+        text: src,
+        kind: 'python',
+        entryPoint: result.entryPoint,
+        importsTorch: result.importsTorch,
+      });
+    if (!result.importsTorch || /^\s*(import torch_npu|from torch_npu)/m.test(src)) continue;
+    const m = /^([ \t]*)import torch\b.*$/m.exec(src) ?? /^([ \t]*)from torch\b.*$/m.exec(src);
+    if (!m) continue;
+    const at = m.index + m[0].length;
+    const line = src.slice(0, m.index).split('\n').length;
+    const where = { line, column: 1, endColumn: m[0].length + 1 };
+    if (!result.findings.length) continue;
+    // what must be ADDED: import torch_npu where torch is used for the device, and at an entry
+    // point the compile mode (inserted right after it: same offset, later edit)
+    finding('add.import-torch-npu', rel, where, {
+      edits: [{ start: at, end: at, text: `\n${m[1]}import torch_npu` }],
+    });
+    if (result.entryPoint && !/set_compile_mode/.test(src))
+      finding('add.compile-mode', rel, where, {
+        edits: [
+          {
+            start: at,
+            end: at,
+            text: `\n${m[1]}torch_npu.npu.set_compile_mode(jit_compile=False)`,
           },
-        });
-      }
-    }
+        ],
+      });
   }
+  opts.onProgress?.(files.length, files.length);
   findings.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
   return {
     root,
@@ -224,6 +314,70 @@ export async function scanProject(
     warnings,
     sources,
   };
+}
+
+type AddFinding = (
+  ruleId: string,
+  file: string,
+  at: { line: number; column: number; endColumn: number },
+  opts?: { vars?: Record<string, string>; message?: string; edits?: Edit[] },
+) => void;
+
+function scanRequirements(rel: string, src: string, finding: AddFinding): void {
+  const starts = lineOffsets(src);
+  const lines = src.split('\n');
+  let torchLine = -1;
+  let torchVersion: string | null = null;
+  let hasTorchNpu = false;
+  lines.forEach((text, i) => {
+    if (/^\s*#/.test(text)) return;
+    const where = { line: i + 1, column: 1, endColumn: text.length + 1 };
+    const name = /^\s*([A-Za-z0-9_.-]+)/.exec(text)?.[1]?.toLowerCase();
+    const ruleId = name ? REQUIREMENT_LIBS[name] : undefined;
+    if (ruleId) finding(ruleId, rel, where);
+    if (CUDA_WHEEL.test(text))
+      finding('req.cuda-wheel', rel, where, { vars: { text: text.trim() } });
+    if (name === 'torch') {
+      torchLine = i;
+      torchVersion = /==\s*([0-9][0-9A-Za-z.+]*)/.exec(text)?.[1] ?? null;
+    }
+    if (name === 'torch-npu' || name === 'torch_npu') hasTorchNpu = true;
+  });
+  if (torchLine < 0 || hasTorchNpu) return;
+  const text = lines[torchLine]!;
+  const npu = torchVersion ? torchNpuFor(torchVersion) : null;
+  const at = starts[torchLine]! + text.length;
+  finding(
+    'req.torch-npu',
+    rel,
+    { line: torchLine + 1, column: 1, endColumn: text.length + 1 },
+    {
+      vars: { text: text.trim() },
+      // without a pinned torch there is no release to name; the env stage tells the host's one
+      edits: npu ? [{ start: at, end: at, text: `\ntorch-npu==${npu}` }] : undefined,
+    },
+  );
+}
+
+function scanScript(rel: string, src: string, lang: Language, finding: AddFinding): void {
+  const starts = lineOffsets(src);
+  src.split('\n').forEach((line, i) => {
+    if (/^\s*#/.test(line) && !/^\s*#!/.test(line)) return;
+    for (const p of SCRIPT_PATTERNS) {
+      const m = p.re.exec(line);
+      if (!m) continue;
+      const start = starts[i]! + m.index;
+      finding(
+        'script.cuda-env',
+        rel,
+        { line: i + 1, column: m.index + 1, endColumn: m.index + m[0].length + 1 },
+        {
+          vars: { text: p.say[lang] },
+          edits: p.edit ? [{ start, end: start + m[0].length, text: p.edit(m) }] : undefined,
+        },
+      );
+    }
+  });
 }
 
 /** Seed 000's four dimensions of migration work, weighted by what each costs to port. */

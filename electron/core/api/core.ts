@@ -1,7 +1,8 @@
+import { existsSync, statSync } from 'node:fs';
 import { arch, platform } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import type { EventName, EventPayload, Input, MethodName, Output } from '../../../shared/api';
-import { fromWireError } from '../../../shared/errors';
+import { AmwError, fromWireError } from '../../../shared/errors';
 import { ArtifactStore } from '../db/artifacts';
 import { openStore, type Db } from '../db/open';
 import { EventBus } from '../events';
@@ -19,6 +20,8 @@ import { LiveSessions } from '../hosts/live-sessions';
 import { SecretStore, type SecretCipher } from '../hosts/secrets';
 import { SessionRepository } from '../sessions/repository';
 import { runEnvStage } from '../stages/run-stage';
+import { runCodeScan } from '../stages/code/run-code-stage';
+import { CodeReviewStore } from '../code-review/store';
 import type { Inventory } from '../../../shared/api';
 import { dispatch, type CallContext, type CallResult, type Handlers } from './registry';
 
@@ -78,7 +81,9 @@ export function createCore(opts: CoreOptions = {}): Core {
   );
   const live = new LiveSessions(hosts.pool, bus);
   const sessions = new SessionRepository(db);
+  const code = new CodeReviewStore(db, artifacts);
   const handlers = buildHandlers({
+    code,
     live,
     sessions,
     db,
@@ -130,6 +135,7 @@ interface Services {
   prompts: HostKeyPrompts;
   live: LiveSessions;
   sessions: SessionRepository;
+  code: CodeReviewStore;
 }
 
 function buildHandlers(s: Services): Handlers {
@@ -292,6 +298,33 @@ function buildHandlers(s: Services): Handlers {
       return { ok: true as const };
     },
     'sessions.compare': ({ a, b }) => s.sessions.compare(a, b),
+    'code.scan': ({ path, mode, sessionId, exclude }) => {
+      if (!isAbsolute(path) || !existsSync(path) || !statSync(path).isDirectory())
+        throw new AmwError('NOT_FOUND', `${path} is not a folder (give an absolute path).`, {
+          path,
+        });
+      if (sessionId) s.sessions.session(sessionId);
+      const lang = s.settings.get().language;
+      let runId: number | null = null;
+      const job = s.jobs.start('code.scan', { path, sessionId: sessionId ?? null }, (ctx) =>
+        runCodeScan(
+          { store: s.code, sessions: s.sessions },
+          { path, mode, exclude, sessionId: sessionId ?? null },
+          runId,
+          lang,
+          ctx,
+        ),
+      );
+      // the run row exists before the job body starts (the runner defers the body by a tick)
+      if (sessionId) runId = s.sessions.startLocalRun(sessionId, 'code', job.id);
+      return { jobId: job.id, stageRunId: runId };
+    },
+    'code.scans': ({ sessionId }) => s.code.list(sessionId),
+    'code.get': ({ scanId }) => s.code.get(scanId),
+    'code.file': ({ scanId, file }) => s.code.file(scanId, file),
+    'code.review': ({ scanId, file, review, text }) => s.code.review(scanId, file, review, text),
+    'code.patch': ({ scanId }) => s.code.patch(scanId),
+    'code.apply': ({ scanId }) => s.code.apply(scanId, join(s.location.dataDir, 'backups')),
   };
 }
 

@@ -24,6 +24,9 @@ interface RunRow {
   finished_at: string | null;
 }
 
+/** The code stage runs on this machine's copy of the code, not on a host. */
+export const LOCAL_HOST = '(local)';
+
 const RANK: Record<string, number> = { pass: 0, skip: 0, warn: 1, error: 2, fail: 3 };
 
 /** Projects, sessions, stage runs, check results and waivers. */
@@ -158,7 +161,8 @@ export class SessionRepository {
       const run = this.runRecord(row);
       const key = `${run.stage}@${run.host}`;
       const prev = merged.get(key);
-      if (!prev) {
+      // a code scan sees the whole tree: the newest finished one replaces earlier ones
+      if (!prev || (run.stage === 'code' && ['pass', 'warn', 'fail'].includes(run.status))) {
         merged.set(key, run);
         continue;
       }
@@ -215,6 +219,18 @@ export class SessionRepository {
           `INSERT INTO stage_runs (session_id, stage, host_id, status, job_id, started_at) VALUES (?, ?, ?, 'running', ?, ?)`,
         )
         .run(sessionId, stage, hostId, jobId, nowIso()).lastInsertRowid,
+    );
+  }
+
+  /** A run of a stage that works on the local code, not on a host. */
+  startLocalRun(sessionId: number, stage: StageId, jobId: string | null): number {
+    this.session(sessionId);
+    return Number(
+      this.db
+        .prepare(
+          `INSERT INTO stage_runs (session_id, stage, host_id, status, job_id, started_at) VALUES (?, ?, NULL, 'running', ?, ?)`,
+        )
+        .run(sessionId, stage, jobId, nowIso()).lastInsertRowid,
     );
   }
 
@@ -292,7 +308,7 @@ export class SessionRepository {
       id: r.id,
       sessionId: r.session_id,
       stage: r.stage,
-      host: r.host ?? '?',
+      host: r.host ?? (r.stage === 'code' ? LOCAL_HOST : '?'),
       status: finished ? r.status : stageStatus(checks),
       startedAt: r.started_at,
       finishedAt: r.finished_at,

@@ -1,0 +1,162 @@
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AmwError } from '../../../shared/errors';
+import { tempDir } from '../../../tests/support/temp';
+import { createCore, type Core } from '../api/core';
+
+const NANOGPT = join(__dirname, '../../../tests/fixtures/code/nanogpt-ddp');
+
+let core: Core;
+let project: string;
+
+beforeEach(() => {
+  core = createCore({ home: tempDir() });
+  project = join(tempDir(), 'nanogpt');
+  cpSync(NANOGPT, project, { recursive: true });
+});
+afterEach(() => core.close());
+
+async function scan(sessionId?: number, mode: 'rewrite' | 'transfer' = 'rewrite') {
+  const started = await core.call('code.scan', { path: project, mode, sessionId });
+  const job = await core.jobs.wait(started.jobId);
+  if (job.status !== 'succeeded') throw new Error(JSON.stringify(job.error));
+  return {
+    ...(job.result as { scanId: number; findings: number }),
+    stageRunId: started.stageRunId,
+  };
+}
+
+const failsWith = async (p: Promise<unknown>, code: string) => {
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(AmwError);
+  expect((err as AmwError).code).toBe(code);
+  return err as AmwError;
+};
+
+describe('code review: scan, review per file, patch, apply', () => {
+  it('stores the scan: file list with counts, the original and the proposal of each file', async () => {
+    const { scanId, findings } = await scan();
+    const s = await core.call('code.get', { scanId });
+    expect(s.findings).toHaveLength(findings);
+    expect(s.counts.error + s.counts.warning + s.counts.info).toBe(findings);
+    const train = s.fileList.find((f) => f.file === 'train.py')!;
+    expect(train).toMatchObject({ hasText: true, changed: true, parses: true, review: 'pending' });
+    expect(train.errors).toBeGreaterThan(5);
+    const file = await core.call('code.file', { scanId, file: 'train.py' });
+    expect(file.original).toBe(readFileSync(join(project, 'train.py'), 'utf8'));
+    expect(file.proposed).toContain('import torch_npu');
+    expect(file.proposed).toContain('init_process_group(backend="hccl")');
+    expect(file.findings.every((f) => f.file === 'train.py')).toBe(true);
+    expect((await core.call('code.scans', {}))[0]).toMatchObject({ id: scanId, mode: 'rewrite' });
+    await failsWith(core.call('code.file', { scanId, file: '../../etc/passwd' }), 'NOT_FOUND');
+  });
+
+  it('a patch holds only reviewed files and applies with git apply; apply backs up then writes', async () => {
+    const { scanId } = await scan();
+    expect((await core.call('code.patch', { scanId })).files).toEqual([]);
+    await failsWith(core.call('code.apply', { scanId }), 'VALIDATION');
+
+    const file = await core.call('code.file', { scanId, file: 'train.py' });
+    // the reviewer keeps every change but the AMP one, by hand
+    const edited = file.proposed.replace('torch.npu.amp.GradScaler', 'torch.cuda.amp.GradScaler');
+    expect(edited).not.toBe(file.proposed);
+    const entry = await core.call('code.review', {
+      scanId,
+      file: 'train.py',
+      review: 'edited',
+      text: edited,
+    });
+    expect(entry.review).toBe('edited');
+    const { patch, files } = await core.call('code.patch', { scanId });
+    expect(files).toEqual(['train.py']);
+    expect(patch).toContain('+import torch_npu');
+    expect(patch).not.toContain('+scaler = torch.npu.amp.GradScaler');
+    const patchFile = join(tempDir(), 'review.patch');
+    writeFileSync(patchFile, patch);
+    execFileSync('git', ['apply', '--check', patchFile], { cwd: project });
+
+    const result = await core.call('code.apply', { scanId });
+    expect(result.applied).toEqual(['train.py']);
+    expect(readFileSync(join(project, 'train.py'), 'utf8')).toBe(edited);
+    expect(readFileSync(join(result.backupDir, 'train.py'), 'utf8')).toBe(file.original);
+    const after = await core.call('code.get', { scanId });
+    expect(after.fileList.find((f) => f.file === 'train.py')!.appliedAt).not.toBeNull();
+    // applied once: a second apply has nothing left, and the review is closed
+    await failsWith(core.call('code.apply', { scanId }), 'VALIDATION');
+    await failsWith(
+      core.call('code.review', { scanId, file: 'train.py', review: 'rejected' }),
+      'CONFLICT',
+    );
+  });
+
+  it('an edit that lands back on the proposal or the original is recorded as that decision', async () => {
+    const { scanId } = await scan();
+    const file = await core.call('code.file', { scanId, file: 'train.py' });
+    const asProposed = await core.call('code.review', {
+      scanId,
+      file: 'train.py',
+      review: 'edited',
+      text: file.proposed,
+    });
+    expect(asProposed.review).toBe('accepted');
+    const asOriginal = await core.call('code.review', {
+      scanId,
+      file: 'train.py',
+      review: 'edited',
+      text: file.original,
+    });
+    expect(asOriginal.review).toBe('rejected');
+    expect((await core.call('code.patch', { scanId })).files).toEqual([]);
+  });
+
+  it('refuses to apply over a file changed since the scan, writing nothing', async () => {
+    const { scanId } = await scan();
+    await core.call('code.review', { scanId, file: 'train.py', review: 'accepted' });
+    const mine = `${readFileSync(join(project, 'train.py'), 'utf8')}# my own edit\n`;
+    writeFileSync(join(project, 'train.py'), mine);
+    const err = await failsWith(core.call('code.apply', { scanId }), 'CONFLICT');
+    expect(err.message).toContain('train.py');
+    expect(readFileSync(join(project, 'train.py'), 'utf8')).toBe(mine);
+    // after a new scan the same review works again
+    const again = await scan();
+    await core.call('code.review', { scanId: again.scanId, file: 'train.py', review: 'accepted' });
+    expect((await core.call('code.apply', { scanId: again.scanId })).applied).toEqual(['train.py']);
+    expect(readFileSync(join(project, 'train.py'), 'utf8')).toContain('# my own edit');
+  });
+
+  it('inside a session it is the code stage: one check per rule, findings go down across scans', async () => {
+    const session = await core.call('sessions.create', { title: 'port nanoGPT' });
+    const first = await scan(session.id);
+    expect(first.stageRunId).not.toBeNull();
+    let s = await core.call('sessions.get', { id: session.id });
+    const run = s.runs.find((r) => r.stage === 'code')!;
+    expect(run.status).toBe('fail');
+    expect(run.checks.map((c) => c.id)).toContain('dist.nccl');
+    const nccl = run.checks.find((c) => c.id === 'dist.nccl')!;
+    expect(nccl).toMatchObject({ status: 'fail', evidence: { count: 1 } });
+    expect(nccl.title.en).toBe('NCCL backend');
+
+    await core.call('code.review', { scanId: first.scanId, file: 'train.py', review: 'accepted' });
+    await core.call('code.apply', { scanId: first.scanId });
+    const second = await scan(session.id);
+    expect(second.findings).toBeLessThan(first.findings);
+    s = await core.call('sessions.get', { id: session.id });
+    const latest = s.runs.find((r) => r.stage === 'code')!;
+    expect(latest.id).toBe(second.stageRunId);
+    expect(latest.checks.map((c) => c.id)).not.toContain('dist.nccl');
+    const scans = await core.call('code.scans', { sessionId: session.id });
+    expect(scans.map((x) => x.id)).toEqual([second.scanId, first.scanId]);
+    expect(scans[0]!.counts.error).toBeLessThan(scans[1]!.counts.error);
+  });
+
+  it('a folder that does not exist is refused before any job starts', async () => {
+    await failsWith(core.call('code.scan', { path: join(project, 'nope') }), 'NOT_FOUND');
+    await failsWith(core.call('code.scan', { path: 'relative/path' }), 'NOT_FOUND');
+    expect(existsSync(project)).toBe(true);
+  });
+});

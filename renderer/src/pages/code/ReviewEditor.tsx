@@ -1,0 +1,279 @@
+import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { CodeFileContent, Language, ReviewState } from '../../../../shared/api';
+import { loadMonaco, type Monaco } from '../../monaco/load';
+import type * as MonacoApi from 'monaco-editor/editor/editor.api';
+
+type LineChange = MonacoApi.editor.ILineChange;
+type DiffEditor = MonacoApi.editor.IStandaloneDiffEditor;
+
+/** A hunk is named by its lines on the original side, which reverting other hunks never moves. */
+const hunkKey = (h: LineChange) => `${h.originalStartLineNumber}:${h.originalEndLineNumber}`;
+
+const languageOf = (file: string) =>
+  file.endsWith('.py') ? 'python' : /\.(sh|bash)$/.test(file) ? 'shell' : 'plaintext';
+
+export interface ReviewEditorProps {
+  content: CodeFileContent;
+  lang: Language;
+  /** Saves a decision; `text` is the right-hand side as it stands. */
+  onReview: (review: ReviewState, text?: string) => void;
+  readOnly?: boolean;
+}
+
+/**
+ * Monaco's diff editor, original ↔ migrated, with the findings as markers on the original side
+ * and per-hunk accept/reject. Rejecting a hunk puts the original lines back on the right; hand
+ * edits on the right are kept as an "edited" review.
+ */
+export function ReviewEditor(props: ReviewEditorProps) {
+  const { t } = useTranslation();
+  const host = useRef<HTMLDivElement>(null);
+  const editor = useRef<DiffEditor | null>(null);
+  const monacoRef = useRef<Monaco | null>(null);
+  const [hunks, setHunks] = useState<LineChange[]>([]);
+  const [accepted, setAccepted] = useState<Set<string>>(new Set());
+  const [ready, setReady] = useState(false);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const saveTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const ours = useRef(false); // content changes we make ourselves are saved by their own action
+  const onReview = useRef(props.onReview);
+  onReview.current = props.onReview;
+  const { content } = props;
+
+  useEffect(() => {
+    let disposed = false;
+    const started = performance.now();
+    const disposables: { dispose(): void }[] = [];
+    loadMonaco(props.lang)
+      .then((monaco) => {
+        if (disposed || !host.current) return;
+        monacoRef.current = monaco;
+        const dark = document.documentElement.dataset.theme === 'dark';
+        const diff = monaco.editor.createDiffEditor(host.current, {
+          automaticLayout: true,
+          readOnly: !!props.readOnly,
+          originalEditable: false,
+          renderSideBySide: true,
+          useInlineViewWhenSpaceIsLimited: false,
+          theme: dark ? 'vs-dark' : 'vs',
+          fontSize: 13,
+          minimap: { enabled: false },
+          scrollBeyondLastLine: false,
+          renderMarginRevertIcon: false,
+          ignoreTrimWhitespace: false,
+          maxComputationTime: 0, // the whole diff, even for a 10k-line file
+        });
+        const language = languageOf(content.file);
+        const original = monaco.editor.createModel(content.original, language);
+        const start =
+          content.reviewed ?? (content.review === 'rejected' ? content.original : content.proposed);
+        const modified = monaco.editor.createModel(start, language);
+        diff.setModel({ original, modified });
+        monaco.editor.setModelMarkers(
+          original,
+          'amw',
+          content.findings.map((f) => ({
+            severity:
+              f.severity === 'error'
+                ? monaco.MarkerSeverity.Error
+                : f.severity === 'warning'
+                  ? monaco.MarkerSeverity.Warning
+                  : monaco.MarkerSeverity.Info,
+            message: f.fix?.description ? `${f.message}\n→ ${f.fix.description}` : f.message,
+            code: f.ruleId,
+            source: 'amw',
+            startLineNumber: f.line,
+            startColumn: f.column,
+            endLineNumber: f.endLine,
+            endColumn: Math.max(f.endColumn, f.column + 1),
+          })),
+        );
+        let first = true;
+        disposables.push(
+          diff.onDidUpdateDiff(() => {
+            setHunks(diff.getLineChanges() ?? []);
+            if (first) {
+              first = false;
+              // how long the review took to show this file, for the e2e trace and the curious
+              host.current?.setAttribute(
+                'data-diff-ms',
+                String(Math.round(performance.now() - started)),
+              );
+              setReady(true);
+            }
+          }),
+          modified.onDidChangeContent(() => {
+            if (ours.current) return;
+            clearTimeout(saveTimer.current);
+            saveTimer.current = setTimeout(
+              () => onReview.current('edited', modified.getValue()),
+              600,
+            );
+          }),
+          original,
+          modified,
+          diff,
+        );
+        editor.current = diff;
+      })
+      .catch((err: unknown) => setLoadError(String(err)));
+    return () => {
+      disposed = true;
+      clearTimeout(saveTimer.current);
+      for (const d of disposables.reverse()) d.dispose();
+      editor.current = null;
+    };
+    // mounted once per file (the parent keys it): saving a review must not rebuild the editor
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  const modifiedModel = () => editor.current?.getModel()?.modified ?? null;
+  const originalLines = (h: LineChange) => {
+    const o = editor.current!.getModel()!.original;
+    const lines: string[] = [];
+    for (let i = h.originalStartLineNumber; i <= h.originalEndLineNumber; i++)
+      lines.push(o.getLineContent(i));
+    return lines;
+  };
+
+  /** Puts the original lines of one hunk back on the right-hand side. */
+  const reject = (h: LineChange) => {
+    const monaco = monacoRef.current;
+    const m = modifiedModel();
+    if (!monaco || !m) return;
+    const eol = m.getEOL();
+    let range: MonacoApi.IRange;
+    let text: string;
+    if (h.modifiedEndLineNumber === 0) {
+      // lines only the original has: insert them after modifiedStartLineNumber
+      const after = h.modifiedStartLineNumber;
+      const col = after === 0 ? 1 : m.getLineMaxColumn(after);
+      range = new monaco.Range(Math.max(after, 1), after === 0 ? 1 : col, Math.max(after, 1), col);
+      text = after === 0 ? originalLines(h).join(eol) + eol : eol + originalLines(h).join(eol);
+    } else if (h.originalEndLineNumber === 0) {
+      // lines only the migration added: remove them with their line break
+      const s = h.modifiedStartLineNumber;
+      const e = h.modifiedEndLineNumber;
+      range =
+        s > 1
+          ? new monaco.Range(s - 1, m.getLineMaxColumn(s - 1), e, m.getLineMaxColumn(e))
+          : new monaco.Range(1, 1, e + 1, 1);
+      text = '';
+    } else {
+      range = new monaco.Range(
+        h.modifiedStartLineNumber,
+        1,
+        h.modifiedEndLineNumber,
+        m.getLineMaxColumn(h.modifiedEndLineNumber),
+      );
+      text = originalLines(h).join(eol);
+    }
+    ours.current = true;
+    m.pushEditOperations([], [{ range, text }], () => null);
+    ours.current = false;
+    props.onReview('edited', m.getValue());
+  };
+
+  const accept = (h: LineChange) => {
+    const next = new Set(accepted).add(hunkKey(h));
+    setAccepted(next);
+    const m = modifiedModel();
+    if (m && hunks.every((x) => next.has(hunkKey(x)))) props.onReview('edited', m.getValue());
+  };
+
+  const setAll = (text: string, review: ReviewState) => {
+    const m = modifiedModel();
+    if (!m) return;
+    ours.current = true;
+    m.setValue(text);
+    ours.current = false;
+    setAccepted(new Set());
+    props.onReview(review, review === 'edited' ? text : undefined);
+  };
+
+  const go = (h: LineChange) => {
+    const line = Math.max(h.modifiedStartLineNumber, 1);
+    editor.current?.getModifiedEditor().revealLineInCenter(line);
+    editor.current?.getModifiedEditor().setPosition({ lineNumber: line, column: 1 });
+  };
+
+  return (
+    <div className="review-editor">
+      <div className="review-bar" role="toolbar" aria-label={t('code.fileActions')}>
+        <span className="muted small" data-testid="hunk-count">
+          {t('code.hunks', { count: hunks.length })}
+        </span>
+        <div className="spacer" />
+        {!props.readOnly && (
+          <>
+            <button
+              data-testid="file-accept"
+              className="primary"
+              disabled={!ready}
+              onClick={() => {
+                const m = modifiedModel();
+                if (m) props.onReview('edited', m.getValue());
+              }}
+            >
+              {t('code.acceptFile')}
+            </button>
+            <button
+              data-testid="file-reject"
+              disabled={!ready}
+              onClick={() => setAll(content.original, 'rejected')}
+            >
+              {t('code.rejectFile')}
+            </button>
+            <button
+              data-testid="file-reset"
+              disabled={!ready}
+              onClick={() => setAll(content.proposed, 'pending')}
+            >
+              {t('code.resetFile')}
+            </button>
+          </>
+        )}
+      </div>
+      {loadError && <p className="error-text">{loadError}</p>}
+      <ol className="hunks" data-testid="hunks">
+        {hunks.map((h, i) => {
+          const key = hunkKey(h);
+          const done = accepted.has(key);
+          return (
+            <li key={key} className={done ? 'accepted' : undefined} data-testid="hunk">
+              <button className="link" onClick={() => go(h)}>
+                {t('code.hunk', {
+                  n: i + 1,
+                  from: h.originalStartLineNumber || h.originalEndLineNumber + 1,
+                  to: h.modifiedStartLineNumber || h.modifiedEndLineNumber + 1,
+                })}
+              </button>
+              {!props.readOnly && (
+                <span className="hunk-actions">
+                  <button
+                    className="small"
+                    data-testid="hunk-accept"
+                    aria-pressed={done}
+                    onClick={() => accept(h)}
+                  >
+                    {done ? t('code.accepted') : t('code.accept')}
+                  </button>
+                  <button className="small" data-testid="hunk-reject" onClick={() => reject(h)}>
+                    {t('code.reject')}
+                  </button>
+                </span>
+              )}
+            </li>
+          );
+        })}
+      </ol>
+      <div
+        ref={host}
+        className="monaco-host"
+        data-testid="diff-editor"
+        data-ready={ready ? 'true' : 'false'}
+      />
+    </div>
+  );
+}

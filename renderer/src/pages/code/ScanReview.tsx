@@ -1,0 +1,377 @@
+import { useEffect, useMemo, useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import type {
+  CodeFileEntry,
+  CodeFinding,
+  CodeScanRecord,
+  Language,
+  ReviewState,
+  Severity,
+} from '../../../../shared/api';
+import { useAction, useCall, useTransport } from '../../api';
+import { Dialog } from '../../components/Dialog';
+import { ErrorText } from '../../components/ErrorText';
+import { loadMonaco } from '../../monaco/load';
+import { ReviewEditor } from './ReviewEditor';
+
+const SEVERITIES: Severity[] = ['error', 'warning', 'info'];
+
+interface Filters {
+  severities: Set<Severity>;
+  category: string;
+  rule: string;
+}
+
+const matchesFilters = (f: CodeFinding, x: Filters) =>
+  x.severities.has(f.severity) &&
+  (!x.category || f.category === x.category) &&
+  (!x.rule || f.ruleId === x.rule);
+
+/** Files grouped by folder, the way a tree shows them; folders sorted, files within. */
+function byFolder(files: CodeFileEntry[]): [string, CodeFileEntry[]][] {
+  const groups = new Map<string, CodeFileEntry[]>();
+  for (const f of files) {
+    const dir = f.file.includes('/') ? f.file.slice(0, f.file.lastIndexOf('/')) : '';
+    groups.set(dir, [...(groups.get(dir) ?? []), f]);
+  }
+  return [...groups].sort(([a], [b]) => a.localeCompare(b));
+}
+
+function download(name: string, text: string) {
+  const url = URL.createObjectURL(new Blob([text], { type: 'text/x-diff' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/** One scan: file tree with counts and filters, the diff of the chosen file, export and apply. */
+export function ScanReview(props: { scanId: number; onBack: () => void }) {
+  const { t, i18n } = useTranslation();
+  const scan = useCall('code.get', { scanId: props.scanId });
+  // start fetching the editor while the scan loads: the first diff then opens without the wait
+  useEffect(() => void loadMonaco(i18n.language as Language).catch(() => undefined), [i18n]);
+  const [file, setFile] = useState<string | null>(null);
+  const [filters, setFilters] = useState<Filters>({
+    severities: new Set(SEVERITIES),
+    category: '',
+    rule: '',
+  });
+  if (scan.error) return <ErrorText error={scan.error} />;
+  if (!scan.data) return <p className="muted">{t('common.loading')}</p>;
+  return (
+    <ScanReviewLoaded
+      scan={scan.data}
+      file={file ?? scan.data.fileList.find((f) => f.changed)?.file ?? null}
+      setFile={setFile}
+      filters={filters}
+      setFilters={setFilters}
+      lang={i18n.language as Language}
+      onBack={props.onBack}
+    />
+  );
+}
+
+function ScanReviewLoaded(props: {
+  scan: CodeScanRecord;
+  file: string | null;
+  setFile: (f: string) => void;
+  filters: Filters;
+  setFilters: (f: Filters) => void;
+  lang: Language;
+  onBack: () => void;
+}) {
+  const { t } = useTranslation();
+  const { scan, filters } = props;
+  const client = useQueryClient();
+  const transport = useTransport();
+  const apply = useAction('code.apply', ['code.get']);
+  const [confirm, setConfirm] = useState(false);
+  const [patchError, setPatchError] = useState<unknown>(null);
+  const categories = useMemo(
+    () => [...new Set(scan.findings.map((f) => f.category))].sort(),
+    [scan.findings],
+  );
+  const rules = useMemo(
+    () => [...new Set(scan.findings.map((f) => f.ruleId))].sort(),
+    [scan.findings],
+  );
+  const visible = scan.findings.filter((f) => matchesFilters(f, filters));
+  const filesShown = scan.fileList.filter((f) => visible.some((v) => v.file === f.file));
+  const decided = scan.fileList.filter(
+    (f) => f.changed && (f.review === 'accepted' || f.review === 'edited') && !f.appliedAt,
+  );
+  const changed = scan.fileList.filter((f) => f.changed);
+
+  const exportPatch = async () => {
+    setPatchError(null);
+    try {
+      const p = await transport.call('code.patch', { scanId: scan.id });
+      download(`amw-scan-${scan.id}.patch`, p.patch);
+    } catch (err) {
+      setPatchError(err);
+    }
+  };
+
+  return (
+    <section className="page code-review" data-testid="scan-review">
+      <header className="page-head">
+        <button className="link" onClick={props.onBack} data-testid="back-to-scans">
+          ← {t('code.allScans')}
+        </button>
+        <h1 title={scan.root}>{scan.root.split('/').filter(Boolean).pop() ?? scan.root}</h1>
+        <span
+          className={`badge ${scan.counts.error ? 'fail' : scan.counts.warning ? 'warn' : 'ok'}`}
+        >
+          {t('code.effort', { level: t(`code.level.${scan.effort.level}`) })}
+        </span>
+        <div className="spacer" />
+        <button onClick={() => void exportPatch()} data-testid="export-patch">
+          {t('code.exportPatch')}
+        </button>
+        <button
+          className="primary"
+          disabled={!decided.length}
+          onClick={() => setConfirm(true)}
+          data-testid="apply-open"
+        >
+          {t('code.apply', { count: decided.length })}
+        </button>
+      </header>
+      <p className="muted small" data-testid="scan-summary">
+        {t('code.summary', {
+          files: scan.files,
+          lines: scan.lines,
+          errors: scan.counts.error,
+          warnings: scan.counts.warning,
+          infos: scan.counts.info,
+          changed: changed.length,
+        })}{' '}
+        ·{' '}
+        {t('code.dimensions', {
+          device: scan.effort.dimensions.device,
+          thirdParty: scan.effort.dimensions.thirdParty,
+          amp: scan.effort.dimensions.mixedPrecision,
+          multiCard: scan.effort.dimensions.multiCard,
+        })}
+      </p>
+      {patchError !== null && <ErrorText error={patchError} />}
+      {apply.error && <ErrorText error={apply.error} />}
+      {apply.data && (
+        <p className="notice ok" data-testid="apply-result">
+          {t('code.applied', { count: apply.data.applied.length, backup: apply.data.backupDir })}
+        </p>
+      )}
+      {scan.warnings.length > 0 && (
+        <details className="notice warn">
+          <summary>{t('code.warnings', { count: scan.warnings.length })}</summary>
+          <ul>
+            {scan.warnings.map((w) => (
+              <li key={w}>{w}</li>
+            ))}
+          </ul>
+        </details>
+      )}
+      <div className="review-layout">
+        <aside className="file-tree" aria-label={t('code.files')}>
+          <fieldset className="filters">
+            <legend>{t('code.filters')}</legend>
+            <div className="chips">
+              {SEVERITIES.map((s) => (
+                <label key={s} className={`chip ${s}`}>
+                  <input
+                    type="checkbox"
+                    data-testid={`filter-${s}`}
+                    checked={filters.severities.has(s)}
+                    onChange={(e) => {
+                      const next = new Set(filters.severities);
+                      if (e.target.checked) next.add(s);
+                      else next.delete(s);
+                      props.setFilters({ ...filters, severities: next });
+                    }}
+                  />
+                  {t(`code.severity.${s}`)} ({scan.counts[s]})
+                </label>
+              ))}
+            </div>
+            <select
+              aria-label={t('code.category')}
+              data-testid="filter-category"
+              value={filters.category}
+              onChange={(e) => props.setFilters({ ...filters, category: e.target.value })}
+            >
+              <option value="">{t('code.allCategories')}</option>
+              {categories.map((c) => (
+                <option key={c} value={c}>
+                  {c}
+                </option>
+              ))}
+            </select>
+            <select
+              aria-label={t('code.rule')}
+              data-testid="filter-rule"
+              value={filters.rule}
+              onChange={(e) => props.setFilters({ ...filters, rule: e.target.value })}
+            >
+              <option value="">{t('code.allRules')}</option>
+              {rules.map((r) => (
+                <option key={r} value={r}>
+                  {r}
+                </option>
+              ))}
+            </select>
+          </fieldset>
+          {filesShown.length === 0 && <p className="muted small">{t('code.noMatches')}</p>}
+          {byFolder(filesShown).map(([dir, files]) => (
+            <div key={dir} className="tree-group">
+              {dir && <div className="tree-dir">{dir}/</div>}
+              <ul>
+                {files.map((f) => {
+                  const n = visible.filter((v) => v.file === f.file).length;
+                  return (
+                    <li key={f.file}>
+                      <button
+                        className="tree-file"
+                        aria-current={props.file === f.file ? 'true' : undefined}
+                        data-testid="tree-file"
+                        data-file={f.file}
+                        onClick={() => props.setFile(f.file)}
+                      >
+                        <span className="name">{f.file.split('/').pop()}</span>
+                        <span className={`count ${f.errors ? 'fail' : f.warnings ? 'warn' : ''}`}>
+                          {n}
+                        </span>
+                        {f.changed && (
+                          <span
+                            className={`review-state ${f.appliedAt ? 'applied' : f.review}`}
+                            data-testid="review-state"
+                            title={t(`code.review.${f.appliedAt ? 'applied' : f.review}`)}
+                          >
+                            {t(`code.reviewShort.${f.appliedAt ? 'applied' : f.review}`)}
+                          </span>
+                        )}
+                      </button>
+                    </li>
+                  );
+                })}
+              </ul>
+            </div>
+          ))}
+        </aside>
+        <div className="review-main">
+          {props.file ? (
+            <FileReview
+              key={`${scan.id}:${props.file}`}
+              scanId={scan.id}
+              file={props.file}
+              entry={scan.fileList.find((f) => f.file === props.file) ?? null}
+              findings={visible.filter((f) => f.file === props.file)}
+              lang={props.lang}
+              onSaved={() => void client.invalidateQueries({ queryKey: ['code.get'] })}
+            />
+          ) : (
+            <p className="muted">{t('code.pickFile')}</p>
+          )}
+        </div>
+      </div>
+      {confirm && (
+        <Dialog
+          title={t('code.applyTitle')}
+          onClose={() => setConfirm(false)}
+          testId="apply-dialog"
+        >
+          <p>{t('code.applyExplain', { count: decided.length, root: scan.root })}</p>
+          <ul className="small">
+            {decided.map((f) => (
+              <li key={f.file}>
+                <code>{f.file}</code>
+              </li>
+            ))}
+          </ul>
+          <footer>
+            <button onClick={() => setConfirm(false)}>{t('common.cancel')}</button>
+            <button
+              className="primary"
+              data-testid="apply-confirm"
+              onClick={() => {
+                setConfirm(false);
+                apply.mutate({ scanId: scan.id });
+              }}
+            >
+              {t('code.applyNow')}
+            </button>
+          </footer>
+        </Dialog>
+      )}
+    </section>
+  );
+}
+
+function FileReview(props: {
+  scanId: number;
+  file: string;
+  entry: CodeFileEntry | null;
+  findings: CodeFinding[];
+  lang: Language;
+  onSaved: () => void;
+}) {
+  const { t } = useTranslation();
+  return (
+    <div className="file-review" data-testid="file-review">
+      <h2 className="file-title">
+        <code>{props.file}</code>
+        {props.entry && !props.entry.parses && (
+          <span className="badge warn">{t('code.notProposed')}</span>
+        )}
+      </h2>
+      {props.entry?.hasText ? <FileDiff {...props} /> : <p className="muted">{t('code.noText')}</p>}
+      <ul className="findings" data-testid="findings">
+        {props.findings.map((f) => (
+          <li key={`${f.ruleId}@${f.line}:${f.column}`} className={f.severity}>
+            <span className={`sev ${f.severity}`}>{t(`code.severity.${f.severity}`)}</span>
+            <span className="loc">
+              {f.line}:{f.column}
+            </span>
+            <code className="rule">{f.ruleId}</code>
+            <span>{f.message}</span>
+            {f.fix?.description && <span className="muted"> → {f.fix.description}</span>}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+function FileDiff(props: {
+  scanId: number;
+  file: string;
+  entry: CodeFileEntry | null;
+  lang: Language;
+  onSaved: () => void;
+}) {
+  const transport = useTransport();
+  const content = useCall('code.file', { scanId: props.scanId, file: props.file });
+  const [saveError, setSaveError] = useState<unknown>(null);
+  const review = (state: ReviewState, text?: string) => {
+    setSaveError(null);
+    transport
+      .call('code.review', { scanId: props.scanId, file: props.file, review: state, text })
+      .then(props.onSaved, setSaveError);
+  };
+  return (
+    <>
+      {saveError !== null && <ErrorText error={saveError} />}
+      {content.error && <ErrorText error={content.error} />}
+      {content.data && (
+        <ReviewEditor
+          content={content.data}
+          lang={props.lang}
+          onReview={review}
+          readOnly={!!props.entry?.appliedAt}
+        />
+      )}
+    </>
+  );
+}

@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import { method } from './define';
+import type { IsoTime } from './common';
+import type { JobStarted } from './jobs';
+
+export const FIX_MODES = ['rewrite', 'transfer'] as const;
+export type FixMode = (typeof FIX_MODES)[number];
+export type Severity = 'error' | 'warning' | 'info';
+
+/** A text edit on a file (UTF-16 offsets, as JavaScript strings index). */
+export interface CodeEdit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** One finding, as stored and as printed by `amw scan --json`. */
+export interface CodeFinding {
+  ruleId: string;
+  /** Relative to the scanned folder, with `/`. */
+  file: string;
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+  severity: Severity;
+  category: string;
+  message: string;
+  fix?: { description: string; edits: CodeEdit[] };
+}
+
+export interface Effort {
+  level: 'low' | 'medium' | 'high';
+  /** The seeds' four dimensions, each with the counts behind it. */
+  dimensions: { device: number; thirdParty: number; mixedPrecision: number; multiCard: number };
+  notes: string[];
+}
+
+/**
+ * `pending` until someone looks; `accepted` = the proposal as is; `rejected` = file left alone;
+ * `edited` = some hunks reverted or hand edits (the reviewed text is stored).
+ */
+export const REVIEW_STATES = ['pending', 'accepted', 'rejected', 'edited'] as const;
+export type ReviewState = (typeof REVIEW_STATES)[number];
+
+export interface CodeFileEntry {
+  file: string;
+  errors: number;
+  warnings: number;
+  infos: number;
+  /** Its text was kept (Python, requirements, scripts); a CUDA source is only listed. */
+  hasText: boolean;
+  /** The migration proposes a change to this file. */
+  changed: boolean;
+  /** The proposed text parses (a file whose rewrite would not parse is never proposed). */
+  parses: boolean;
+  review: ReviewState;
+  appliedAt: IsoTime | null;
+}
+
+export interface CodeScanSummary {
+  id: number;
+  sessionId: number | null;
+  root: string;
+  mode: FixMode;
+  files: number;
+  lines: number;
+  counts: Record<Severity, number>;
+  effort: Effort;
+  /** Files that could not be read or parsed cleanly. */
+  warnings: string[];
+  createdAt: IsoTime;
+}
+
+export interface CodeScanRecord extends CodeScanSummary {
+  fileList: CodeFileEntry[];
+  findings: CodeFinding[];
+}
+
+export interface CodeFileContent {
+  file: string;
+  original: string;
+  /** The analyzer's proposal (equal to original when it proposes nothing). */
+  proposed: string;
+  /** What the reviewer settled on, when reviewed. */
+  reviewed: string | null;
+  review: ReviewState;
+  findings: CodeFinding[];
+}
+
+export interface ApplyResult {
+  applied: string[];
+  /** Where the originals were copied before anything was written. */
+  backupDir: string;
+}
+
+const ScanId = z.number().int().positive();
+/** A path inside the scan, as the scan listed it (never resolved against anything else). */
+const RelFile = z.string().min(1).max(4096);
+/** Reviewed text travels in one request; the wire caps requests at 1 MiB. */
+const ReviewText = z.string().max(900_000);
+
+export const codeApi = {
+  /** Scans a local folder as a job; with a session, it is that session's code stage run. */
+  'code.scan': method(
+    z
+      .object({
+        path: z.string().min(1).max(4096),
+        mode: z.enum(FIX_MODES).default('rewrite'),
+        sessionId: z.number().int().positive().optional(),
+        exclude: z.array(z.string().min(1).max(400)).max(100).optional(),
+      })
+      .strict(),
+  ).returns<JobStarted & { stageRunId: number | null }>(),
+  'code.scans': method(
+    z.object({ sessionId: z.number().int().positive().optional() }).strict(),
+  ).returns<CodeScanSummary[]>(),
+  'code.get': method(z.object({ scanId: ScanId }).strict()).returns<CodeScanRecord>(),
+  'code.file': method(
+    z.object({ scanId: ScanId, file: RelFile }).strict(),
+  ).returns<CodeFileContent>(),
+  /** Records a reviewer's decision on one file; `text` is the reviewed text for accepted/edited. */
+  'code.review': method(
+    z
+      .object({
+        scanId: ScanId,
+        file: RelFile,
+        review: z.enum(REVIEW_STATES),
+        text: ReviewText.optional(),
+      })
+      .strict(),
+  ).returns<CodeFileEntry>(),
+  /** The unified patch of every accepted or edited file, `git apply`-able from the root. */
+  'code.patch': method(z.object({ scanId: ScanId }).strict()).returns<{
+    patch: string;
+    files: string[];
+  }>(),
+  /**
+   * Writes accepted and edited files into the scanned folder, after copying the originals to a
+   * backup. Refused (CONFLICT, nothing written) when any of them changed on disk since the scan.
+   */
+  'code.apply': method(z.object({ scanId: ScanId }).strict()).returns<ApplyResult>(),
+};

@@ -34,6 +34,7 @@ export function ReviewEditor(props: ReviewEditorProps) {
   const [hunks, setHunks] = useState<LineChange[]>([]);
   const [accepted, setAccepted] = useState<Set<string>>(new Set());
   const [ready, setReady] = useState(false);
+  const [cursor, setCursor] = useState(0);
   const [loadError, setLoadError] = useState<string | null>(null);
   const saveTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const ours = useRef(false); // content changes we make ourselves are saved by their own action
@@ -65,11 +66,17 @@ export function ReviewEditor(props: ReviewEditorProps) {
           maxComputationTime: 0, // the whole diff, even for a 10k-line file
         });
         const language = languageOf(content.file);
-        const original = monaco.editor.createModel(content.original, language);
+        // colouring a long file competes with the first diff for the main thread: show the diff
+        // first, then switch the grammar on
+        const lateColour = content.original.length > 100_000;
+        const initial = lateColour ? 'plaintext' : language;
+        const original = monaco.editor.createModel(content.original, initial);
         const start =
           content.reviewed ?? (content.review === 'rejected' ? content.original : content.proposed);
-        const modified = monaco.editor.createModel(start, language);
+        const modified = monaco.editor.createModel(start, initial);
         diff.setModel({ original, modified });
+        // Monaco hides markers in read-only editors by default; the original side is read-only
+        diff.getOriginalEditor().updateOptions({ renderValidationDecorations: 'on' });
         monaco.editor.setModelMarkers(
           original,
           'amw',
@@ -101,6 +108,11 @@ export function ReviewEditor(props: ReviewEditorProps) {
                 String(Math.round(performance.now() - started)),
               );
               setReady(true);
+              if (lateColour)
+                setTimeout(() => {
+                  monaco.editor.setModelLanguage(original, language);
+                  monaco.editor.setModelLanguage(modified, language);
+                });
             }
           }),
           modified.onDidChangeContent(() => {
@@ -178,6 +190,8 @@ export function ReviewEditor(props: ReviewEditorProps) {
   const accept = (h: LineChange) => {
     const next = new Set(accepted).add(hunkKey(h));
     setAccepted(next);
+    const following = hunks.findIndex((x) => !next.has(hunkKey(x)));
+    if (following >= 0) show(following);
     const m = modifiedModel();
     if (m && hunks.every((x) => next.has(hunkKey(x)))) props.onReview('edited', m.getValue());
   };
@@ -192,7 +206,12 @@ export function ReviewEditor(props: ReviewEditorProps) {
     props.onReview(review, review === 'edited' ? text : undefined);
   };
 
-  const go = (h: LineChange) => {
+  const index = Math.min(cursor, hunks.length - 1);
+  const current = index >= 0 ? hunks[index] : undefined;
+  const show = (i: number) => {
+    const h = hunks[i];
+    if (!h) return;
+    setCursor(i);
     const line = Math.max(h.modifiedStartLineNumber, 1);
     editor.current?.getModifiedEditor().revealLineInCenter(line);
     editor.current?.getModifiedEditor().setPosition({ lineNumber: line, column: 1 });
@@ -236,38 +255,57 @@ export function ReviewEditor(props: ReviewEditorProps) {
         )}
       </div>
       {loadError && <p className="error-text">{loadError}</p>}
-      <ol className="hunks" data-testid="hunks">
-        {hunks.map((h, i) => {
-          const key = hunkKey(h);
-          const done = accepted.has(key);
-          return (
-            <li key={key} className={done ? 'accepted' : undefined} data-testid="hunk">
-              <button className="link" onClick={() => go(h)}>
-                {t('code.hunk', {
-                  n: i + 1,
-                  from: h.originalStartLineNumber || h.originalEndLineNumber + 1,
-                  to: h.modifiedStartLineNumber || h.modifiedEndLineNumber + 1,
-                })}
+      {current && (
+        <div className="hunk-nav" data-testid="hunk-nav">
+          <button
+            className="small"
+            aria-label={t('code.prevChange')}
+            disabled={index <= 0}
+            onClick={() => show(index - 1)}
+            data-testid="hunk-prev"
+          >
+            ‹
+          </button>
+          <button className="link" onClick={() => show(index)} data-testid="hunk-label">
+            {t('code.hunk', {
+              n: index + 1,
+              count: hunks.length,
+              from: current.originalStartLineNumber || current.originalEndLineNumber + 1,
+              to: current.modifiedStartLineNumber || current.modifiedEndLineNumber + 1,
+            })}
+          </button>
+          <button
+            className="small"
+            aria-label={t('code.nextChange')}
+            disabled={index >= hunks.length - 1}
+            onClick={() => show(index + 1)}
+            data-testid="hunk-next"
+          >
+            ›
+          </button>
+          {!props.readOnly && (
+            <span className="hunk-actions">
+              <button
+                className="small"
+                data-testid="hunk-accept"
+                aria-pressed={accepted.has(hunkKey(current))}
+                onClick={() => accept(current)}
+              >
+                {accepted.has(hunkKey(current)) ? t('code.accepted') : t('code.accept')}
               </button>
-              {!props.readOnly && (
-                <span className="hunk-actions">
-                  <button
-                    className="small"
-                    data-testid="hunk-accept"
-                    aria-pressed={done}
-                    onClick={() => accept(h)}
-                  >
-                    {done ? t('code.accepted') : t('code.accept')}
-                  </button>
-                  <button className="small" data-testid="hunk-reject" onClick={() => reject(h)}>
-                    {t('code.reject')}
-                  </button>
-                </span>
-              )}
-            </li>
-          );
-        })}
-      </ol>
+              <button className="small" data-testid="hunk-reject" onClick={() => reject(current)}>
+                {t('code.reject')}
+              </button>
+            </span>
+          )}
+          <span className="muted small">
+            {t('code.acceptedCount', {
+              done: hunks.filter((h) => accepted.has(hunkKey(h))).length,
+              count: hunks.length,
+            })}
+          </span>
+        </div>
+      )}
       <div
         ref={host}
         className="monaco-host"

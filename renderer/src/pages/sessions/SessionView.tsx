@@ -11,6 +11,7 @@ import { useAction, useCall } from '../../api';
 import { Dialog } from '../../components/Dialog';
 import { ErrorText } from '../../components/ErrorText';
 import { useJob } from '../../components/JobsDrawer';
+import { CodeStage } from './CodeStage';
 import { statusClass } from './SessionsPage';
 
 const WAIVER_NAME_KEY = 'amw.waiverName';
@@ -48,18 +49,22 @@ export function SessionView(props: { id: number; onBack: () => void }) {
           <button
             key={st}
             className={st === stage ? 'active' : ''}
-            disabled={st !== 'env'}
+            disabled={st !== 'env' && st !== 'code'}
             onClick={() => setStage(st)}
             data-testid={`stage-${st}`}
           >
             <span>{t(`sessions.stage.${st}`)}</span>
-            {st !== 'env' && <small className="muted">{t('common.notYet')}</small>}
+            {st !== 'env' && st !== 'code' && <small className="muted">{t('common.notYet')}</small>}
           </button>
         ))}
       </nav>
-      {s && (
+      {s && stage === 'code' && <CodeStage session={s} lang={lang} />}
+      {s && stage === 'env' && (
         <div className="host-columns">
-          {(s.hosts.length ? s.hosts : [...new Set(s.runs.map((r) => r.host))]).map((host) => (
+          {(s.hosts.length
+            ? s.hosts
+            : [...new Set(s.runs.filter((r) => r.stage === 'env').map((r) => r.host))]
+          ).map((host) => (
             <HostColumn
               key={host}
               sessionId={s.id}
@@ -156,19 +161,22 @@ function HostColumn(props: {
   );
 }
 
-function CheckCard(props: {
+export function CheckCard(props: {
   check: CheckOutcome;
   lang: Language;
   sessionId: number;
   host: string;
-  onRerun: () => void;
+  /** Absent where a check cannot be rerun alone (the code stage rescans the whole tree). */
+  onRerun?: () => void;
   busy: boolean;
 }) {
   const { t } = useTranslation();
   const c = props.check;
   const [waiving, setWaiving] = useState(false);
   const unwaive = useAction('checks.unwaive', ['sessions.get', 'sessions.list']);
-  const waivable = c.status === 'fail' || c.status === 'warn' || c.status === 'error';
+  // waivers are per host; the code stage's checks are cleared by fixing the code instead
+  const waivable =
+    !!props.onRerun && (c.status === 'fail' || c.status === 'warn' || c.status === 'error');
   return (
     <article
       className={`check-card ${statusClass(c.status)}${c.waiver ? ' waived' : ''}`}
@@ -195,14 +203,16 @@ function CheckCard(props: {
       <footer>
         <code className="muted small">{c.id}</code>
         <div className="spacer" />
-        <button
-          className="small"
-          onClick={props.onRerun}
-          disabled={props.busy}
-          data-testid="rerun-check"
-        >
-          {t('sessions.rerun')}
-        </button>
+        {props.onRerun && (
+          <button
+            className="small"
+            onClick={props.onRerun}
+            disabled={props.busy}
+            data-testid="rerun-check"
+          >
+            {t('sessions.rerun')}
+          </button>
+        )}
         {waivable && !c.waiver && (
           <button className="small" onClick={() => setWaiving(true)} data-testid="waive">
             {t('sessions.waive')}

@@ -43,10 +43,11 @@ export function SessionsPage(props: {
   const [dialog, setDialog] = useState<'session' | 'project' | null>(null);
   // stage runs finish as jobs: refresh what shows them
   useEvent('job.updated', (job) => {
-    if (job.kind.startsWith('stage.') && job.status !== 'running') {
+    if ((job.kind.startsWith('stage.') || job.kind === 'code.scan') && job.status !== 'running') {
       void client.invalidateQueries({ queryKey: ['sessions.list'] });
       void client.invalidateQueries({ queryKey: ['sessions.get'] });
       void client.invalidateQueries({ queryKey: ['sessions.compare'] });
+      void client.invalidateQueries({ queryKey: ['code.scans'] });
     }
   });
   if (props.selected)

@@ -1,0 +1,97 @@
+import { useTranslation } from 'react-i18next';
+import type { Language, SessionRecord } from '../../../../shared/api';
+import { useAction, useCall } from '../../api';
+import { ErrorText } from '../../components/ErrorText';
+import { useJob } from '../../components/JobsDrawer';
+import { statusClass } from './SessionsPage';
+import { CheckCard } from './SessionView';
+
+/**
+ * The session's code stage: scan the project's local folder, see each scan's counts (so the
+ * history shows findings going down), one check per rule from the newest scan, and a way into
+ * the diff review.
+ */
+export function CodeStage(props: { session: SessionRecord; lang: Language }) {
+  const { t, i18n } = useTranslation();
+  const { session } = props;
+  const projects = useCall('projects.list', {});
+  const scans = useCall('code.scans', { sessionId: session.id });
+  const start = useAction('code.scan', ['jobs.list']);
+  const job = useJob(start.data?.jobId ?? null);
+  const running = start.isPending || job?.status === 'running';
+  const location = projects.data?.find((p) => p.name === session.project)?.codeLocation ?? null;
+  // host:path locations are scanned after fetching the code; a scan here reads the local disk
+  const local = location && location.startsWith('/') ? location : null;
+  const run = session.runs.find((r) => r.stage === 'code') ?? null;
+  const date = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'short', timeStyle: 'short' });
+  return (
+    <div className="code-stage" data-testid="code-stage">
+      <header className="stage-head">
+        <h2>{t('code.stageTitle')}</h2>
+        {run && (
+          <span className={`badge ${statusClass(run.status)}`} data-testid="stage-status">
+            {t(`sessions.status.${run.status}`)}
+          </span>
+        )}
+        <div className="spacer" />
+        {local && (
+          <button
+            className="primary"
+            disabled={running}
+            data-testid="code-stage-scan"
+            onClick={() => start.mutate({ path: local, sessionId: session.id })}
+          >
+            {t('code.stageScan', { path: local })}
+          </button>
+        )}
+      </header>
+      {!local && <p className="muted small">{t('code.stageNoLocation')}</p>}
+      {start.error && <ErrorText error={start.error} />}
+      {job?.status === 'failed' && job.error && <ErrorText error={job.error} />}
+      {running && <p className="muted small">{t('code.scanning')}</p>}
+      {scans.data && scans.data.length === 0 && <p className="muted">{t('code.stageEmpty')}</p>}
+      {scans.data && scans.data.length > 0 && (
+        <table className="table" data-testid="code-stage-scans">
+          <thead>
+            <tr>
+              <th>#</th>
+              <th>{t('code.when')}</th>
+              <th>{t('code.findings')}</th>
+              <th>{t('code.effortCol')}</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {scans.data.map((s) => (
+              <tr key={s.id} data-testid="code-stage-scan-row">
+                <td>{s.id}</td>
+                <td>{date.format(new Date(s.createdAt))}</td>
+                <td>
+                  <span className="sev error">{s.counts.error}</span>{' '}
+                  <span className="sev warning">{s.counts.warning}</span>{' '}
+                  <span className="sev info">{s.counts.info}</span>
+                </td>
+                <td>{t(`code.level.${s.effort.level}`)}</td>
+                <td>
+                  <a href={`#/code/${s.id}`}>{t('code.open')}</a>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <div className="code-checks">
+        {run?.checks.map((c) => (
+          <CheckCard
+            key={c.id}
+            check={c}
+            lang={props.lang}
+            sessionId={session.id}
+            host={run.host}
+            busy={running}
+          />
+        ))}
+      </div>
+    </div>
+  );
+}

@@ -169,3 +169,154 @@ describe('scan inputs', () => {
     await expect(scanProject(join(dir, 'nope'))).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });
+
+const FIXTURES = join(__dirname, '../../../tests/fixtures/code');
+const STANDIN = join(__dirname, '../../../tests/support/torch-npu-cpu');
+/** Debian's python3-torch (CPU PyTorch 1.13); the rewritten fixtures must still run on it. */
+const SYSTEM_PYTHON = '/usr/bin/python3';
+const hasTorch = (() => {
+  try {
+    execFileSync(SYSTEM_PYTHON, ['-c', 'import torch'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+const where = (scan: Awaited<ReturnType<typeof scanProject>>) =>
+  scan.findings.map((f) => `${f.file}:${f.line}:${f.ruleId}`);
+
+/** Writes the migrated copy of a fixture the way `amw scan --fix --out` does. */
+async function migrate(name: string, mode: 'rewrite' | 'transfer') {
+  const scan = await scanProject(join(FIXTURES, name));
+  const changed = migratedFiles(scan, mode, await pythonParser());
+  const out = join(tempDir(), name);
+  cpSync(join(FIXTURES, name), out, { recursive: true });
+  for (const [file, c] of changed) {
+    expect(c.parses, `${name}/${file} parses after ${mode}`).toBe(true);
+    writeFileSync(join(out, file), c.after);
+  }
+  return { out, changed };
+}
+
+const run = (cwd: string, script: string) =>
+  execFileSync(SYSTEM_PYTHON, [script], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, PYTHONPATH: STANDIN, PYTHONDONTWRITEBYTECODE: '1' },
+  });
+
+describe('realistic fixtures: exactly what a porter changes', () => {
+  it('HSTU-style recommender: fbgemm jagged ops, Triton kernel, autocast, NCCL, launch script', async () => {
+    const scan = await scanProject(join(FIXTURES, 'hstu-recsys'));
+    expect(where(scan)).toEqual([
+      'hstu/jagged.py:2:add.import-torch-npu',
+      'hstu/jagged.py:3:lib.fbgemm-gpu',
+      'hstu/jagged.py:7:lib.fbgemm-ops',
+      'hstu/jagged.py:11:lib.fbgemm-ops',
+      'hstu/jagged.py:17:lib.fbgemm-ops',
+      'hstu/model.py:2:add.import-torch-npu',
+      'hstu/model.py:35:amp.autocast-cuda',
+      'hstu/model.py:35:device.cuda-string',
+      'hstu/triton_attn.py:2:add.import-torch-npu',
+      'hstu/triton_attn.py:3:lib.triton',
+      'hstu/triton_attn.py:4:lib.triton',
+      'requirements.txt:1:req.torch-npu',
+      'requirements.txt:2:lib.fbgemm-gpu',
+      'requirements.txt:3:lib.torchrec',
+      'requirements.txt:4:lib.triton',
+      'run.sh:3:script.cuda-env',
+      'run.sh:4:script.cuda-env',
+      'train.py:4:add.import-torch-npu',
+      'train.py:4:add.compile-mode',
+      'train.py:12:dist.nccl-env',
+      'train.py:14:dist.nccl',
+      'train.py:15:cuda.api',
+      'train.py:16:device.cuda-string',
+      'train.py:18:device.device-ids',
+      'train.py:23:lib.fbgemm-ops',
+      'train.py:30:cuda.api',
+    ]);
+    // relative attention bias is plain PyTorch: nothing to change there
+    expect(scan.findings.some((f) => f.file === 'hstu/rel_bias.py')).toBe(false);
+    expect(scan.effort.level).toBe('high');
+    const { changed } = await migrate('hstu-recsys', 'rewrite');
+    expect(changed.get('train.py')!.after).toContain('dist.init_process_group(backend="hccl")');
+    expect(changed.get('train.py')!.after).toContain('torch.device("npu", local_rank)');
+    expect(changed.get('run.sh')!.after).toContain('export ASCEND_RT_VISIBLE_DEVICES=0,1,2,3');
+    expect(changed.get('requirements.txt')!.after).toContain('torch==2.1.0\ntorch-npu==2.1.0');
+  });
+
+  it('accelerate/FastChat-style device plumbing: flags, memory queries, CUDA wheels, NVML', async () => {
+    const scan = await scanProject(join(FIXTURES, 'fastchat-serve'));
+    expect(where(scan)).toEqual([
+      'cli_demo.py:5:add.import-torch-npu',
+      'cli_demo.py:5:add.compile-mode',
+      'cli_demo.py:12:device.cuda-string',
+      'cli_demo.py:12:device.cuda-string',
+      'cli_demo.py:12:cuda.api',
+      'cli_demo.py:18:env.cuda-visible-devices',
+      'cli_demo.py:27:device.is-cuda',
+      'gpu_monitor.py:4:lib.pynvml',
+      'gpu_monitor.py:14:tool.nvidia-smi',
+      'model_loader.py:4:add.import-torch-npu',
+      'model_loader.py:11:cuda.api',
+      'model_loader.py:11:cuda.api',
+      'model_loader.py:13:cuda.api',
+      'model_loader.py:14:cuda.api',
+      'model_loader.py:15:cuda.api',
+      'model_loader.py:17:cuda.api',
+      'model_loader.py:25:device.cuda-string',
+      'model_loader.py:49:device.cuda-string',
+      'model_loader.py:56:cuda.api',
+      'model_loader.py:57:cuda.api',
+      'requirements.txt:1:req.cuda-wheel',
+      'requirements.txt:1:req.torch-npu',
+      'requirements.txt:2:req.cuda-wheel',
+      'requirements.txt:5:lib.pynvml',
+    ]);
+    const { changed } = await migrate('fastchat-serve', 'rewrite');
+    expect(changed.get('requirements.txt')!.after.split('\n').slice(0, 3)).toEqual([
+      'torch==2.1.0',
+      'torch-npu==2.1.0.post17',
+      '--extra-index-url https://download.pytorch.org/whl/cpu',
+    ]);
+    expect(changed.get('cli_demo.py')!.after).toContain('ids.is_npu');
+  });
+
+  it('a CUDA extension: setup.py, .cu kernels, the JIT load fallback', async () => {
+    const scan = await scanProject(join(FIXTURES, 'cuda-ext'));
+    expect(where(scan)).toEqual([
+      'csrc/fused_bias_gelu.cu:1:ext.cuda-extension',
+      'demo.py:1:add.import-torch-npu',
+      'demo.py:1:add.compile-mode',
+      'demo.py:6:device.cuda-string',
+      'demo.py:6:cuda.api',
+      'fused_ops/__init__.py:4:add.import-torch-npu',
+      'fused_ops/__init__.py:11:cuda.api',
+      'fused_ops/__init__.py:12:ext.cuda-extension',
+      'fused_ops/__init__.py:15:ext.cuda-extension',
+      'fused_ops/__init__.py:22:device.is-cuda',
+      'setup.py:2:add.import-torch-npu',
+      'setup.py:8:ext.cuda-extension',
+    ]);
+    expect(scan.effort.dimensions.thirdParty).toBe(4);
+  });
+
+  it.skipIf(!hasTorch)(
+    'CPU-runnable fixtures print the same after rewrite and transfer (torch_npu CPU stand-in)',
+    async () => {
+      for (const [name, script] of [
+        ['fastchat-serve', 'cli_demo.py'],
+        ['cuda-ext', 'demo.py'],
+      ] as const) {
+        const before = run(join(FIXTURES, name), script);
+        expect(before).toMatch(/tokens|bias_gelu/);
+        for (const mode of ['rewrite', 'transfer'] as const) {
+          const { out } = await migrate(name, mode);
+          expect(run(out, script), `${name} after ${mode}`).toBe(before);
+        }
+      }
+    },
+  );
+});

@@ -336,7 +336,10 @@ function scanRequirements(rel: string, src: string, finding: AddFinding): void {
     const ruleId = name ? REQUIREMENT_LIBS[name] : undefined;
     if (ruleId) finding(ruleId, rel, where);
     if (CUDA_WHEEL.test(text))
-      finding('req.cuda-wheel', rel, where, { vars: { text: text.trim() } });
+      finding('req.cuda-wheel', rel, where, {
+        vars: { text: text.trim() },
+        edits: [cudaWheelEdit(text, starts[i]!)],
+      });
     if (name === 'torch') {
       torchLine = i;
       torchVersion = /==\s*([0-9][0-9A-Za-z.+]*)/.exec(text)?.[1] ?? null;
@@ -357,6 +360,18 @@ function scanRequirements(rel: string, src: string, finding: AddFinding): void {
       edits: npu ? [{ start: at, end: at, text: `\ntorch-npu==${npu}` }] : undefined,
     },
   );
+}
+
+/** torch==2.1.0+cu118 → torch==2.1.0; the cu118 index → the CPU one; CUDA runtime wheels go. */
+function cudaWheelEdit(line: string, at: number): Edit {
+  const local = /\+cu\d+/.exec(line);
+  if (local) return { start: at + local.index, end: at + local.index + local[0].length, text: '' };
+  const index = /(download\.pytorch\.org\/whl\/)(cu\d+)/.exec(line);
+  if (index) {
+    const s = at + index.index + index[1]!.length;
+    return { start: s, end: s + index[2]!.length, text: 'cpu' };
+  }
+  return { start: at, end: at + line.length + 1, text: '' };
 }
 
 function scanScript(rel: string, src: string, lang: Language, finding: AddFinding): void {

@@ -439,6 +439,7 @@ export const en = {
       out: 'folder for the migrated copy',
       patch: 'write the proposed changes as a unified patch',
       mode: 'rewrite (explicit torch.npu code) or transfer (transfer_to_npu)',
+      scanSession: "store the scan as this session's code stage (reviewable in the app)",
       exclude: 'paths to skip (globs)',
       version: 'print the version',
       help: 'show help',
@@ -481,6 +482,7 @@ export const en = {
     testOk: '{{name}}: connected in {{ms}} ms ({{system}})',
     scanSummary:
       '{{files}} Python files, {{lines}} lines, {{findings}} findings. Effort: {{level}} (device {{device}}, third-party {{thirdParty}}, mixed precision {{amp}}, multi-card {{multiCard}}).',
+    scanStored: 'Stored as code scan #{{scanId}} of session {{sessionId}}.',
     scanChanged: '{{count}} files changed.',
     serving: 'Serving the workbench; press Ctrl+C to stop.',
     stopped: 'Stopped.',

@@ -418,6 +418,7 @@ export const zhCN: Messages = {
       out: '迁移副本的目录',
       patch: '把建议的修改写成 unified patch',
       mode: 'rewrite（显式 torch.npu 代码）或 transfer（transfer_to_npu）',
+      scanSession: '把扫描保存为该会话的代码阶段（可在应用中审阅）',
       exclude: '要跳过的路径（glob）',
       version: '显示版本',
       help: '显示帮助',
@@ -455,6 +456,7 @@ export const zhCN: Messages = {
     testOk: '{{name}}：{{ms}} 毫秒内连接成功（{{system}}）',
     scanSummary:
       '{{files}} 个 Python 文件，{{lines}} 行，{{findings}} 处发现。迁移工作量：{{level}}（设备 {{device}}，第三方库 {{thirdParty}}，混合精度 {{amp}}，多卡 {{multiCard}}）。',
+    scanStored: '已保存为会话 {{sessionId}} 的代码扫描 #{{scanId}}。',
     scanChanged: '修改了 {{count}} 个文件。',
     serving: '工作台服务已启动；按 Ctrl+C 停止。',
     stopped: '已停止。',

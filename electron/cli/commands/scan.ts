@@ -9,6 +9,7 @@ import { toSarif } from '../../core/analyzer/sarif';
 import { scanProject } from '../../core/analyzer/scan';
 import { EXIT, ExitWith, printJson, type CommandEnv } from '../io';
 import type { Configure } from '../program';
+import { awaitJob, withCore } from './with-core';
 
 const SKIP_COPY = new Set(['.git', 'node_modules', '__pycache__', '.venv', 'venv']);
 
@@ -24,6 +25,7 @@ export function registerScanCommand(program: Command, env: CommandEnv, configure
     .option('--patch <file>', t('cli.opt.patch'))
     .option('--mode <mode>', t('cli.opt.mode'), 'rewrite')
     .option('--exclude <glob...>', t('cli.opt.exclude'))
+    .option('--session <id>', t('cli.opt.scanSession'))
     .action(
       async (
         path: string,
@@ -35,6 +37,7 @@ export function registerScanCommand(program: Command, env: CommandEnv, configure
           patch?: string;
           mode: string;
           exclude?: string[];
+          session?: string;
         },
       ) => {
         if (o.mode !== 'rewrite' && o.mode !== 'transfer')
@@ -45,7 +48,23 @@ export function registerScanCommand(program: Command, env: CommandEnv, configure
             '--fix writes a migrated copy: give it --out DIR (the original is never changed).',
           );
         const root = resolve(path);
+        const sessionId = o.session === undefined ? undefined : Number(o.session);
+        if (sessionId !== undefined && !(Number.isInteger(sessionId) && sessionId > 0))
+          throw new AmwError('VALIDATION', `--session takes a session id, not ${o.session}`);
         const scan = await scanProject(root, { exclude: o.exclude, lang: global.lang });
+        if (sessionId !== undefined) {
+          // the session's code stage: the same scan, stored with its texts for review in the app
+          await withCore(env, async (core) => {
+            const started = await core.call('code.scan', {
+              path: root,
+              mode: o.mode as FixMode,
+              sessionId,
+              exclude: o.exclude,
+            });
+            const r = (await awaitJob(env, core, started.jobId)) as { scanId: number };
+            io.stderr(`${t('cli.scanStored', { scanId: r.scanId, sessionId })}\n`);
+          });
+        }
         const rules = loadRules();
         if (o.sarif)
           writeFileSync(

@@ -3,6 +3,7 @@ import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AmwError } from '../../../shared/errors';
+import { amw } from '../../../tests/support/cli';
 import { tempDir } from '../../../tests/support/temp';
 import { createCore, type Core } from '../api/core';
 
@@ -152,6 +153,32 @@ describe('code review: scan, review per file, patch, apply', () => {
     const scans = await core.call('code.scans', { sessionId: session.id });
     expect(scans.map((x) => x.id)).toEqual([second.scanId, first.scanId]);
     expect(scans[0]!.counts.error).toBeLessThan(scans[1]!.counts.error);
+  });
+
+  it('amw scan --session stores the scan as the session code stage, reviewable in the app', async () => {
+    const home = tempDir();
+    const env = { AMW_HOME: home };
+    const c = createCore({ home });
+    const id = (await c.call('sessions.create', { title: 'cli port' })).id;
+    await c.close();
+    const r = await amw(['scan', project, '--session', String(id), '--json'], env);
+    expect(r.code).toBe(1); // errors found
+    expect(r.stderr).toContain(`session ${id}`);
+    const after = createCore({ home });
+    try {
+      const scans = await after.call('code.scans', { sessionId: id });
+      expect(scans).toHaveLength(1);
+      expect(scans[0]!.counts.error).toBe(
+        (JSON.parse(r.stdout) as { findings: { severity: string }[] }).findings.filter(
+          (f) => f.severity === 'error',
+        ).length,
+      );
+      const s = await after.call('sessions.get', { id });
+      expect(s.runs.find((x) => x.stage === 'code')?.status).toBe('fail');
+    } finally {
+      await after.close();
+    }
+    expect((await amw(['scan', project, '--session', 'x'], env)).code).toBe(2);
   });
 
   it('a folder that does not exist is refused before any job starts', async () => {

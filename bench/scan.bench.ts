@@ -1,7 +1,7 @@
 // Analyzer figures: a generated tree of ≥ 200k Python lines (half of the files free of CUDA, as
 // in real projects), scanned once; prints lines per CPU-second, wall time and peak memory.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scanProject } from '../electron/core/analyzer/scan';
 
@@ -75,12 +75,12 @@ for (let d = 0; lines < 200_000; d++) {
     files++;
   }
 }
-async function measure(label: string) {
+async function measure(label: string, workerThreshold: number) {
   const cpu0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   let peak = process.memoryUsage().rss;
   const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
-  const scan = await scanProject(dir);
+  const scan = await scanProject(dir, { workerThreshold });
   clearInterval(timer);
   peak = Math.max(peak, process.memoryUsage().rss);
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
@@ -92,9 +92,13 @@ async function measure(label: string) {
   return scan;
 }
 // cold: what one `amw scan` pays, including compiling the parser's WebAssembly; warm: a second
-// scan in the same engine (the desktop app and serve mode keep it loaded)
-const scan = await measure('cold (CLI)');
-await measure('warm (app) ');
+// scan in the same engine (the desktop app and serve mode keep it loaded); workers: the same
+// tree split over worker threads, each compiling the parser anew
+const scan = await measure('one thread, cold (CLI)', Infinity);
+await measure('one thread, warm (app) ', Infinity);
+const n = Math.min(availableParallelism(), 4);
+await measure(`${n} workers, cold        `, 1);
+await measure(`${n} workers, warm (app)  `, 1);
 console.log(
   `scan: ${files} files, ${scan.lines} lines, ${scan.findings.length} findings (${((1000 * scan.findings.length) / scan.lines).toFixed(0)} per 1000 lines)`,
 );

@@ -1,9 +1,12 @@
 // `npm run bench [name]`: runs each bench/*.bench.ts; each prints its own figures.
 // Benchmarks print numbers; nothing here asserts a speed.
+import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { runTs } from './run-ts.mjs';
 
 const only = process.argv[2];
+// the scan bench uses the built worker (dist/scan-worker.js): build the Node side first
+execFileSync(process.execPath, ['scripts/build.mjs', 'node'], { stdio: 'inherit' });
 let failed = false;
 for (const file of readdirSync('bench').filter(
   (f) => f.endsWith('.bench.ts') && (!only || f.includes(only)),

@@ -6,7 +6,8 @@ import { rmSync } from 'node:fs';
 
 const only = process.argv[2];
 const started = Date.now();
-rmSync('dist', { recursive: true, force: true });
+// `node`: only the Node bundles, over an existing dist/ (the renderer stays)
+if (only !== 'node') rmSync('dist', { recursive: true, force: true });
 
 const common = {
   bundle: true,
@@ -21,7 +22,11 @@ await Promise.all([
   build({
     ...common,
     format: 'esm',
-    entryPoints: { cli: 'electron/cli/index.ts' },
+    // the scan worker is its own file: worker_threads load it by path from dist/
+    entryPoints: {
+      cli: 'electron/cli/index.ts',
+      'scan-worker': 'electron/core/analyzer/scan-worker.ts',
+    },
     outdir: 'dist',
   }),
   build({

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { amw } from '../../../tests/support/cli';
@@ -317,6 +317,42 @@ describe('realistic fixtures: exactly what a porter changes', () => {
           expect(run(out, script), `${name} after ${mode}`).toBe(before);
         }
       }
+    },
+  );
+});
+
+describe('scan on worker threads', () => {
+  it.skipIf(!existsSync(join(__dirname, '../../../dist/scan-worker.js')))(
+    'finds exactly what the in-process scan finds (the built worker, both cores)',
+    async () => {
+      const root = tempDir();
+      for (let i = 0; i < 12; i++)
+        for (const name of ['hstu-recsys', 'fastchat-serve', 'cuda-ext', 'nanogpt-ddp'])
+          cpSync(join(FIXTURES, name), join(root, `copy${i}`, name), { recursive: true });
+      const progress: number[] = [];
+      const inWorkers = await scanProject(root, {
+        workerThreshold: 1,
+        onProgress: (done) => progress.push(done),
+      });
+      const inProcess = await scanProject(root, { workerThreshold: Infinity });
+      expect(inWorkers.findings.length).toBeGreaterThan(500);
+      expect(where(inWorkers)).toEqual(where(inProcess));
+      expect(inWorkers.lines).toBe(inProcess.lines);
+      expect([...inWorkers.sources.keys()].sort()).toEqual([...inProcess.sources.keys()].sort());
+      expect(progress.at(-1)).toBeGreaterThan(0);
+    },
+  );
+
+  it.skipIf(!existsSync(join(__dirname, '../../../dist/scan-worker.js')))(
+    'a cancelled scan stops its workers and says so',
+    async () => {
+      const root = tempDir();
+      for (let i = 0; i < 30; i++)
+        cpSync(join(FIXTURES, 'hstu-recsys'), join(root, `copy${i}`), { recursive: true });
+      const ac = new AbortController();
+      const scan = scanProject(root, { workerThreshold: 1, signal: ac.signal });
+      setTimeout(() => ac.abort(), 5);
+      await expect(scan).rejects.toMatchObject({ code: 'CANCELLED' });
     },
   );
 });

@@ -1,10 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, relative, sep } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { appRoot } from '../paths';
 import type { Effort, Language } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
 import { loadKnowledge } from '../knowledge/load';
-import { analyzeSource, type Edit, type Finding } from './analyze-file';
+import type { Edit, Finding } from './analyze-file';
+import { analyzePythonFile, type PythonResult } from './python-file';
 import { pythonParser } from './python-parser';
 import { loadRules, type Rule } from './rules';
 
@@ -35,6 +39,120 @@ export interface ScanOptions {
   lang?: Language;
   signal?: AbortSignal;
   onProgress?: (done: number, total: number) => void;
+  /** From how many Python files on the scan uses worker threads (default WORKER_THRESHOLD). */
+  workerThreshold?: number;
+}
+
+/**
+ * Below this many Python files, starting workers (each compiles the parser) costs more than it
+ * saves (`npm run bench scan` shows the trade-off); warm workers are used from WARM_THRESHOLD on.
+ */
+export const WORKER_THRESHOLD = 1500;
+const WARM_THRESHOLD = 100;
+const WORKERS = Math.max(1, Math.min(availableParallelism(), 4));
+
+/** The built worker (dist/scan-worker.js); absent when running from sources (tests, tsx). */
+function workerScript(): string | null {
+  const file = join(appRoot(), 'dist', 'scan-worker.js');
+  return existsSync(file) ? file : null;
+}
+
+async function inProcess(
+  python: { abs: string; rel: string }[],
+  lang: Language,
+  opts: ScanOptions,
+  before: number,
+  total: number,
+): Promise<PythonResult[]> {
+  const parser = await pythonParser();
+  const rules = loadRules();
+  const out: PythonResult[] = [];
+  for (const [i, f] of python.entries()) {
+    if (i % 25 === 0) {
+      opts.onProgress?.(before + i, total);
+      // let the event loop breathe (progress events, cancel requests) on long scans
+      await new Promise((r) => setImmediate(r));
+      if (opts.signal?.aborted) throw new AmwError('CANCELLED', 'The scan was cancelled.');
+    }
+    out.push(analyzePythonFile(parser, f.abs, f.rel, rules, lang));
+  }
+  return out;
+}
+
+/**
+ * Worker threads kept for the life of the process: the first scan that needs them pays for
+ * compiling the parser in each; later scans (the app, serve mode) find them warm. Unref'd, so a
+ * CLI process still exits when its work is done.
+ */
+let pool: Worker[] | null = null;
+let nextRequest = 1;
+
+function workers(): Worker[] {
+  if (pool) return pool;
+  const script = workerScript()!;
+  pool = Array.from({ length: WORKERS }, () => {
+    const w = new Worker(script);
+    w.unref();
+    // a worker that dies takes the pool with it: the next scan starts a fresh one
+    w.once('exit', () => (pool = null));
+    return w;
+  });
+  return pool;
+}
+
+/** Python files split over the worker threads (every core); a cancel stops them at once. */
+async function inWorkers(
+  python: { abs: string; rel: string }[],
+  lang: Language,
+  opts: ScanOptions,
+  before: number,
+  total: number,
+): Promise<PythonResult[]> {
+  const ws = workers();
+  const id = nextRequest++;
+  const out: PythonResult[] = [];
+  const onAbort = () => ws.forEach((w) => void w.terminate());
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    await Promise.all(
+      ws.map(
+        (w, n) =>
+          new Promise<void>((resolve, reject) => {
+            const onMessage = (m: { id: number; result?: PythonResult; done?: boolean }) => {
+              if (m.id !== id) return;
+              if (m.done) {
+                cleanup();
+                resolve();
+                return;
+              }
+              out.push(m.result!);
+              if (out.length % 25 === 0) opts.onProgress?.(before + out.length, total);
+            };
+            const onExit = (code: number) => {
+              cleanup();
+              reject(
+                opts.signal?.aborted
+                  ? new AmwError('CANCELLED', 'The scan was cancelled.')
+                  : new Error(`a scan worker stopped with code ${code}`),
+              );
+            };
+            const cleanup = () => {
+              w.off('message', onMessage);
+              w.off('exit', onExit);
+              w.off('error', reject);
+            };
+            w.on('message', onMessage);
+            w.once('exit', onExit);
+            w.once('error', reject);
+            // interleaved, so big and small files spread evenly
+            w.postMessage({ id, lang, files: python.filter((_, i) => i % ws.length === n) });
+          }),
+      ),
+    );
+  } finally {
+    opts.signal?.removeEventListener('abort', onAbort);
+  }
+  return out;
 }
 
 const SKIP_DIRS = new Set([
@@ -49,12 +167,6 @@ const SKIP_DIRS = new Set([
   'dist',
   '.eggs',
 ]);
-/**
- * A file that mentions none of these cannot match any rule: skip parsing it. (Plain `torch` is
- * not enough: model code that only imports torch has nothing to migrate.)
- */
-const PREFILTER =
-  /cuda|CUDA|nccl|NCCL_|apex|flash_attn|xformers|triton|transformer_engine|deepspeed|bitsandbytes|fbgemm|torchrec|cupy|vllm|colossalai|megatron|pynvml|nvtx|nvidia-smi|cpp_extension|device_ids|map_location|pin_memory|fused|compile|jit|autocast|scaled_dot_product_attention|init_process_group/;
 const REQUIREMENT_LIBS: Record<string, string> = {
   'flash-attn': 'lib.flash-attn',
   flash_attn: 'lib.flash-attn',
@@ -184,7 +296,6 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
   const lang = opts.lang ?? 'en';
   const rules = loadRules();
   const ruleById = new Map(rules.map((r) => [r.id, r]));
-  const parser = await pythonParser();
   const files = listFiles(root, (opts.exclude ?? []).map(glob));
   const findings: Finding[] = [];
   const warnings: string[] = [];
@@ -223,8 +334,10 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
     }
   };
 
+  // Python files are the heavy part: they go to the in-process analyzer or to worker threads
+  const python: { abs: string; rel: string }[] = [];
   for (const [index, abs] of files.entries()) {
-    if (index % 25 === 0) {
+    if (index % 200 === 0) {
       opts.onProgress?.(index, files.length);
       // let the event loop breathe (progress events, cancel requests) on long scans
       await new Promise((r) => setImmediate(r));
@@ -263,45 +376,25 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
         sources.set(rel, { text: src, kind: 'text', entryPoint: false, importsTorch: false });
       continue;
     }
-    if (!rel.endsWith('.py')) continue;
-    const src = text(abs, rel);
-    if (src === null) continue;
+    if (rel.endsWith('.py')) python.push({ abs, rel });
+  }
+  const results =
+    python.length >= (opts.workerThreshold ?? (pool ? WARM_THRESHOLD : WORKER_THRESHOLD)) &&
+    workerScript()
+      ? await inWorkers(python, lang, opts, files.length - python.length, files.length)
+      : await inProcess(python, lang, opts, files.length - python.length, files.length);
+  for (const r of results) {
+    if (!r) continue;
+    if ('error' in r) {
+      warnings.push(r.error);
+      continue;
+    }
     pyFiles++;
-    lines += src.length ? lineOffsets(src).length : 0;
-    if (!PREFILTER.test(src)) continue;
-    const result = analyzeSource(parser, src, rel, rules, lang);
-    if (result.parseErrors)
-      warnings.push(`${rel}: Python syntax errors; findings there may be incomplete`);
-    findings.push(...result.findings);
-    if (result.findings.length || result.entryPoint)
-      sources.set(rel, {
-        text: src,
-        kind: 'python',
-        entryPoint: result.entryPoint,
-        importsTorch: result.importsTorch,
-      });
-    if (!result.importsTorch || /^\s*(import torch_npu|from torch_npu)/m.test(src)) continue;
-    const m = /^([ \t]*)import torch\b.*$/m.exec(src) ?? /^([ \t]*)from torch\b.*$/m.exec(src);
-    if (!m) continue;
-    const at = m.index + m[0].length;
-    const line = src.slice(0, m.index).split('\n').length;
-    const where = { line, column: 1, endColumn: m[0].length + 1 };
-    if (!result.findings.length) continue;
-    // what must be ADDED: import torch_npu where torch is used for the device, and at an entry
-    // point the compile mode (inserted right after it: same offset, later edit)
-    finding('add.import-torch-npu', rel, where, {
-      edits: [{ start: at, end: at, text: `\n${m[1]}import torch_npu` }],
-    });
-    if (result.entryPoint && !/set_compile_mode/.test(src))
-      finding('add.compile-mode', rel, where, {
-        edits: [
-          {
-            start: at,
-            end: at,
-            text: `\n${m[1]}torch_npu.npu.set_compile_mode(jit_compile=False)`,
-          },
-        ],
-      });
+    lines += r.lines;
+    if (r.parseErrors)
+      warnings.push(`${r.rel}: Python syntax errors; findings there may be incomplete`);
+    findings.push(...r.findings);
+    if (r.source) sources.set(r.rel, r.source);
   }
   opts.onProgress?.(files.length, files.length);
   findings.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);

@@ -1,7 +1,7 @@
 // README screenshots from a real `amw serve` in Debian Chromium, with simulated Ascend hosts when
 // run as root: `node scripts/run-ts.mjs scripts/screenshots.ts [--all]`.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Page } from '@playwright/test';
@@ -45,6 +45,15 @@ if (simHostsSupported().ok) {
   await core.close();
 }
 
+// a code scan to review: the nanoGPT-style fixture, copied so applying never touches the repo
+const project = join(home, 'nanogpt');
+cpSync('tests/fixtures/code/nanogpt-ddp', project, { recursive: true });
+{
+  const core = createCore({ env: { AMW_HOME: home } as NodeJS.ProcessEnv });
+  await core.jobs.wait((await core.call('code.scan', { path: project })).jobId);
+  await core.close();
+}
+
 const child = spawn(process.execPath, ['bin/amw.js', 'serve', '--port', '0'], {
   env: { ...process.env, AMW_HOME: home },
   stdio: ['ignore', 'pipe', 'ignore'],
@@ -85,6 +94,18 @@ try {
     await page.getByTestId('nav-settings').click();
     await page.screenshot({ path: 'docs/screenshot.png' });
   }
+  // the code review in English, a finding explained on hover
+  await page.getByTestId('lang-en').click();
+  await page.getByTestId('nav-code').click();
+  await page.getByTestId('scan-row').first().click();
+  await page.locator('[data-testid=tree-file][data-file="train.py"]').click();
+  await page.locator('[data-testid=diff-editor][data-ready=true]').waitFor();
+  await page.getByTestId('hunk-next').click();
+  const squiggle = page.locator('.squiggly-error').nth(3);
+  const box = await squiggle.boundingBox();
+  if (box) await page.mouse.move(box.x + 6, box.y + box.height / 2);
+  await page.waitForTimeout(1200);
+  await page.screenshot({ path: 'docs/code-review.png' });
 } finally {
   await browser.close();
   child.kill('SIGINT');

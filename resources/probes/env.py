@@ -88,16 +88,5 @@ print("@@AMW-RESULT@@" + json.dumps(out))
 """
 
 
-def python_check(code, timeout):
-    env = dict(os.environ)
-    env["ASCEND_SLOG_PRINT_TO_STDOUT"] = "1"
-    env["ASCEND_GLOBAL_LOG_LEVEL"] = "2"
-    if set_env:
-        args = ["sh", "-c", '. "$1" >/dev/null 2>&1; shift; exec "$@"', "sh", set_env, sys.executable, "-c", code]
-    else:
-        args = [sys.executable, "-c", code]
-    return run(args, timeout=timeout, env=env)
-
-
 put("import_test", *python_check(IMPORT_CODE, 120))
 put("op_test", *python_check(OP_CODE, 180))

@@ -29,9 +29,9 @@ def catif(*paths):
     return out
 
 
-def run(args, timeout=20, env=None):
+def run(args, timeout=20, env=None, cwd=None):
     try:
-        p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout, env=env)
+        p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout, env=env, cwd=cwd)
         return p.returncode, p.stdout.decode("utf-8", "replace").rstrip("\n")
     except FileNotFoundError:
         return 127, ""
@@ -39,6 +39,21 @@ def run(args, timeout=20, env=None):
         return 124, "timed out after %d s" % timeout
 
 
+
+
+def python_check(code, timeout, extra_env=None, cwd=None):
+    """Runs Python code in a child process with CANN's set_env.sh sourced (set_env comes from
+    inventory.py), as a login shell would have it; stdout and stderr together."""
+    import sys
+    env = dict(os.environ)
+    env["ASCEND_SLOG_PRINT_TO_STDOUT"] = "1"
+    env["ASCEND_GLOBAL_LOG_LEVEL"] = "2"
+    env.update(extra_env or {})
+    if set_env:
+        args = ["sh", "-c", '. "$1" >/dev/null 2>&1; shift; exec "$@"', "sh", set_env, sys.executable, "-c", code]
+    else:
+        args = [sys.executable, "-c", code]
+    return run(args, timeout=timeout, env=env, cwd=cwd)
 
 
 def emit(name):

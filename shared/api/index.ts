@@ -5,6 +5,7 @@ import { hostsApi, hostsEvents } from './hosts';
 import { liveApi, liveEvents } from './live';
 import { sessionsApi } from './sessions';
 import { codeApi } from './code';
+import { opsApi } from './ops';
 import { jobsApi, jobsEvents } from './jobs';
 import { maintenanceApi } from './maintenance';
 import { settingsApi, settingsEvents } from './settings';
@@ -19,6 +20,7 @@ export * from './live';
 export * from './sessions';
 export * from './stages';
 export * from './code';
+export * from './ops';
 export type { MethodSpec, EventSpec } from './define';
 
 /** Every method of the engine, by `domain.verb`. */
@@ -31,6 +33,7 @@ export const contract = {
   ...liveApi,
   ...sessionsApi,
   ...codeApi,
+  ...opsApi,
 } satisfies Record<string, MethodSpec>;
 
 /** Every event the engine pushes. */

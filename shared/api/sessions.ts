@@ -4,6 +4,7 @@ import { HostName } from './hosts';
 import type { IsoTime } from './common';
 import type { JobStarted } from './jobs';
 import type { CheckStatus, StageRunRecord } from './stages';
+import { TorchNpuVersion } from './ops';
 
 const ProjectName = z
   .string()
@@ -84,12 +85,27 @@ export const sessionsApi = {
     z
       .object({
         host: HostName,
-        stage: z.enum(['env']),
+        stage: z.enum(['env', 'ops']),
         sessionId: SessionId.optional(),
         project: ProjectName.optional(),
         /** Rerun only these checks (the probe still runs once). */
         checks: z.array(z.string().min(1).max(80)).max(50).optional(),
         password: z.string().max(1024).optional(),
+        /** ops stage: `FILE:FUNCTION` on the host; FUNCTION() returns (model, batches). */
+        entry: z
+          .string()
+          .max(4096)
+          .regex(/^[^\0\n]+:[A-Za-z_][A-Za-z0-9_]*$/, 'FILE:FUNCTION')
+          .optional(),
+        /** ops stage: trace a whole script run instead of an entry function. */
+        script: z
+          .string()
+          .max(4096)
+          .regex(/^[^\0\n]+$/)
+          .optional(),
+        backward: z.boolean().optional(),
+        /** ops stage: classify for this torch_npu instead of the host's. */
+        torchNpu: TorchNpuVersion.optional(),
       })
       .strict(),
   ).returns<JobStarted & { sessionId: number; stageRunId: number }>(),

@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { arch, platform } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { EventName, EventPayload, Input, MethodName, Output } from '../../../shared/api';
@@ -21,6 +21,8 @@ import { SecretStore, type SecretCipher } from '../hosts/secrets';
 import { SessionRepository } from '../sessions/repository';
 import { runEnvStage } from '../stages/run-stage';
 import { runCodeScan } from '../stages/code/run-code-stage';
+import { compareOps } from '../stages/ops/compare';
+import { runOpsStage, storedOps } from '../stages/ops/run-ops-stage';
 import { CodeReviewStore } from '../code-review/store';
 import type { Inventory } from '../../../shared/api';
 import { dispatch, type CallContext, type CallResult, type Handlers } from './registry';
@@ -139,6 +141,7 @@ interface Services {
 }
 
 function buildHandlers(s: Services): Handlers {
+  const readArtifact = (sha: string) => readFileSync(s.artifacts.pathOf(sha), 'utf8');
   return {
     'app.info': () => ({
       name: PRODUCT_NAME,
@@ -277,13 +280,21 @@ function buildHandlers(s: Services): Handlers {
     },
     'sessions.list': ({ project }) => s.sessions.sessions(project),
     'sessions.get': ({ id }) => s.sessions.session(id),
-    'stages.run': ({ host, stage, sessionId, project, checks, password }) => {
+    'stages.run': (input) => {
+      const { host, stage, sessionId, project, checks, password } = input;
       const hostRecord = s.hostRepo.get(host);
+      if (stage === 'ops' && !input.entry === !input.script)
+        throw new AmwError(
+          'VALIDATION',
+          'The ops stage needs either an entry (FILE:FUNCTION returning (model, batches)) or a script.',
+        );
       const sid = sessionId ?? s.sessions.createSession({ project, host });
-      const deps = { hosts: s.hosts, sessions: s.sessions, artifacts: s.artifacts };
+      const deps = { hosts: s.hosts, sessions: s.sessions, artifacts: s.artifacts, db: s.db };
       let runId = 0;
       const job = s.jobs.start(`stage.${stage}`, { host, sessionId: sid }, (ctx) =>
-        runEnvStage(deps, host, runId, ctx, password, checks),
+        stage === 'ops'
+          ? runOpsStage(deps, host, runId, input, ctx, password).then(() => s.sessions.run(runId))
+          : runEnvStage(deps, host, runId, ctx, password, checks),
       );
       // the run row exists before the job body starts (the runner defers the body by a tick)
       runId = s.sessions.startRun(sid, stage, hostRecord.id, host, job.id);
@@ -319,6 +330,15 @@ function buildHandlers(s: Services): Handlers {
       if (sessionId) runId = s.sessions.startLocalRun(sessionId, 'code', job.id);
       return { jobId: job.id, stageRunId: runId };
     },
+    'ops.get': ({ stageRunId, torchNpu }) => ({
+      ...storedOps(s.db, readArtifact, stageRunId, torchNpu),
+      host: s.sessions.run(stageRunId).host,
+    }),
+    'ops.compare': ({ a, b, torchNpuA, torchNpuB }) =>
+      compareOps(
+        storedOps(s.db, readArtifact, a, torchNpuA),
+        storedOps(s.db, readArtifact, b, torchNpuB),
+      ),
     'code.scans': ({ sessionId }) => s.code.list(sessionId),
     'code.get': ({ scanId }) => s.code.get(scanId),
     'code.file': ({ scanId, file }) => s.code.file(scanId, file),

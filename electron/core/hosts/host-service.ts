@@ -35,10 +35,20 @@ const FLEET_CONCURRENCY = 8;
  * A probe as sent: inventory.sh (the POSIX fallback) with lib.py and the named Python parts
  * embedded for hosts that have python3. `parts` ['inventory', 'env'] runs both, one round trip.
  */
-export function composeProbe(name: string, parts: string[]): string {
+export function composeProbe(
+  name: string,
+  parts: string[],
+  inject: Record<string, string> = {},
+): string {
   const dir = join(resourcesDir(), 'probes');
   const py = [
     readFileSync(join(dir, 'lib.py'), 'utf8'),
+    // values the parts read (arguments, embedded scripts) travel base64-encoded: no quoting of
+    // user text into Python source, whatever it contains
+    ...Object.entries(inject).map(
+      ([k, v]) =>
+        `${k} = base64.b64decode(${JSON.stringify(Buffer.from(v).toString('base64'))}).decode("utf-8")`,
+    ),
     ...parts.map((p) => readFileSync(join(dir, `${p}.py`), 'utf8')),
     `emit(${JSON.stringify(name)})\n`,
   ].join('\n');
@@ -115,11 +125,11 @@ export class HostService {
   /** One SSH round trip: the probe goes in on stdin, one JSON document comes back. */
   async runProbe(
     name: string,
-    probe: { name: string; parts: string[]; timeoutMs: number },
+    probe: { name: string; parts: string[]; timeoutMs: number; inject?: Record<string, string> },
     ctx: Pick<JobContext, 'signal' | 'progress'>,
     password?: string,
   ) {
-    const script = composeProbe(probe.name, probe.parts);
+    const script = composeProbe(probe.name, probe.parts, probe.inject);
     ctx.progress(0.1, { key: 'connecting', params: { host: name } });
     return this.pool.use(
       this.target(name),

@@ -72,11 +72,23 @@ export async function runEnvStage(
     ctx.progress(1, { key: 'stored', params: { host } });
     return deps.sessions.run(runId);
   } catch (err) {
-    const cancelled = ctx.signal.aborted || (err instanceof AmwError && err.code === 'CANCELLED');
-    // a connection lost mid-run cut the run off: it can be run again, nothing was half-stored
-    const cut =
-      err instanceof AmwError && (err.code === 'DISCONNECTED' || err.code === 'COMMAND_TIMEOUT');
-    deps.sessions.markRun(runId, cancelled ? 'cancelled' : cut ? 'interrupted' : 'error');
+    markEndedRun(deps.sessions, runId, ctx, err);
     throw err;
   }
+}
+
+/**
+ * How a run that threw ended: cancelled, cut off (a connection lost or a timeout: it can be run
+ * again, nothing was half-stored) or an error.
+ */
+export function markEndedRun(
+  sessions: SessionRepository,
+  runId: number,
+  ctx: Pick<JobContext, 'signal'>,
+  err: unknown,
+): void {
+  const cancelled = ctx.signal.aborted || (err instanceof AmwError && err.code === 'CANCELLED');
+  const cut =
+    err instanceof AmwError && (err.code === 'DISCONNECTED' || err.code === 'COMMAND_TIMEOUT');
+  sessions.markRun(runId, cancelled ? 'cancelled' : cut ? 'interrupted' : 'error');
 }

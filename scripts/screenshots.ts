@@ -42,6 +42,20 @@ if (simHostsSupported().ok) {
       (await core.call('stages.run', { host, stage: 'env', sessionId: session.id })).jobId,
     );
   }
+  // an operator trace on npu-a01: the test models, copied into the host's home
+  const a01 = sims[0]!;
+  cpSync('tests/fixtures/ops-models', join(a01.dir, 'home', 'models'), { recursive: true });
+  await core.jobs.wait(
+    (
+      await core.call('stages.run', {
+        host: 'npu-a01',
+        stage: 'ops',
+        sessionId: session.id,
+        entry: 'models/models.py:attention',
+        backward: true,
+      })
+    ).jobId,
+  );
   await core.close();
 }
 
@@ -89,6 +103,9 @@ try {
       await page.getByTestId('sessions-table').locator('tr.clickable').first().click();
       await page.getByTestId('host-column-npu-a01').waitFor();
       await page.screenshot({ path: 'test-results/session-en.png', fullPage: true });
+      await page.getByTestId('stage-ops').click();
+      await page.getByTestId('ops-result').waitFor();
+      await page.screenshot({ path: 'test-results/ops-en.png', fullPage: true });
     }
   } else {
     await page.getByTestId('nav-settings').click();

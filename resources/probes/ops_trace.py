@@ -79,34 +79,48 @@ def has_kernel(name, overload, key):
         return False
 
 
+# composite facts of ops seen only inside other composite ops: {"aten::x.overload": {...}}
+callee_facts = {}
+
+
+def composite_facts(func, args, kwargs, depth):
+    name, overload = func._schema.name, func._overloadname
+    explicit = has_kernel(name, overload, "CompositeExplicitAutograd")
+    implicit = has_kernel(name, overload, "CompositeImplicitAutograd")
+    # the composite kernel is what a backend without its own kernel runs; calling it directly
+    # is only safe where the CPU has no kernel of its own either (it is then what runs here)
+    callees = None
+    if explicit and not has_kernel(name, overload, "CPU") and depth < 3:
+        callees = Recorder.callees(func, args, kwargs, depth + 1)
+    return {"composite": "explicit" if explicit else ("implicit" if implicit else None), "callees": callees}
+
+
 class Recorder(TorchDispatchMode):
     """Records each op; a composite op's callees are captured once, on copies, RNG restored."""
 
-    def __init__(self, sink=None):
+    def __init__(self, sink=None, depth=0):
         super().__init__()
         self.sink = sink
+        self.depth = depth
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         name = func._schema.name
         overload = func._overloadname
         if self.sink is not None:
-            self.sink.add(name + "." + overload)
+            key = name + "." + overload
+            self.sink.add(key)
+            if key not in callee_facts and key not in ops:
+                callee_facts[key] = {}  # taken before recursing: no cycles
+                callee_facts[key] = composite_facts(func, args, kwargs, self.depth)
             return func(*args, **kwargs)
         key = name + "." + overload
         rec = ops.get(key)
         if rec is None:
-            explicit = has_kernel(name, overload, "CompositeExplicitAutograd")
-            implicit = has_kernel(name, overload, "CompositeImplicitAutograd")
             rec = ops[key] = {"op": name, "overload": overload, "count": 0, "sigs": {}, "dtypes": set(),
                               "modules": set(), "sources": {}, "sparse": False, "phases": set(),
-                              "composite": "explicit" if explicit else ("implicit" if implicit else None),
-                              "callees": None}
-            # the composite kernel is what a backend without its own kernel runs; calling it
-            # directly is only safe where the CPU has no kernel of its own either (it is then
-            # what just ran here)
-            if explicit and not has_kernel(name, overload, "CPU"):
-                rec["callees"] = self.callees(func, args, kwargs)
+                              "composite": None, "callees": None}
+            rec.update(composite_facts(func, args, kwargs, 0))
         rec["count"] += 1
         tensors = tensor_args(args, kwargs)
         sig = json.dumps([t["shape"] for t in tensors])
@@ -124,12 +138,12 @@ class Recorder(TorchDispatchMode):
         return func(*args, **kwargs)
 
     @staticmethod
-    def callees(func, args, kwargs):
+    def callees(func, args, kwargs, depth=1):
         seen = set()
         rng = torch.get_rng_state()
         try:
             copies = tree_map(lambda x: x.detach().clone() if isinstance(x, torch.Tensor) else x, (args, kwargs))
-            with Recorder(seen):
+            with Recorder(seen, depth):
                 func._op_dk(torch._C.DispatchKey.CompositeExplicitAutograd, *copies[0], **copies[1])
         except Exception:
             return None
@@ -226,4 +240,5 @@ for rec in ops.values():
         "sparse": rec["sparse"], "phases": sorted(rec["phases"]),
         "composite": rec["composite"], "callees": rec["callees"],
     })
+out["calleeFacts"] = {k: v for k, v in callee_facts.items() if v}
 finish()

@@ -35,6 +35,8 @@ export interface RawOpTrace {
   warnings: string[];
   error: { type: string; message: string; traceback: string; phase?: string } | null;
   seconds?: number;
+  /** Composite facts of ops seen only inside other ops' composite kernels. */
+  calleeFacts?: Record<string, Pick<RawTracedOp, 'composite' | 'callees'>>;
 }
 
 export interface OpRow {

@@ -70,8 +70,14 @@ function classifyOne(
       };
     return { cls: 'direct', reason: api?.note ? `NPU kernel (note: ${api.note})` : 'NPU kernel' };
   }
-  // no kernel of its own: a composite op runs as the ops it calls on the NPU as well
-  if (composite && callees && callees.length && depth < 3) {
+  // no kernel of its own: a composite op runs as the ops it calls on the NPU as well (an op
+  // that only calls itself, like detach, is a view with no compute of its own)
+  const self = `aten::${op.name}.${op.overload}`;
+  const others = callees?.filter((c) => c !== self) ?? null;
+  if (composite && callees && callees.length && others && !others.length)
+    return { cls: 'direct', reason: 'composite view op: no kernel needed' };
+  callees = others;
+  if (composite && callees && callees.length && depth < 4) {
     let worst: { cls: OpClass; reason: string } = { cls: 'direct', reason: '' };
     for (const c of callees) {
       const [name, overload = 'default'] = c.replace(/^aten::/, '').split('.');
@@ -104,7 +110,10 @@ function classifyOne(
 /** Classifies a raw trace for one torch_npu version; done locally, so any version can be asked. */
 export function classifyTrace(trace: RawOpTrace, torchNpu: string): OpsResult {
   const list = opListFor(torchNpu);
-  const known = new Map(trace.ops.map((o) => [`${o.op}.${o.overload}`, o]));
+  const known = new Map<string, Pick<RawTracedOp, 'composite' | 'callees'>>([
+    ...Object.entries(trace.calleeFacts ?? {}),
+    ...trace.ops.map((o) => [`${o.op}.${o.overload}`, o] as const),
+  ]);
   const ops: OpRow[] = trace.ops.map((o) => {
     const name = o.op.replace(/^aten::/, '');
     const { cls, reason } = classifyOne(

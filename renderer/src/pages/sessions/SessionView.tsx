@@ -12,9 +12,12 @@ import { Dialog } from '../../components/Dialog';
 import { ErrorText } from '../../components/ErrorText';
 import { useJob } from '../../components/JobsDrawer';
 import { CodeStage } from './CodeStage';
+import { OpsStage } from './OpsStage';
 import { statusClass } from './SessionsPage';
 
 const WAIVER_NAME_KEY = 'amw.waiverName';
+/** Stages this build has; the rest are shown, disabled, as what is coming. */
+const BUILT: string[] = ['env', 'code', 'ops'];
 
 export function SessionView(props: { id: number; onBack: () => void }) {
   const { t, i18n } = useTranslation();
@@ -49,16 +52,17 @@ export function SessionView(props: { id: number; onBack: () => void }) {
           <button
             key={st}
             className={st === stage ? 'active' : ''}
-            disabled={st !== 'env' && st !== 'code'}
+            disabled={!BUILT.includes(st)}
             onClick={() => setStage(st)}
             data-testid={`stage-${st}`}
           >
             <span>{t(`sessions.stage.${st}`)}</span>
-            {st !== 'env' && st !== 'code' && <small className="muted">{t('common.notYet')}</small>}
+            {!BUILT.includes(st) && <small className="muted">{t('common.notYet')}</small>}
           </button>
         ))}
       </nav>
       {s && stage === 'code' && <CodeStage session={s} lang={lang} />}
+      {s && stage === 'ops' && <OpsStage session={s} lang={lang} />}
       {s && stage === 'env' && (
         <div className="host-columns">
           {(s.hosts.length

@@ -41,6 +41,14 @@ test.describe('operator coverage stage', () => {
     await page.getByTestId('pick-host-npu-ops').check();
     await page.getByTestId('session-title').fill('ops coverage');
     await page.getByTestId('session-create').click();
+    // the same code scanned in this session: an op's source line then opens in the code review
+    await page.getByTestId('nav-code').click();
+    await page.getByTestId('scan-path').fill(join(sim.dir, 'home', 'models'));
+    await page.getByTestId('scan-session').selectOption({ label: '#1 ops coverage' });
+    await page.getByTestId('scan-start').click();
+    await expect(page.getByTestId('scan-review')).toBeVisible({ timeout: 30_000 });
+    await page.getByTestId('nav-sessions').click();
+    await page.getByTestId('sessions-table').locator('tr.clickable').first().click();
     await page.getByTestId('stage-ops').click();
     const panel = page.getByTestId('ops-host-npu-ops');
     await panel.getByTestId('ops-entry').fill('models/models.py:quantized');
@@ -58,6 +66,17 @@ test.describe('operator coverage stage', () => {
     await expect(panel.locator('[data-op="aten::int_repr.default"]')).toBeVisible();
     await panel.locator('[data-op="aten::int_repr.default"]').getByTestId('op-source').click();
     await expect(panel.getByTestId('op-source-text')).toContainText('int_repr()');
+    await panel.getByTestId('op-source-code').click();
+    await expect(page.getByTestId('scan-review')).toBeVisible();
+    await expect(page.locator('[data-testid=tree-file][aria-current=true]')).toHaveAttribute(
+      'data-file',
+      'models.py',
+    );
+    await expect(page.getByTestId('diff-editor')).toHaveAttribute('data-ready', 'true', {
+      timeout: 30_000,
+    });
+    await page.goBack();
+    await page.getByTestId('stage-ops').click();
     // what torch_npu 2.9.0 changes for this model
     await panel.getByTestId('ops-compare').selectOption('2.9.0');
     await expect(panel.getByTestId('ops-compare-result')).toContainText('aten::int_repr');

@@ -18,11 +18,16 @@ export function useTransport(): AppTransport {
 }
 
 /** A query over one contract method; the key is the method and its input. */
-export function useCall<K extends MethodName>(method: K, input: Input<K>) {
+export function useCall<K extends MethodName>(
+  method: K,
+  input: Input<K>,
+  options: { enabled?: boolean } = {},
+) {
   const transport = useTransport();
   return useQuery({
     queryKey: [method, input],
     queryFn: () => transport.call(method, input),
+    enabled: options.enabled ?? true,
   });
 }
 

@@ -372,6 +372,7 @@ export const en = {
     where: 'Where',
     replacement: 'Suggested replacement',
     dynamic: 'dynamic',
+    openInCode: 'open in the code review',
     dynamicHelp:
       'Different input shapes in different batches: each new shape compiles new kernels.',
   },

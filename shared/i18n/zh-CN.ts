@@ -351,6 +351,7 @@ export const zhCN: Messages = {
     where: '位置',
     replacement: '建议替换',
     dynamic: '动态',
+    openInCode: '在代码审阅中打开',
     dynamicHelp: '不同批次的输入形状不同：每个新形状都会编译新的算子。',
   },
   jobs: {

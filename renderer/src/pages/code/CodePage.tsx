@@ -31,8 +31,20 @@ export function CodePage(props: { selected: string | null; open: (id: string | n
     }
   });
 
-  if (props.selected)
-    return <ScanReview scanId={Number(props.selected)} onBack={() => props.open(null)} />;
+  if (props.selected) {
+    // `#/code/12` opens scan 12; `#/code/12/src/model.py@34` opens that file at that line
+    const [id, ...rest] = props.selected.split('/');
+    const target = rest.join('/');
+    const at = target.lastIndexOf('@');
+    return (
+      <ScanReview
+        scanId={Number(id)}
+        initialFile={target ? (at > 0 ? target.slice(0, at) : target) : null}
+        initialLine={at > 0 ? Number(target.slice(at + 1)) || null : null}
+        onBack={() => props.open(null)}
+      />
+    );
+  }
 
   const list = scans.data ?? [];
   const dateFmt = new Intl.DateTimeFormat(i18n.language, {

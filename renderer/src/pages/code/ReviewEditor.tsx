@@ -19,6 +19,8 @@ export interface ReviewEditorProps {
   /** Saves a decision; `text` is the right-hand side as it stands. */
   onReview: (review: ReviewState, text?: string) => void;
   readOnly?: boolean;
+  /** A line of the original to show first (arriving from an op's source line). */
+  revealLine?: number | null;
 }
 
 /**
@@ -108,6 +110,18 @@ export function ReviewEditor(props: ReviewEditorProps) {
                 String(Math.round(performance.now() - started)),
               );
               setReady(true);
+              if (props.revealLine) {
+                const ed = diff.getOriginalEditor();
+                ed.revealLineInCenter(props.revealLine);
+                ed.setSelection(
+                  new monaco.Range(
+                    props.revealLine,
+                    1,
+                    props.revealLine,
+                    original.getLineMaxColumn(props.revealLine),
+                  ),
+                );
+              }
               if (lateColour)
                 setTimeout(() => {
                   monaco.editor.setModelLanguage(original, language);

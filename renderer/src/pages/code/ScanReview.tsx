@@ -48,12 +48,17 @@ function download(name: string, text: string) {
 }
 
 /** One scan: file tree with counts and filters, the diff of the chosen file, export and apply. */
-export function ScanReview(props: { scanId: number; onBack: () => void }) {
+export function ScanReview(props: {
+  scanId: number;
+  initialFile?: string | null;
+  initialLine?: number | null;
+  onBack: () => void;
+}) {
   const { t, i18n } = useTranslation();
   const scan = useCall('code.get', { scanId: props.scanId });
   // start fetching the editor while the scan loads: the first diff then opens without the wait
   useEffect(() => void loadMonaco(i18n.language as Language).catch(() => undefined), [i18n]);
-  const [file, setFile] = useState<string | null>(null);
+  const [file, setFile] = useState<string | null>(props.initialFile ?? null);
   const [filters, setFilters] = useState<Filters>({
     severities: new Set(SEVERITIES),
     category: '',
@@ -69,6 +74,7 @@ export function ScanReview(props: { scanId: number; onBack: () => void }) {
       filters={filters}
       setFilters={setFilters}
       lang={i18n.language as Language}
+      line={file === props.initialFile ? (props.initialLine ?? null) : null}
       onBack={props.onBack}
     />
   );
@@ -81,6 +87,7 @@ function ScanReviewLoaded(props: {
   filters: Filters;
   setFilters: (f: Filters) => void;
   lang: Language;
+  line: number | null;
   onBack: () => void;
 }) {
   const { t } = useTranslation();
@@ -269,6 +276,7 @@ function ScanReviewLoaded(props: {
               entry={scan.fileList.find((f) => f.file === props.file) ?? null}
               findings={visible.filter((f) => f.file === props.file)}
               lang={props.lang}
+              line={props.line}
               onSaved={() => void client.invalidateQueries({ queryKey: ['code.get'] })}
             />
           ) : (
@@ -315,6 +323,7 @@ function FileReview(props: {
   entry: CodeFileEntry | null;
   findings: CodeFinding[];
   lang: Language;
+  line: number | null;
   onSaved: () => void;
 }) {
   const { t } = useTranslation();
@@ -349,6 +358,7 @@ function FileDiff(props: {
   file: string;
   entry: CodeFileEntry | null;
   lang: Language;
+  line: number | null;
   onSaved: () => void;
 }) {
   const transport = useTransport();
@@ -368,6 +378,7 @@ function FileDiff(props: {
         <ReviewEditor
           content={content.data}
           lang={props.lang}
+          revealLine={props.line}
           onReview={review}
           readOnly={!!props.entry?.appliedAt}
         />

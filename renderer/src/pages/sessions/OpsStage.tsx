@@ -138,7 +138,7 @@ function OpsHost(props: {
         </p>
       )}
       {r && !running && r.status !== 'error' && r.status !== 'running' && (
-        <OpsResultView runId={r.id} lang={props.lang} />
+        <OpsResultView runId={r.id} lang={props.lang} sessionId={props.session.id} />
       )}
       <div className="code-checks">
         {r?.checks.map((c) => (
@@ -156,8 +156,19 @@ function OpsHost(props: {
   );
 }
 
-function OpsResultView(props: { runId: number; lang: Language }) {
+function OpsResultView(props: { runId: number; lang: Language; sessionId: number }) {
   const { t } = useTranslation();
+  // the session's newest code scan: an op's source line opens there when it has that file
+  const scan = useCall('code.scans', { sessionId: props.sessionId }).data?.[0] ?? null;
+  const files = useCall('code.get', { scanId: scan?.id ?? 1 }, { enabled: !!scan });
+  const codeLink = (at: string): string | null => {
+    const m = /^(.*):(\d+)$/.exec(at);
+    if (!m || !scan || !files.data) return null;
+    const hit = files.data.fileList.find(
+      (f) => f.hasText && (f.file === m[1] || f.file.endsWith(`/${m[1]}`)),
+    );
+    return hit ? `#/code/${scan.id}/${hit.file}@${m[2]}` : null;
+  };
   const [versus, setVersus] = useState('');
   const result = useCall('ops.get', { stageRunId: props.runId });
   const compare = useCall('ops.compare', {
@@ -208,7 +219,7 @@ function OpsResultView(props: { runId: number; lang: Language }) {
           </span>
         )}
       </div>
-      <OpTable ops={r.ops} />
+      <OpTable ops={r.ops} codeLink={codeLink} />
       {r.variableInputs.length > 0 && (
         <p className="notice warn small" data-testid="variable-inputs">
           {t('ops.variableInputs', {
@@ -259,7 +270,7 @@ function Breakdown(props: { breakdown: OpsBreakdown }) {
 
 type SortKey = 'op' | 'count' | 'class' | 'shapes';
 
-function OpTable(props: { ops: OpRow[] }) {
+function OpTable(props: { ops: OpRow[]; codeLink: (at: string) => string | null }) {
   const { t } = useTranslation();
   const [cls, setCls] = useState<OpClass | ''>('');
   const [dynamicOnly, setDynamicOnly] = useState(false);
@@ -384,6 +395,15 @@ function OpTable(props: { ops: OpRow[] }) {
                     >
                       {o.sources[0].at}
                     </button>
+                  )}
+                  {open === id && props.codeLink(o.sources[0]!.at) && (
+                    <a
+                      className="small"
+                      href={props.codeLink(o.sources[0]!.at)!}
+                      data-testid="op-source-code"
+                    >
+                      {t('ops.openInCode')}
+                    </a>
                   )}
                   {open === id && (
                     <pre className="source-lines" data-testid="op-source-text">

@@ -35,6 +35,9 @@ export interface RawOpTrace {
   warnings: string[];
   error: { type: string; message: string; traceback: string; phase?: string } | null;
   seconds?: number;
+  /** On an NPU host: ops torch_npu said it ran on the CPU, and AICPU notices from the run's log. */
+  observedFallbacks?: string[];
+  aicpu?: string[];
   /** Composite facts of ops seen only inside other ops' composite kernels. */
   calleeFacts?: Record<string, Pick<RawTracedOp, 'composite' | 'callees'>>;
 }
@@ -74,6 +77,8 @@ export interface OpsResult {
   /** Positional inputs whose shape changes across batches: the source of dynamic shapes. */
   variableInputs: { arg: number; dims: number[]; seen: number[][] }[];
   error: RawOpTrace['error'];
+  /** AICPU notices from the run's log (NPU hosts). */
+  aicpu: string[];
   torch: string | null;
   batches: number;
   warnings: string[];

@@ -158,6 +158,52 @@ d('ops stage: trace on a host with real CPU PyTorch, classify for the target tor
     expect(missing.run.checks[0]!.summary.en).toMatch(/No such file|FileNotFoundError/);
   }, 120_000);
 
+  it('--script traces a whole script run, optimizer step included', async () => {
+    const started = await core.call('stages.run', {
+      host: 'npu',
+      stage: 'ops',
+      script: 'models/train_script.py',
+    });
+    const job = await core.jobs.wait(started.jobId);
+    expect(job.status).toBe('succeeded');
+    const ops = await core.call('ops.get', { stageRunId: started.stageRunId });
+    expect(ops.error).toBeNull();
+    expect(ops.entry).toBe('models/train_script.py');
+    // the SGD step and the backward pass are part of a script run
+    expect(ops.ops.some((o) => o.op === 'aten::add_')).toBe(true);
+    expect(row(ops, 'aten::bmm').sources[0]!.at).toMatch(/^models\.py:\d+$/);
+  }, 120_000);
+
+  it('on an NPU host, what torch_npu itself says falls back to the CPU is taken as observed', async () => {
+    const alarm = await startSimHost('ops-alarm', 'chip-alarm'); // its torch_npu warns on aten::nonzero
+    try {
+      cpSync(join(__dirname, '../fixtures/ops-models'), join(alarm.dir, 'home', 'models'), {
+        recursive: true,
+      });
+      await registerSimHost(core, alarm, { name: 'alarm' });
+      const started = await core.call('stages.run', {
+        host: 'alarm',
+        stage: 'ops',
+        entry: 'models/models.py:on_npu',
+      });
+      const job = await core.jobs.wait(started.jobId);
+      expect(job.status).toBe('succeeded');
+      const ops = await core.call('ops.get', { stageRunId: started.stageRunId });
+      expect(list('torch2.1.0_v7.2.0').has('nonzero')).toBe(true); // the list alone says direct
+      const nz = row(ops, 'aten::nonzero');
+      expect(nz.class).toBe('cpu-fallback');
+      expect(nz.reason).toContain('observed on the host');
+      // asked for another version, the list decides again
+      const other = await core.call('ops.get', {
+        stageRunId: started.stageRunId,
+        torchNpu: '2.9.0',
+      });
+      expect(row(other, 'aten::nonzero').class).toBe('direct');
+    } finally {
+      await alarm.stop();
+    }
+  }, 120_000);
+
   it('amw run --stage ops --json prints the documented document', async () => {
     const r = await amw(
       [

@@ -110,19 +110,28 @@ function classifyOne(
 /** Classifies a raw trace for one torch_npu version; done locally, so any version can be asked. */
 export function classifyTrace(trace: RawOpTrace, torchNpu: string): OpsResult {
   const list = opListFor(torchNpu);
+  const observed = new Set(trace.observedFallbacks ?? []);
+  const sameLine = !!trace.torchNpu && opListFor(trace.torchNpu).tag === list.tag;
   const known = new Map<string, Pick<RawTracedOp, 'composite' | 'callees'>>([
     ...Object.entries(trace.calleeFacts ?? {}),
     ...trace.ops.map((o) => [`${o.op}.${o.overload}`, o] as const),
   ]);
   const ops: OpRow[] = trace.ops.map((o) => {
     const name = o.op.replace(/^aten::/, '');
-    const { cls, reason } = classifyOne(
-      { name, overload: o.overload, dtypes: o.dtypes, sparse: o.sparse },
-      list,
-      o.composite,
-      o.callees,
-      known,
-    );
+    // what the host's own torch_npu reported beats what the list predicts, for that version
+    const seen = sameLine && observed.has(o.op.startsWith('aten::') ? o.op : `aten::${o.op}`);
+    const { cls, reason } = seen
+      ? {
+          cls: 'cpu-fallback' as const,
+          reason: `observed on the host: torch_npu ${trace.torchNpu ?? ''} warned that it ran on the CPU`,
+        }
+      : classifyOne(
+          { name, overload: o.overload, dtypes: o.dtypes, sparse: o.sparse },
+          list,
+          o.composite,
+          o.callees,
+          known,
+        );
     const replacement = REPLACEMENTS[name];
     return {
       op: o.op.startsWith('aten::') ? o.op : `aten::${o.op}`,
@@ -156,6 +165,7 @@ export function classifyTrace(trace: RawOpTrace, torchNpu: string): OpsResult {
     ops,
     variableInputs: variableInputs(trace),
     error: trace.error,
+    aicpu: trace.aicpu ?? [],
     torch: trace.torch ?? null,
     batches: trace.batches,
     warnings: trace.warnings,

@@ -21,6 +21,32 @@ export interface OpsInput {
 
 const MARKER = '@@AMW-OPS@@';
 
+const FALLBACK =
+  /operator '([\w:.]+)' is not currently supported on the NPU backend and will fall back to run on the CPU/g;
+
+/**
+ * What the run itself said on an NPU host: torch_npu's one-time CPU-fallback warnings (in the
+ * harness's captured warnings or on stderr) and AICPU notices from CANN's log on stdout.
+ */
+export function observedOnHost(
+  output: string,
+  trace: RawOpTrace,
+): { observedFallbacks: string[]; aicpu: string[] } {
+  const text = `${output}\n${trace.warnings.join('\n')}`;
+  const ops = new Set<string>();
+  for (const m of text.matchAll(FALLBACK))
+    ops.add(m[1]!.startsWith('aten::') ? m[1]! : `aten::${m[1]!}`);
+  const aicpu = [
+    ...new Set(
+      output
+        .split('\n')
+        .filter((l) => /aicpu/i.test(l) && !l.startsWith('@@AMW-OPS@@'))
+        .map((l) => l.trim().slice(0, 300)),
+    ),
+  ].slice(0, 50);
+  return { observedFallbacks: [...ops].sort(), aicpu };
+}
+
 /** The harness's JSON line out of the section's output; what came before it is the run's log. */
 export function readTrace(text: string): RawOpTrace {
   const at = text.lastIndexOf(MARKER);
@@ -215,6 +241,7 @@ export async function runOpsStage(
         `${host} has no python3 on the PATH of a non-interactive shell: the op capture needs Python with torch.`,
       );
     const trace = readTrace(section.out);
+    Object.assign(trace, observedOnHost(section.out, trace));
     const target =
       input.torchNpu ??
       inventory.versions.torchNpu ??

@@ -16,6 +16,9 @@ export const SYSTEM_PACKAGES = [
     pkg: 'python3-torch',
     check: () => existsSync('/usr/lib/python3/dist-packages/torch/__init__.py'),
   },
+  // the report tests read exported PDFs as text and validate JUnit XML against its schema
+  { pkg: 'poppler-utils', check: () => existsSync('/usr/bin/pdftotext') },
+  { pkg: 'libxml2-utils', check: () => existsSync('/usr/bin/xmllint') },
   {
     pkg: 'fonts-wqy-microhei',
     check: () => existsSync('/usr/share/fonts/truetype/wqy/wqy-microhei.ttc'),

@@ -9,6 +9,7 @@ import { registerJobsCommand } from './commands/jobs';
 import { registerParseCommand } from './commands/parse';
 import { registerRunCommand } from './commands/run';
 import { registerScanCommand } from './commands/scan';
+import { registerReportCommand } from './commands/report';
 import { registerHostsCommands, registerInventoryCommand } from './commands/hosts';
 import { registerServeCommand } from './commands/serve';
 import { registerSettingsCommands } from './commands/settings';
@@ -77,6 +78,7 @@ export function buildProgram(io: CliIO, lang: Language): { program: Command; env
   registerInventoryCommand(program, env, configure);
   registerRunCommand(program, env, configure);
   registerScanCommand(program, env, configure);
+  registerReportCommand(program, env, configure);
   return { program, env };
 }
 

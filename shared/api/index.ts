@@ -6,6 +6,7 @@ import { liveApi, liveEvents } from './live';
 import { sessionsApi } from './sessions';
 import { codeApi } from './code';
 import { opsApi } from './ops';
+import { reportsApi } from './reports';
 import { jobsApi, jobsEvents } from './jobs';
 import { maintenanceApi } from './maintenance';
 import { settingsApi, settingsEvents } from './settings';
@@ -21,6 +22,7 @@ export * from './sessions';
 export * from './stages';
 export * from './code';
 export * from './ops';
+export * from './reports';
 export type { MethodSpec, EventSpec } from './define';
 
 /** Every method of the engine, by `domain.verb`. */
@@ -34,6 +36,7 @@ export const contract = {
   ...sessionsApi,
   ...codeApi,
   ...opsApi,
+  ...reportsApi,
 } satisfies Record<string, MethodSpec>;
 
 /** Every event the engine pushes. */

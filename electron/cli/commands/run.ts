@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { OpsResult, StageRunRecord } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
 import { EXIT, ExitWith, printJson, type CommandEnv } from '../io';
-import { junitXml } from '../junit';
+import { junitXml } from '../../core/reports/junit';
 import type { Configure } from '../program';
 import { awaitJob, hostAccessOptions, passwordFrom, withCore, type HostAccess } from './with-core';
 

@@ -24,7 +24,11 @@ import { runCodeScan } from '../stages/code/run-code-stage';
 import { compareOps } from '../stages/ops/compare';
 import { runOpsStage, storedOps } from '../stages/ops/run-ops-stage';
 import { CodeReviewStore } from '../code-review/store';
-import type { Inventory } from '../../../shared/api';
+import { buildReport } from '../reports/build';
+import { exportReport } from '../reports/export';
+import { printWithChromium, type PrintPdf } from '../reports/pdf';
+import { ReviewStore, type ReportSource } from '../reports/review-store';
+import type { Inventory, Language } from '../../../shared/api';
 import { dispatch, type CallContext, type CallResult, type Handlers } from './registry';
 
 export interface CoreOptions {
@@ -43,6 +47,8 @@ export interface CoreOptions {
   hostKeyPolicy?: HostKeyPolicy;
   /** Electron safeStorage; absent in serve mode and the CLI, which then never store secrets. */
   secretCipher?: SecretCipher;
+  /** PDF printing: Electron's printToPDF in the app; the installed Chromium elsewhere. */
+  printPdf?: PrintPdf;
 }
 
 /** The engine: every capability behind one `call`, every push through one event bus. */
@@ -86,6 +92,8 @@ export function createCore(opts: CoreOptions = {}): Core {
   const code = new CodeReviewStore(db, artifacts);
   const handlers = buildHandlers({
     code,
+    reviews: new ReviewStore(db, artifacts),
+    printPdf: opts.printPdf ?? printWithChromium,
     live,
     sessions,
     db,
@@ -138,10 +146,29 @@ interface Services {
   live: LiveSessions;
   sessions: SessionRepository;
   code: CodeReviewStore;
+  reviews: ReviewStore;
+  printPdf: PrintPdf;
 }
 
 function buildHandlers(s: Services): Handlers {
   const readArtifact = (sha: string) => readFileSync(s.artifacts.pathOf(sha), 'utf8');
+  /** A session's report is built fresh; an imported one is read back as it came. */
+  const report = (source: ReportSource, language: Language | undefined, hideNames: boolean) =>
+    'importId' in source
+      ? s.reviews.importedReport(source.importId, readArtifact)
+      : buildReport(
+          {
+            db: s.db,
+            sessions: s.sessions,
+            hostRepo: s.hostRepo,
+            hosts: s.hosts,
+            code: s.code,
+            reviews: s.reviews,
+            readArtifact,
+          },
+          source.sessionId,
+          { language: language ?? s.settings.get().language, hideNames },
+        );
   return {
     'app.info': () => ({
       name: PRODUCT_NAME,
@@ -339,6 +366,19 @@ function buildHandlers(s: Services): Handlers {
         storedOps(s.db, readArtifact, a, torchNpuA),
         storedOps(s.db, readArtifact, b, torchNpuB),
       ),
+    'reports.build': ({ source, language, hideNames }) => report(source, language, hideNames),
+    'reports.export': ({ source, format, language, hideNames }) =>
+      exportReport(report(source, language, hideNames), format, s.printPdf),
+    'reports.import': ({ json }) => s.reviews.import(json),
+    'reports.imported': () => s.reviews.importedList(),
+    'reports.comment': ({ source, target, author, text }) => {
+      s.reviews.comment(source, target, author, text);
+      return { ok: true as const };
+    },
+    'reports.decide': ({ source, decision, by, note }) => {
+      s.reviews.decide(source, decision, by, note);
+      return { ok: true as const };
+    },
     'code.scans': ({ sessionId }) => s.code.list(sessionId),
     'code.get': ({ scanId }) => s.code.get(scanId),
     'code.file': ({ scanId, file }) => s.code.file(scanId, file),

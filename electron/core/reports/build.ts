@@ -1,0 +1,248 @@
+import type {
+  CheckOutcome,
+  Language,
+  Report,
+  SessionRecord,
+  StageRunRecord,
+} from '../../../shared/api';
+import { REPORT_SCHEMA_ID, STAGES } from '../../../shared/api';
+import { unifiedPatch } from '../analyzer/fix';
+import type { CodeReviewStore } from '../code-review/store';
+import type { HostService } from '../hosts/host-service';
+import type { HostRepository } from '../hosts/repository';
+import { appVersion, PRODUCT_NAME } from '../paths';
+import type { SessionRepository } from '../sessions/repository';
+import type { ReviewStore } from './review-store';
+import { storedOps } from '../stages/ops/run-ops-stage';
+import type { Db } from '../db/open';
+import { redactReport } from './redact';
+
+export interface ReportDeps {
+  db: Db;
+  sessions: SessionRepository;
+  hostRepo: HostRepository;
+  hosts: HostService;
+  code: CodeReviewStore;
+  reviews: ReviewStore;
+  readArtifact: (sha: string) => string;
+}
+
+const BAD = new Set(['fail', 'error']);
+
+function checkOf(c: CheckOutcome, lang: Language): Report['stages'][number]['checks'][number] {
+  return {
+    id: c.id,
+    title: c.title[lang],
+    status: c.status,
+    summary: c.summary[lang],
+    remediation: c.remediation ? c.remediation[lang] : null,
+    evidence: c.evidence ?? null,
+    waiver: c.waiver ?? null,
+  };
+}
+
+/** Everything a reviewer needs about one session, in one document, in one language. */
+export function buildReport(
+  deps: ReportDeps,
+  sessionId: number,
+  opts: { language: Language; hideNames: boolean },
+): Report {
+  const lang = opts.language;
+  const s: SessionRecord = deps.sessions.session(sessionId);
+  const runs = s.runs;
+  const hosts = [...new Set([...s.hosts, ...runs.map((r) => r.host)])];
+
+  const stages = STAGES.map((stage) => {
+    const mine = runs.filter((r) => r.stage === stage);
+    const statuses = mine.map((r) => r.status);
+    const status = !mine.length
+      ? 'not-run'
+      : (statuses.find((x) => BAD.has(x)) ??
+        statuses.find((x) => x !== 'pass' && x !== 'warn') ??
+        (statuses.includes('warn') ? 'warn' : 'pass'));
+    return { stage, status, hosts: mine.map((r) => ({ host: r.host, status: r.status })) };
+  });
+  const blocking = runs.flatMap((r) =>
+    r.checks
+      .filter((c) => BAD.has(c.status) && !c.waiver)
+      .map((c) => ({
+        stage: r.stage,
+        host: r.host,
+        check: c.id,
+        title: c.title[lang],
+        summary: c.summary[lang],
+      })),
+  );
+  const waivers = runs.flatMap((r) =>
+    r.checks
+      .filter((c) => c.waiver)
+      .map((c) => ({ stage: r.stage, host: r.host, check: c.id, ...c.waiver! })),
+  );
+  const ran = stages.filter((x) => x.status !== 'not-run');
+  const readiness: Report['summary']['readiness'] = !ran.length
+    ? 'not-started'
+    : blocking.length || ran.some((x) => BAD.has(x.status))
+      ? 'blocked'
+      : ran.every((x) => x.status === 'pass' || x.status === 'warn') &&
+          ran.some((x) => x.stage === 'env') &&
+          ran.some((x) => x.stage === 'code')
+        ? 'ready'
+        : 'in-progress';
+
+  // inventories of the session's hosts, with what differs from the rest of their group
+  const fleet = new Map(deps.hosts.fleetTable().map((row) => [row.host.name, row]));
+  const inventories = hosts
+    .filter((h) => fleet.has(h))
+    .map((h) => {
+      const row = fleet.get(h)!;
+      const inv = row.host.inventory;
+      return {
+        host: h,
+        takenAt: inv?.takenAt ?? null,
+        chip: inv?.chip ?? null,
+        chipCount: inv?.chipCount ?? 0,
+        health: inv?.health ?? null,
+        cann: inv?.cann ?? null,
+        driver: inv?.driver ?? null,
+        firmware: inv?.firmware ?? null,
+        python: inv?.python ?? null,
+        torch: inv?.torch ?? null,
+        torchNpu: inv?.torchNpu ?? null,
+        differs: row.differs.map(String),
+      };
+    });
+
+  const reportStages = runs.map((r: StageRunRecord) => ({
+    stage: r.stage,
+    host: r.host,
+    status: r.status,
+    startedAt: r.startedAt,
+    finishedAt: r.finishedAt,
+    checks: r.checks.map((c) => checkOf(c, lang)),
+  }));
+
+  // the newest code scan of the session, its reviewed diffs, and the history of counts
+  const scans = deps.code.list(sessionId);
+  let code: Report['code'] = null;
+  if (scans.length) {
+    const latest = deps.code.get(scans[0]!.id);
+    const diffs = latest.fileList
+      .filter((f) => f.changed && f.hasText)
+      .map((f) => {
+        const content = deps.code.file(latest.id, f.file);
+        const after =
+          content.reviewed ?? (f.review === 'rejected' ? content.original : content.proposed);
+        return {
+          file: f.file,
+          review: f.review,
+          applied: !!f.appliedAt,
+          patch:
+            f.review === 'accepted' || f.review === 'edited'
+              ? unifiedPatch(new Map([[f.file, { before: content.original, after }]]))
+              : '',
+        };
+      });
+    code = {
+      scanId: latest.id,
+      root: latest.root,
+      mode: latest.mode,
+      files: latest.files,
+      lines: latest.lines,
+      counts: latest.counts,
+      effort: latest.effort,
+      findings: latest.findings.map(({ fix: _fix, ...f }) => f),
+      diffs,
+      history: [...scans].reverse().map((x) => ({ scanId: x.id, at: x.createdAt, ...x.counts })),
+    };
+  }
+
+  const ops = runs
+    .filter((r) => r.stage === 'ops')
+    .flatMap((r) => {
+      try {
+        const o = storedOps(deps.db, deps.readArtifact, r.id);
+        return [
+          {
+            host: r.host,
+            entry: o.entry,
+            targetTorchNpu: o.targetTorchNpu,
+            opList: o.opList,
+            breakdown: o.breakdown,
+            ops: o.ops.map((x) => ({
+              op: `${x.op}${x.overload === 'default' ? '' : `.${x.overload}`}`,
+              overload: x.overload,
+              count: x.count,
+              class: x.class,
+              dynamic: x.dynamic,
+              reason: x.reason,
+              replacement: x.replacement ?? null,
+              where: x.sources[0]?.at ?? null,
+            })),
+            error: o.error ? `${o.error.type}: ${o.error.message}` : null,
+          },
+        ];
+      } catch {
+        return []; // a run cut off before its trace was stored has nothing to show
+      }
+    });
+
+  // what changed since the previous session of the same project
+  let changes: Report['changes'] = null;
+  if (s.project) {
+    const previous = deps.sessions
+      .sessions(s.project)
+      .filter((x) => x.id < s.id)
+      .sort((a, b) => b.id - a.id)[0];
+    if (previous) {
+      const rows = deps.sessions.compare(previous.id, s.id);
+      const pick = (change: string) =>
+        rows
+          .filter((r) => r.change === change)
+          .map((r) => ({ check: r.checkId, host: r.host, from: r.a, to: r.b }));
+      changes = {
+        previousSessionId: previous.id,
+        improved: pick('improved'),
+        regressed: pick('regressed'),
+      };
+    }
+  }
+
+  const report: Report = {
+    schema: REPORT_SCHEMA_ID,
+    generatedAt: new Date().toISOString(),
+    generator: { name: PRODUCT_NAME, version: appVersion() },
+    language: lang,
+    namesHidden: opts.hideNames,
+    session: {
+      id: s.id,
+      title: s.title,
+      project: s.project,
+      codeCommit: s.codeCommit,
+      createdAt: s.createdAt,
+      hosts,
+    },
+    summary: {
+      readiness,
+      stages: stages.map((x) => ({ ...x, hosts: x.hosts })),
+      blocking,
+      waivers,
+    },
+    inventories,
+    stages: reportStages,
+    code,
+    ops,
+    changes,
+    review: deps.reviews.review({ sessionId }),
+  };
+  return redactReport(report, {
+    hideNames: opts.hideNames,
+    hosts: hosts.map((h) => {
+      try {
+        const rec = deps.hostRepo.get(h);
+        return { name: h, hostname: rec.hostname, user: rec.username ?? null };
+      } catch {
+        return { name: h, hostname: null, user: null };
+      }
+    }),
+  });
+}

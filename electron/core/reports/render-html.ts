@@ -1,0 +1,279 @@
+import type { Report } from '../../../shared/api';
+import { translator } from '../../../shared/i18n';
+
+const esc = (s: unknown) =>
+  String(s ?? '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;');
+
+const MAX_ROWS = 400;
+
+/** Status pill; colours come from the stylesheet below, nothing is fetched. */
+const pill = (status: string, label = status) =>
+  `<span class="pill s-${esc(status)}">${esc(label)}</span>`;
+
+/** A horizontal stacked bar as inline SVG (prints as vectors). */
+function bar(parts: { label: string; value: number; cls: string }[]): string {
+  const total = parts.reduce((n, p) => n + p.value, 0) || 1;
+  let x = 0;
+  const rects = parts
+    .map((p) => {
+      const w = (100 * p.value) / total;
+      const r = `<rect x="${x.toFixed(2)}" y="0" width="${w.toFixed(2)}" height="8" class="${p.cls}"><title>${esc(p.label)}: ${p.value}</title></rect>`;
+      x += w;
+      return r;
+    })
+    .join('');
+  const legend = parts
+    .map(
+      (p) =>
+        `<span class="legend"><i class="sw ${p.cls}"></i>${esc(p.label)} <b>${p.value}</b></span>`,
+    )
+    .join(' ');
+  return `<svg class="bar" viewBox="0 0 100 8" preserveAspectRatio="none" role="img">${rects}</svg><div class="legends">${legend}</div>`;
+}
+
+function diffBlock(patch: string): string {
+  return `<pre class="diff">${patch
+    .split('\n')
+    .map((l) => {
+      const cls =
+        l.startsWith('+++') || l.startsWith('---')
+          ? 'h'
+          : l.startsWith('+')
+            ? 'a'
+            : l.startsWith('-')
+              ? 'd'
+              : l.startsWith('@@')
+                ? 'h'
+                : '';
+      return cls ? `<span class="${cls}">${esc(l)}</span>` : esc(l);
+    })
+    .join('\n')}</pre>`;
+}
+
+const CSS = `
+:root{--ok:#1a7f37;--warn:#9a6700;--fail:#cf222e;--info:#0969da;--muted:#5d6878;--border:#d0d7de;font-family:system-ui,-apple-system,"Segoe UI","PingFang SC","Microsoft YaHei","Noto Sans CJK SC","WenQuanYi Micro Hei",sans-serif;font-size:14px;line-height:1.5;color:#1c2330}
+body{max-width:1100px;margin:24px auto;padding:0 24px}
+h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid var(--border);padding-bottom:4px}h3{font-size:15px;margin:18px 0 6px}
+.muted{color:var(--muted)}.small{font-size:12px}
+table{border-collapse:collapse;width:100%;margin:6px 0}th,td{border:1px solid var(--border);padding:4px 8px;text-align:left;vertical-align:top}th{background:#f6f8fa}
+.pill{display:inline-block;padding:0 8px;border-radius:10px;border:1px solid currentColor;font-size:12px;white-space:nowrap}
+.s-pass,.s-ready,.s-direct{color:var(--ok)}.s-warn,.s-in-progress,.s-cpu-fallback{color:var(--warn)}.s-fail,.s-error,.s-blocked,.s-unsupported,.s-regressed{color:var(--fail)}.s-skip,.s-not-run,.s-not-started,.s-cancelled,.s-interrupted{color:var(--muted)}.s-needs-change{color:var(--info)}
+.banner{padding:10px 14px;border:2px solid currentColor;border-radius:8px;font-size:16px;font-weight:600;margin:12px 0}
+.bar{width:100%;height:14px;display:block;border-radius:3px}.legends{font-size:12px;margin:4px 0 10px}.legend{margin-right:14px}.sw{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
+rect.c-direct,.sw.c-direct,rect.c-pass,.sw.c-pass{fill:var(--ok);background:var(--ok)}rect.c-needs,.sw.c-needs{fill:var(--info);background:var(--info)}rect.c-fallback,.sw.c-fallback,rect.c-warn,.sw.c-warn{fill:var(--warn);background:var(--warn)}rect.c-unsupported,.sw.c-unsupported,rect.c-fail,.sw.c-fail{fill:var(--fail);background:var(--fail)}rect.c-skip,.sw.c-skip{fill:#8c959f;background:#8c959f}
+pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;padding:8px;border-radius:6px;font-size:12px;margin:4px 0}
+pre.diff .a{color:var(--ok)}pre.diff .d{color:var(--fail)}pre.diff .h{color:var(--info)}
+td.differs{background:#fff8c5}
+details summary{cursor:pointer;color:var(--info)}
+.sign td{height:36px}
+@media print{body{margin:0;max-width:none}details{display:block}details>summary{display:none}h2{break-after:avoid}tr,pre{break-inside:avoid}a{color:inherit}}
+`;
+
+/** One self-contained HTML file: inline CSS and SVG, no script, nothing loaded from a network. */
+export function renderHtml(r: Report): string {
+  const t = translator(r.language);
+  const out: string[] = [];
+  const h = (s: string) => out.push(s);
+  h(`<!doctype html><html lang="${esc(r.language)}"><head><meta charset="utf-8">`);
+  h(`<meta name="viewport" content="width=device-width, initial-scale=1">`);
+  h(
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`,
+  );
+  h(
+    `<title>${esc(t('report.title'))} · ${esc(r.session.title)}</title><style>${CSS}</style></head><body>`,
+  );
+  h(`<header><h1>${esc(t('report.title'))}: ${esc(r.session.title)}</h1>`);
+  h(
+    `<div class="muted">${esc(t('report.session'))} #${r.session.id} · ${esc(t('report.project'))}: ${esc(r.session.project ?? t('report.adHoc'))}${r.session.codeCommit ? ` · git ${esc(r.session.codeCommit.slice(0, 12))}` : ''} · ${esc(t('report.generated', { at: r.generatedAt, tool: r.generator.name, version: r.generator.version }))}</div>`,
+  );
+  if (r.namesHidden) h(`<div class="muted small">${esc(t('report.namesHidden'))}</div>`);
+  h(
+    `<div class="banner s-${r.summary.readiness}" data-readiness="${r.summary.readiness}">${esc(t(`report.readiness.${r.summary.readiness}`))}</div></header>`,
+  );
+
+  // summary
+  h(
+    `<section id="summary"><h2>${esc(t('report.summary'))}</h2><table><tr><th>${esc(t('report.stage'))}</th><th>${esc(t('report.status'))}</th><th>${esc(t('report.hosts'))}</th></tr>`,
+  );
+  for (const s of r.summary.stages)
+    h(
+      `<tr><td>${esc(t(`sessions.stage.${s.stage}`))}</td><td>${pill(s.status, s.status === 'not-run' ? t('report.notRun') : t(`sessions.status.${s.status}`))}</td><td>${s.hosts.map((x) => `${esc(x.host)} ${pill(x.status, t(`sessions.status.${x.status}`))}`).join(' ')}</td></tr>`,
+    );
+  h(`</table>`);
+  const counts = { pass: 0, warn: 0, fail: 0, skip: 0, error: 0 };
+  for (const st of r.stages) for (const c of st.checks) counts[c.status]++;
+  h(
+    bar([
+      { label: t('sessions.status.pass'), value: counts.pass, cls: 'c-pass' },
+      { label: t('sessions.status.warn'), value: counts.warn, cls: 'c-warn' },
+      { label: t('sessions.status.fail'), value: counts.fail + counts.error, cls: 'c-fail' },
+      { label: t('sessions.status.skip'), value: counts.skip, cls: 'c-skip' },
+    ]),
+  );
+  h(`<h3>${esc(t('report.blocking'))}</h3>`);
+  if (!r.summary.blocking.length) h(`<p>${esc(t('report.nothingBlocks'))}</p>`);
+  else
+    h(
+      `<ul>${r.summary.blocking.map((b) => `<li><code>${esc(b.check)}</code> @ ${esc(b.host)} (${esc(t(`sessions.stage.${b.stage}`))}): <b>${esc(b.title)}</b> — ${esc(b.summary)}</li>`).join('')}</ul>`,
+    );
+  h(`<h3>${esc(t('report.waivers'))}</h3>`);
+  if (!r.summary.waivers.length) h(`<p>${esc(t('report.noWaivers'))}</p>`);
+  else
+    h(
+      `<ul>${r.summary.waivers.map((w) => `<li><code>${esc(w.check)}</code> @ ${esc(w.host)}: ${esc(t('report.waivedBy', { by: w.by, at: w.at, reason: w.reason }))}</li>`).join('')}</ul>`,
+    );
+  if (r.changes) {
+    h(`<h3>${esc(t('report.changes', { id: r.changes.previousSessionId }))}</h3>`);
+    if (!r.changes.improved.length && !r.changes.regressed.length)
+      h(`<p>${esc(t('report.noChanges'))}</p>`);
+    for (const [label, rows, cls] of [
+      [t('report.improved'), r.changes.improved, 's-pass'],
+      [t('report.regressed'), r.changes.regressed, 's-regressed'],
+    ] as const)
+      if (rows.length)
+        h(
+          `<p><b class="${cls}">${esc(label)}</b>: ${rows.map((x) => `<code>${esc(x.check)}</code> @ ${esc(x.host)} (${esc(x.from ?? '—')} → ${esc(x.to ?? '—')})`).join(', ')}</p>`,
+        );
+  }
+  h(`</section>`);
+
+  // hosts
+  if (r.inventories.length) {
+    const cols = [
+      'chip',
+      'chipCount',
+      'health',
+      'cann',
+      'driver',
+      'firmware',
+      'python',
+      'torch',
+      'torchNpu',
+    ] as const;
+    h(
+      `<section id="hosts"><h2>${esc(t('report.inventories'))}</h2><table><tr><th>${esc(t('report.hosts'))}</th>${cols.map((c) => `<th>${esc(c)}</th>`).join('')}</tr>`,
+    );
+    for (const inv of r.inventories)
+      h(
+        `<tr><td>${esc(inv.host)}</td>${cols.map((c) => `<td${inv.differs.includes(c) ? ` class="differs" title="${esc(t('report.differs'))}"` : ''}>${esc(inv[c] ?? '—')}</td>`).join('')}</tr>`,
+      );
+    h(`</table></section>`);
+  }
+
+  // checks of every stage run
+  h(`<section id="checks"><h2>${esc(t('report.checks'))}</h2>`);
+  for (const st of r.stages) {
+    h(
+      `<h3>${esc(t(`sessions.stage.${st.stage}`))} @ ${esc(st.host)} ${pill(st.status, t(`sessions.status.${st.status}`))}</h3>`,
+    );
+    h(
+      `<table><tr><th>${esc(t('report.check'))}</th><th>${esc(t('report.status'))}</th><th>${esc(t('report.message'))}</th></tr>`,
+    );
+    for (const c of st.checks) {
+      const evidence =
+        c.evidence === null || c.evidence === undefined
+          ? ''
+          : `<details><summary>${esc(t('report.evidence'))}</summary><pre>${esc(JSON.stringify(c.evidence, null, 2))}</pre></details>`;
+      h(
+        `<tr data-check="${esc(c.id)}"><td><code>${esc(c.id)}</code><br>${esc(c.title)}</td><td>${pill(c.status, t(`sessions.status.${c.status}`))}</td><td>${esc(c.summary)}${c.remediation && c.status !== 'pass' ? `<div class="small"><b>${esc(t('report.remediation'))}:</b> ${esc(c.remediation)}</div>` : ''}${c.waiver ? `<div class="small muted">${esc(t('report.waivedBy', { by: c.waiver.by, at: c.waiver.at, reason: c.waiver.reason }))}</div>` : ''}${evidence}</td></tr>`,
+      );
+    }
+    h(`</table>`);
+  }
+  h(`</section>`);
+
+  // code
+  if (r.code) {
+    const c = r.code;
+    h(`<section id="code"><h2>${esc(t('report.code'))}</h2>`);
+    h(
+      `<p>${esc(t('report.codeSummary', { scanId: c.scanId, root: c.root, mode: c.mode, files: c.files, lines: c.lines, error: c.counts.error, warning: c.counts.warning, info: c.counts.info, level: c.effort.level }))}</p>`,
+    );
+    if (c.history.length > 1)
+      h(
+        `<p class="small">${esc(t('report.history'))}: ${c.history.map((x) => `#${x.scanId} ${x.error}/${x.warning}/${x.info}`).join(' → ')}</p>`,
+      );
+    h(
+      `<h3>${esc(t('report.findings'))}</h3><table><tr><th>${esc(t('report.file'))}</th><th>${esc(t('report.rule'))}</th><th>${esc(t('report.message'))}</th></tr>`,
+    );
+    for (const f of c.findings.slice(0, MAX_ROWS))
+      h(
+        `<tr><td><code>${esc(f.file)}:${f.line}:${f.column}</code></td><td>${pill(f.severity === 'info' ? 'skip' : f.severity === 'warning' ? 'warn' : 'fail', f.severity)} <code>${esc(f.ruleId)}</code></td><td>${esc(f.message)}</td></tr>`,
+      );
+    h(`</table>`);
+    if (c.findings.length > MAX_ROWS)
+      h(
+        `<p class="small muted">${esc(t('report.truncated', { shown: MAX_ROWS, total: c.findings.length }))}</p>`,
+      );
+    h(`<h3>${esc(t('report.diffs'))}</h3>`);
+    const accepted = c.diffs.filter((d) => d.patch);
+    if (!accepted.length) h(`<p>${esc(t('report.noDiffs'))}</p>`);
+    for (const d of accepted)
+      h(
+        `<h4><code>${esc(d.file)}</code> ${pill(d.applied ? 'pass' : 'warn', t(`code.review.${d.applied ? 'applied' : d.review}`))}</h4>${diffBlock(d.patch)}`,
+      );
+    h(`</section>`);
+  }
+
+  // operators
+  if (r.ops.length) {
+    h(`<section id="ops"><h2>${esc(t('report.ops'))}</h2>`);
+    for (const o of r.ops) {
+      h(
+        `<h3>${esc(t('report.opsSummary', { host: o.host, entry: o.entry, version: o.targetTorchNpu, list: o.opList }))}</h3>`,
+      );
+      if (o.error) {
+        h(`<p class="s-fail">${esc(o.error)}</p>`);
+        continue;
+      }
+      h(
+        bar([
+          { label: t('ops.class.direct'), value: o.breakdown.direct, cls: 'c-direct' },
+          { label: t('ops.class.needs-change'), value: o.breakdown.needsChange, cls: 'c-needs' },
+          { label: t('ops.class.cpu-fallback'), value: o.breakdown.cpuFallback, cls: 'c-fallback' },
+          {
+            label: t('ops.class.unsupported'),
+            value: o.breakdown.unsupported,
+            cls: 'c-unsupported',
+          },
+        ]),
+      );
+      const rows = o.ops.filter((x) => x.class !== 'direct' || x.dynamic);
+      h(
+        `<table><tr><th>${esc(t('report.op'))}</th><th>${esc(t('report.calls'))}</th><th>${esc(t('report.class'))}</th><th>${esc(t('report.where'))}</th><th>${esc(t('report.message'))}</th></tr>`,
+      );
+      for (const x of rows.slice(0, MAX_ROWS))
+        h(
+          `<tr><td><code>${esc(x.op)}</code></td><td>${x.count}</td><td>${pill(x.class, t(`ops.class.${x.class}`))}${x.dynamic ? ` ${pill('warn', t('ops.dynamic'))}` : ''}</td><td><code>${esc(x.where ?? '')}</code></td><td>${esc(x.reason)}${x.replacement ? `<div class="small">→ ${esc(x.replacement)}</div>` : ''}</td></tr>`,
+        );
+      h(`</table>`);
+    }
+    h(`</section>`);
+  }
+
+  // review and sign-off
+  h(
+    `<section id="review"><h2>${esc(t('report.review'))}</h2><h3>${esc(t('report.comments'))}</h3>`,
+  );
+  if (!r.review.comments.length) h(`<p>${esc(t('report.noComments'))}</p>`);
+  else
+    h(
+      `<ul>${r.review.comments.map((c) => `<li><code>${esc(c.target)}</code> — <b>${esc(c.author)}</b> (${esc(c.at)}): ${esc(c.text)}</li>`).join('')}</ul>`,
+    );
+  h(`<h3>${esc(t('report.decisions'))}</h3>`);
+  if (r.review.decisions.length)
+    h(
+      `<ul>${r.review.decisions.map((d) => `<li>${pill(d.decision === 'approve' ? 'pass' : 'fail', t(`report.decision.${d.decision}`))} <b>${esc(d.by)}</b> (${esc(d.at)})${d.note ? `: ${esc(d.note)}` : ''}</li>`).join('')}</ul>`,
+    );
+  h(
+    `<h3>${esc(t('report.signOff'))}</h3><table class="sign"><tr><th>${esc(t('report.role'))}</th><th>${esc(t('report.name'))}</th><th>${esc(t('report.date'))}</th><th>${esc(t('report.signature'))}</th></tr>`,
+  );
+  for (const role of ['porter', 'reviewer', 'owner'])
+    h(`<tr><td>${esc(t(`report.roles.${role}`))}</td><td></td><td></td><td></td></tr>`);
+  h(`</table></section></body></html>\n`);
+  return out.join('\n');
+}

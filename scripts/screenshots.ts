@@ -106,6 +106,10 @@ try {
       await page.getByTestId('stage-ops').click();
       await page.getByTestId('ops-result').waitFor();
       await page.screenshot({ path: 'test-results/ops-en.png', fullPage: true });
+      await page.getByTestId('nav-reports').click();
+      await page.getByTestId('report-source').selectOption({ index: 1 });
+      await page.frameLocator('[data-testid=report-preview]').locator('h1').waitFor();
+      await page.screenshot({ path: 'test-results/reports-en.png' });
     }
   } else {
     await page.getByTestId('nav-settings').click();

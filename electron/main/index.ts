@@ -10,6 +10,7 @@ import { appRoot, PRODUCT_NAME, rendererDistDir } from '../core/paths';
 import { resolveStatic } from '../server/static';
 import { CONTENT_SECURITY_POLICY } from '../server/csp';
 import { installMenu } from './menu';
+import { printToPdf } from './print-pdf';
 import { lockDownNavigation } from './security';
 
 const APP_ORIGIN = 'app://workbench';
@@ -33,6 +34,7 @@ function openCore(): Core | undefined {
             decrypt: (buf) => safeStorage.decryptString(buf),
           }
         : undefined,
+      printPdf: printToPdf,
     });
   } catch (err) {
     // A database from a newer version, a corrupt or unwritable file: say which file and why,

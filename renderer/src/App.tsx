@@ -7,10 +7,10 @@ import { Icon } from './components/Icon';
 import { JobsDrawer, useJobs } from './components/JobsDrawer';
 import { setLanguage } from './i18n';
 import { SettingsPage } from './pages/SettingsPage';
-import { StartPage } from './pages/StartPage';
 import { HostsPage } from './pages/hosts/HostsPage';
 import { SessionsPage } from './pages/sessions/SessionsPage';
 import { CodePage } from './pages/code/CodePage';
+import { ReportsPage } from './pages/reports/ReportsPage';
 import { HostKeyDialog } from './components/HostKeyDialog';
 import { SecretDialog } from './components/SecretDialog';
 import { PAGES, useRoute, type Page } from './routes';
@@ -132,7 +132,7 @@ export function App() {
             <SessionsPage selected={route.sub} open={(id) => go('sessions', id)} />
           )}
           {page === 'code' && <CodePage selected={route.sub} open={(id) => go('code', id)} />}
-          {page === 'reports' && <StartPage page={page} />}
+          {page === 'reports' && <ReportsPage />}
         </main>
       </div>
       {drawer && <JobsDrawer jobs={jobs} onClose={() => setDrawer(false)} />}

@@ -1,6 +1,5 @@
 import { useTranslation } from 'react-i18next';
 import type { Page } from '../routes';
-import { PageHead } from '../components/PageHead';
 
 type StartPageName = Exclude<Page, 'settings'>;
 
@@ -37,25 +36,5 @@ export function StartSteps(props: { page: StartPageName; cli?: boolean }) {
         </>
       )}
     </>
-  );
-}
-
-/**
- * The first screen of a capability that is not in this build yet: it says so plainly instead of
- * showing controls that do nothing.
- */
-export function StartPage(props: { page: StartPageName }) {
-  const { t } = useTranslation();
-  return (
-    <section className="page" data-testid={`page-${props.page}`}>
-      <PageHead icon={props.page} title={t(`pages.${props.page}.title`)}>
-        <span className="badge muted">{t('common.notYet')}</span>
-      </PageHead>
-      <div className="empty">
-        <p className="lead">{t(`pages.${props.page}.lead`)}</p>
-        {/* the code scan already works from the CLI; its diff review UI is what is not built yet */}
-        <StartSteps page={props.page} cli={props.page === 'code'} />
-      </div>
-    </section>
   );
 }

@@ -210,7 +210,7 @@ function NewSessionDialog(props: { onClose: () => void; onCreated: (id: number) 
           <button
             className="primary"
             data-testid="session-create"
-            disabled={create.isPending || (!hosts.length && !chosen?.targetHosts.length)}
+            disabled={create.isPending}
             onClick={() =>
               create.mutate(
                 {

@@ -1,0 +1,85 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test, expect } from './support/fixtures';
+import { Shell } from './pages/shell';
+
+test.describe('reports: preview, export, review, import', () => {
+  let dir: string;
+  test.beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'amw-e2e-report-'));
+    cpSync(join(process.cwd(), 'tests/fixtures/code/nanogpt-ddp'), join(dir, 'nanogpt'), {
+      recursive: true,
+    });
+  });
+  test.afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('a session with a code scan: preview, comment and decide, export Markdown, import the JSON', async ({
+    app,
+  }) => {
+    const { page } = app;
+    await new Shell(page).ready();
+    await page.getByTestId('nav-sessions').click();
+    await page.getByTestId('open-new-session').click();
+    await page.getByTestId('session-title').fill('port nanoGPT');
+    await page.getByTestId('session-create').click();
+    await expect(page.getByTestId('session-title')).toHaveText('port nanoGPT');
+    await page.getByTestId('nav-code').click();
+    await page.getByTestId('scan-path').fill(join(dir, 'nanogpt'));
+    await page.getByTestId('scan-session').selectOption({ label: '#1 port nanoGPT' });
+    await page.getByTestId('scan-start').click();
+    await expect(page.getByTestId('scan-review')).toBeVisible({ timeout: 30_000 });
+
+    await page.getByTestId('nav-reports').click();
+    await page.getByTestId('report-source').selectOption('s1');
+    const preview = page.frameLocator('[data-testid=report-preview]');
+    await expect(preview.locator('h1')).toContainText('port nanoGPT');
+    await expect(preview.locator('[data-readiness]')).toHaveAttribute('data-readiness', 'blocked');
+
+    // review: a comment on a finding's check, then a decision; both reach the preview
+    await page.getByTestId('review-name').fill('Li Si');
+    await page.getByTestId('review-target').selectOption('check:dist.nccl@(local)');
+    await page.getByTestId('review-text').fill('Use HCCL and raise ulimit -l on every node.');
+    await page.getByTestId('review-add').click();
+    await expect(page.getByTestId('review-comments')).toContainText('raise ulimit -l');
+    await page.getByTestId('review-request-changes').click();
+    await expect(page.getByTestId('review-decision')).toContainText('changes requested');
+    await expect(preview.locator('#review')).toContainText('raise ulimit -l');
+
+    await page.getByTestId('report-format').selectOption('md');
+    const [md] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('report-export').click(),
+    ]);
+    expect(md.suggestedFilename()).toBe('amw-report-1-port-nanogpt.md');
+    const text = readFileSync((await md.path())!, 'utf8');
+    expect(text).toContain('# Migration report: port nanoGPT');
+    expect(text).toContain('raise ulimit -l');
+
+    await page.getByTestId('report-format').selectOption('json');
+    const [json] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('report-export').click(),
+    ]);
+    await page.getByTestId('report-import-file').setInputFiles((await json.path())!);
+    await expect(page.getByText('An imported report: read-only')).toBeVisible();
+    await expect(preview.locator('h1')).toContainText('port nanoGPT');
+    await expect(page.getByTestId('review-comments')).toContainText('raise ulimit -l');
+  });
+
+  test('zh-CN: the report page and the report speak Chinese', async ({ app }) => {
+    const { page } = app;
+    const shell = new Shell(page);
+    await shell.ready();
+    await shell.language('zh-CN');
+    await page.getByTestId('nav-sessions').click();
+    await page.getByTestId('open-new-session').click();
+    await page.getByTestId('session-title').fill('迁移 nanoGPT');
+    await page.getByTestId('session-create').click();
+    await page.getByTestId('nav-reports').click();
+    await page.getByTestId('report-source').selectOption('s1');
+    const preview = page.frameLocator('[data-testid=report-preview]');
+    await expect(preview.locator('h1')).toContainText('迁移报告');
+    await expect(page.getByTestId('report-export')).toHaveText('导出');
+  });
+});

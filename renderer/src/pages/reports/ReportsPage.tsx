@@ -1,0 +1,346 @@
+import { useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { REPORT_FORMATS, type Language, type ReportFormat } from '../../../../shared/api';
+import { useAction, useCall, useTransport } from '../../api';
+import { ErrorText } from '../../components/ErrorText';
+import { PageHead } from '../../components/PageHead';
+import { StartSteps } from '../StartPage';
+
+type Source = { sessionId: number } | { importId: number };
+const REVIEWER_KEY = 'amw.reviewerName';
+
+function save(fileName: string, mediaType: string, body: { text?: string; base64?: string }) {
+  const bytes =
+    body.base64 !== undefined
+      ? Uint8Array.from(atob(body.base64), (c) => c.charCodeAt(0))
+      : body.text!;
+  const url = URL.createObjectURL(new Blob([bytes], { type: mediaType }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = fileName;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/** Reports: pick a session or an imported report, preview it, export it, review it. */
+export function ReportsPage() {
+  const { t, i18n } = useTranslation();
+  const client = useQueryClient();
+  const transport = useTransport();
+  const sessions = useCall('sessions.list', {});
+  const imported = useCall('reports.imported', {});
+  const importReport = useAction('reports.import', ['reports.imported']);
+  const [source, setSource] = useState<Source | null>(null);
+  const [language, setLanguage] = useState<Language>(i18n.language === 'zh-CN' ? 'zh-CN' : 'en');
+  const [hideNames, setHideNames] = useState(false);
+  const [format, setFormat] = useState<ReportFormat>('html');
+  const [exportError, setExportError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  const sourceKey = source
+    ? 'sessionId' in source
+      ? `s${source.sessionId}`
+      : `i${source.importId}`
+    : '';
+  const list = sessions.data ?? [];
+  const imports = imported.data ?? [];
+  if (sessions.data && imported.data && !list.length && !imports.length)
+    return (
+      <section className="page" data-testid="page-reports">
+        <PageHead icon="reports" title={t('pages.reports.title')} />
+        <div className="empty">
+          <p className="lead">{t('pages.reports.lead')}</p>
+          <StartSteps page="reports" />
+        </div>
+        <ImportButton onImport={(json) => importReport.mutate({ json })} />
+        {importReport.error && <ErrorText error={importReport.error} />}
+      </section>
+    );
+  return (
+    <section className="page" data-testid="page-reports">
+      <PageHead icon="reports" title={t('pages.reports.title')}>
+        <div className="spacer" />
+        <ImportButton
+          onImport={(json) =>
+            importReport.mutate({ json }, { onSuccess: (r) => setSource({ importId: r.id }) })
+          }
+        />
+      </PageHead>
+      {importReport.error && <ErrorText error={importReport.error} />}
+      <form className="scan-form" onSubmit={(e) => e.preventDefault()}>
+        <label className="grow">
+          <span>{t('reports.source')}</span>
+          <select
+            data-testid="report-source"
+            value={sourceKey}
+            onChange={(e) => {
+              const v = e.target.value;
+              setSource(
+                !v
+                  ? null
+                  : v[0] === 's'
+                    ? { sessionId: Number(v.slice(1)) }
+                    : { importId: Number(v.slice(1)) },
+              );
+            }}
+          >
+            <option value="">{t('reports.pick')}</option>
+            <optgroup label={t('reports.sessions')}>
+              {list.map((s) => (
+                <option key={s.id} value={`s${s.id}`}>
+                  #{s.id} {s.title}
+                  {s.project ? ` (${s.project})` : ''}
+                </option>
+              ))}
+            </optgroup>
+            {imports.length > 0 && (
+              <optgroup label={t('reports.imported')}>
+                {imports.map((r) => (
+                  <option key={r.id} value={`i${r.id}`}>
+                    {t('reports.importedItem', {
+                      title: r.title,
+                      id: r.sessionId,
+                      at: r.generatedAt.slice(0, 10),
+                    })}
+                  </option>
+                ))}
+              </optgroup>
+            )}
+          </select>
+        </label>
+        <label>
+          <span>{t('reports.language')}</span>
+          <select
+            data-testid="report-language"
+            value={language}
+            onChange={(e) => setLanguage(e.target.value as Language)}
+            disabled={!!source && 'importId' in source}
+          >
+            <option value="zh-CN">中文</option>
+            <option value="en">English</option>
+          </select>
+        </label>
+        <label className="check">
+          <input
+            type="checkbox"
+            checked={hideNames}
+            onChange={(e) => setHideNames(e.target.checked)}
+            data-testid="report-hide-names"
+          />
+          <span>{t('reports.hideNames')}</span>
+        </label>
+        <label>
+          <span>{t('reports.format')}</span>
+          <select
+            data-testid="report-format"
+            value={format}
+            onChange={(e) => setFormat(e.target.value as ReportFormat)}
+          >
+            {REPORT_FORMATS.map((f) => (
+              <option key={f} value={f}>
+                {t(`reports.formats.${f}`)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button
+          className="primary"
+          type="button"
+          disabled={!source || busy}
+          data-testid="report-export"
+          onClick={() => {
+            if (!source) return;
+            setBusy(true);
+            setExportError(null);
+            transport
+              .call('reports.export', { source, format, language, hideNames })
+              .then((r) => save(r.fileName, r.mediaType, r), setExportError)
+              .finally(() => setBusy(false));
+          }}
+        >
+          {busy ? t('common.loading') : t('reports.export')}
+        </button>
+      </form>
+      {exportError !== null && <ErrorText error={exportError} />}
+      {source && 'importId' in source && <p className="notice small">{t('reports.readOnly')}</p>}
+      {source && (
+        <div className="report-layout">
+          <Preview source={source} language={language} hideNames={hideNames} />
+          <Review
+            source={source}
+            onChange={() => void client.invalidateQueries({ queryKey: ['reports.export'] })}
+          />
+        </div>
+      )}
+    </section>
+  );
+}
+
+function ImportButton(props: { onImport: (json: string) => void }) {
+  const { t } = useTranslation();
+  return (
+    <label className="button" data-testid="report-import">
+      {t('reports.import')}
+      <input
+        type="file"
+        accept="application/json,.json"
+        hidden
+        data-testid="report-import-file"
+        onChange={(e) => {
+          const f = e.target.files?.[0];
+          if (f) void f.text().then(props.onImport);
+          e.target.value = '';
+        }}
+      />
+    </label>
+  );
+}
+
+/** The HTML export itself, in a sandboxed frame that may run nothing and load nothing. */
+function Preview(props: { source: Source; language: Language; hideNames: boolean }) {
+  const { t } = useTranslation();
+  const html = useCall('reports.export', {
+    source: props.source,
+    format: 'html',
+    language: props.language,
+    hideNames: props.hideNames,
+  });
+  if (html.error) return <ErrorText error={html.error} />;
+  if (!html.data) return <p className="muted">{t('common.loading')}</p>;
+  return (
+    <iframe
+      className="report-preview"
+      title={t('reports.preview')}
+      sandbox=""
+      srcDoc={html.data.text}
+      data-testid="report-preview"
+    />
+  );
+}
+
+function Review(props: { source: Source; onChange: () => void }) {
+  const { t } = useTranslation();
+  const report = useCall('reports.build', { source: props.source });
+  const comment = useAction('reports.comment', ['reports.build']);
+  const decide = useAction('reports.decide', ['reports.build']);
+  const [name, setName] = useState(() => localStorage.getItem(REVIEWER_KEY) ?? '');
+  const [target, setTarget] = useState('session');
+  const [text, setText] = useState('');
+  const r = report.data;
+  const targets = r
+    ? [
+        'session',
+        ...r.stages.flatMap((s) =>
+          s.checks.filter((c) => c.status !== 'pass').map((c) => `check:${c.id}@${s.host}`),
+        ),
+        ...(r.code?.findings ?? [])
+          .slice(0, 200)
+          .map((f) => `finding:${f.ruleId}@${f.file}:${f.line}`),
+      ]
+    : ['session'];
+  const remember = () => localStorage.setItem(REVIEWER_KEY, name.trim());
+  const done = () => props.onChange();
+  return (
+    <aside className="review-panel" data-testid="review-panel">
+      <h2>{t('report.review')}</h2>
+      {report.error && <ErrorText error={report.error} />}
+      <ul className="comments" data-testid="review-comments">
+        {r?.review.comments.map((c, i) => (
+          <li key={`${c.id}-${i}`}>
+            <code className="small">{c.target}</code>
+            <div>
+              <b>{c.author}</b>{' '}
+              <span className="muted small">{c.at.slice(0, 16).replace('T', ' ')}</span>
+            </div>
+            <div>{c.text}</div>
+          </li>
+        ))}
+        {r?.review.decisions.map((d, i) => (
+          <li key={`d${d.id}-${i}`} data-testid="review-decision">
+            <span className={`badge ${d.decision === 'approve' ? 'ok' : 'fail'}`}>
+              {t(`report.decision.${d.decision}`)}
+            </span>{' '}
+            <b>{d.by}</b> <span className="muted small">{d.at.slice(0, 16).replace('T', ' ')}</span>
+            {d.note && <div>{d.note}</div>}
+          </li>
+        ))}
+      </ul>
+      <label className="field stacked">
+        <span>{t('reports.yourName')}</span>
+        <input value={name} onChange={(e) => setName(e.target.value)} data-testid="review-name" />
+      </label>
+      <label className="field stacked">
+        <span>{t('reports.about')}</span>
+        <select
+          value={target}
+          onChange={(e) => setTarget(e.target.value)}
+          data-testid="review-target"
+        >
+          {targets.map((x) => (
+            <option key={x} value={x}>
+              {x}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="field stacked">
+        <span>{t('reports.comment')}</span>
+        <textarea
+          rows={3}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          data-testid="review-text"
+        />
+      </label>
+      {(comment.error || decide.error) && <ErrorText error={comment.error ?? decide.error} />}
+      <div className="row">
+        <button
+          disabled={!name.trim() || !text.trim()}
+          data-testid="review-add"
+          onClick={() => {
+            remember();
+            comment.mutate(
+              { source: props.source, target, author: name.trim(), text: text.trim() },
+              { onSuccess: () => (setText(''), done()) },
+            );
+          }}
+        >
+          {t('reports.addComment')}
+        </button>
+        <button
+          className="primary"
+          disabled={!name.trim()}
+          data-testid="review-approve"
+          onClick={() => {
+            remember();
+            decide.mutate(
+              { source: props.source, decision: 'approve', by: name.trim(), note: text.trim() },
+              { onSuccess: done },
+            );
+          }}
+        >
+          {t('reports.approve')}
+        </button>
+        <button
+          disabled={!name.trim()}
+          data-testid="review-request-changes"
+          onClick={() => {
+            remember();
+            decide.mutate(
+              {
+                source: props.source,
+                decision: 'changes-requested',
+                by: name.trim(),
+                note: text.trim(),
+              },
+              { onSuccess: done },
+            );
+          }}
+        >
+          {t('reports.requestChanges')}
+        </button>
+      </div>
+    </aside>
+  );
+}

@@ -427,6 +427,8 @@ export function analyzeSource(
  */
 function renameSegment(rule: Rule, chain: Node): Edit[] | undefined {
   const rw = rule.rewrite;
+  if (rw?.kind === 'replace-expression')
+    return [{ start: chain.startIndex, end: chain.endIndex, text: rw.to }];
   if (rw?.kind !== 'rename-segment') return undefined;
   let cur: Node | null = chain;
   while (cur && cur.type === 'attribute') {

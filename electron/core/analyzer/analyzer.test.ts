@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { amw } from '../../../tests/support/cli';
 import { tempDir } from '../../../tests/support/temp';
 import { analyzeSource } from './analyze-file';
-import { migratedFiles, unifiedPatch } from './fix';
+import { applyEdits, migratedFiles, unifiedPatch } from './fix';
 import { pythonParser } from './python-parser';
 import { loadRules } from './rules';
 import { scanProject } from './scan';
@@ -43,6 +43,27 @@ describe('analyzer: names through imports', () => {
     expect(f.fix?.edits).toEqual([
       { start: expect.any(Number), end: expect.any(Number), text: 'npu' },
     ]);
+  });
+});
+
+describe('analyzer: patterns porters change', () => {
+  it('dist.Backend.NCCL and "cuda:%d" / "cuda:{}" device strings, with their fixes', async () => {
+    const src =
+      'import torch\nimport torch.distributed as dist\ndist.init_process_group(backend=dist.Backend.NCCL)\nd = torch.device("cuda:%d" % 3)\ne = "cuda:{}".format(1)\n';
+    const r = await analyze(src);
+    expect(r.findings.map((f) => `${f.line}:${f.ruleId}`)).toEqual([
+      '3:add.set-device',
+      '3:dist.nccl-backend-enum',
+      '4:device.cuda-string',
+      '5:device.cuda-string',
+    ]);
+    const after = applyEdits(
+      src,
+      r.findings.flatMap((f) => f.fix?.edits ?? []),
+    );
+    expect(after).toContain('dist.init_process_group(backend="hccl")');
+    expect(after).toContain('torch.device("npu:%d" % 3)');
+    expect(after).toContain('"npu:{}".format(1)');
   });
 });
 

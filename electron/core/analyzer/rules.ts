@@ -35,6 +35,8 @@ const Rewrite = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('method-rename'), to: z.string() }),
   z.object({ kind: z.literal('rename-segment'), from: z.string(), to: z.string() }),
   z.object({ kind: z.literal('attribute-rename'), to: z.string() }),
+  /** The whole matched expression becomes this text (e.g. dist.Backend.NCCL → "hccl"). */
+  z.object({ kind: z.literal('replace-expression'), to: z.string() }),
 ]);
 
 export const Rule = z.object({

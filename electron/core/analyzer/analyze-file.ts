@@ -33,6 +33,9 @@ interface Compiled {
   imports: RuleOf<'import'>[];
   /** First segments of every name a reference or call rule knows (torch, apex, nvtx…). */
   roots: Set<string>;
+  /** Every name pattern of the reference and call rules. */
+  patterns: string[];
+  chainHints: Map<string, RegExp | null>;
 }
 
 const compiledCache = new WeakMap<Rule[], Compiled>();
@@ -51,6 +54,9 @@ function compile(rules: Rule[]): Compiled {
   const calls = of('call');
   const members = [...new Set([...methods, ...attributes].map((r) => r.match.name))];
   const keywordNames = [...new Set(keywords.map((r) => r.match.name))];
+  const patterns = [
+    ...new Set([...references, ...calls].flatMap((r) => r.match.names as string[])),
+  ];
   const c: Compiled = {
     strings,
     // anchors dropped: the hint finds the text anywhere, the rule's own regex then decides
@@ -72,11 +78,9 @@ function compile(rules: Rule[]): Compiled {
     references,
     calls,
     imports: of('import'),
-    roots: new Set(
-      [...references.flatMap((r) => r.match.names), ...calls.flatMap((r) => r.match.names)].map(
-        (n) => n.split('.')[0]!,
-      ),
-    ),
+    roots: new Set(patterns.map((n) => n.split('.')[0]!)),
+    patterns,
+    chainHints: new Map(),
   };
   compiledCache.set(rules, c);
   return c;
@@ -125,6 +129,45 @@ function bestReference(rules: RuleOf<'reference'>[], name: string) {
     if (!best || p.length > best.p.length) best = { r, p };
   }
   return best;
+}
+
+/** Whitespace, or a line continuation, between the segments of a dotted name. */
+const GAP = String.raw`(?:\s|\\\n)*`;
+
+/**
+ * Where an imported name starts a chain some rule can match: `torch` only as `torch.cuda…`,
+ * `torch.backends…` and the like, `nn` (torch.nn) only as `nn.functional.scaled_dot_product_attention`,
+ * `cuda` (from torch) anywhere. So ordinary model code (`nn.Linear`, `F.relu`, `dist.all_reduce`)
+ * never becomes a candidate, which keeps the tree work to the places that matter.
+ */
+function chainHint(c: Compiled, aliases: Map<string, string>): RegExp | null {
+  // files of one project import alike: one regex per distinct set of imports
+  const key = [...aliases].join(';');
+  const hit = c.chainHints.get(key);
+  if (hit !== undefined) return hit;
+  if (c.chainHints.size > 500) c.chainHints.clear();
+  const alternatives: string[] = [];
+  for (const [local, full] of aliases) {
+    if (!c.roots.has(full.split('.')[0]!)) continue;
+    const rests = new Set<string>();
+    let whole = false;
+    for (const pattern of c.patterns) {
+      const p = pattern.endsWith('.*') ? pattern.slice(0, -2) : pattern;
+      if (p === full || (pattern.endsWith('.*') && full.startsWith(`${p}.`))) whole = true;
+      else if (p.startsWith(`${full}.`)) rests.add(p.slice(full.length + 1));
+    }
+    const name = escape(local);
+    if (whole) alternatives.push(`${name}\\b`);
+    else if (rests.size)
+      alternatives.push(
+        `${name}${GAP}\\.${GAP}(?:${[...rests]
+          .map((r) => r.split('.').map(escape).join(`${GAP}\\.${GAP}`))
+          .join('|')})\\b`,
+      );
+  }
+  const re = alternatives.length ? new RegExp(`\\b(?:${alternatives.join('|')})`, 'g') : null;
+  c.chainHints.set(key, re);
+  return re;
 }
 
 /** Every match of a global regex over the text: [start, end) of the whole match. */
@@ -243,12 +286,11 @@ export function analyzeSource(
 
   // names bound by imports of modules the rules know: the longest dotted chain that resolves,
   // so torch.cuda.amp.autocast is one finding; a call of it is checked against the call rules
-  const locals = [...aliases].filter(([, full]) => c.roots.has(full.split('.')[0]!));
+  const re = chainHint(c, aliases);
   const doneChains = new Set<number>();
-  if (locals.length) {
-    const re = new RegExp(`\\b(?:${locals.map(([l]) => escape(l)).join('|')})\\b`, 'g');
-    for (const [start, end] of matches(re, source)) {
-      const id = root.descendantForIndex(start, end);
+  if (re) {
+    for (const [start] of matches(re, source)) {
+      const id = root.descendantForIndex(start);
       if (!id || id.type !== 'identifier' || id.startIndex !== start) continue;
       // a name that is itself an attribute (`x.torch`) is not the imported module
       const up = id.parent;
@@ -408,11 +450,13 @@ export function analyzeSource(
   }
 
   const importsTorch = [...aliases.values()].some((v) => v === 'torch' || v.startsWith('torch.'));
-  const entryPoint = root.namedChildren.some(
-    (n) =>
-      n?.type === 'if_statement' &&
-      /^__name__\s*==\s*['"]__main__['"]$/.test(n.childForFieldName('condition')?.text ?? ''),
-  );
+  const entryPoint =
+    source.includes('__main__') &&
+    root.namedChildren.some(
+      (n) =>
+        n?.type === 'if_statement' &&
+        /^__name__\s*==\s*['"]__main__['"]$/.test(n.childForFieldName('condition')?.text ?? ''),
+    );
   const parseErrors = root.hasError;
   findings.sort(
     (a, b) => a.line - b.line || a.column - b.column || a.ruleId.localeCompare(b.ruleId),

@@ -1,8 +1,8 @@
 // A scan worker thread: kept alive between scans (its compiled parser is the expensive part), it
-// analyses the Python files of each request and posts one result per file, then `done`.
+// analyses the Python files of each request and posts the results in batches, the last marked `done`.
 import { parentPort } from 'node:worker_threads';
 import type { Language } from '../../../shared/api';
-import { analyzePythonFile } from './python-file';
+import { analyzePythonFile, type PythonResult } from './python-file';
 import { pythonParser } from './python-parser';
 import { loadRules } from './rules';
 
@@ -12,13 +12,18 @@ export interface ScanRequest {
   lang: Language;
 }
 
+const BATCH = 25;
 const parser = await pythonParser();
 const rules = loadRules();
 parentPort!.on('message', (req: ScanRequest) => {
-  for (const f of req.files)
-    parentPort!.postMessage({
-      id: req.id,
-      result: analyzePythonFile(parser, f.abs, f.rel, rules, req.lang),
-    });
-  parentPort!.postMessage({ id: req.id, done: true });
+  // results go back in batches: one message per file costs the main thread more than the batch
+  let batch: PythonResult[] = [];
+  for (const f of req.files) {
+    batch.push(analyzePythonFile(parser, f.abs, f.rel, rules, req.lang));
+    if (batch.length === BATCH) {
+      parentPort!.postMessage({ id: req.id, results: batch });
+      batch = [];
+    }
+  }
+  parentPort!.postMessage({ id: req.id, results: batch, done: true });
 });

@@ -118,15 +118,14 @@ async function inWorkers(
       ws.map(
         (w, n) =>
           new Promise<void>((resolve, reject) => {
-            const onMessage = (m: { id: number; result?: PythonResult; done?: boolean }) => {
+            const onMessage = (m: { id: number; results: PythonResult[]; done?: boolean }) => {
               if (m.id !== id) return;
+              for (const r of m.results) out.push(r);
+              opts.onProgress?.(before + out.length, total);
               if (m.done) {
                 cleanup();
                 resolve();
-                return;
               }
-              out.push(m.result!);
-              if (out.length % 25 === 0) opts.onProgress?.(before + out.length, total);
             };
             const onExit = (code: number) => {
               cleanup();

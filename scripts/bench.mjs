@@ -5,8 +5,12 @@ import { readdirSync } from 'node:fs';
 import { runTs } from './run-ts.mjs';
 
 const only = process.argv[2];
-// the scan bench uses the built worker (dist/scan-worker.js): build the Node side first
-execFileSync(process.execPath, ['scripts/build.mjs', 'node'], { stdio: 'inherit' });
+// the scan bench uses the built worker (dist/scan-worker.js), the diff view bench the built page:
+// build what the chosen benches run
+const needsPage = !only || 'diffview'.includes(only);
+execFileSync(process.execPath, ['scripts/build.mjs', ...(needsPage ? [] : ['node'])], {
+  stdio: 'inherit',
+});
 let failed = false;
 for (const file of readdirSync('bench').filter(
   (f) => f.endsWith('.bench.ts') && (!only || f.includes(only)),

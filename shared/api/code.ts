@@ -82,11 +82,31 @@ export interface CodeFileContent {
   original: string;
   /** The analyzer's proposal (equal to original when it proposes nothing). */
   proposed: string;
-  /** What the reviewer settled on, when reviewed. */
+  /**
+   * The reviewer's own text (an edited review); null when the review took the proposal or the
+   * original as they are (a file's findings are in its scan record, `code.get`).
+   */
   reviewed: string | null;
   review: ReviewState;
-  findings: CodeFinding[];
+  /**
+   * The changes from `original` to the text the review shows: the reviewer's, else the original
+   * for a rejected file, else the proposal.
+   */
+  diff: DiffChange[];
 }
+
+/**
+ * One changed block, as Monaco's diff worker describes it: original lines [start, end), modified
+ * lines [start, end), and the changed character ranges inside (original start line, column, end
+ * line, column, then the same on the modified side).
+ */
+export type DiffChange = [
+  number,
+  number,
+  number,
+  number,
+  [number, number, number, number, number, number, number, number][],
+];
 
 export interface ApplyResult {
   applied: string[];

@@ -293,6 +293,8 @@ export const en = {
     allRules: 'All rules',
     noMatches: 'No finding matches these filters.',
     pickFile: 'Pick a file on the left.',
+    fileFindings: 'Findings in this file',
+    showLine: 'Show line {{line}} in the diff',
     noText:
       'Nothing to diff here: this file is listed for its findings (a CUDA source to port by hand).',
     notProposed: 'the rewrite would not parse: no proposal',

@@ -276,6 +276,8 @@ export const zhCN: Messages = {
     allRules: '全部规则',
     noMatches: '没有符合筛选条件的发现。',
     pickFile: '请在左侧选择一个文件。',
+    fileFindings: '本文件的问题',
+    showLine: '在差异视图中显示第 {{line}} 行',
     noText: '这里没有可对比的内容：该文件因其发现而列出（需手工移植的 CUDA 源码）。',
     notProposed: '改写后无法解析：不提供修改建议',
     severity: { error: '错误', warning: '警告', info: '提示' },

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { lineDiff } from '../code-review/line-diff';
 import { arch, platform } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { EventName, EventPayload, Input, MethodName, Output } from '../../../shared/api';
@@ -381,7 +382,12 @@ function buildHandlers(s: Services): Handlers {
     },
     'code.scans': ({ sessionId }) => s.code.list(sessionId),
     'code.get': ({ scanId }) => s.code.get(scanId),
-    'code.file': ({ scanId, file }) => s.code.file(scanId, file),
+    'code.file': ({ scanId, file }) => {
+      const content = s.code.file(scanId, file);
+      const shown =
+        content.reviewed ?? (content.review === 'rejected' ? content.original : content.proposed);
+      return { ...content, diff: lineDiff(content.original, shown) };
+    },
     'code.review': ({ scanId, file, review, text }) => s.code.review(scanId, file, review, text),
     'code.patch': ({ scanId }) => s.code.patch(scanId),
     'code.apply': ({ scanId }) => s.code.apply(scanId, join(s.location.dataDir, 'backups')),

@@ -52,7 +52,17 @@ describe('code review: scan, review per file, patch, apply', () => {
     expect(file.original).toBe(readFileSync(join(project, 'train.py'), 'utf8'));
     expect(file.proposed).toContain('import torch_npu');
     expect(file.proposed).toContain('init_process_group(backend="hccl")');
-    expect(file.findings.every((f) => f.file === 'train.py')).toBe(true);
+    // the diff the review opens with: replaying its blocks on the original gives the proposal
+    const before = file.original.split('\n');
+    const after = file.proposed.split('\n');
+    const replayed: string[] = [];
+    let at = 1;
+    for (const [a0, a1, b0, b1] of file.diff) {
+      replayed.push(...before.slice(at - 1, a0 - 1), ...after.slice(b0 - 1, b1 - 1));
+      at = a1;
+    }
+    expect([...replayed, ...before.slice(at - 1)]).toEqual(after);
+    expect(file.diff.length).toBeGreaterThan(5);
     expect((await core.call('code.scans', {}))[0]).toMatchObject({ id: scanId, mode: 'rewrite' });
     await failsWith(core.call('code.file', { scanId, file: '../../etc/passwd' }), 'NOT_FOUND');
   });

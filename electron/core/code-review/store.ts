@@ -267,16 +267,18 @@ export class CodeReviewStore {
     return readFileSync(this.artifacts.pathOf(sha), 'utf8');
   }
 
-  file(scanId: number, file: string): CodeFileContent {
+  /** A file's texts (the engine adds the diff for the review: see `code.file`). */
+  file(scanId: number, file: string): Omit<CodeFileContent, 'diff'> {
     this.scanRow(scanId);
     const row = this.fileRow(scanId, file);
+    const own = row.reviewed_sha256 && row.reviewed_sha256 !== row.proposed_sha256;
     return {
       file,
       original: this.text(row.original_sha256),
       proposed: this.text(row.proposed_sha256),
-      reviewed: row.reviewed_sha256 ? this.text(row.reviewed_sha256) : null,
+      // an accepted file's text is the proposal: not sent twice
+      reviewed: own ? this.text(row.reviewed_sha256!) : null,
       review: row.review,
-      findings: this.findings(scanId, file),
     };
   }
 

@@ -1,7 +1,9 @@
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { CodeFileContent, Language, ReviewState } from '../../../../shared/api';
+import type { CodeFileContent, CodeFinding, Language, ReviewState } from '../../../../shared/api';
 import { loadMonaco, type Monaco } from '../../monaco/load';
+import { pageDiffServices, seedDiff } from '../../monaco/diff-provider';
+import { takeFileRequested } from './open-timing';
 import type * as MonacoApi from 'monaco-editor/editor/editor.api';
 
 type LineChange = MonacoApi.editor.ILineChange;
@@ -15,6 +17,8 @@ const languageOf = (file: string) =>
 
 export interface ReviewEditorProps {
   content: CodeFileContent;
+  /** The file's findings: markers on the original side, explained on hover. */
+  findings: CodeFinding[];
   lang: Language;
   /** Saves a decision; `text` is the right-hand side as it stands. */
   onReview: (review: ReviewState, text?: string) => void;
@@ -46,31 +50,36 @@ export function ReviewEditor(props: ReviewEditorProps) {
 
   useEffect(() => {
     let disposed = false;
-    const started = performance.now();
+    const started = takeFileRequested(performance.now());
     const disposables: { dispose(): void }[] = [];
     loadMonaco(props.lang)
       .then((monaco) => {
         if (disposed || !host.current) return;
         monacoRef.current = monaco;
         const dark = document.documentElement.dataset.theme === 'dark';
-        const diff = monaco.editor.createDiffEditor(host.current, {
-          automaticLayout: true,
-          readOnly: !!props.readOnly,
-          originalEditable: false,
-          renderSideBySide: true,
-          useInlineViewWhenSpaceIsLimited: false,
-          theme: dark ? 'vs-dark' : 'vs',
-          fontSize: 13,
-          minimap: { enabled: false },
-          scrollBeyondLastLine: false,
-          renderMarginRevertIcon: false,
-          ignoreTrimWhitespace: false,
-          maxComputationTime: 0, // the whole diff, even for a 10k-line file
-          // per-change accept/reject is ours (the navigator above); Monaco's gutter menu and its
-          // overview ruler cost ~40% of opening a 10k-line diff with hundreds of changes
-          renderGutterMenu: false,
-          renderOverviewRuler: false,
-        });
+        const diff = monaco.editor.createDiffEditor(
+          host.current,
+          {
+            automaticLayout: true,
+            readOnly: !!props.readOnly,
+            originalEditable: false,
+            renderSideBySide: true,
+            useInlineViewWhenSpaceIsLimited: false,
+            theme: dark ? 'vs-dark' : 'vs',
+            fontSize: 13,
+            minimap: { enabled: false },
+            scrollBeyondLastLine: false,
+            renderMarginRevertIcon: false,
+            ignoreTrimWhitespace: false,
+            maxComputationTime: 0, // the whole diff, even for a 10k-line file
+
+            // per-change accept/reject is ours (the navigator above); Monaco's gutter menu and its
+            // overview ruler cost ~40% of opening a 10k-line diff with hundreds of changes
+            renderGutterMenu: false,
+            renderOverviewRuler: false,
+          },
+          pageDiffServices,
+        );
         const language = languageOf(content.file);
         // colouring a long file competes with the first diff for the main thread: show the diff
         // first, then switch the grammar on
@@ -80,57 +89,57 @@ export function ReviewEditor(props: ReviewEditorProps) {
         const start =
           content.reviewed ?? (content.review === 'rejected' ? content.original : content.proposed);
         const modified = monaco.editor.createModel(start, initial);
+        // the engine diffed the same two texts: no diff to wait for on the page
+        seedDiff(original, modified, content.diff);
         diff.setModel({ original, modified });
         // Monaco hides markers in read-only editors by default; the original side is read-only
         diff.getOriginalEditor().updateOptions({ renderValidationDecorations: 'on' });
-        monaco.editor.setModelMarkers(
-          original,
-          'amw',
-          content.findings.map((f) => ({
-            severity:
-              f.severity === 'error'
-                ? monaco.MarkerSeverity.Error
-                : f.severity === 'warning'
-                  ? monaco.MarkerSeverity.Warning
-                  : monaco.MarkerSeverity.Info,
-            message: f.fix?.description ? `${f.message}\n→ ${f.fix.description}` : f.message,
-            code: f.ruleId,
-            source: 'amw',
-            startLineNumber: f.line,
-            startColumn: f.column,
-            endLineNumber: f.endLine,
-            endColumn: Math.max(f.endColumn, f.column + 1),
-          })),
-        );
+        // the findings as markers, once the diff is on screen (hundreds of them would hold up
+        // its first frame)
+        const showMarkers = () =>
+          monaco.editor.setModelMarkers(
+            original,
+            'amw',
+            props.findings.map((f) => ({
+              severity:
+                f.severity === 'error'
+                  ? monaco.MarkerSeverity.Error
+                  : f.severity === 'warning'
+                    ? monaco.MarkerSeverity.Warning
+                    : monaco.MarkerSeverity.Info,
+              message: f.fix?.description ? `${f.message}\n→ ${f.fix.description}` : f.message,
+              code: f.ruleId,
+              source: 'amw',
+              startLineNumber: f.line,
+              startColumn: f.column,
+              endLineNumber: f.endLine,
+              endColumn: Math.max(f.endColumn, f.column + 1),
+            })),
+          );
         let first = true;
         disposables.push(
           diff.onDidUpdateDiff(() => {
             setHunks(diff.getLineChanges() ?? []);
             if (first) {
               first = false;
-              // how long the review took to show this file, for the e2e trace and the curious
-              host.current?.setAttribute(
-                'data-diff-ms',
-                String(Math.round(performance.now() - started)),
-              );
-              setReady(true);
-              if (props.revealLine) {
-                const ed = diff.getOriginalEditor();
-                ed.revealLineInCenter(props.revealLine);
-                ed.setSelection(
-                  new monaco.Range(
-                    props.revealLine,
-                    1,
-                    props.revealLine,
-                    original.getLineMaxColumn(props.revealLine),
-                  ),
-                );
-              }
-              if (lateColour)
+              // ready once the frame showing the diff is painted (a task queued from the
+              // animation frame runs after it): from the click to here is how long this file
+              // took to open, for the bench, the e2e trace and the curious
+              requestAnimationFrame(() =>
                 setTimeout(() => {
-                  monaco.editor.setModelLanguage(original, language);
-                  monaco.editor.setModelLanguage(modified, language);
-                });
+                  if (disposed) return;
+                  showMarkers();
+                  host.current?.setAttribute(
+                    'data-diff-ms',
+                    String(Math.round(performance.now() - started)),
+                  );
+                  setReady(true);
+                  if (lateColour) {
+                    monaco.editor.setModelLanguage(original, language);
+                    monaco.editor.setModelLanguage(modified, language);
+                  }
+                }),
+              );
             }
           }),
           modified.onDidChangeContent(() => {
@@ -157,6 +166,19 @@ export function ReviewEditor(props: ReviewEditorProps) {
     // mounted once per file (the parent keys it): saving a review must not rebuild the editor
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
+
+  // the line asked for (an op's source line, a finding clicked below), once the diff shows
+  useEffect(() => {
+    const diff = editor.current;
+    const monaco = monacoRef.current;
+    const line = props.revealLine;
+    if (!ready || !diff || !monaco || !line) return;
+    const ed = diff.getOriginalEditor();
+    const model = ed.getModel();
+    if (!model || line > model.getLineCount()) return;
+    ed.revealLineInCenter(line);
+    ed.setSelection(new monaco.Range(line, 1, line, model.getLineMaxColumn(line)));
+  }, [ready, props.revealLine]);
 
   const modifiedModel = () => editor.current?.getModel()?.modified ?? null;
   const originalLines = (h: LineChange) => {

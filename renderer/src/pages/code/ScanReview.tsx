@@ -13,6 +13,8 @@ import { useAction, useCall, useTransport } from '../../api';
 import { Dialog } from '../../components/Dialog';
 import { ErrorText } from '../../components/ErrorText';
 import { loadMonaco } from '../../monaco/load';
+import { FindingsList } from './FindingsList';
+import { markFileRequested } from './open-timing';
 import { ReviewEditor } from './ReviewEditor';
 
 const SEVERITIES: Severity[] = ['error', 'warning', 'info'];
@@ -244,7 +246,17 @@ function ScanReviewLoaded(props: {
                         aria-current={props.file === f.file ? 'true' : undefined}
                         data-testid="tree-file"
                         data-file={f.file}
-                        onClick={() => props.setFile(f.file)}
+                        onClick={() => {
+                          if (f.file !== props.file) markFileRequested();
+                          // ask the engine for the file before rendering anything: the
+                          // request then runs while the page lays out the review
+                          void client.prefetchQuery({
+                            queryKey: ['code.file', { scanId: scan.id, file: f.file }],
+                            queryFn: () =>
+                              transport.call('code.file', { scanId: scan.id, file: f.file }),
+                          });
+                          props.setFile(f.file);
+                        }}
                       >
                         <span className="name">{f.file.split('/').pop()}</span>
                         <span className={`count ${f.errors ? 'fail' : f.warnings ? 'warn' : ''}`}>
@@ -275,6 +287,7 @@ function ScanReviewLoaded(props: {
               file={props.file}
               entry={scan.fileList.find((f) => f.file === props.file) ?? null}
               findings={visible.filter((f) => f.file === props.file)}
+              markers={scan.findings.filter((f) => f.file === props.file)}
               lang={props.lang}
               line={props.line}
               onSaved={() => void client.invalidateQueries({ queryKey: ['code.get'] })}
@@ -321,12 +334,17 @@ function FileReview(props: {
   scanId: number;
   file: string;
   entry: CodeFileEntry | null;
+  /** The file's findings the filters let through (the list below the diff). */
   findings: CodeFinding[];
+  /** All of the file's findings (the markers in the diff). */
+  markers: CodeFinding[];
   lang: Language;
   line: number | null;
   onSaved: () => void;
 }) {
   const { t } = useTranslation();
+  // a finding clicked in the list below shows its line in the editor
+  const [line, setLine] = useState(props.line);
   return (
     <div className="file-review" data-testid="file-review">
       <h2 className="file-title">
@@ -335,20 +353,12 @@ function FileReview(props: {
           <span className="badge warn">{t('code.notProposed')}</span>
         )}
       </h2>
-      {props.entry?.hasText ? <FileDiff {...props} /> : <p className="muted">{t('code.noText')}</p>}
-      <ul className="findings" data-testid="findings">
-        {props.findings.map((f) => (
-          <li key={`${f.ruleId}@${f.line}:${f.column}`} className={f.severity}>
-            <span className={`sev ${f.severity}`}>{t(`code.severity.${f.severity}`)}</span>
-            <span className="loc">
-              {f.line}:{f.column}
-            </span>
-            <code className="rule">{f.ruleId}</code>
-            <span>{f.message}</span>
-            {f.fix?.description && <span className="muted"> → {f.fix.description}</span>}
-          </li>
-        ))}
-      </ul>
+      {props.entry?.hasText ? (
+        <FileDiff {...props} line={line} />
+      ) : (
+        <p className="muted">{t('code.noText')}</p>
+      )}
+      <FindingsList findings={props.findings} onPick={setLine} />
     </div>
   );
 }
@@ -357,6 +367,7 @@ function FileDiff(props: {
   scanId: number;
   file: string;
   entry: CodeFileEntry | null;
+  markers: CodeFinding[];
   lang: Language;
   line: number | null;
   onSaved: () => void;
@@ -377,6 +388,7 @@ function FileDiff(props: {
       {content.data && (
         <ReviewEditor
           content={content.data}
+          findings={props.markers}
           lang={props.lang}
           revealLine={props.line}
           onReview={review}

@@ -114,6 +114,21 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     await expect(page.getByTestId('hunk-label')).toContainText('of 501');
     await page.getByTestId('hunk-next').click();
     await expect(page.getByTestId('hunk-label')).toContainText('Change 2 of 501');
+
+    // hundreds of findings: the list draws the rows in view; the last one, scrolled to and
+    // clicked, brings its line into the diff
+    const list = page.getByTestId('findings');
+    expect(await list.getByRole('listitem').count()).toBeLessThan(40);
+    await list.evaluate((el) => (el.scrollTop = el.scrollHeight));
+    const last = list.getByRole('listitem').last();
+    const lineOfLast = async () =>
+      Number(/^(\d+):/.exec((await last.locator('.loc').textContent()) ?? '')?.[1]);
+    await expect.poll(lineOfLast).toBeGreaterThan(9000);
+    const at = await lineOfLast();
+    await last.click();
+    await expect(
+      page.locator('.editor.original .line-numbers').filter({ hasText: new RegExp(`^${at}$`) }),
+    ).toBeVisible();
   });
 
   test('zh-CN: the review speaks Chinese, and a missing folder is a clear error', async ({

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { lineDiff } from '../code-review/line-diff';
+import { lineDiff } from '../../../shared/diff/line-diff';
 import { arch, platform } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { EventName, EventPayload, Input, MethodName, Output } from '../../../shared/api';

@@ -1,8 +1,7 @@
-// Monaco's diff editor gets its diffs from here instead of its editor worker. The diff a review
-// opens with comes computed by the engine (same algorithm, shipped with the file); later ones
-// (after a hand edit or a rejected change) are computed on the page, which for a review's file
-// sizes costs less than copying both texts to the worker and back.
-import { DefaultLinesDiffComputer } from 'monaco-editor/editor/common/diff/defaultLinesDiffComputer/defaultLinesDiffComputer';
+// Monaco's diff editor gets its diffs from here instead of its editor worker: the engine's line
+// diff (shared/diff), shipped with the file for the review's first view and run on the page after
+// an edit or a rejected change. Copying both texts to the worker and back costs more than that
+// diff does, and one algorithm throughout keeps the changes from shifting between the two.
 import {
   DetailedLineRangeMapping,
   RangeMapping,
@@ -11,16 +10,9 @@ import { LineRange } from 'monaco-editor/editor/common/core/ranges/lineRange';
 import { Range } from 'monaco-editor/editor/common/core/range';
 import type * as MonacoApi from 'monaco-editor/editor/editor.api';
 import type { DiffChange } from '../../../shared/api';
+import { lineDiff } from '../../../shared/diff/line-diff';
 
 type Model = MonacoApi.editor.ITextModel;
-interface Options {
-  ignoreTrimWhitespace: boolean;
-  maxComputationTimeMs: number;
-  computeMoves: boolean;
-}
-
-const computer = new DefaultLinesDiffComputer();
-
 /** Diffs known for a pair of models at given versions (the engine's, at open). */
 const seeded = new WeakMap<
   Model,
@@ -43,7 +35,7 @@ const toMappings = (changes: DiffChange[]) =>
       new DetailedLineRangeMapping(
         new LineRange(c[0], c[1]),
         new LineRange(c[2], c[3]),
-        c[4]?.map(
+        c[4].map(
           (r) =>
             new RangeMapping(new Range(r[0], r[1], r[2], r[3]), new Range(r[4], r[5], r[6], r[7])),
         ),
@@ -53,30 +45,19 @@ const toMappings = (changes: DiffChange[]) =>
 const provider = {
   onDidChange: () => ({ dispose() {} }),
   dispose() {},
-  computeDiff(original: Model, modified: Model, options: Options) {
+  computeDiff(original: Model, modified: Model) {
     const seed = seeded.get(modified);
-    if (
+    const fresh =
       seed &&
       seed.original === original &&
       seed.originalVersion === original.getAlternativeVersionId() &&
-      seed.version === modified.getAlternativeVersionId()
-    ) {
-      return Promise.resolve({
-        identical: seed.changes.length === 0 && original.getValue() === modified.getValue(),
-        quitEarly: false,
-        changes: toMappings(seed.changes),
-        moves: [],
-      });
-    }
-    const a = original.getLinesContent();
-    const b = modified.getLinesContent();
-    const result = computer.computeDiff(a, b, options);
+      seed.version === modified.getAlternativeVersionId();
+    const changes = fresh ? seed.changes : lineDiff(original.getValue(), modified.getValue());
     return Promise.resolve({
-      identical:
-        result.changes.length === 0 && a.length === b.length && a.every((l, i) => l === b[i]),
-      quitEarly: result.hitTimeout,
-      changes: result.changes,
-      moves: result.moves,
+      identical: changes.length === 0,
+      quitEarly: false,
+      changes: toMappings(changes),
+      moves: [],
     });
   },
 };

@@ -1,5 +1,5 @@
 import { DefaultLinesDiffComputer } from 'monaco-editor/editor/common/diff/defaultLinesDiffComputer/defaultLinesDiffComputer';
-import type { DiffChange } from '../../../shared/api';
+import type { DiffChange } from '../api';
 
 type Inner = NonNullable<DiffChange[4]>[number];
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DiffChange } from '../../../shared/api';
+import type { DiffChange } from '../api';
 import { lineDiff } from './line-diff';
 
 /** Replays a diff's line blocks on the original's lines: must give the modified lines. */

@@ -73,6 +73,31 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     await expect(trainEntry.getByTestId('review-state')).toHaveText('⇣');
   });
 
+  test('a hand edit typed just before opening another file is kept', async ({ app }) => {
+    const { page } = app;
+    await new Shell(page).ready();
+    await page.getByTestId('nav-code').click();
+    await page.getByTestId('scan-path').fill(project);
+    await page.getByTestId('scan-start').click();
+    await expect(page.getByTestId('scan-review')).toBeVisible({ timeout: 30_000 });
+    const train = page.locator('[data-testid=tree-file][data-file="train.py"]');
+    await train.click();
+    const editor = page.getByTestId('diff-editor');
+    await expect(editor).toHaveAttribute('data-ready', 'true', { timeout: 30_000 });
+    await editor.locator('.editor.modified .view-lines').click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('\n# checked by hand');
+    // no pause: the edit is still waiting for its save when the next file opens
+    await page.locator('[data-testid=tree-file][data-file="big_model.py"]').click();
+    await expect(train.getByTestId('review-state')).toHaveText('✎');
+    await train.click();
+    await expect(editor).toHaveAttribute('data-ready', 'true', { timeout: 30_000 });
+    // the reopened file shows the saved edit at its end
+    await editor.locator('.editor.modified .view-lines').click();
+    await page.keyboard.press('Control+End');
+    await expect(editor.locator('.editor.modified .view-lines')).toContainText('checked by hand');
+  });
+
   test('filters narrow the file tree; the diff of a 10k-line file opens (time printed)', async ({
     app,
   }) => {

@@ -2,7 +2,8 @@ import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { CodeFileContent, CodeFinding, Language, ReviewState } from '../../../../shared/api';
 import { loadMonaco, type Monaco } from '../../monaco/load';
-import { pageDiffServices, seedDiff } from '../../monaco/diff-provider';
+import { seedDiff } from '../../monaco/diff-provider';
+import { leaseDiffEditor } from '../../monaco/diff-editor-pool';
 import { takeFileRequested } from './open-timing';
 import type * as MonacoApi from 'monaco-editor/editor/editor.api';
 
@@ -43,6 +44,7 @@ export function ReviewEditor(props: ReviewEditorProps) {
   const [cursor, setCursor] = useState(0);
   const [loadError, setLoadError] = useState<string | null>(null);
   const saveTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const pendingSave = useRef<(() => void) | null>(null);
   const ours = useRef(false); // content changes we make ourselves are saved by their own action
   const onReview = useRef(props.onReview);
   onReview.current = props.onReview;
@@ -57,29 +59,26 @@ export function ReviewEditor(props: ReviewEditorProps) {
         if (disposed || !host.current) return;
         monacoRef.current = monaco;
         const dark = document.documentElement.dataset.theme === 'dark';
-        const diff = monaco.editor.createDiffEditor(
-          host.current,
-          {
-            automaticLayout: true,
-            readOnly: !!props.readOnly,
-            originalEditable: false,
-            renderSideBySide: true,
-            useInlineViewWhenSpaceIsLimited: false,
-            theme: dark ? 'vs-dark' : 'vs',
-            fontSize: 13,
-            minimap: { enabled: false },
-            scrollBeyondLastLine: false,
-            renderMarginRevertIcon: false,
-            ignoreTrimWhitespace: false,
-            maxComputationTime: 0, // the whole diff, even for a 10k-line file
+        const lease = leaseDiffEditor(monaco, host.current, {
+          automaticLayout: true,
+          readOnly: !!props.readOnly,
+          originalEditable: false,
+          renderSideBySide: true,
+          useInlineViewWhenSpaceIsLimited: false,
+          theme: dark ? 'vs-dark' : 'vs',
+          fontSize: 13,
+          minimap: { enabled: false },
+          scrollBeyondLastLine: false,
+          renderMarginRevertIcon: false,
+          ignoreTrimWhitespace: false,
+          maxComputationTime: 0, // the whole diff, even for a 10k-line file
 
-            // per-change accept/reject is ours (the navigator above); Monaco's gutter menu and its
-            // overview ruler cost ~40% of opening a 10k-line diff with hundreds of changes
-            renderGutterMenu: false,
-            renderOverviewRuler: false,
-          },
-          pageDiffServices,
-        );
+          // per-change accept/reject is ours (the navigator above); Monaco's gutter menu and its
+          // overview ruler cost ~40% of opening a 10k-line diff with hundreds of changes
+          renderGutterMenu: false,
+          renderOverviewRuler: false,
+        });
+        const diff = lease.diff;
         const language = languageOf(content.file);
         // colouring a long file competes with the first diff for the main thread: show the diff
         // first, then switch the grammar on
@@ -145,14 +144,17 @@ export function ReviewEditor(props: ReviewEditorProps) {
           modified.onDidChangeContent(() => {
             if (ours.current) return;
             clearTimeout(saveTimer.current);
-            saveTimer.current = setTimeout(
-              () => onReview.current('edited', modified.getValue()),
-              600,
-            );
+            const save = () => {
+              pendingSave.current = null;
+              onReview.current('edited', modified.getValue());
+            };
+            pendingSave.current = save;
+            saveTimer.current = setTimeout(save, 600);
           }),
           original,
           modified,
-          diff,
+          // the editor itself goes back to the page's pool, emptied, before the models go
+          { dispose: () => lease.release() },
         );
         editor.current = diff;
       })
@@ -160,6 +162,8 @@ export function ReviewEditor(props: ReviewEditorProps) {
     return () => {
       disposed = true;
       clearTimeout(saveTimer.current);
+      // an edit typed just before leaving the file is saved now, not dropped
+      pendingSave.current?.();
       for (const d of disposables.reverse()) d.dispose();
       editor.current = null;
     };

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import type {
+  CodeFileContent,
   CodeFileEntry,
   CodeFinding,
   CodeScanRecord,
@@ -9,6 +10,7 @@ import type {
   ReviewState,
   Severity,
 } from '../../../../shared/api';
+import { lineDiff } from '../../../../shared/diff/line-diff';
 import { useAction, useCall, useTransport } from '../../api';
 import { Dialog } from '../../components/Dialog';
 import { ErrorText } from '../../components/ErrorText';
@@ -373,13 +375,19 @@ function FileDiff(props: {
   onSaved: () => void;
 }) {
   const transport = useTransport();
-  const content = useCall('code.file', { scanId: props.scanId, file: props.file });
+  const client = useQueryClient();
+  const key = { scanId: props.scanId, file: props.file };
+  const content = useCall('code.file', key);
   const [saveError, setSaveError] = useState<unknown>(null);
   const review = (state: ReviewState, text?: string) => {
     setSaveError(null);
-    transport
-      .call('code.review', { scanId: props.scanId, file: props.file, review: state, text })
-      .then(props.onSaved, setSaveError);
+    transport.call('code.review', { ...key, review: state, text }).then((entry) => {
+      // the file as the engine now has it, for the next time it opens (this view keeps its own)
+      client.setQueryData(['code.file', key], (old: CodeFileContent | undefined) =>
+        old ? withReview(old, entry.review, text) : old,
+      );
+      props.onSaved();
+    }, setSaveError);
   };
   return (
     <>
@@ -397,4 +405,11 @@ function FileDiff(props: {
       )}
     </>
   );
+}
+
+/** A file's content after a review was saved (`review` as the engine settled it). */
+function withReview(old: CodeFileContent, review: ReviewState, text?: string): CodeFileContent {
+  const reviewed = review === 'edited' && text !== undefined ? text : null;
+  const shown = reviewed ?? (review === 'rejected' ? old.original : old.proposed);
+  return { ...old, review, reviewed, diff: lineDiff(old.original, shown) };
 }

@@ -432,7 +432,7 @@ export function analyzeSource(
       first?.type === 'aliased_import' ? first.childForFieldName('name')?.text : first?.text;
     const name = `${module.text}.${imported ?? ''}`;
     const best = bestReference(c.references, name);
-    if (!best) continue;
+    if (!best || best.r.uses) continue;
     const rw = best.r.rewrite;
     const segments = module.text.split('.');
     const at = rw?.kind === 'rename-segment' ? segments.indexOf(rw.from) : -1;

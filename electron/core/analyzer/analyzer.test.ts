@@ -242,6 +242,8 @@ describe('realistic fixtures: exactly what a porter changes', () => {
       'hstu/triton_attn.py:2:add.import-torch-npu',
       'hstu/triton_attn.py:3:lib.triton',
       'hstu/triton_attn.py:4:lib.triton',
+      // the kernel itself: what triton-ascend porting is about
+      'hstu/triton_attn.py:7:lib.triton-kernel',
       'requirements.txt:1:req.torch-npu',
       'requirements.txt:2:lib.fbgemm-gpu',
       'requirements.txt:3:lib.torchrec',
@@ -303,6 +305,51 @@ describe('realistic fixtures: exactly what a porter changes', () => {
       '--extra-index-url https://download.pytorch.org/whl/cpu',
     ]);
     expect(changed.get('cli_demo.py')!.after).toContain('ids.is_npu');
+  });
+
+  it('LLM fine-tuning: flash-attn/xformers/apex calls, flash_attention_2, DataParallel, NCCL checks, profiler, accelerate config', async () => {
+    const root = join(FIXTURES, 'llm-finetune');
+    const scan = await scanProject(root);
+    expect(where(scan)).toEqual([
+      'attention.py:2:add.import-torch-npu',
+      'attention.py:3:amp.apex',
+      'attention.py:4:lib.flash-attn',
+      'attention.py:5:lib.xformers',
+      'attention.py:6:amp.apex-cuda-kernels',
+      // each call a porter rewrites, not only the import
+      'attention.py:10:lib.flash-attn-call',
+      'attention.py:14:lib.flash-attn-call',
+      'attention.py:18:lib.xformers-call',
+      'attention.py:18:lib.xformers-call',
+      'attention.py:24:lib.apex-call',
+      'attention.py:32:cuda.no-counterpart',
+      'configs/accelerate.yaml:2:script.cuda-env',
+      'train_sft.py:4:add.import-torch-npu',
+      'train_sft.py:4:add.compile-mode',
+      'train_sft.py:15:attn.flash-attention-2',
+      'train_sft.py:21:lib.deepspeed',
+      'train_sft.py:23:lib.deepspeed-ops',
+      'train_sft.py:28:dist.nccl-api',
+      'train_sft.py:31:dist.data-parallel',
+      'train_sft.py:35:prof.torch-profiler',
+      'train_sft.py:36:prof.cuda-activity',
+      'train_sft.py:37:prof.torch-profiler',
+    ]);
+    const changed = migratedFiles(scan, 'rewrite', await pythonParser());
+    const train = changed.get('train_sft.py')!;
+    expect(train.parses).toBe(true);
+    expect(train.after).toContain('attn_implementation="sdpa"');
+    expect(train.after).toContain('dist.is_hccl_available()');
+    expect(train.after).toContain('ProfilerActivity.CPU, torch_npu.profiler.ProfilerActivity.NPU]');
+    expect(changed.get('configs/accelerate.yaml')!.after).toContain('distributed_type: MULTI_NPU');
+    const out = tempDir();
+    writeFileSync(join(out, 'train_sft.py'), train.after);
+    execFileSync('python3', ['-m', 'py_compile', join(out, 'train_sft.py')]);
+    // transfer_to_npu handles NCCL names and the profiler at run time: transfer mode leaves them
+    const transfer = migratedFiles(scan, 'transfer', await pythonParser()).get('train_sft.py')!;
+    expect(transfer.after).toContain('dist.is_nccl_available()');
+    expect(transfer.after).toContain('attn_implementation="sdpa"');
+    expect(transfer.after).toContain('from torch_npu.contrib import transfer_to_npu');
   });
 
   it('a CUDA extension: setup.py, .cu kernels, the JIT load fallback', async () => {

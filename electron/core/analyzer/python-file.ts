@@ -9,7 +9,7 @@ import type { Rule } from './rules';
  * not enough: model code that only imports torch has nothing to migrate.)
  */
 const PREFILTER =
-  /cuda|CUDA|nccl|NCCL_|apex|flash_attn|xformers|triton|transformer_engine|deepspeed|bitsandbytes|fbgemm|torchrec|cupy|vllm|colossalai|megatron|pynvml|nvtx|nvidia-smi|cpp_extension|device_ids|map_location|pin_memory|fused|compile|jit|autocast|scaled_dot_product_attention|init_process_group/;
+  /cuda|CUDA|nccl|NCCL|apex|amp_C|syncbn|DataParallel|profiler|flash_attention_2|flash_attn|xformers|triton|transformer_engine|deepspeed|bitsandbytes|fbgemm|torchrec|cupy|vllm|colossalai|megatron|pynvml|nvtx|nvidia-smi|cpp_extension|device_ids|map_location|pin_memory|fused|compile|jit|autocast|scaled_dot_product_attention|init_process_group/;
 
 export interface PythonSource {
   text: string;

@@ -53,6 +53,11 @@ export const Rule = z.object({
   rewrite: Rewrite.optional(),
   /** torch_npu's transfer_to_npu patches this at run time: transfer mode leaves it alone. */
   transfer: z.boolean().optional(),
+  /**
+   * Flags the places a library's names are used (each call a porter rewrites); the library's
+   * import rule already flags the import line, so this one does not repeat it there.
+   */
+  uses: z.boolean().optional(),
 });
 export type Rule = z.infer<typeof Rule>;
 

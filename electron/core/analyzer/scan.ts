@@ -229,6 +229,15 @@ const SCRIPT_PATTERNS: {
     edit: () => 'npu',
   },
   {
+    // accelerate's config: `distributed_type: MULTI_GPU`
+    re: /(?<=\bdistributed_type["']?\s*[:=]\s*["']?)MULTI_GPU\b/,
+    say: {
+      en: 'accelerate on several NPUs is MULTI_NPU.',
+      'zh-CN': '多卡 NPU 上的 accelerate 配置为 MULTI_NPU。',
+    },
+    edit: () => 'MULTI_NPU',
+  },
+  {
     re: /^\s*FROM\s+(nvidia\/cuda|nvcr\.io\/\S+|pytorch\/pytorch:\S*cuda\S*)/i,
     say: {
       en: 'CUDA base image: build on an Ascend image with CANN (e.g. ascendai/cann) instead.',
@@ -368,7 +377,7 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
     }
     if (SCRIPT_FILE.test(rel)) {
       const src = text(abs, rel);
-      if (src === null || !/CUDA|NCCL|nvidia|nccl|cuda|nvcr/.test(src)) continue;
+      if (src === null || !/CUDA|NCCL|nvidia|nccl|cuda|nvcr|MULTI_GPU/.test(src)) continue;
       const before = findings.length;
       scanScript(rel, src, lang, finding);
       if (findings.length > before)

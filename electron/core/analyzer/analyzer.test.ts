@@ -6,6 +6,7 @@ import { amw } from '../../../tests/support/cli';
 import { tempDir } from '../../../tests/support/temp';
 import { analyzeSource } from './analyze-file';
 import { applyEdits, migratedFiles, unifiedPatch } from './fix';
+import { prefilter } from './python-file';
 import { pythonParser } from './python-parser';
 import { loadRules } from './rules';
 import { scanProject } from './scan';
@@ -166,6 +167,40 @@ describe('scan of a nanoGPT-style project (AMP + DDP)', () => {
       readFileSync(join(NANOGPT, 'model.py'), 'utf8'),
     );
     expect(readFileSync(join(NANOGPT, 'train.py'), 'utf8')).not.toContain('torch_npu'); // original untouched
+  });
+});
+
+describe('files skipped without parsing', () => {
+  it("only files without any rule's words are skipped: .to(local_rank) alone or nn.DataParallel alone still count", async () => {
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, 'only_rank.py'),
+      'def place(model, local_rank):\n    return model.to(local_rank)\n',
+    );
+    writeFileSync(
+      join(dir, 'only_dp.py'),
+      'import torch.nn as nn\n\n\ndef wrap(m):\n    return nn.DataParallel(m)\n',
+    );
+    writeFileSync(join(dir, 'plain.py'), 'import numpy as np\n\nx = np.zeros(3)\n');
+    const scan = await scanProject(dir);
+    expect(where(scan)).toEqual([
+      'only_dp.py:1:add.import-torch-npu',
+      'only_dp.py:5:dist.data-parallel',
+      'only_rank.py:2:device.to-rank',
+    ]);
+    // every word the prefilter looks for comes from a rule, and a plain file has none of them
+    const re = prefilter(loadRules());
+    expect(re.test('import numpy as np\n\nx = np.zeros(3)\n')).toBe(false);
+    for (const word of [
+      'cuda',
+      'nccl',
+      'flash_attn',
+      'DataParallel',
+      'local_rank',
+      'amp_C',
+      'is_cuda',
+    ])
+      expect(re.test(`x = ${word}`), word).toBe(true);
   });
 });
 

@@ -4,12 +4,45 @@ import type { Language } from '../../../shared/api';
 import { analyzeSource, type Finding } from './analyze-file';
 import type { Rule } from './rules';
 
+const prefilters = new WeakMap<Rule[], RegExp>();
+const CUDA_ISH = /cuda|cudnn|nccl|nvtx/i;
+const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /**
- * A file that mentions none of these cannot match any rule: skip parsing it. (Plain `torch` is
- * not enough: model code that only imports torch has nothing to migrate.)
+ * The words a file must contain for any rule to match it, derived from the rules: a rule's dotted
+ * name can only match where its segments are written (at the use or in the import that binds the
+ * alias), so one of them is enough — the library's name, or under torch the most telling one;
+ * keyword, method and attribute
+ * names; imported modules; the literal part of string patterns. A file with none is not parsed.
  */
-const PREFILTER =
-  /cuda|CUDA|nccl|NCCL|apex|amp_C|syncbn|DataParallel|profiler|flash_attention_2|flash_attn|xformers|triton|transformer_engine|deepspeed|bitsandbytes|fbgemm|torchrec|cupy|vllm|colossalai|megatron|pynvml|nvtx|nvidia-smi|cpp_extension|device_ids|map_location|pin_memory|fused|compile|jit|autocast|scaled_dot_product_attention|init_process_group/;
+export function prefilter(rules: Rule[]): RegExp {
+  const hit = prefilters.get(rules);
+  if (hit) return hit;
+  const words = new Set<string>();
+  const longest = (parts: string[]) => parts.reduce((a, b) => (b.length > a.length ? b : a), '');
+  for (const r of rules) {
+    const m = r.match;
+    if (m.kind === 'reference' || m.kind === 'call')
+      for (const name of m.names) {
+        const [root, ...rest] = name.split('.').filter((seg) => seg !== '*');
+        // a library's name is in its import; under torch, a CUDA-ish segment, else the longest
+        if (root !== 'torch') words.add(root!);
+        else words.add(rest.find((seg) => CUDA_ISH.test(seg)) ?? longest(rest));
+      }
+    else if (m.kind === 'import') for (const mod of m.modules) words.add(mod.split('.')[0]!);
+    else if (m.kind === 'method') for (const w of m.firstArgIdentifier ?? [m.name]) words.add(w);
+    else if (m.kind === 'keyword' || m.kind === 'attribute') words.add(m.name);
+    else if (m.kind === 'string') {
+      // the literal text of the pattern, without classes and escapes
+      const literal = m.regex.replace(/\[[^\]]*\]/g, ' ').replace(/\\./g, ' ');
+      words.add(longest(literal.match(/[A-Za-z_][\w-]{2,}/g) ?? []));
+    }
+  }
+  words.delete('');
+  const re = new RegExp([...words].map(escape).join('|'));
+  prefilters.set(rules, re);
+  return re;
+}
 
 export interface PythonSource {
   text: string;
@@ -45,7 +78,7 @@ export function analyzePythonFile(
   }
   let lines = src.length ? 1 : 0;
   for (let i = src.indexOf('\n'); i >= 0; i = src.indexOf('\n', i + 1)) lines++;
-  if (!PREFILTER.test(src)) return { rel, lines, parseErrors: false, findings: [] };
+  if (!prefilter(rules).test(src)) return { rel, lines, parseErrors: false, findings: [] };
   const result = analyzeSource(parser, src, rel, rules, lang);
   const findings = result.findings;
   const source =

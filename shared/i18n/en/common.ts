@@ -1,0 +1,12 @@
+export const common = {
+  loading: 'Loading…',
+  back: 'Back',
+  cancel: 'Cancel',
+  close: 'Close',
+  retry: 'Retry',
+  notYet: 'Not in this build yet',
+  howToStart: 'How to start',
+  cli: 'From the command line',
+  connectionLost: 'Connection to the workbench engine lost. Reconnecting…',
+  reconnected: 'Reconnected.',
+} as const;

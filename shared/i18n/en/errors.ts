@@ -1,0 +1,31 @@
+export const errors = {
+  VALIDATION: 'Some input is not valid: {{message}}',
+  UNKNOWN_METHOD: 'The engine does not know this request: {{message}}',
+  BAD_MESSAGE: 'The request could not be read: {{message}}',
+  PAYLOAD_TOO_LARGE: 'The request is too large: {{message}}',
+  NOT_FOUND: 'Not found: {{message}}',
+  CANCELLED: 'Cancelled.',
+  CONFLICT: 'Conflict: {{message}}',
+  UNAUTHORIZED: 'Not authorised. Open the address that `amw serve` printed.',
+  DB_TOO_NEW:
+    'The database {{dbPath}} has schema version {{dbVersion}}, but this version of the workbench knows only up to {{appVersion}}. Update the workbench, or use another database with --db.',
+  DB_MIGRATION_EDITED: 'A migration was changed after it was applied to {{dbPath}}: {{message}}',
+  DB_CORRUPT:
+    'The database file {{dbPath}} is damaged or is not a workbench database. Restore a backup or move the file away.',
+  DB_UNWRITABLE:
+    'Cannot write the database file {{dbPath}}. Check its permissions, or choose another place with --db or AMW_HOME.',
+  DB_BUSY: 'The database file {{dbPath}} is locked by another process. Close it and try again.',
+  HOST_KEY_MISMATCH: 'The host key changed: {{message}}',
+  HOST_KEY_UNKNOWN: 'Unknown host key: {{message}}',
+  AUTH_FAILED: 'Authentication failed: {{message}}',
+  CONNECT_TIMEOUT: 'Connection timed out: {{message}}',
+  CONNECTION_REFUSED: 'Connection refused: {{message}}',
+  DNS: 'Host name not found: {{message}}',
+  DISCONNECTED: 'The connection dropped: {{message}}',
+  JUMP_FAILED: 'The jump host failed: {{message}}',
+  KEY_UNREADABLE: 'The private key cannot be used: {{message}}',
+  COMMAND_TIMEOUT: 'The remote command took too long: {{message}}',
+  SSH_CONFIG: 'The SSH config cannot be read: {{message}}',
+  PROBE_FAILED: 'The probe on the host did not produce a readable result: {{message}}',
+  INTERNAL: 'Unexpected error: {{message}}',
+} as const;

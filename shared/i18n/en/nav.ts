@@ -1,0 +1,8 @@
+export const nav = {
+  hosts: 'Hosts',
+  sessions: 'Sessions',
+  code: 'Code',
+  reports: 'Reports',
+  settings: 'Settings',
+  main: 'Main navigation',
+} as const;

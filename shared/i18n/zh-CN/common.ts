@@ -1,0 +1,14 @@
+import type { Messages } from '../en';
+
+export const common: Messages['common'] = {
+  loading: '加载中…',
+  back: '返回',
+  cancel: '取消',
+  close: '关闭',
+  retry: '重试',
+  notYet: '本版本尚未提供',
+  howToStart: '如何开始',
+  cli: '命令行',
+  connectionLost: '与工作台引擎的连接已断开，正在重连…',
+  reconnected: '已重新连接。',
+};

@@ -1,0 +1,31 @@
+import type { Messages } from '../en';
+
+export const reports: Messages['reports'] = {
+  source: '报告对象',
+  pick: '选择一个会话或已导入的报告',
+  sessions: '会话',
+  imported: '已导入（只读）',
+  importedItem: '{{title}}（会话 #{{id}}，{{at}}，导入）',
+  language: '报告语言',
+  hideNames: '隐藏主机名和用户名',
+  format: '格式',
+  formats: {
+    html: 'HTML（单文件，可打印）',
+    md: 'Markdown（PR、Wiki）',
+    json: 'JSON（可重新导入）',
+    pdf: 'PDF',
+    sarif: 'SARIF 2.1.0（代码发现）',
+    junit: 'JUnit XML（每个检查一个用例）',
+  },
+  export: '导出',
+  import: '导入 JSON 报告…',
+  readOnly:
+    '这是导入的报告：只读，供没有主机权限的同事评审。您的评论和结论保存在本地，并会写入它的下一次导出。',
+  preview: '报告预览',
+  yourName: '您的姓名',
+  about: '针对',
+  comment: '评论',
+  addComment: '添加评论',
+  approve: '批准',
+  requestChanges: '要求修改',
+};

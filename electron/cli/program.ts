@@ -1,6 +1,7 @@
 import { Command, CommanderError, type Help, Option } from 'commander';
 import { Language } from '../../shared/api';
-import { explainError, languageFromLocale, translator, type Translate } from '../../shared/i18n';
+import { explainError, languageFromLocale, type Translate } from '../../shared/i18n';
+import { engineTranslator } from '../core/i18n';
 import { AmwError, toWireError } from '../../shared/errors';
 import { appVersion } from '../core/paths';
 import { registerDbCommands } from './commands/db';
@@ -37,7 +38,7 @@ function localisedHelp(t: Translate): Partial<Help> {
 }
 
 export function buildProgram(io: CliIO, lang: Language): { program: Command; env: CommandEnv } {
-  const t = translator(lang);
+  const t = engineTranslator(lang);
   const global: GlobalOptions = { lang };
   const env: CommandEnv = { io, t, global };
   const program = new Command('amw');

@@ -5,7 +5,7 @@ import { I18nextProvider } from 'react-i18next';
 import { DEFAULT_SETTINGS } from '../../shared/api';
 import { TransportProvider } from './api';
 import { App } from './App';
-import { initI18n } from './i18n';
+import { addNamespaces, initI18n } from './i18n';
 import { createTransport } from './transport';
 import './styles.css';
 
@@ -15,6 +15,8 @@ const root = document.getElementById('root')!;
 // Settings decide the first paint's language and theme; fetch them before rendering.
 const settings = await transport.call('settings.get', {}).catch(() => DEFAULT_SETTINGS);
 const i18n = initI18n(settings.language);
+// knowledge texts (rule titles…) come from the engine; without them keys show until they arrive
+addNamespaces(await transport.call('app.messages', {}).catch(() => ({})));
 const queryClient = new QueryClient({
   defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: false, staleTime: 5_000 } },
 });

@@ -5,7 +5,7 @@ import { hostsApi, hostsEvents } from './hosts';
 import { liveApi, liveEvents } from './live';
 import { sessionsApi } from './sessions';
 import { codeApi } from './code';
-import { opsApi } from './ops';
+import { SHARED_STAGES } from '../stages';
 import { reportsApi } from './reports';
 import { jobsApi, jobsEvents } from './jobs';
 import { maintenanceApi } from './maintenance';
@@ -20,32 +20,59 @@ export * from './hosts';
 export * from './live';
 export * from './sessions';
 export * from './stages';
+export * from './text';
 export * from './code';
-export * from './ops';
 export * from './reports';
 export type { MethodSpec, EventSpec } from './define';
 
-/** Every method of the engine, by `domain.verb`. */
-export const contract = {
-  ...appApi,
-  ...settingsApi,
-  ...jobsApi,
-  ...maintenanceApi,
-  ...hostsApi,
-  ...liveApi,
-  ...sessionsApi,
-  ...codeApi,
-  ...opsApi,
-  ...reportsApi,
-} satisfies Record<string, MethodSpec>;
+type StageApis = NonNullable<Extract<(typeof SHARED_STAGES)[number], { api: object }>['api']>;
+type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (
+  x: infer I,
+) => void
+  ? I
+  : never;
+
+/**
+ * Domains merged into one contract. Two domains defining the same method would silently shadow
+ * each other in a spread: this refuses it when the module loads, so every test and build fails.
+ */
+export function composeDomains<T extends Record<string, unknown>[]>(
+  ...domains: T
+): UnionToIntersection<T[number]> {
+  const out: Record<string, unknown> = {};
+  for (const d of domains)
+    for (const [k, v] of Object.entries(d)) {
+      if (k in out) throw new Error(`API method ${k} is defined by two domains`);
+      out[k] = v;
+    }
+  return out as UnionToIntersection<T[number]>;
+}
+
+/** Every method of the engine, by `domain.verb`: the app's domains and each stage's own. */
+export const contract = composeDomains(
+  appApi,
+  settingsApi,
+  jobsApi,
+  maintenanceApi,
+  hostsApi,
+  liveApi,
+  sessionsApi,
+  codeApi,
+  reportsApi,
+  ...SHARED_STAGES.map((s): Record<string, unknown> => ('api' in s && s.api ? s.api : {})),
+) as typeof appApi &
+  typeof settingsApi &
+  typeof jobsApi &
+  typeof maintenanceApi &
+  typeof hostsApi &
+  typeof liveApi &
+  typeof sessionsApi &
+  typeof codeApi &
+  typeof reportsApi &
+  UnionToIntersection<StageApis>;
 
 /** Every event the engine pushes. */
-export const events = {
-  ...settingsEvents,
-  ...jobsEvents,
-  ...hostsEvents,
-  ...liveEvents,
-} satisfies Record<string, EventSpec>;
+export const events = composeDomains(settingsEvents, jobsEvents, hostsEvents, liveEvents);
 
 export type Contract = typeof contract;
 export type MethodName = keyof Contract;

@@ -158,6 +158,9 @@ export const Report = z.object({
     stages: z.array(
       z.object({
         stage: z.string(),
+        /** The stage's name in the report's language (older exports: absent). */
+        name: z.string().optional(),
+        /** A run status, or `not-run`, or `not-built` (a stage this build does not have). */
         status: z.string(),
         hosts: z.array(z.object({ host: z.string(), status: StageStatus })),
       }),

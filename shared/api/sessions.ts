@@ -4,7 +4,7 @@ import { HostName } from './hosts';
 import type { IsoTime } from './common';
 import type { JobStarted } from './jobs';
 import type { CheckStatus, StageRunRecord } from './stages';
-import { TorchNpuVersion } from './ops';
+import { StageRunInput } from '../stages';
 
 const ProjectName = z
   .string()
@@ -80,35 +80,14 @@ export const sessionsApi = {
     SessionRecord[]
   >(),
   'sessions.get': method(z.object({ id: SessionId }).strict()).returns<SessionRecord>(),
-  /** Runs one stage on one host as a job; the session is created when not given. */
-  'stages.run': method(
-    z
-      .object({
-        host: HostName,
-        stage: z.enum(['env', 'ops']),
-        sessionId: SessionId.optional(),
-        project: ProjectName.optional(),
-        /** Rerun only these checks (the probe still runs once). */
-        checks: z.array(z.string().min(1).max(80)).max(50).optional(),
-        password: z.string().max(1024).optional(),
-        /** ops stage: `FILE:FUNCTION` on the host; FUNCTION() returns (model, batches). */
-        entry: z
-          .string()
-          .max(4096)
-          .regex(/^[^\0\n]+:[A-Za-z_][A-Za-z0-9_]*$/, 'FILE:FUNCTION')
-          .optional(),
-        /** ops stage: trace a whole script run instead of an entry function. */
-        script: z
-          .string()
-          .max(4096)
-          .regex(/^[^\0\n]+$/)
-          .optional(),
-        backward: z.boolean().optional(),
-        /** ops stage: classify for this torch_npu instead of the host's. */
-        torchNpu: TorchNpuVersion.optional(),
-      })
-      .strict(),
-  ).returns<JobStarted & { sessionId: number; stageRunId: number }>(),
+  /** Runs one stage as a job (on its host, hosts or this machine); a session is made if not given. */
+  'stages.run': method(StageRunInput).returns<
+    JobStarted & { sessionId: number; stageRunId: number }
+  >(),
+  /** One stage run as stored: its checks (with waivers) and how it ended. */
+  'stages.get': method(
+    z.object({ id: z.number().int().positive() }).strict(),
+  ).returns<StageRunRecord>(),
   /** A failure accepted on purpose: the stage can pass with it, and the report says who and why. */
   'checks.waive': method(
     z

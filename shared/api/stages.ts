@@ -1,21 +1,16 @@
-import type { IsoTime, Language } from './common';
-
-export const STAGES = ['env', 'code', 'ops', 'precision', 'distributed', 'profiling'] as const;
-export type StageId = (typeof STAGES)[number];
+import type { IsoTime } from './common';
+import type { Text } from './text';
 
 export type CheckStatus = 'pass' | 'warn' | 'fail' | 'skip' | 'error';
-
-/** Text in both languages; the caller shows the one the user reads. */
-export type Localized = Record<Language, string>;
 
 /** One check's outcome on one host, as stored and as printed by `amw run --json`. */
 export interface CheckOutcome {
   id: string;
-  title: Localized;
+  title: Text;
   status: CheckStatus;
-  summary: Localized;
+  summary: Text;
   evidence: unknown;
-  remediation: Localized | null;
+  remediation: Text | null;
   /** Present when a failure is waived: who, why, when. */
   waiver?: { reason: string; by: string; at: IsoTime } | null;
 }
@@ -26,7 +21,8 @@ export type StageStatus =
 export interface StageRunRecord {
   id: number;
   sessionId: number;
-  stage: StageId;
+  /** A stage id of this build's registry (shared/stages), or of an older build's. */
+  stage: string;
   host: string;
   status: StageStatus;
   startedAt: IsoTime;

@@ -1,38 +1,87 @@
+import i18next, { type i18n, type Resource } from 'i18next';
 import type { Language } from '../api/common';
+import { isMsg, type MsgParam, type Text } from '../api/text';
 import { en, type Messages } from './en';
 import { zhCN } from './zh-CN';
 
+export const LANGUAGES: Language[] = ['en', 'zh-CN'];
+
+/** The app's own strings, namespace `translation` (the default). */
 export const MESSAGES: Record<Language, Messages> = { en, 'zh-CN': zhCN };
 export type { Messages };
+
+/** More namespaces by language: a stage's messages (`stage-env`), knowledge texts (`rules`). */
+export type Namespaces = Record<string, Partial<Record<Language, Record<string, unknown>>>>;
 
 /** Picks a language from a locale string such as `zh_CN.UTF-8` or `zh-Hans`; English otherwise. */
 export function languageFromLocale(locale: string | undefined | null): Language {
   return locale && /^zh/i.test(locale) ? 'zh-CN' : 'en';
 }
 
-/**
- * A small translator for code that does not run i18next (the CLI, the Electron menus). Same keys
- * and {{name}} interpolation as the UI; a missing key falls back to English, then to the key.
- */
-export function translator(lang: Language) {
-  return (key: string, params: Record<string, unknown> = {}): string => {
-    const raw = lookup(MESSAGES[lang], key) ?? lookup(MESSAGES.en, key) ?? key;
-    return raw.replace(/\{\{\s*(\w+)\s*\}\}/g, (_, name: string) =>
-      params[name] === undefined ? `{{${name}}}` : String(params[name]),
-    );
-  };
-}
-
-function lookup(tree: unknown, key: string): string | undefined {
-  let node: unknown = tree;
-  for (const part of key.split('.')) {
-    if (typeof node !== 'object' || node === null) return undefined;
-    node = (node as Record<string, unknown>)[part];
+/** i18next resources: the app's strings plus the given namespaces, for every language. */
+export function i18nResources(namespaces: Namespaces = {}): Resource {
+  const out: Resource = {};
+  for (const lang of LANGUAGES) {
+    out[lang] = { translation: MESSAGES[lang] };
+    for (const [ns, byLang] of Object.entries(namespaces)) {
+      const dict = byLang[lang];
+      if (dict) out[lang]![ns] = dict;
+    }
   }
-  return typeof node === 'string' ? node : undefined;
+  return out;
 }
 
-export type Translate = ReturnType<typeof translator>;
+/** Options every i18next instance shares (renderer, CLI, menus, reports). */
+export const I18N_OPTIONS = {
+  fallbackLng: 'en',
+  defaultNS: 'translation',
+  nsSeparator: ':',
+  keySeparator: '.',
+  interpolation: { escapeValue: false },
+  returnNull: false,
+} as const;
+
+export type Translate = (key: string, params?: Record<string, unknown>) => string;
+
+/**
+ * A translator for code that does not render React (the CLI, the Electron menus, reports): an
+ * i18next instance, so plurals (`count`) and namespaces work as in the UI. A missing key falls
+ * back to English, then to the key itself.
+ */
+export function translator(lang: Language, namespaces: Namespaces = {}): Translate {
+  const instance: i18n = i18next.createInstance();
+  void instance.init({
+    ...I18N_OPTIONS,
+    lng: lang,
+    ns: ['translation', ...Object.keys(namespaces)],
+    resources: i18nResources(namespaces),
+    initAsync: false,
+  });
+  return (key, params) => String(instance.t(key, params as never));
+}
+
+/**
+ * Engine text in the reader's language. A message's parameters may be messages themselves (or
+ * lists of them: sentences joined the language's way); plain lists are joined as lists.
+ * Results stored before messages were keys carry both languages and are read as they are.
+ */
+export function renderText(t: Translate, lang: Language, text: Text | null | undefined): string {
+  if (!text) return '';
+  if (!isMsg(text)) return text[lang] ?? text.en ?? '';
+  const params: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(text.params ?? {})) params[k] = renderParam(t, lang, v);
+  return t(text.key, params);
+}
+
+function renderParam(t: Translate, lang: Language, v: MsgParam): unknown {
+  if (Array.isArray(v)) {
+    if (v.some(isMsg))
+      return v.map((x) => renderParam(t, lang, x)).join(t('common.join.sentences'));
+    return v.map((x) => renderParam(t, lang, x)).join(t('common.join.list'));
+  }
+  if (isMsg(v)) return renderText(t, lang, v);
+  return v;
+}
 
 /** i18n key for a job kind: dots in the kind would read as nesting, so they become underscores. */
 export const jobKindKey = (kind: string): string => `jobs.kind.${kind.replace(/\./g, '_')}`;

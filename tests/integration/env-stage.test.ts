@@ -1,3 +1,4 @@
+import { en, zh } from '../support/text';
 import { chownSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,8 +83,8 @@ d('environment stage on simulated hosts', () => {
         'env.limits',
       ]);
       for (const c of runs[name]!.checks) {
-        expect(c.summary.en, `${name} ${c.id}`).toBeTruthy();
-        expect(c.summary['zh-CN'], `${name} ${c.id}`).toBeTruthy();
+        expect(en(c.summary), `${name} ${c.id}`).toBeTruthy();
+        expect(zh(c.summary), `${name} ${c.id}`).toBeTruthy();
       }
     }
   });
@@ -122,12 +123,12 @@ d('environment stage on simulated hosts', () => {
     ]) {
       expect(check('healthy', id).status, id).toBe('pass');
     }
-    expect(check('healthy', 'env.torch-npu-import').summary.en).toMatch(/8 × Ascend910B4/);
+    expect(en(check('healthy', 'env.torch-npu-import').summary)).toMatch(/8 × Ascend910B4/);
     // the simulated hosts carry Debian's real torch 1.13, for which no torch_npu exists: the
     // matrix check says exactly that
     const vm = check('healthy', 'env.version-matrix');
     expect(vm.status).toBe('fail');
-    expect(vm.summary.en).toMatch(
+    expect(en(vm.summary)).toMatch(
       /torch 1\.13\.\S+ does not match torch_npu 2\.1\.0\.post12 \(it needs torch 2\.1\.0\)/,
     );
     expect(check('healthy', 'env.limits').status).toBe('warn'); // 24 GB of memory on this machine
@@ -136,10 +137,10 @@ d('environment stage on simulated hosts', () => {
   it('torch_npu built for another CANN: named, with the nearest valid combinations', () => {
     const vm = check('mismatch', 'env.version-matrix');
     expect(vm.status).toBe('fail');
-    expect(vm.summary.en).toContain(
+    expect(en(vm.summary)).toContain(
       'torch_npu 2.5.1 is not built for CANN 8.5.0 (it pairs with CANN 8.1.RC1)',
     );
-    expect(vm.remediation?.en).toMatch(
+    expect(en(vm.remediation)).toMatch(
       /Nearest valid combinations: torch_npu 2\.9\.0 \+ torch 2\.9\.0 \+ CANN 8\.5\.0/,
     );
     expect(check('mismatch', 'env.driver-cann').status).toBe('pass');
@@ -148,30 +149,30 @@ d('environment stage on simulated hosts', () => {
   it('set_env.sh sourced only for interactive shells: a warning with the line to add', () => {
     const c = check('unsourced', 'env.set-env');
     expect(c.status).toBe('warn');
-    expect(c.summary.en).toMatch(/only for interactive shells/);
-    expect(c.remediation?.en).toContain('source /usr/local/Ascend/ascend-toolkit/set_env.sh');
+    expect(en(c.summary)).toMatch(/only for interactive shells/);
+    expect(en(c.remediation)).toContain('source /usr/local/Ascend/ascend-toolkit/set_env.sh');
     expect(check('healthy', 'env.set-env').status).toBe('pass');
   });
 
   it('a chip in Alarm fails health and names the process on another chip; a CPU fallback warns', () => {
     const h = check('alarm', 'env.npu-health');
     expect(h.status).toBe('fail');
-    expect(h.summary.en).toContain('NPU 2.0 Alarm');
-    expect(h.summary.en).toContain('pid 31337 python3 20480 MB');
+    expect(en(h.summary)).toContain('NPU 2.0 Alarm');
+    expect(en(h.summary)).toContain('pid 31337 python3 20480 MB');
     const op = check('alarm', 'env.npu-op-runs');
     expect(op.status).toBe('warn');
-    expect(op.summary.en).toContain('aten::nonzero');
+    expect(en(op.summary)).toContain('aten::nonzero');
   });
 
   it('no CANN at all: absent things are reported as absent, the probe itself does not fail', () => {
     expect(runs.bare!.status).toBe('fail');
-    expect(check('bare', 'env.version-matrix').summary.en).toBe('CANN is not installed.');
+    expect(en(check('bare', 'env.version-matrix').summary)).toBe('CANN is not installed.');
     expect(check('bare', 'env.driver-cann').status).toBe('fail');
     for (const id of ['env.set-env', 'env.device-nodes', 'env.npu-health'])
       expect(check('bare', id).status, id).toBe('skip');
     const imp = check('bare', 'env.torch-npu-import');
     expect(imp.status).toBe('fail');
-    expect(imp.summary.en).toMatch(/No module named 'torch_npu'/);
+    expect(en(imp.summary)).toMatch(/No module named 'torch_npu'/);
   });
 
   it('waiving every failure with a reason and a name lets the stage pass; the record shows who and why', async () => {

@@ -1,3 +1,4 @@
+import { en } from '../support/text';
 import { cpSync, chownSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +10,8 @@ import {
   startSimHost,
   type SimHost,
 } from '../../e2e/hosts/sim-host';
-import type { OpRow, OpsResult, StageRunRecord } from '../../shared/api';
+import type { StageRunRecord } from '../../shared/api';
+import type { OpRow, OpsResult } from '../../shared/stages/ops/api';
 import { amw } from '../support/cli';
 
 const support = simHostsSupported();
@@ -149,13 +151,13 @@ d('ops stage: trace on a host with real CPU PyTorch, classify for the target tor
     const { run } = await runOps('models/models.py:broken');
     const trace = run.checks.find((c) => c.id === 'ops.trace')!;
     expect(trace.status).toBe('fail');
-    expect(trace.summary.en).toContain('FileNotFoundError');
+    expect(en(trace.summary)).toContain('FileNotFoundError');
     expect((trace.evidence as { traceback: string }).traceback).toContain(
       'model weights not found',
     );
     expect(run.status).toBe('fail');
     const missing = await runOps('models/nope.py:build');
-    expect(missing.run.checks[0]!.summary.en).toMatch(/No such file|FileNotFoundError/);
+    expect(en(missing.run.checks[0]!.summary)).toMatch(/No such file|FileNotFoundError/);
   }, 120_000);
 
   it('--script traces a whole script run, optimizer step included', async () => {

@@ -1,141 +1,136 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import type { OpsResult, StageRunRecord } from '../../../shared/api';
+import type { StageRunRecord } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
 import { EXIT, ExitWith, printJson, type CommandEnv } from '../io';
 import { junitXml } from '../../core/reports/junit';
+import { textIn } from '../../core/i18n';
+import { STAGE_DEFINITIONS, stageDefinition } from '../../core/stages/registry';
+import type { StageJson } from '../../core/stages/define';
 import type { Configure } from '../program';
 import { awaitJob, hostAccessOptions, passwordFrom, withCore, type HostAccess } from './with-core';
 
 const MARK: Record<string, string> = { pass: '✓', warn: '!', fail: '✗', skip: '-', error: '?' };
+const RANK: Record<string, number> = { pass: 0, warn: 1, fail: 2, error: 3 };
 
+/**
+ * `amw run [HOST] --stage S[,S…]`: each stage through `stages.run` (the same door as the app),
+ * in the order given, in one session. Stage options and `--json` documents come from the
+ * stages' definitions; nothing here names a stage.
+ */
 export function registerRunCommand(program: Command, env: CommandEnv, configure: Configure): void {
   const { t, io, global } = env;
-  hostAccessOptions(configure(program.command('run')), env)
+  const cmd = hostAccessOptions(configure(program.command('run')), env)
     .description(t('cli.cmd.run'))
-    .argument('<host>')
+    .argument('[host]')
     .requiredOption('--stage <stage>', t('cli.opt.stage'))
     .option('--project <name>', t('cli.opt.project'))
+    .option('--session <id>', t('cli.opt.session'))
     .option('--junit <file>', t('cli.opt.junit'))
-    .option('--json', t('cli.opt.json'))
-    .option('--entry <file:function>', t('cli.opt.entry'))
-    .option('--script <file>', t('cli.opt.script'))
-    .option('--backward', t('cli.opt.backward'))
-    .option('--torch-npu <version>', t('cli.opt.torchNpu'))
-    .action(
-      async (
-        host: string,
-        o: HostAccess & {
-          stage: string;
-          project?: string;
-          junit?: string;
-          json?: boolean;
-          entry?: string;
-          script?: string;
-          backward?: boolean;
-          torchNpu?: string;
-        },
-      ) => {
-        if (o.stage !== 'env' && o.stage !== 'ops') {
-          throw new AmwError(
-            'VALIDATION',
-            `The env and ops stages can run in this build (asked: ${o.stage}).`,
-            { stage: o.stage },
-          );
-        }
-        const stage = o.stage;
-        const password = await passwordFrom(env, o);
-        let ops: OpsResult | null = null;
-        const run = (await withCore(
-          env,
-          async (core) => {
+    .option('--json', t('cli.opt.json'));
+  const seen = new Set<string>();
+  for (const d of STAGE_DEFINITIONS)
+    for (const o of d.cli?.options ?? [])
+      if (!seen.has(o.flags)) {
+        seen.add(o.flags);
+        cmd.option(o.flags, t(o.help));
+      }
+  cmd.action(
+    async (
+      host: string | undefined,
+      o: HostAccess & {
+        stage: string;
+        project?: string;
+        session?: string;
+        junit?: string;
+        json?: boolean;
+      } & Record<string, unknown>,
+    ) => {
+      const ids = o.stage.split(',').map((s) => s.trim());
+      const unknown = ids.filter((id) => !stageDefinition(id));
+      if (unknown.length)
+        throw new AmwError(
+          'VALIDATION',
+          t('cli.run.unknownStage', {
+            stage: unknown.join(', '),
+            built: STAGE_DEFINITIONS.map((d) => d.shared.id).join(', '),
+          }),
+          { stage: o.stage },
+        );
+      const password = await passwordFrom(env, o);
+      const show = textIn(global.lang);
+      const docs: object[] = [];
+      const runs: StageRunRecord[] = [];
+      await withCore(
+        env,
+        async (core) => {
+          let sessionId = o.session ? Number(o.session) : undefined;
+          for (const id of ids) {
+            const def = stageDefinition(id)!;
+            const hostField =
+              def.shared.runsOn === 'host'
+                ? { host }
+                : def.shared.runsOn === 'hosts'
+                  ? { hosts: host?.split(',') }
+                  : {};
             const started = await core.call('stages.run', {
-              host,
-              stage,
-              project: o.project,
+              stage: id,
+              ...hostField,
+              sessionId,
+              project: sessionId ? undefined : o.project,
               password,
-              ...(stage === 'ops'
-                ? {
-                    entry: o.entry,
-                    script: o.script,
-                    backward: o.backward,
-                    torchNpu: o.torchNpu,
-                  }
-                : {}),
-            });
-            const record = (await awaitJob(env, core, started.jobId)) as StageRunRecord;
-            if (stage === 'ops')
-              ops = await core
-                .call('ops.get', { stageRunId: started.stageRunId })
-                .catch(() => null);
-            return record;
-          },
-          o,
-        )) as StageRunRecord;
-        const lang = global.lang;
-        if (stage === 'ops' && o.json) {
-          const r = ops as OpsResult | null;
-          printJson(io, {
-            session: run.sessionId,
-            stage: 'ops',
-            host: run.host,
-            status: run.status,
-            targetTorchNpu: r?.targetTorchNpu ?? null,
-            opList: r?.opList ?? null,
-            breakdown: r?.breakdown ?? null,
-            ops: (r?.ops ?? []).map((x) => ({
-              op: x.op,
-              overload: x.overload,
-              count: x.count,
-              shapes: x.shapes,
-              dtypes: x.dtypes,
-              class: x.class,
-              dynamic: x.dynamic,
-              modules: x.modules,
-              sources: x.sources.map((src) => src.at),
-              ...(x.replacement ? { replacement: x.replacement } : {}),
-              reason: x.reason,
-            })),
-            variableInputs: r?.variableInputs ?? [],
-            error: r?.error ?? null,
-            checks: run.checks.map((c) => ({
-              id: c.id,
-              status: c.status,
-              summary: c.summary[lang],
-            })),
-          });
-          if (run.status === 'fail') throw new ExitWith(EXIT.failed);
-          if (run.status === 'error') throw new ExitWith(EXIT.error);
-          return;
-        }
-        if (o.junit)
-          writeFileSync(o.junit, junitXml(`amw.${run.stage}.${run.host}`, run.checks, lang));
-        if (o.json) {
-          printJson(io, {
-            session: run.sessionId,
-            stage: run.stage,
-            host: run.host,
-            status: run.status,
-            checks: run.checks.map((c) => ({
-              id: c.id,
-              title: c.title[lang],
-              status: c.status,
-              summary: c.summary[lang],
-              evidence: c.evidence,
-              remediation: c.remediation ? c.remediation[lang] : null,
-              ...(c.waiver ? { waiver: c.waiver } : {}),
-            })),
-          });
-        } else {
+              ...(def.cli?.input(o) ?? {}),
+            } as never);
+            sessionId = started.sessionId;
+            await awaitJob(env, core, started.jobId);
+            const record = await core.call('stages.get', { id: started.stageRunId });
+            runs.push(record);
+            const doc: StageJson = {
+              session: record.sessionId,
+              stage: record.stage,
+              host: record.host,
+              status: record.status,
+              checks: record.checks.map((c) => ({
+                id: c.id,
+                title: show(c.title),
+                status: c.status,
+                summary: show(c.summary),
+                evidence: c.evidence,
+                remediation: c.remediation ? show(c.remediation) : null,
+                ...(c.waiver ? { waiver: c.waiver } : {}),
+              })),
+            };
+            docs.push(
+              def.cli?.json
+                ? await def.cli.json(doc, (m, i) => core.call(m, i), started.stageRunId)
+                : doc,
+            );
+          }
+        },
+        o,
+      );
+      if (o.junit)
+        writeFileSync(
+          o.junit,
+          junitXml(
+            runs.map((r) => `amw.${r.stage}.${r.host}`).join('+'),
+            runs.flatMap((r) => r.checks),
+            global.lang,
+          ),
+        );
+      if (o.json) printJson(io, docs.length === 1 ? docs[0] : docs);
+      else
+        for (const run of runs) {
           io.stdout(`${run.stage} @ ${run.host}: ${run.status}  (session ${run.sessionId})\n`);
           for (const c of run.checks) {
-            io.stdout(`  ${MARK[c.status] ?? '?'} ${c.id.padEnd(24)} ${c.summary[lang]}\n`);
+            io.stdout(`  ${MARK[c.status] ?? '?'} ${c.id.padEnd(24)} ${show(c.summary)}\n`);
             if (c.remediation && (c.status === 'fail' || c.status === 'warn'))
-              io.stdout(`      → ${c.remediation[lang].replace(/\n/g, '\n        ')}\n`);
+              io.stdout(`      → ${show(c.remediation).replace(/\n/g, '\n        ')}\n`);
           }
         }
-        if (run.status === 'fail') throw new ExitWith(EXIT.failed);
-        if (run.status === 'error') throw new ExitWith(EXIT.error);
-      },
-    );
+      const worst = runs.reduce((w, r) => Math.max(w, RANK[r.status] ?? 3), 0);
+      if (worst === 3) throw new ExitWith(EXIT.error);
+      if (worst === 2) throw new ExitWith(EXIT.failed);
+    },
+  );
 }

@@ -1,3 +1,4 @@
+import { en } from '../../../tests/support/text';
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -150,7 +151,7 @@ describe('code review: scan, review per file, patch, apply', () => {
     expect(run.checks.map((c) => c.id)).toContain('dist.nccl');
     const nccl = run.checks.find((c) => c.id === 'dist.nccl')!;
     expect(nccl).toMatchObject({ status: 'fail', evidence: { count: 1 } });
-    expect(nccl.title.en).toBe('NCCL backend');
+    expect(en(nccl.title)).toBe('NCCL backend');
 
     await core.call('code.review', { scanId: first.scanId, file: 'train.py', review: 'accepted' });
     await core.call('code.apply', { scanId: first.scanId });

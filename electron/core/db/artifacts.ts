@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, mkdirSync, renameSync, writeFileSync, existsSync } from 'node:fs';
+import {
+  createReadStream,
+  readFileSync,
+  mkdirSync,
+  renameSync,
+  writeFileSync,
+  existsSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { Db } from './open';
 import { nowIso } from './open';
@@ -16,6 +23,11 @@ export class ArtifactStore {
 
   pathOf(sha256: string): string {
     return join(this.dataDir, 'artifacts', sha256.slice(0, 2), sha256);
+  }
+
+  /** A stored artifact's text (UTF-8). */
+  readText(sha256: string): string {
+    return readFileSync(this.pathOf(sha256), 'utf8');
   }
 
   put(content: Buffer | string, kind: string, mediaType = 'text/plain'): string {

@@ -122,7 +122,9 @@ describe('refusals', () => {
   it('rejects gaps in migration numbers', () => {
     const dir = tempDir();
     cpSync(migrationsDir(), dir, { recursive: true });
-    writeFileSync(join(dir, '0009_gap.sql'), 'SELECT 1;');
+    // one number past the next: the last shipped migration + 2
+    const gap = String(loadMigrations(migrationsDir()).length + 2).padStart(4, '0');
+    writeFileSync(join(dir, `${gap}_gap.sql`), 'SELECT 1;');
     expect(() => loadMigrations(dir)).toThrow(/without gaps/);
   });
 });

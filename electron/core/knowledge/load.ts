@@ -41,10 +41,20 @@ const PythonPackages = z.object({
   numpy: z.object({ maxMajor: z.number(), en: z.string(), zh: z.string(), cannBefore: z.string() }),
 });
 
+const Localized = z.object({ en: z.string().min(1), 'zh-CN': z.string().min(1) });
+
+/** The stages of a migration, in the seeds' order, and names of those this build lacks. */
+const Stages = z.object({
+  order: z.array(z.string().regex(/^[a-z][a-z0-9-]*$/)).min(1),
+  readyWhen: z.array(z.string()),
+  names: z.record(z.string(), Localized),
+});
+
 export type MatrixRow = z.infer<typeof Row>;
 export type Knowledge = {
   versions: z.infer<typeof VersionMatrix>;
   packages: z.infer<typeof PythonPackages>;
+  stages: z.infer<typeof Stages>;
 };
 
 let cached: Knowledge | undefined;
@@ -63,6 +73,7 @@ export function loadKnowledge(dir = join(resourcesDir(), 'knowledge')): Knowledg
   const k = {
     versions: read('version-matrix.json', VersionMatrix),
     packages: read('python-packages.json', PythonPackages),
+    stages: read('stages.json', Stages),
   };
   if (dir === join(resourcesDir(), 'knowledge')) cached = k;
   return k;

@@ -5,7 +5,7 @@ import type {
   SessionRecord,
   StageRunRecord,
 } from '../../../shared/api';
-import { REPORT_SCHEMA_ID, STAGES } from '../../../shared/api';
+import { REPORT_SCHEMA_ID } from '../../../shared/api';
 import { unifiedPatch } from '../analyzer/fix';
 import type { CodeReviewStore } from '../code-review/store';
 import type { HostService } from '../hosts/host-service';
@@ -13,8 +13,14 @@ import type { HostRepository } from '../hosts/repository';
 import { appVersion, PRODUCT_NAME } from '../paths';
 import type { SessionRepository } from '../sessions/repository';
 import type { ReviewStore } from './review-store';
-import { storedOps } from '../stages/ops/run-ops-stage';
 import type { Db } from '../db/open';
+import type { ArtifactStore } from '../db/artifacts';
+import type { Knowledge } from '../knowledge/load';
+import { textIn } from '../i18n';
+import { msg } from '../../../shared/api/text';
+import { stageNs } from '../../../shared/stages';
+import { STAGE_DEFINITIONS } from '../stages/registry';
+import { OpTraceRepository } from '../stages/ops/repository';
 import { redactReport } from './redact';
 
 export interface ReportDeps {
@@ -24,18 +30,22 @@ export interface ReportDeps {
   hosts: HostService;
   code: CodeReviewStore;
   reviews: ReviewStore;
-  readArtifact: (sha: string) => string;
+  artifacts: ArtifactStore;
+  knowledge: () => Knowledge;
 }
 
 const BAD = new Set(['fail', 'error']);
 
-function checkOf(c: CheckOutcome, lang: Language): Report['stages'][number]['checks'][number] {
+function checkOf(
+  c: CheckOutcome,
+  show: ReturnType<typeof textIn>,
+): Report['stages'][number]['checks'][number] {
   return {
     id: c.id,
-    title: c.title[lang],
+    title: show(c.title),
     status: c.status,
-    summary: c.summary[lang],
-    remediation: c.remediation ? c.remediation[lang] : null,
+    summary: show(c.summary),
+    remediation: c.remediation ? show(c.remediation) : null,
     evidence: c.evidence ?? null,
     waiver: c.waiver ?? null,
   };
@@ -48,19 +58,31 @@ export function buildReport(
   opts: { language: Language; hideNames: boolean },
 ): Report {
   const lang = opts.language;
+  const show = textIn(lang);
   const s: SessionRecord = deps.sessions.session(sessionId);
   const runs = s.runs;
   const hosts = [...new Set([...s.hosts, ...runs.map((r) => r.host)])];
 
-  const stages = STAGES.map((stage) => {
+  // every stage of a migration in the seeds' order; those this build lacks show as not built
+  const { order, names } = deps.knowledge().stages;
+  const stages = order.map((stage) => {
     const mine = runs.filter((r) => r.stage === stage);
     const statuses = mine.map((r) => r.status);
-    const status = !mine.length
-      ? 'not-run'
-      : (statuses.find((x) => BAD.has(x)) ??
-        statuses.find((x) => x !== 'pass' && x !== 'warn') ??
-        (statuses.includes('warn') ? 'warn' : 'pass'));
-    return { stage, status, hosts: mine.map((r) => ({ host: r.host, status: r.status })) };
+    const built = STAGE_DEFINITIONS.some((d) => d.shared.id === stage);
+    const status = !built
+      ? 'not-built'
+      : !mine.length
+        ? 'not-run'
+        : (statuses.find((x) => BAD.has(x)) ??
+          statuses.find((x) => x !== 'pass' && x !== 'warn') ??
+          (statuses.includes('warn') ? 'warn' : 'pass'));
+    const name = built ? show(msg(`${stageNs(stage)}:name`)) : (names[stage]?.[lang] ?? stage);
+    return {
+      stage,
+      name,
+      status,
+      hosts: mine.map((r) => ({ host: r.host, status: r.status })),
+    };
   });
   const blocking = runs.flatMap((r) =>
     r.checks
@@ -69,8 +91,8 @@ export function buildReport(
         stage: r.stage,
         host: r.host,
         check: c.id,
-        title: c.title[lang],
-        summary: c.summary[lang],
+        title: show(c.title),
+        summary: show(c.summary),
       })),
   );
   const waivers = runs.flatMap((r) =>
@@ -78,14 +100,14 @@ export function buildReport(
       .filter((c) => c.waiver)
       .map((c) => ({ stage: r.stage, host: r.host, check: c.id, ...c.waiver! })),
   );
-  const ran = stages.filter((x) => x.status !== 'not-run');
+  const ran = stages.filter((x) => x.status !== 'not-run' && x.status !== 'not-built');
+  const gate = deps.knowledge().stages.readyWhen;
   const readiness: Report['summary']['readiness'] = !ran.length
     ? 'not-started'
     : blocking.length || ran.some((x) => BAD.has(x.status))
       ? 'blocked'
       : ran.every((x) => x.status === 'pass' || x.status === 'warn') &&
-          ran.some((x) => x.stage === 'env') &&
-          ran.some((x) => x.stage === 'code')
+          gate.every((id) => ran.some((x) => x.stage === id))
         ? 'ready'
         : 'in-progress';
 
@@ -118,7 +140,7 @@ export function buildReport(
     status: r.status,
     startedAt: r.startedAt,
     finishedAt: r.finishedAt,
-    checks: r.checks.map((c) => checkOf(c, lang)),
+    checks: r.checks.map((c) => checkOf(c, show)),
   }));
 
   // the newest code scan of the session, its reviewed diffs, and the history of counts
@@ -156,11 +178,12 @@ export function buildReport(
     };
   }
 
+  const traces = new OpTraceRepository(deps.db, deps.artifacts);
   const ops = runs
-    .filter((r) => r.stage === 'ops')
+    .filter((r) => traces.has(r.id))
     .flatMap((r) => {
       try {
-        const o = storedOps(deps.db, deps.readArtifact, r.id);
+        const o = traces.classified(r.id);
         return [
           {
             host: r.host,

@@ -1,4 +1,5 @@
 import type { CheckOutcome, Language, Report } from '../../../shared/api';
+import { textIn } from '../i18n';
 
 export const esc = (s: string) =>
   s
@@ -13,19 +14,20 @@ export const esc = (s: string) =>
 /** JUnit XML for CI: one test case per check; fail → <failure>, error → <error>, skip → <skipped>. */
 export function junitXml(suite: string, checks: CheckOutcome[], lang: Language): string {
   const count = (s: string) => checks.filter((c) => c.status === s && !c.waiver).length;
+  const show = textIn(lang);
   const cases = checks.map((c) => {
-    const name = `${c.id}: ${c.title[lang]}`;
-    const body = `${c.summary[lang]}${c.remediation ? `\n\n${c.remediation[lang]}` : ''}`;
+    const name = `${c.id}: ${show(c.title)}`;
+    const summary = show(c.summary);
+    const body = `${summary}${c.remediation ? `\n\n${show(c.remediation)}` : ''}`;
     const waived = c.waiver ? ` (waived by ${c.waiver.by}: ${c.waiver.reason})` : '';
     let inner = '';
     if (c.waiver && (c.status === 'fail' || c.status === 'error'))
       inner = `<skipped message="${esc(`waived by ${c.waiver.by}: ${c.waiver.reason}`)}"/>`;
     else if (c.status === 'fail')
-      inner = `<failure message="${esc(c.summary[lang])}">${esc(body)}</failure>`;
-    else if (c.status === 'error')
-      inner = `<error message="${esc(c.summary[lang])}">${esc(body)}</error>`;
-    else if (c.status === 'skip') inner = `<skipped message="${esc(c.summary[lang])}"/>`;
-    else inner = `<system-out>${esc(`${c.status}: ${c.summary[lang]}${waived}`)}</system-out>`;
+      inner = `<failure message="${esc(summary)}">${esc(body)}</failure>`;
+    else if (c.status === 'error') inner = `<error message="${esc(summary)}">${esc(body)}</error>`;
+    else if (c.status === 'skip') inner = `<skipped message="${esc(summary)}"/>`;
+    else inner = `<system-out>${esc(`${c.status}: ${summary}${waived}`)}</system-out>`;
     return `    <testcase classname="${esc(suite)}" name="${esc(name)}">${inner}</testcase>`;
   });
   return [

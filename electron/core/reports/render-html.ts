@@ -1,5 +1,6 @@
 import type { Report } from '../../../shared/api';
 import { translator } from '../../../shared/i18n';
+import { stageName, statusText } from './words';
 
 const esc = (s: unknown) =>
   String(s ?? '')
@@ -76,6 +77,7 @@ details summary{cursor:pointer;color:var(--info)}
 /** One self-contained HTML file: inline CSS and SVG, no script, nothing loaded from a network. */
 export function renderHtml(r: Report): string {
   const t = translator(r.language);
+  const st = (x: string) => statusText(t, x);
   const out: string[] = [];
   const h = (s: string) => out.push(s);
   h(`<!doctype html><html lang="${esc(r.language)}"><head><meta charset="utf-8">`);
@@ -101,7 +103,7 @@ export function renderHtml(r: Report): string {
   );
   for (const s of r.summary.stages)
     h(
-      `<tr><td>${esc(t(`sessions.stage.${s.stage}`))}</td><td>${pill(s.status, s.status === 'not-run' ? t('report.notRun') : t(`sessions.status.${s.status}`))}</td><td>${s.hosts.map((x) => `${esc(x.host)} ${pill(x.status, t(`sessions.status.${x.status}`))}`).join(' ')}</td></tr>`,
+      `<tr><td>${esc(stageName(r, s.stage))}</td><td>${pill(s.status, st(s.status))}</td><td>${s.hosts.map((x) => `${esc(x.host)} ${pill(x.status, t(`sessions.status.${x.status}`))}`).join(' ')}</td></tr>`,
     );
   h(`</table>`);
   const counts = { pass: 0, warn: 0, fail: 0, skip: 0, error: 0 };
@@ -118,7 +120,7 @@ export function renderHtml(r: Report): string {
   if (!r.summary.blocking.length) h(`<p>${esc(t('report.nothingBlocks'))}</p>`);
   else
     h(
-      `<ul>${r.summary.blocking.map((b) => `<li><code>${esc(b.check)}</code> @ ${esc(b.host)} (${esc(t(`sessions.stage.${b.stage}`))}): <b>${esc(b.title)}</b> — ${esc(b.summary)}</li>`).join('')}</ul>`,
+      `<ul>${r.summary.blocking.map((b) => `<li><code>${esc(b.check)}</code> @ ${esc(b.host)} (${esc(stageName(r, b.stage))}): <b>${esc(b.title)}</b> — ${esc(b.summary)}</li>`).join('')}</ul>`,
     );
   h(`<h3>${esc(t('report.waivers'))}</h3>`);
   if (!r.summary.waivers.length) h(`<p>${esc(t('report.noWaivers'))}</p>`);
@@ -168,7 +170,7 @@ export function renderHtml(r: Report): string {
   h(`<section id="checks"><h2>${esc(t('report.checks'))}</h2>`);
   for (const st of r.stages) {
     h(
-      `<h3>${esc(t(`sessions.stage.${st.stage}`))} @ ${esc(st.host)} ${pill(st.status, t(`sessions.status.${st.status}`))}</h3>`,
+      `<h3>${esc(stageName(r, st.stage))} @ ${esc(st.host)} ${pill(st.status, t(`sessions.status.${st.status}`))}</h3>`,
     );
     h(
       `<table><tr><th>${esc(t('report.check'))}</th><th>${esc(t('report.status'))}</th><th>${esc(t('report.message'))}</th></tr>`,

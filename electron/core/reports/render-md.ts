@@ -1,5 +1,6 @@
 import type { Report } from '../../../shared/api';
 import { translator } from '../../../shared/i18n';
+import { stageName, statusText } from './words';
 
 /** Table cells: pipes and line breaks would break the row. */
 const cell = (s: unknown) =>
@@ -19,7 +20,7 @@ const MARK: Record<string, string> = {
 /** Markdown for a PR description or a wiki page; diffs as ```diff blocks. */
 export function renderMarkdown(r: Report): string {
   const t = translator(r.language);
-  const st = (s: string) => (s === 'not-run' ? t('report.notRun') : t(`sessions.status.${s}`));
+  const st = (s: string) => statusText(t, s);
   const out: string[] = [];
   const p = (s = '') => out.push(s);
   p(`# ${t('report.title')}: ${r.session.title}`);
@@ -37,16 +38,14 @@ export function renderMarkdown(r: Report): string {
   p('|---|---|---|');
   for (const s of r.summary.stages)
     p(
-      `| ${cell(t(`sessions.stage.${s.stage}`))} | ${MARK[s.status] ?? ''} ${cell(st(s.status))} | ${cell(s.hosts.map((h) => `${h.host}: ${st(h.status)}`).join(', ') || '—')} |`,
+      `| ${cell(stageName(r, s.stage))} | ${MARK[s.status] ?? ''} ${cell(st(s.status))} | ${cell(s.hosts.map((h) => `${h.host}: ${st(h.status)}`).join(', ') || '—')} |`,
     );
   p();
   p(`### ${t('report.blocking')}`);
   p();
   if (!r.summary.blocking.length) p(t('report.nothingBlocks'));
   for (const b of r.summary.blocking)
-    p(
-      `- \`${b.check}\` @ ${b.host} (${t(`sessions.stage.${b.stage}`)}): **${b.title}** — ${b.summary}`,
-    );
+    p(`- \`${b.check}\` @ ${b.host} (${stageName(r, b.stage)}): **${b.title}** — ${b.summary}`);
   p();
   p(`### ${t('report.waivers')}`);
   p();
@@ -84,7 +83,7 @@ export function renderMarkdown(r: Report): string {
   p(`## ${t('report.checks')}`);
   for (const s of r.stages) {
     p();
-    p(`### ${t(`sessions.stage.${s.stage}`)} @ ${s.host}: ${st(s.status)}`);
+    p(`### ${stageName(r, s.stage)} @ ${s.host}: ${st(s.status)}`);
     p();
     p(`| ${t('report.check')} | ${t('report.status')} | ${t('report.message')} |`);
     p('|---|---|---|');

@@ -6,7 +6,6 @@ import type {
   CompareRow,
   ProjectRecord,
   SessionRecord,
-  StageId,
   StageRunRecord,
   StageStatus,
 } from '../../../shared/api';
@@ -17,22 +16,29 @@ import { nowIso } from '../db/open';
 interface RunRow {
   id: number;
   session_id: number;
-  stage: StageId;
+  stage: string;
   host: string | null;
   status: StageStatus;
   started_at: string;
   finished_at: string | null;
 }
 
-/** The code stage runs on this machine's copy of the code, not on a host. */
+/** What a run on this machine (the code folder), not on a host, names as its target. */
 export const LOCAL_HOST = '(local)';
+
+/** How a rerun of a stage merges into the session's view (the stage's definition says). */
+export type MergeRule = (stage: string) => 'by-check' | 'replace';
 
 const RANK: Record<string, number> = { pass: 0, skip: 0, warn: 1, error: 2, fail: 3 };
 
 /** Projects, sessions, stage runs, check results and waivers. */
 export class SessionRepository {
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly mergeOf: MergeRule = () => 'by-check',
+  ) {
     // A run left "running" by a process that is gone was cut off: say so, never leave it half-done.
+    // (A run of a live process has its job row running; one without a job never got started.)
     this.db
       .prepare(
         `UPDATE stage_runs SET status = 'interrupted', finished_at = COALESCE(finished_at, ?)
@@ -151,7 +157,7 @@ export class SessionRepository {
     if (!s) throw new AmwError('NOT_FOUND', `No session ${id}.`, { id });
     const rows = this.db
       .prepare(
-        `SELECT r.id, r.session_id, r.stage, h.name AS host, r.status, r.started_at, r.finished_at FROM stage_runs r
+        `SELECT r.id, r.session_id, r.stage, COALESCE(r.target, h.name) AS host, r.status, r.started_at, r.finished_at FROM stage_runs r
          LEFT JOIN hosts h ON h.id = r.host_id WHERE r.session_id = ? ORDER BY r.id`,
       )
       .all(id) as RunRow[];
@@ -161,8 +167,11 @@ export class SessionRepository {
       const run = this.runRecord(row);
       const key = `${run.stage}@${run.host}`;
       const prev = merged.get(key);
-      // a code scan sees the whole tree: the newest finished one replaces earlier ones
-      if (!prev || (run.stage === 'code' && ['pass', 'warn', 'fail'].includes(run.status))) {
+      // `replace` stages: the newest finished run stands for the stage
+      if (
+        !prev ||
+        (this.mergeOf(run.stage) === 'replace' && ['pass', 'warn', 'fail'].includes(run.status))
+      ) {
         merged.set(key, run);
         continue;
       }
@@ -204,34 +213,29 @@ export class SessionRepository {
     return ids.map((r) => this.session(r.id));
   }
 
+  /**
+   * A new run, `running` until its job ends. `target` names what it runs on (host names, or null
+   * for this machine); the hosts become the session's targets if they were not yet.
+   */
   startRun(
     sessionId: number,
-    stage: StageId,
-    hostId: number,
-    host: string,
-    jobId: string | null,
+    stage: string,
+    at: { hostId: number | null; target: string | null; addHosts: string[] },
   ): number {
     this.session(sessionId);
-    this.addHost(sessionId, host);
+    at.addHosts.forEach((h) => this.addHost(sessionId, h));
     return Number(
       this.db
         .prepare(
-          `INSERT INTO stage_runs (session_id, stage, host_id, status, job_id, started_at) VALUES (?, ?, ?, 'running', ?, ?)`,
+          `INSERT INTO stage_runs (session_id, stage, host_id, target, status, started_at) VALUES (?, ?, ?, ?, 'running', ?)`,
         )
-        .run(sessionId, stage, hostId, jobId, nowIso()).lastInsertRowid,
+        .run(sessionId, stage, at.hostId, at.target ?? LOCAL_HOST, nowIso()).lastInsertRowid,
     );
   }
 
-  /** A run of a stage that works on the local code, not on a host. */
-  startLocalRun(sessionId: number, stage: StageId, jobId: string | null): number {
-    this.session(sessionId);
-    return Number(
-      this.db
-        .prepare(
-          `INSERT INTO stage_runs (session_id, stage, host_id, status, job_id, started_at) VALUES (?, ?, NULL, 'running', ?, ?)`,
-        )
-        .run(sessionId, stage, jobId, nowIso()).lastInsertRowid,
-    );
+  /** The job that runs it, once started (the row exists first so its id can be returned at once). */
+  attachJob(runId: number, jobId: string): void {
+    this.db.prepare('UPDATE stage_runs SET job_id = ? WHERE id = ?').run(jobId, runId);
   }
 
   /** Every result of a run lands in one transaction with its final status: never half-written. */
@@ -267,7 +271,7 @@ export class SessionRepository {
   run(runId: number): StageRunRecord {
     const r = this.db
       .prepare(
-        'SELECT r.id, r.session_id, r.stage, h.name AS host, r.status, r.started_at, r.finished_at FROM stage_runs r LEFT JOIN hosts h ON h.id = r.host_id WHERE r.id = ?',
+        'SELECT r.id, r.session_id, r.stage, COALESCE(r.target, h.name) AS host, r.status, r.started_at, r.finished_at FROM stage_runs r LEFT JOIN hosts h ON h.id = r.host_id WHERE r.id = ?',
       )
       .get(runId) as RunRow | undefined;
     if (!r) throw new AmwError('NOT_FOUND', `No stage run ${runId}.`, { runId });
@@ -308,7 +312,7 @@ export class SessionRepository {
       id: r.id,
       sessionId: r.session_id,
       stage: r.stage,
-      host: r.host ?? (r.stage === 'code' ? LOCAL_HOST : '?'),
+      host: r.host ?? '?',
       status: finished ? r.status : stageStatus(checks),
       startedAt: r.started_at,
       finishedAt: r.finished_at,

@@ -1,80 +1,74 @@
-import type { CheckOutcome, StageRunRecord } from '../../../shared/api';
+import type { JobStarted } from '../../../shared/api';
+import type { StageRunInput } from '../../../shared/stages';
 import { AmwError } from '../../../shared/errors';
-import type { ArtifactStore } from '../db/artifacts';
-import type { HostService } from '../hosts/host-service';
-import type { JobContext } from '../jobs/runner';
-import { loadKnowledge } from '../knowledge/load';
-import type { SessionRepository } from '../sessions/repository';
+import type { JobContext, JobRunner } from '../jobs/runner';
 import { stageStatus } from '../sessions/repository';
-import { ENV_CHECKS, type CheckDef } from './env/checks';
-import { parseEnvFacts, type EnvFacts } from './env/facts';
-
-export interface StageDeps {
-  hosts: HostService;
-  sessions: SessionRepository;
-  artifacts: ArtifactStore;
-}
-
-/** Runs every check's pure evaluator; one that throws becomes an `error` outcome, not a crash. */
-export function evaluateChecks(checks: CheckDef[], facts: EnvFacts): CheckOutcome[] {
-  const knowledge = loadKnowledge();
-  return checks.map((def) => {
-    try {
-      return { id: def.id, title: def.title, ...def.evaluate(facts, knowledge) };
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      return {
-        id: def.id,
-        title: def.title,
-        status: 'error',
-        summary: { en: `The check itself failed: ${message}`, 'zh-CN': `检查本身出错：${message}` },
-        evidence: null,
-        remediation: null,
-      };
-    }
-  });
-}
+import type { StageDefinition, StageServices } from './define';
+import { stageDefinition } from './registry';
 
 /**
- * The environment stage on one host: one probe round trip, every check evaluated locally, all
- * results stored with the run's final status in one transaction. A connection lost or a cancel
- * marks the run as such; nothing is half-written.
+ * The one way a stage runs, whatever the stage: the input is checked, the session found or made,
+ * the run row stored before the job starts (so the caller gets its id at once), and the job's end
+ * decides the row's end — every result in one transaction with the status, or cancelled,
+ * interrupted (connection lost, timeout: run it again) or error. Nothing is half-written.
  */
-export async function runEnvStage(
-  deps: StageDeps,
-  host: string,
-  runId: number,
-  ctx: JobContext,
-  password?: string,
-  only?: string[],
-): Promise<StageRunRecord> {
+export function runStage(
+  services: StageServices & { jobs: JobRunner },
+  raw: StageRunInput,
+): JobStarted & { sessionId: number; stageRunId: number } {
+  const def = stageDefinition(raw.stage) as StageDefinition | undefined;
+  if (!def) throw new AmwError('VALIDATION', `No stage ${raw.stage} in this build.`, raw);
+  const input = def.prepare ? def.prepare(raw as never, services) : raw;
+  const { runsOn } = def.shared;
+  const target = input as { host?: string; hosts?: string[] };
+  const host = runsOn === 'host' ? (target.host ?? null) : null;
+  const hosts = runsOn === 'hosts' ? (target.hosts ?? []) : host ? [host] : [];
+  const hostRecord = host ? services.hostRepo.get(host) : null; // NOT_FOUND now, not in the job
+  hosts.forEach((h) => services.hostRepo.get(h));
+  if (input.sessionId) services.sessions.session(input.sessionId);
+  const sessionId =
+    input.sessionId ??
+    services.sessions.createSession({
+      project: input.project,
+      hosts: hosts.length ? hosts : undefined,
+    });
+  const runId = services.sessions.startRun(sessionId, def.shared.id, {
+    hostId: hostRecord?.id ?? null,
+    target: runsOn === 'local' ? null : hosts.join(','),
+    addHosts: hosts,
+  });
+  let job;
   try {
-    const res = await deps.hosts.runProbe(
-      host,
-      { name: 'env', parts: ['inventory', 'env'], timeoutMs: 420_000 },
-      ctx,
-      password,
+    job = services.jobs.start(
+      `stage.${def.shared.id}`,
+      { host, hosts, sessionId, stageRunId: runId },
+      async (ctx: JobContext) => {
+        try {
+          const out = await def.run({
+            input: input as never,
+            host,
+            hosts,
+            sessionId,
+            runId,
+            job: ctx,
+            services,
+          });
+          ctx.throwIfCancelled();
+          services.sessions.finishRun(runId, stageStatus(out.outcomes), out.outcomes);
+          ctx.progress(1, { key: 'stored', params: { host: host ?? '' } });
+          return out.result ?? services.sessions.run(runId);
+        } catch (err) {
+          markEndedRun(services.sessions, runId, ctx, err);
+          throw err;
+        }
+      },
     );
-    ctx.throwIfCancelled();
-    ctx.progress(0.8, { key: 'evaluating', params: { host } });
-    const facts = parseEnvFacts(res.stdout, host, new Date().toISOString());
-    if (res.code !== 0)
-      facts.inventory.warnings.push(`probe exited with ${res.code}: ${res.stderr.slice(-300)}`);
-    deps.hosts.saveInventory(host, facts.inventory, res.stdout);
-    const unknown = only?.filter((id) => !ENV_CHECKS.some((c) => c.id === id)) ?? [];
-    if (unknown.length)
-      throw new AmwError('VALIDATION', `No such env checks: ${unknown.join(', ')}`, { unknown });
-    const outcomes = evaluateChecks(
-      only ? ENV_CHECKS.filter((c) => only.includes(c.id)) : ENV_CHECKS,
-      facts,
-    );
-    deps.sessions.finishRun(runId, stageStatus(outcomes), outcomes);
-    ctx.progress(1, { key: 'stored', params: { host } });
-    return deps.sessions.run(runId);
   } catch (err) {
-    markEndedRun(deps.sessions, runId, ctx, err);
+    services.sessions.markRun(runId, 'error');
     throw err;
   }
+  services.sessions.attachJob(runId, job.id);
+  return { jobId: job.id, sessionId, stageRunId: runId };
 }
 
 /**
@@ -82,7 +76,7 @@ export async function runEnvStage(
  * again, nothing was half-stored) or an error.
  */
 export function markEndedRun(
-  sessions: SessionRepository,
+  sessions: StageServices['sessions'],
   runId: number,
   ctx: Pick<JobContext, 'signal'>,
   err: unknown,

@@ -20,7 +20,8 @@ export const cli = {
     dryRun: 'show what would be imported',
     acceptNew: 'trust an unknown host key (check its fingerprint first)',
     passwordStdin: 'read the SSH password from standard input',
-    stage: 'stage to run: env or ops',
+    stage: 'stages to run, comma-separated, in order (amw info lists the built ones)',
+    session: 'add the runs to this session (id)',
     project: 'project the session belongs to',
     junit: 'also write JUnit XML (one test case per check)',
     sarif: 'also write SARIF 2.1.0 to this file',
@@ -66,6 +67,9 @@ export const cli = {
     report: 'export a session report (html, md, json, pdf, sarif, junit) or import one',
     scan: 'scan a PyTorch codebase for CUDA-only code (exit 1 on errors)',
     parseNpuSmi: 'parse `npu-smi info` output (table or -t key : value); - reads stdin',
+  },
+  run: {
+    unknownStage: 'No stage {{stage}} in this build (built: {{built}}).',
   },
   titles: {
     usage: 'Usage:',

@@ -4,6 +4,8 @@ export const common = {
   cancel: 'Cancel',
   close: 'Close',
   retry: 'Retry',
+  /** How engine messages join sentences and lists in this language. */
+  join: { sentences: ' ', list: ', ' },
   notYet: 'Not in this build yet',
   howToStart: 'How to start',
   cli: 'From the command line',

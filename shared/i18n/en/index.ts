@@ -36,5 +36,5 @@ export const en = {
 } as const;
 
 /** Same keys, any string values: the shape every language must fill. */
-type Widen<T> = { -readonly [K in keyof T]: T[K] extends string ? string : Widen<T[K]> };
+export type Widen<T> = { -readonly [K in keyof T]: T[K] extends string ? string : Widen<T[K]> };
 export type Messages = Widen<typeof en>;

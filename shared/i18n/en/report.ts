@@ -60,5 +60,6 @@ export const report = {
   signature: 'Signature',
   roles: { porter: 'Porter', reviewer: 'Reviewer', owner: 'Owner' },
   truncated: '{{shown}} of {{total}} shown; the JSON export has all.',
+  notBuilt: 'not built',
   notRun: 'not run',
 } as const;

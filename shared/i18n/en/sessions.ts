@@ -1,4 +1,5 @@
 export const sessions = {
+  checkCrashed: 'The check itself failed: {{message}}',
   newSession: 'New session',
   newProject: 'New project',
   adHoc: 'Ad-hoc (no project)',

@@ -6,6 +6,8 @@ export const common: Messages['common'] = {
   cancel: '取消',
   close: '关闭',
   retry: '重试',
+  /** How engine messages join sentences and lists in this language. */
+  join: { sentences: '', list: '、' },
   notYet: '本版本尚未提供',
   howToStart: '如何开始',
   cli: '命令行',

@@ -1,6 +1,7 @@
 import type { Messages } from '../en';
 
 export const sessions: Messages['sessions'] = {
+  checkCrashed: '检查本身出错：{{message}}',
   newSession: '新建会话',
   newProject: '新建项目',
   adHoc: '临时会话（无项目）',

@@ -1,3 +1,4 @@
+import { en } from '../../../../tests/support/text';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -101,12 +102,12 @@ describe('env.version-matrix', () => {
   it('fails a Python the torch release does not support', () => {
     const r = versionMatrix.evaluate(facts({ versions: { python: '3.12.1' } }), k);
     expect(r.status).toBe('fail');
-    expect(r.summary.en).toContain('Python 3.12 is not supported by torch 2.1.0');
+    expect(en(r.summary)).toContain('Python 3.12 is not supported by torch 2.1.0');
   });
   it('suggests the install line when torch_npu is missing', () => {
     const r = versionMatrix.evaluate(facts({ versions: { torchNpu: null } }), k);
     expect(r.status).toBe('fail');
-    expect(r.remediation?.en).toBe(
+    expect(en(r.remediation)).toBe(
       'pip install torch==2.1.0 torch-npu==2.1.0.post12  (pairs with CANN 8.1.RC1)',
     );
   });
@@ -135,12 +136,12 @@ describe('other env checks on constructed facts', () => {
     });
     const r = deviceNodes.evaluate(denied, k);
     expect(r.status).toBe('fail');
-    expect(r.remediation?.en).toContain('usermod -aG HwHiAiUser');
+    expect(en(r.remediation)).toContain('usermod -aG HwHiAiUser');
   });
   it('npu-health: several processes on one card are listed with PIDs and memory', () => {
     const r = npuHealth.evaluate(facts({ npuSmi: 'info-s2.txt' }), k);
     expect(r.status).toBe('warn');
-    expect(r.summary.en).toContain('pid 14247 vllm 115 MB');
+    expect(en(r.summary)).toContain('pid 14247 vllm 115 MB');
   });
   it('visible-devices: ids beyond the chips present fail', () => {
     expect(
@@ -159,7 +160,7 @@ describe('other env checks on constructed facts', () => {
       k,
     );
     expect(r.status).toBe('fail');
-    expect(r.remediation?.en).toContain('npu_fusion_attention');
+    expect(en(r.remediation)).toContain('npu_fusion_attention');
     expect(
       pythonPackages.evaluate(facts({ dists: { triton: '3.2.0', 'triton-ascend': '3.2.0' } }), k)
         .status,
@@ -179,6 +180,6 @@ describe('other env checks on constructed facts', () => {
     expect(limits.evaluate(facts(), k).status).toBe('pass');
     const low = facts();
     low.limits = { nofile: [1024, 4096], memlock: [-1, -1] };
-    expect(limits.evaluate(low, k).summary.en).toContain('open files limit 1024 < 65536');
+    expect(en(limits.evaluate(low, k).summary)).toContain('open files limit 1024 < 65536');
   });
 });

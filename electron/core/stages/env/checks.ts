@@ -1,4 +1,5 @@
-import type { CheckOutcome, CheckStatus, Localized } from '../../../../shared/api/stages';
+import type { CheckOutcome, CheckStatus } from '../../../../shared/api/stages';
+import type { Localized } from '../../../../shared/api/text';
 import type { Knowledge } from '../../knowledge/load';
 import type { EnvFacts } from './facts';
 import {

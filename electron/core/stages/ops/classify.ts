@@ -5,7 +5,7 @@ import type {
   OpsResult,
   RawOpTrace,
   RawTracedOp,
-} from '../../../../shared/api';
+} from '../../../../shared/stages/ops/api';
 import { opListFor, type OpList } from './op-lists';
 
 /** Fused torch_npu APIs a porter reaches for when these ops show up (torch-npu-migration.md §5). */

@@ -1,4 +1,4 @@
-import type { OpClass, OpsCompareRow, OpsResult } from '../../../../shared/api';
+import type { OpClass, OpsCompareRow, OpsResult } from '../../../../shared/stages/ops/api';
 
 const RANK: Record<OpClass, number> = {
   direct: 0,

@@ -1,13 +1,27 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { resourcesDir } from '../../paths';
 
-/** The op lists this build carries, by the torch_npu release line they describe. */
-const LISTS = [
-  { torch: '2.1.0', tag: 'torch2.1.0_v7.2.0' },
-  { torch: '2.7.1', tag: 'torch2.7.1_v7.3.0' },
-  { torch: '2.9.0', tag: 'torch2.9.0_v26.1.0' },
-] as const;
+const Index = z.object({
+  lists: z.array(z.object({ torch: z.string().regex(/^\d+\.\d+\.\d+$/), tag: z.string() })).min(1),
+  supportTable: z.string(),
+});
+
+let index: z.infer<typeof Index> | undefined;
+
+/** The op lists this build carries (resources/knowledge/ops/index.json), validated once. */
+export function opListIndex(): z.infer<typeof Index> {
+  if (index) return index;
+  const file = join(resourcesDir(), 'knowledge', 'ops', 'index.json');
+  const parsed = Index.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+  if (!parsed.success)
+    throw new Error(
+      `${file} is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
+  index = parsed.data;
+  return index;
+}
 
 export interface OpList {
   /** e.g. torch2.7.1_v7.3.0 */
@@ -40,10 +54,11 @@ const cache = new Map<string, OpList>();
  * the nearest older one (said in `note`), else the oldest.
  */
 export function opListFor(torchNpu: string): OpList {
+  const LISTS = opListIndex().lists;
   const v = numeric(torchNpu).slice(0, 3);
   const exact = LISTS.find((l) => compare(numeric(l.torch), v) === 0);
   const older = [...LISTS].reverse().find((l) => compare(numeric(l.torch), v) <= 0);
-  const pick = exact ?? older ?? LISTS[0];
+  const pick = exact ?? older ?? LISTS[0]!;
   const note = exact
     ? null
     : `No op list for torch_npu ${torchNpu} in this build; using the nearest, ${pick.tag}.`;
@@ -57,7 +72,7 @@ export function opListFor(torchNpu: string): OpList {
       .filter(Boolean),
   );
   const support = new Map<string, { a2: boolean; note: string }>();
-  for (const line of readFileSync(join(dir, 'torch_api_npu_support_2.7.1.tsv'), 'utf8')
+  for (const line of readFileSync(join(dir, opListIndex().supportTable), 'utf8')
     .split('\n')
     .slice(1)) {
     const cols = line.split('\t');

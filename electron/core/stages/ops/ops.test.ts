@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { RawOpTrace } from '../../../../shared/api';
+import type { RawOpTrace } from '../../../../shared/stages/ops/api';
 import { AmwError } from '../../../../shared/errors';
 import { classifyTrace, variableInputs } from './classify';
 import { opListFor } from './op-lists';
-import { readTrace } from './run-ops-stage';
+import { readTrace } from './trace';
 
 const op = (
   name: string,

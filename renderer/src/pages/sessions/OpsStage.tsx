@@ -1,14 +1,12 @@
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { type Language, type SessionRecord, type StageRunRecord } from '../../../../shared/api';
 import {
   OP_CLASSES,
-  type Language,
   type OpClass,
   type OpRow,
   type OpsBreakdown,
-  type SessionRecord,
-  type StageRunRecord,
-} from '../../../../shared/api';
+} from '../../../../shared/stages/ops/api';
 import { useAction, useCall } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
 import { useJob } from '../../components/JobsDrawer';
@@ -16,7 +14,6 @@ import { statusClass } from './SessionsPage';
 import { CheckCard } from './SessionView';
 
 /** The torch_npu lines this build has op lists for (resources/knowledge/ops). */
-const LIST_VERSIONS = ['2.1.0', '2.7.1', '2.9.0'];
 
 const CLASS_KEY: Record<OpClass, keyof OpsBreakdown> = {
   direct: 'direct',
@@ -107,7 +104,7 @@ function OpsHost(props: {
             onChange={(e) => setTarget(e.target.value)}
           >
             <option value="">{t('ops.hostVersion')}</option>
-            {LIST_VERSIONS.map((v) => (
+            {useOpLists().map((v) => (
               <option key={v} value={v}>
                 torch_npu {v}
               </option>
@@ -158,6 +155,7 @@ function OpsHost(props: {
 
 function OpsResultView(props: { runId: number; lang: Language; sessionId: number }) {
   const { t } = useTranslation();
+  const opLists = useOpLists();
   // the session's newest code scan: an op's source line opens there when it has that file
   const scan = useCall('code.scans', { sessionId: props.sessionId }).data?.[0] ?? null;
   const files = useCall('code.get', { scanId: scan?.id ?? 1 }, { enabled: !!scan });
@@ -196,7 +194,7 @@ function OpsResultView(props: { runId: number; lang: Language; sessionId: number
             data-testid="ops-compare"
           >
             <option value="">—</option>
-            {LIST_VERSIONS.map((v) => (
+            {opLists.map((v) => (
               <option key={v} value={v}>
                 torch_npu {v}
               </option>
@@ -420,4 +418,11 @@ function OpTable(props: { ops: OpRow[]; codeLink: (at: string) => string | null 
       </table>
     </>
   );
+}
+
+/** The op lists this build ships (app.info), not a list of the page's own. */
+function useOpLists(): string[] {
+  const info = useCall('app.info', {});
+  const lists = info.data?.knowledge.stages.ops?.opLists;
+  return Array.isArray(lists) ? (lists as string[]) : [];
 }

@@ -1,13 +1,10 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import {
-  STAGES,
-  type CheckOutcome,
-  type Language,
-  type StageRunRecord,
-} from '../../../../shared/api';
+import type { CheckOutcome, Language, StageRunRecord } from '../../../../shared/api';
+import { stageNs } from '../../../../shared/stages';
 import { explainError } from '../../../../shared/i18n';
 import { useAction, useCall } from '../../api';
+import { useText } from '../../i18n';
 import { Dialog } from '../../components/Dialog';
 import { ErrorText } from '../../components/ErrorText';
 import { useJob } from '../../components/JobsDrawer';
@@ -16,14 +13,14 @@ import { OpsStage } from './OpsStage';
 import { statusClass } from './SessionsPage';
 
 const WAIVER_NAME_KEY = 'amw.waiverName';
-/** Stages this build has; the rest are shown, disabled, as what is coming. */
-const BUILT: string[] = ['env', 'code', 'ops'];
 
 export function SessionView(props: { id: number; onBack: () => void }) {
   const { t, i18n } = useTranslation();
   const lang = (i18n.language === 'zh-CN' ? 'zh-CN' : 'en') as Language;
   const session = useCall('sessions.get', { id: props.id });
-  const [stage, setStage] = useState<(typeof STAGES)[number]>('env');
+  const [stage, setStage] = useState<string>('env');
+  const info = useCall('app.info', {});
+  const text = useText();
   const [compareWith, setCompareWith] = useState<number | null>(null);
   const all = useCall('sessions.list', {});
   const s = session.data;
@@ -48,16 +45,16 @@ export function SessionView(props: { id: number; onBack: () => void }) {
       </header>
       {session.error && <ErrorText error={session.error} />}
       <nav className="stage-rail" aria-label={t('sessions.stages')}>
-        {STAGES.map((st) => (
+        {(info.data?.stages ?? []).map((st) => (
           <button
-            key={st}
-            className={st === stage ? 'active' : ''}
-            disabled={!BUILT.includes(st)}
-            onClick={() => setStage(st)}
-            data-testid={`stage-${st}`}
+            key={st.id}
+            className={st.id === stage ? 'active' : ''}
+            disabled={!st.built}
+            onClick={() => setStage(st.id)}
+            data-testid={`stage-${st.id}`}
           >
-            <span>{t(`sessions.stage.${st}`)}</span>
-            {!BUILT.includes(st) && <small className="muted">{t('common.notYet')}</small>}
+            <span>{st.built ? t(`${stageNs(st.id)}:name`) : text(st.name)}</span>
+            {!st.built && <small className="muted">{t('common.notYet')}</small>}
           </button>
         ))}
       </nav>
@@ -175,6 +172,7 @@ export function CheckCard(props: {
   busy: boolean;
 }) {
   const { t } = useTranslation();
+  const text = useText();
   const c = props.check;
   const [waiving, setWaiving] = useState(false);
   const unwaive = useAction('checks.unwaive', ['sessions.get', 'sessions.list']);
@@ -189,12 +187,10 @@ export function CheckCard(props: {
     >
       <header>
         <span className={`badge ${statusClass(c.status)}`}>{t(`sessions.status.${c.status}`)}</span>
-        <strong>{c.title[props.lang]}</strong>
+        <strong>{text(c.title)}</strong>
       </header>
-      <p>{c.summary[props.lang]}</p>
-      {c.remediation && c.status !== 'pass' && (
-        <pre className="remedy">{c.remediation[props.lang]}</pre>
-      )}
+      <p>{text(c.summary)}</p>
+      {c.remediation && c.status !== 'pass' && <pre className="remedy">{text(c.remediation)}</pre>}
       {c.waiver && (
         <p className="waiver" data-testid="waiver">
           {t('sessions.waivedBy', { by: c.waiver.by, reason: c.waiver.reason })}
@@ -254,6 +250,7 @@ function WaiveDialog(props: {
   onClose: () => void;
 }) {
   const { t } = useTranslation();
+  const text = useText();
   const waive = useAction('checks.waive', ['sessions.get', 'sessions.list']);
   const [reason, setReason] = useState('');
   const [by, setBy] = useState(() => localStorage.getItem(WAIVER_NAME_KEY) ?? '');
@@ -264,7 +261,7 @@ function WaiveDialog(props: {
       onClose={props.onClose}
       testId="waive-dialog"
     >
-      <p className="muted">{props.check.summary[props.lang]}</p>
+      <p className="muted">{text(props.check.summary)}</p>
       <label className="field stacked">
         <span>{t('sessions.waiveReason')}</span>
         <textarea

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { method } from './define';
+import { method } from '../../api/define';
 
 export type OpClass = 'direct' | 'needs-change' | 'cpu-fallback' | 'unsupported';
 export const OP_CLASSES: OpClass[] = ['direct', 'needs-change', 'cpu-fallback', 'unsupported'];

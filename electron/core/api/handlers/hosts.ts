@@ -1,0 +1,87 @@
+import type { Inventory } from '../../../../shared/api';
+import { diffJson } from '../../hosts/diff';
+import { importSshConfig } from '../../hosts/import-ssh-config';
+import type { DomainHandlers, MethodsOf, Services } from '../services';
+
+export function hostsHandlers(
+  s: Services,
+): DomainHandlers<MethodsOf<'hosts' | 'inventory' | 'fleet'>> {
+  return {
+    'hosts.list': ({ group }) => s.hostRepo.summaries(group),
+    'hosts.get': ({ name }) => {
+      const found = s.hostRepo.summaries().find((h) => h.name === name);
+      return found ?? { ...s.hostRepo.get(name), inventory: null, savedSecret: false };
+    },
+    'hosts.add': (input) => {
+      const host = s.hostRepo.add(input);
+      s.bus.emit('hosts.changed', { name: host.name });
+      return host;
+    },
+    'hosts.update': ({ name, patch }) => {
+      const host = s.hostRepo.update(name, patch);
+      s.bus.emit('hosts.changed', { name: host.name });
+      return host;
+    },
+    'hosts.remove': ({ name }) => {
+      s.hostRepo.remove(name);
+      s.bus.emit('hosts.changed', { name });
+      return { removed: name };
+    },
+    'hosts.importSshConfig': (input) => {
+      const result = importSshConfig(s.hostRepo, input);
+      for (const name of [...result.added, ...result.updated])
+        s.bus.emit('hosts.changed', { name });
+      return result;
+    },
+    'hosts.test': ({ name, password }) => s.hosts.test(name, password),
+    'hosts.rememberPassword': ({ name, password }) => {
+      s.hosts.secrets.remember(s.hostRepo.get(name).id, password);
+      s.bus.emit('hosts.changed', { name });
+      return { ok: true as const };
+    },
+    'hosts.forgetPassword': ({ name }) => {
+      s.hosts.secrets.forget(s.hostRepo.get(name).id);
+      s.bus.emit('hosts.changed', { name });
+      return { ok: true as const };
+    },
+    'hosts.answerSecret': ({ promptId, secret }) => {
+      s.prompts.answerSecret(promptId, secret);
+      return { ok: true as const };
+    },
+    'hosts.answerHostKey': ({ promptId, accept }) => {
+      s.prompts.answer(promptId, accept);
+      return { ok: true as const };
+    },
+    'inventory.take': ({ name, password }) => {
+      s.hostRepo.get(name); // NOT_FOUND now, not inside the job
+      return {
+        jobId: s.jobs.start('inventory', { host: name }, (ctx) =>
+          s.hosts.inventory(name, ctx, password),
+        ).id,
+      };
+    },
+    'inventory.list': ({ name }) => s.hostRepo.inventories(name),
+    'inventory.get': ({ id }) => s.hostRepo.inventory(id),
+    'inventory.diff': ({ a, b }) =>
+      diffJson(
+        stripVolatile(s.hostRepo.inventory(a).data),
+        stripVolatile(s.hostRepo.inventory(b).data),
+      ),
+    'fleet.inventory': ({ names, group }) => {
+      const targets = names ?? s.hostRepo.list(group).map((h) => h.name);
+      targets.forEach((n) => s.hostRepo.get(n));
+      return {
+        jobId: s.jobs.start('fleet.inventory', { hosts: targets }, (ctx) =>
+          s.hosts.fleetInventory(targets, ctx),
+        ).id,
+      };
+    },
+    'fleet.table': ({ group }) => s.hosts.fleetTable(group),
+  };
+}
+
+/** Two snapshots differ in time and host by nature; the diff is about what the machines have. */
+function stripVolatile(inv: Inventory): Omit<Inventory, 'takenAt' | 'host'> {
+  const { takenAt: _t, host: _h, ...rest } = inv;
+  return rest;
+}

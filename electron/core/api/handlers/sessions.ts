@@ -1,0 +1,25 @@
+import type { DomainHandlers, MethodsOf, Services } from '../services';
+
+export function sessionsHandlers(
+  s: Services,
+): DomainHandlers<MethodsOf<'projects' | 'sessions' | 'checks'>> {
+  return {
+    'projects.create': (p) => s.sessions.createProject(p),
+    'projects.list': () => s.sessions.projects(),
+    'sessions.create': (o) => {
+      o.hosts?.forEach((h) => s.hostRepo.get(h));
+      return s.sessions.session(s.sessions.createSession(o));
+    },
+    'sessions.list': ({ project }) => s.sessions.sessions(project),
+    'sessions.get': ({ id }) => s.sessions.session(id),
+    'checks.waive': ({ sessionId, checkId, host, reason, by }) => {
+      s.sessions.waive(sessionId, s.hostRepo.get(host).id, checkId, reason, by);
+      return { ok: true as const };
+    },
+    'checks.unwaive': ({ sessionId, checkId, host }) => {
+      s.sessions.unwaive(sessionId, s.hostRepo.get(host).id, checkId);
+      return { ok: true as const };
+    },
+    'sessions.compare': ({ a, b }) => s.sessions.compare(a, b),
+  };
+}

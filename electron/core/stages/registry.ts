@@ -1,0 +1,18 @@
+import type { StageDefinition } from './define';
+import { envDefinition } from './env/definition';
+import { codeDefinition } from './code/definition';
+import { opsDefinition } from './ops/definition';
+
+/**
+ * Every stage of this build, one line each, in the order of shared/stages (the seeds' order).
+ * Nothing outside a stage's own folder names it: this list is how the engine knows it.
+ */
+export const STAGE_DEFINITIONS: readonly StageDefinition[] = [
+  envDefinition,
+  codeDefinition,
+  opsDefinition,
+] as unknown as readonly StageDefinition[];
+
+export function stageDefinition(id: string): StageDefinition | undefined {
+  return STAGE_DEFINITIONS.find((d) => d.shared.id === id);
+}

@@ -1,0 +1,46 @@
+import type { Widen } from '../../../i18n/en';
+
+/** Namespace `stage-ops`. */
+export const en = {
+  name: 'Operators',
+  title: {
+    trace: 'Operator capture',
+    unsupported: 'Unsupported operators',
+    fallback: 'Operators falling back to the CPU',
+    change: 'Operators that need changes',
+    dynamic: 'Dynamic shapes',
+  },
+  notEvaluated: 'Not evaluated: the capture did not finish.',
+  modelFailed: 'The model failed: {{type}}: {{message}}',
+  fixEntry:
+    'Fix the entry (it must return (model, batches)) so it runs on this host, then run the stage again.',
+  traced:
+    '{{total}} distinct ops over {{batches}} batches: {{direct}} direct, {{needsChange}} need changes, {{cpuFallback}} fall back to the CPU, {{unsupported}} unsupported (torch_npu {{target}}, list {{opList}}).',
+  none: 'None.',
+  unsupported_one: '{{count}} op raises on the NPU.',
+  unsupported_other: '{{count}} ops raise on the NPU.',
+  unsupportedFix:
+    'Replace them (sparse ops: use dense tensors or torch_npu counterparts) before moving on.',
+  fallback_one:
+    '{{count}} op has no NPU kernel in torch_npu {{target}}: it runs on the CPU, slowly.',
+  fallback_other:
+    '{{count}} ops have no NPU kernel in torch_npu {{target}}: they run on the CPU, slowly.',
+  fallbackFix:
+    'Check whether a newer torch_npu has them (compare versions on this page), or rewrite with supported ops.',
+  change_one: '{{count}} op has known limits here.',
+  change_other: '{{count}} ops have known limits here.',
+  changeFix: "See each op's reason (dtype, support table).",
+  dynamic_one: '{{count}} op sees different shapes across batches; inputs that vary: {{inputs}}.',
+  dynamic_other: '{{count}} ops see different shapes across batches; inputs that vary: {{inputs}}.',
+  variableInput: 'arg {{arg}} (dims {{dims}})',
+  noneNamed: 'none named',
+  static: 'Shapes are static across batches.',
+  dynamicFix:
+    'Every new shape compiles new NPU kernels. Pad or bucket variable lengths to a few fixed sizes (e.g. multiples of 64), and use torch.npu.set_compile_mode(jit_compile=False).',
+  needsEntry:
+    'The ops stage needs either an entry (FILE:FUNCTION returning (model, batches)) or a script.',
+  noPython:
+    '{{host}} has no python3 on the PATH of a non-interactive shell: the op capture needs Python with torch.',
+} as const;
+
+export type OpsMessages = Widen<typeof en>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { method } from './define';
+import { SHARED_STAGES } from '../stages';
 
 /**
  * The report document (`amw.report/v1`): one evidence chain per session, readable offline. It is
@@ -55,72 +56,6 @@ export const ReportInventory = z.object({
   differs: z.array(z.string()),
 });
 
-export const ReportFinding = z.object({
-  ruleId: z.string(),
-  file: z.string(),
-  line: z.number(),
-  column: z.number(),
-  endLine: z.number(),
-  endColumn: z.number(),
-  severity: z.enum(['error', 'warning', 'info']),
-  category: z.string(),
-  message: z.string(),
-});
-
-export const ReportCode = z.object({
-  scanId: z.number(),
-  root: z.string(),
-  mode: z.string(),
-  files: z.number(),
-  lines: z.number(),
-  counts: z.object({ error: z.number(), warning: z.number(), info: z.number() }),
-  effort: z.object({
-    level: z.string(),
-    dimensions: z.record(z.string(), z.number()),
-    notes: z.array(z.string()),
-  }),
-  findings: z.array(ReportFinding),
-  /** Accepted or edited files as unified diffs, and the review state of every changed file. */
-  diffs: z.array(
-    z.object({ file: z.string(), review: z.string(), applied: z.boolean(), patch: z.string() }),
-  ),
-  history: z.array(
-    z.object({
-      scanId: z.number(),
-      at: z.string(),
-      error: z.number(),
-      warning: z.number(),
-      info: z.number(),
-    }),
-  ),
-});
-
-export const ReportOps = z.object({
-  host: z.string(),
-  entry: z.string(),
-  targetTorchNpu: z.string(),
-  opList: z.string(),
-  breakdown: z.object({
-    direct: z.number(),
-    needsChange: z.number(),
-    cpuFallback: z.number(),
-    unsupported: z.number(),
-  }),
-  ops: z.array(
-    z.object({
-      op: z.string(),
-      overload: z.string(),
-      count: z.number(),
-      class: z.string(),
-      dynamic: z.boolean(),
-      reason: z.string(),
-      replacement: z.string().nullable(),
-      where: z.string().nullable(),
-    }),
-  ),
-  error: z.string().nullable(),
-});
-
 export const ReportComment = z.object({
   id: z.number(),
   /** `session`, `check:<id>@<host>`, `finding:<rule>@<file>:<line>` */
@@ -138,7 +73,7 @@ export const ReportDecision = z.object({
   at: z.string(),
 });
 
-export const Report = z.object({
+const ReportBase = z.object({
   schema: z.literal(REPORT_SCHEMA_ID),
   generatedAt: z.string(),
   generator: z.object({ name: z.string(), version: z.string() }),
@@ -187,8 +122,6 @@ export const Report = z.object({
   }),
   inventories: z.array(ReportInventory),
   stages: z.array(ReportStage),
-  code: ReportCode.nullable(),
-  ops: z.array(ReportOps),
   changes: z
     .object({
       previousSessionId: z.number(),
@@ -212,7 +145,23 @@ export const Report = z.object({
     .nullable(),
   review: z.object({ comments: z.array(ReportComment), decisions: z.array(ReportDecision) }),
 });
+
+type WithReport = Extract<(typeof SHARED_STAGES)[number], { report: object }>;
+type StageSections = {
+  [S in WithReport as S['report']['key']]: S['report']['schema'];
+};
+
+/** The document: the common parts and each stage's own section, under the key it names. */
+export const Report = ReportBase.extend(
+  Object.fromEntries(
+    SHARED_STAGES.flatMap((st) =>
+      'report' in st && st.report ? [[st.report.key, st.report.schema]] : [],
+    ),
+  ) as StageSections,
+);
 export type Report = z.infer<typeof Report>;
+/** The stages' own sections of the document (by the key each stage names). */
+export type ReportSections = Omit<Report, keyof z.infer<typeof ReportBase>>;
 
 export const REPORT_FORMATS = ['html', 'md', 'json', 'pdf', 'sarif', 'junit'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];

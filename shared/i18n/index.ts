@@ -39,6 +39,8 @@ export const I18N_OPTIONS = {
   keySeparator: '.',
   interpolation: { escapeValue: false },
   returnNull: false,
+  // i18next otherwise prints an advert on the console: on the CLI's stdout, it would break --json
+  showSupportNotice: false,
 } as const;
 
 export type Translate = (key: string, params?: Record<string, unknown>) => string;

@@ -51,6 +51,8 @@ export interface SharedStage<Id extends string = string, I extends z.ZodType = z
   runsOn: RunsOn;
   input: I;
   messages: StageMessages;
+  /** The stage's section of a report: the document's key for it and its schema. */
+  report?: { key: string; schema: z.ZodType };
   /** Methods of the stage's own (`ops.get`…), composed into the contract. */
   api?: Record<string, MethodSpec>;
 }

@@ -306,16 +306,16 @@ d('reruns and cut-off runs', () => {
       expect(s.runs).toHaveLength(1);
       expect(s.runs[0]!.checks).toHaveLength(10);
       expect(s.runs[0]!.checks.find((x) => x.id === 'env.set-env')!.status).toBe('pass');
+      // an unknown check is refused at once, before a run or a job exists
       await expect(
-        c
-          .call('stages.run', {
-            host: 'rerun',
-            stage: 'env',
-            sessionId: first.sessionId,
-            checks: ['env.nope'],
-          })
-          .then((r) => c.jobs.wait(r.jobId)),
-      ).resolves.toMatchObject({ status: 'failed', error: { code: 'VALIDATION' } });
+        c.call('stages.run', {
+          host: 'rerun',
+          stage: 'env',
+          sessionId: first.sessionId,
+          checks: ['env.nope'],
+        }),
+      ).rejects.toMatchObject({ code: 'VALIDATION' });
+      expect((await c.call('sessions.get', { id: first.sessionId })).runs).toHaveLength(1);
       // a run whose process died mid-way: its row stays "running" with a dead job owner
       const db = (await import('better-sqlite3')).default(join(dir, 'amw.db'));
       db.prepare(
@@ -339,5 +339,5 @@ d('reruns and cut-off runs', () => {
       await sim.stop();
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 90_000);
 });

@@ -2,11 +2,11 @@ import type {
   CheckOutcome,
   Language,
   Report,
+  ReportSections,
   SessionRecord,
   StageRunRecord,
 } from '../../../shared/api';
 import { REPORT_SCHEMA_ID } from '../../../shared/api';
-import { unifiedPatch } from '../analyzer/fix';
 import type { CodeReviewStore } from '../code-review/store';
 import type { HostService } from '../hosts/host-service';
 import type { HostRepository } from '../hosts/repository';
@@ -20,7 +20,6 @@ import { textIn } from '../i18n';
 import { msg } from '../../../shared/api/text';
 import { stageNs } from '../../../shared/stages';
 import { STAGE_DEFINITIONS } from '../stages/registry';
-import { OpTraceRepository } from '../stages/ops/repository';
 import { redactReport } from './redact';
 
 export interface ReportDeps {
@@ -143,71 +142,14 @@ export function buildReport(
     checks: r.checks.map((c) => checkOf(c, show)),
   }));
 
-  // the newest code scan of the session, its reviewed diffs, and the history of counts
-  const scans = deps.code.list(sessionId);
-  let code: Report['code'] = null;
-  if (scans.length) {
-    const latest = deps.code.get(scans[0]!.id);
-    const diffs = latest.fileList
-      .filter((f) => f.changed && f.hasText)
-      .map((f) => {
-        const content = deps.code.file(latest.id, f.file);
-        const after =
-          content.reviewed ?? (f.review === 'rejected' ? content.original : content.proposed);
-        return {
-          file: f.file,
-          review: f.review,
-          applied: !!f.appliedAt,
-          patch:
-            f.review === 'accepted' || f.review === 'edited'
-              ? unifiedPatch(new Map([[f.file, { before: content.original, after }]]))
-              : '',
-        };
-      });
-    code = {
-      scanId: latest.id,
-      root: latest.root,
-      mode: latest.mode,
-      files: latest.files,
-      lines: latest.lines,
-      counts: latest.counts,
-      effort: latest.effort,
-      findings: latest.findings.map(({ fix: _fix, ...f }) => f),
-      diffs,
-      history: [...scans].reverse().map((x) => ({ scanId: x.id, at: x.createdAt, ...x.counts })),
-    };
-  }
-
-  const traces = new OpTraceRepository(deps.db, deps.artifacts);
-  const ops = runs
-    .filter((r) => traces.has(r.id))
-    .flatMap((r) => {
-      try {
-        const o = traces.classified(r.id);
-        return [
-          {
-            host: r.host,
-            entry: o.entry,
-            targetTorchNpu: o.targetTorchNpu,
-            opList: o.opList,
-            breakdown: o.breakdown,
-            ops: o.ops.map((x) => ({
-              op: `${x.op}${x.overload === 'default' ? '' : `.${x.overload}`}`,
-              overload: x.overload,
-              count: x.count,
-              class: x.class,
-              dynamic: x.dynamic,
-              reason: x.reason,
-              replacement: x.replacement ?? null,
-              where: x.sources[0]?.at ?? null,
-            })),
-            error: o.error ? `${o.error.type}: ${o.error.message}` : null,
-          },
-        ];
-      } catch {
-        return []; // a run cut off before its trace was stored has nothing to show
-      }
-    });
+  // each stage's own section of the document, built by the stage
+  const sections = Object.fromEntries(
+    STAGE_DEFINITIONS.flatMap((d) =>
+      d.report && d.shared.report
+        ? [[d.shared.report.key, d.report.build({ sessionId, runs, services: deps, show })]]
+        : [],
+    ),
+  );
 
   // what changed since the previous session of the same project
   let changes: Report['changes'] = null;
@@ -252,8 +194,7 @@ export function buildReport(
     },
     inventories,
     stages: reportStages,
-    code,
-    ops,
+    ...(sections as ReportSections),
     changes,
     review: deps.reviews.review({ sessionId }),
   };

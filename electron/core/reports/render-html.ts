@@ -1,59 +1,8 @@
 import type { Report } from '../../../shared/api';
 import { translator } from '../../../shared/i18n';
 import { stageName, statusText } from './words';
-
-const esc = (s: unknown) =>
-  String(s ?? '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;');
-
-const MAX_ROWS = 400;
-
-/** Status pill; colours come from the stylesheet below, nothing is fetched. */
-const pill = (status: string, label = status) =>
-  `<span class="pill s-${esc(status)}">${esc(label)}</span>`;
-
-/** A horizontal stacked bar as inline SVG (prints as vectors). */
-function bar(parts: { label: string; value: number; cls: string }[]): string {
-  const total = parts.reduce((n, p) => n + p.value, 0) || 1;
-  let x = 0;
-  const rects = parts
-    .map((p) => {
-      const w = (100 * p.value) / total;
-      const r = `<rect x="${x.toFixed(2)}" y="0" width="${w.toFixed(2)}" height="8" class="${p.cls}"><title>${esc(p.label)}: ${p.value}</title></rect>`;
-      x += w;
-      return r;
-    })
-    .join('');
-  const legend = parts
-    .map(
-      (p) =>
-        `<span class="legend"><i class="sw ${p.cls}"></i>${esc(p.label)} <b>${p.value}</b></span>`,
-    )
-    .join(' ');
-  return `<svg class="bar" viewBox="0 0 100 8" preserveAspectRatio="none" role="img">${rects}</svg><div class="legends">${legend}</div>`;
-}
-
-function diffBlock(patch: string): string {
-  return `<pre class="diff">${patch
-    .split('\n')
-    .map((l) => {
-      const cls =
-        l.startsWith('+++') || l.startsWith('---')
-          ? 'h'
-          : l.startsWith('+')
-            ? 'a'
-            : l.startsWith('-')
-              ? 'd'
-              : l.startsWith('@@')
-                ? 'h'
-                : '';
-      return cls ? `<span class="${cls}">${esc(l)}</span>` : esc(l);
-    })
-    .join('\n')}</pre>`;
-}
+import { STAGE_DEFINITIONS } from '../stages/registry';
+import { bar, esc, pill } from './html-kit';
 
 const CSS = `
 :root{--ok:#1a7f37;--warn:#9a6700;--fail:#cf222e;--info:#0969da;--muted:#5d6878;--border:#d0d7de;font-family:system-ui,-apple-system,"Segoe UI","PingFang SC","Microsoft YaHei","Noto Sans CJK SC","WenQuanYi Micro Hei",sans-serif;font-size:14px;line-height:1.5;color:#1c2330}
@@ -188,73 +137,10 @@ export function renderHtml(r: Report): string {
   }
   h(`</section>`);
 
-  // code
-  if (r.code) {
-    const c = r.code;
-    h(`<section id="code"><h2>${esc(t('report.code'))}</h2>`);
-    h(
-      `<p>${esc(t('report.codeSummary', { scanId: c.scanId, root: c.root, mode: c.mode, files: c.files, lines: c.lines, error: c.counts.error, warning: c.counts.warning, info: c.counts.info, level: c.effort.level }))}</p>`,
-    );
-    if (c.history.length > 1)
-      h(
-        `<p class="small">${esc(t('report.history'))}: ${c.history.map((x) => `#${x.scanId} ${x.error}/${x.warning}/${x.info}`).join(' → ')}</p>`,
-      );
-    h(
-      `<h3>${esc(t('report.findings'))}</h3><table><tr><th>${esc(t('report.file'))}</th><th>${esc(t('report.rule'))}</th><th>${esc(t('report.message'))}</th></tr>`,
-    );
-    for (const f of c.findings.slice(0, MAX_ROWS))
-      h(
-        `<tr><td><code>${esc(f.file)}:${f.line}:${f.column}</code></td><td>${pill(f.severity === 'info' ? 'skip' : f.severity === 'warning' ? 'warn' : 'fail', f.severity)} <code>${esc(f.ruleId)}</code></td><td>${esc(f.message)}</td></tr>`,
-      );
-    h(`</table>`);
-    if (c.findings.length > MAX_ROWS)
-      h(
-        `<p class="small muted">${esc(t('report.truncated', { shown: MAX_ROWS, total: c.findings.length }))}</p>`,
-      );
-    h(`<h3>${esc(t('report.diffs'))}</h3>`);
-    const accepted = c.diffs.filter((d) => d.patch);
-    if (!accepted.length) h(`<p>${esc(t('report.noDiffs'))}</p>`);
-    for (const d of accepted)
-      h(
-        `<h4><code>${esc(d.file)}</code> ${pill(d.applied ? 'pass' : 'warn', t(`code.review.${d.applied ? 'applied' : d.review}`))}</h4>${diffBlock(d.patch)}`,
-      );
-    h(`</section>`);
-  }
-
-  // operators
-  if (r.ops.length) {
-    h(`<section id="ops"><h2>${esc(t('report.ops'))}</h2>`);
-    for (const o of r.ops) {
-      h(
-        `<h3>${esc(t('report.opsSummary', { host: o.host, entry: o.entry, version: o.targetTorchNpu, list: o.opList }))}</h3>`,
-      );
-      if (o.error) {
-        h(`<p class="s-fail">${esc(o.error)}</p>`);
-        continue;
-      }
-      h(
-        bar([
-          { label: t('ops.class.direct'), value: o.breakdown.direct, cls: 'c-direct' },
-          { label: t('ops.class.needs-change'), value: o.breakdown.needsChange, cls: 'c-needs' },
-          { label: t('ops.class.cpu-fallback'), value: o.breakdown.cpuFallback, cls: 'c-fallback' },
-          {
-            label: t('ops.class.unsupported'),
-            value: o.breakdown.unsupported,
-            cls: 'c-unsupported',
-          },
-        ]),
-      );
-      const rows = o.ops.filter((x) => x.class !== 'direct' || x.dynamic);
-      h(
-        `<table><tr><th>${esc(t('report.op'))}</th><th>${esc(t('report.calls'))}</th><th>${esc(t('report.class'))}</th><th>${esc(t('report.where'))}</th><th>${esc(t('report.message'))}</th></tr>`,
-      );
-      for (const x of rows.slice(0, MAX_ROWS))
-        h(
-          `<tr><td><code>${esc(x.op)}</code></td><td>${x.count}</td><td>${pill(x.class, t(`ops.class.${x.class}`))}${x.dynamic ? ` ${pill('warn', t('ops.dynamic'))}` : ''}</td><td><code>${esc(x.where ?? '')}</code></td><td>${esc(x.reason)}${x.replacement ? `<div class="small">→ ${esc(x.replacement)}</div>` : ''}</td></tr>`,
-        );
-      h(`</table>`);
-    }
-    h(`</section>`);
+  // each stage's own section, in the stages' order
+  for (const d of STAGE_DEFINITIONS) {
+    const section = d.report && (r as Record<string, unknown>)[d.shared.report!.key];
+    if (d.report && section !== undefined && section !== null) h(d.report.html(section, t));
   }
 
   // review and sign-off

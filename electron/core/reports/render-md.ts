@@ -1,14 +1,9 @@
 import type { Report } from '../../../shared/api';
 import { translator } from '../../../shared/i18n';
 import { stageName, statusText } from './words';
+import { STAGE_DEFINITIONS } from '../stages/registry';
+import { cell } from './md-kit';
 
-/** Table cells: pipes and line breaks would break the row. */
-const cell = (s: unknown) =>
-  String(s ?? '—')
-    .replace(/\|/g, '\\|')
-    .replace(/\r?\n/g, ' ');
-
-const MAX_ROWS = 200;
 const MARK: Record<string, string> = {
   pass: '✅',
   warn: '⚠️',
@@ -92,77 +87,10 @@ export function renderMarkdown(r: Report): string {
         `| \`${c.id}\` ${cell(c.title)} | ${MARK[c.status] ?? ''} ${st(c.status)} | ${cell(c.summary)}${c.remediation && c.status !== 'pass' ? ` — ${cell(c.remediation)}` : ''}${c.waiver ? ` (${cell(t('report.waivedBy', { by: c.waiver.by, at: c.waiver.at, reason: c.waiver.reason }))})` : ''} |`,
       );
   }
-  if (r.code) {
-    const c = r.code;
-    p();
-    p(`## ${t('report.code')}`);
-    p();
-    p(
-      t('report.codeSummary', {
-        scanId: c.scanId,
-        root: c.root,
-        mode: c.mode,
-        files: c.files,
-        lines: c.lines,
-        error: c.counts.error,
-        warning: c.counts.warning,
-        info: c.counts.info,
-        level: c.effort.level,
-      }),
-    );
-    p();
-    p(`| ${t('report.file')} | ${t('report.rule')} | ${t('report.message')} |`);
-    p('|---|---|---|');
-    for (const f of c.findings.slice(0, MAX_ROWS))
-      p(`| \`${f.file}:${f.line}\` | ${f.severity} \`${f.ruleId}\` | ${cell(f.message)} |`);
-    if (c.findings.length > MAX_ROWS)
-      p(`\n_${t('report.truncated', { shown: MAX_ROWS, total: c.findings.length })}_`);
-    p();
-    p(`### ${t('report.diffs')}`);
-    p();
-    const accepted = c.diffs.filter((d) => d.patch);
-    if (!accepted.length) p(t('report.noDiffs'));
-    for (const d of accepted) {
-      p(`\`${d.file}\` — ${t(`code.review.${d.applied ? 'applied' : d.review}`)}`);
-      p();
-      p('```diff');
-      p(d.patch.replace(/\n$/, ''));
-      p('```');
-      p();
-    }
-  }
-  for (const o of r.ops) {
-    p();
-    p(`## ${t('report.ops')}`);
-    p();
-    p(
-      t('report.opsSummary', {
-        host: o.host,
-        entry: o.entry,
-        version: o.targetTorchNpu,
-        list: o.opList,
-      }),
-    );
-    p();
-    if (o.error) {
-      p(`❌ ${o.error}`);
-      continue;
-    }
-    p(
-      `${t('ops.class.direct')} **${o.breakdown.direct}** · ${t('ops.class.needs-change')} **${o.breakdown.needsChange}** · ${t('ops.class.cpu-fallback')} **${o.breakdown.cpuFallback}** · ${t('ops.class.unsupported')} **${o.breakdown.unsupported}**`,
-    );
-    const rows = o.ops.filter((x) => x.class !== 'direct' || x.dynamic);
-    if (rows.length) {
-      p();
-      p(
-        `| ${t('report.op')} | ${t('report.calls')} | ${t('report.class')} | ${t('report.where')} |`,
-      );
-      p('|---|---|---|---|');
-      for (const x of rows.slice(0, MAX_ROWS))
-        p(
-          `| \`${x.op}\` | ${x.count} | ${t(`ops.class.${x.class}`)}${x.dynamic ? ` (${t('ops.dynamic')})` : ''} | ${cell(x.where ?? '')} |`,
-        );
-    }
+  // each stage's own section, in the stages' order
+  for (const d of STAGE_DEFINITIONS) {
+    const section = d.report && (r as Record<string, unknown>)[d.shared.report!.key];
+    if (d.report && section !== undefined && section !== null) p(d.report.md(section, t));
   }
   p();
   p(`## ${t('report.review')}`);

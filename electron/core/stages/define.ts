@@ -1,4 +1,5 @@
-import type { CheckOutcome, Language, Text } from '../../../shared/api';
+import type { CheckOutcome, Language, StageRunRecord, Text } from '../../../shared/api';
+import type { Translate } from '../../../shared/i18n';
 import type { SharedStage } from '../../../shared/stages/define';
 import type { StageId, StageInputOf } from '../../../shared/stages';
 import type { ArtifactStore } from '../db/artifacts';
@@ -72,6 +73,8 @@ export interface StageDefinition<Id extends StageId = StageId> {
   checkIds?: readonly string[];
   /** The knowledge versions the stage ships, for `app.info` (the ops stage: its op lists). */
   knowledge?: () => Record<string, unknown>;
+  /** The stage's section of a session's report (its key and schema are in `shared.report`). */
+  report?: StageReport;
   /** What `amw run --stage <id>` adds: options, and the stage's `--json` document. */
   cli?: StageCli;
   /** Handlers of the stage's own methods (`shared.api`), composed into the engine's. */
@@ -114,4 +117,21 @@ export interface StageJson {
     remediation: string | null;
     waiver?: unknown;
   }[];
+}
+
+/** What a stage's report section is built from: the session's runs and the engine's stores. */
+export interface ReportContext {
+  sessionId: number;
+  runs: StageRunRecord[];
+  services: Pick<StageServices, 'db' | 'artifacts' | 'code' | 'sessions'>;
+  /** Engine text in the report's language. */
+  show: (text: Text | null | undefined) => string;
+}
+
+/** A stage's section of a report: built once into the document, rendered per format. */
+export interface StageReport<S = unknown> {
+  build(ctx: ReportContext): S;
+  /** Self-contained HTML (escape everything; see reports/html-kit.ts). */
+  html(section: S, t: Translate): string;
+  md(section: S, t: Translate): string;
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { FIX_MODES } from '../../api/code';
 import { defineSharedStage, stageInput } from '../define';
 import { en } from './messages/en';
+import { codeReport } from './report';
 import { zhCN } from './messages/zh-CN';
 
 /** Code migration: the project's folder scanned on this machine, one check per rule that fired. */
@@ -15,4 +16,5 @@ export const codeStage = defineSharedStage({
     exclude: z.array(z.string().min(1).max(400)).max(100).optional(),
   }),
   messages: { en, 'zh-CN': zhCN },
+  report: codeReport,
 });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { opsApi, TorchNpuVersion } from './api';
 import { defineSharedStage, stageInput } from '../define';
 import { en } from './messages/en';
+import { opsReport } from './report';
 import { zhCN } from './messages/zh-CN';
 
 /** Operator coverage: a model's aten ops captured on the host, classified for a torch_npu. */
@@ -26,5 +27,6 @@ export const opsStage = defineSharedStage({
     torchNpu: TorchNpuVersion.optional(),
   }),
   messages: { en, 'zh-CN': zhCN },
+  report: opsReport,
   api: opsApi,
 });

@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { codeStage } from '../../../../shared/stages/code';
 import { AmwError } from '../../../../shared/errors';
+import { codeReport } from './report';
 import { defineStage, type StageServices } from '../define';
 import { codeOutcomes, scanAndStore } from './scan-and-store';
 
@@ -38,6 +39,7 @@ export function resolveCodeFolder(
 /** Code migration inside a session: the scan is stored for review, one check per rule fired. */
 export const codeDefinition = defineStage({
   shared: codeStage,
+  report: codeReport,
   merge: 'replace',
   prepare(input, services) {
     return { ...input, path: resolveCodeFolder(services, input.path, input) };

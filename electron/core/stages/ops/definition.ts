@@ -5,6 +5,7 @@ import { AmwError } from '../../../../shared/errors';
 import { nowIso } from '../../db/open';
 import { decodeProbe, parseInventory } from '../../hosts/inventory-parse';
 import { resourcesDir } from '../../paths';
+import { opsReport } from './report';
 import { defineStage } from '../define';
 import { classifyTrace } from './classify';
 import { opsOutcomes } from './outcomes';
@@ -20,6 +21,7 @@ import { observedOnHost, readTrace } from './trace';
  */
 export const opsDefinition = defineStage({
   shared: opsStage,
+  report: opsReport,
   merge: 'by-check',
   handlers: opsHandlers,
   cli: opsCli,

@@ -1,0 +1,129 @@
+import type { z } from 'zod';
+import type { ReportCode } from '../../../../shared/stages/code/report';
+import { unifiedPatch } from '../../analyzer/fix';
+import { diffBlock, esc, MAX_ROWS, pill } from '../../reports/html-kit';
+import { cell, MAX_ROWS as MD_ROWS } from '../../reports/md-kit';
+import type { StageReport } from '../define';
+
+type Section = z.infer<typeof ReportCode>;
+
+/** The code stage in a report: the newest scan, its findings, the reviewed diffs, the history. */
+export const codeReport: StageReport<Section | null> = {
+  build({ sessionId, services }) {
+    const deps = services;
+    // the newest code scan of the session, its reviewed diffs, and the history of counts
+    const scans = deps.code.list(sessionId);
+    let code: Section | null = null;
+    if (scans.length) {
+      const latest = deps.code.get(scans[0]!.id);
+      const diffs = latest.fileList
+        .filter((f) => f.changed && f.hasText)
+        .map((f) => {
+          const content = deps.code.file(latest.id, f.file);
+          const after =
+            content.reviewed ?? (f.review === 'rejected' ? content.original : content.proposed);
+          return {
+            file: f.file,
+            review: f.review,
+            applied: !!f.appliedAt,
+            patch:
+              f.review === 'accepted' || f.review === 'edited'
+                ? unifiedPatch(new Map([[f.file, { before: content.original, after }]]))
+                : '',
+          };
+        });
+      code = {
+        scanId: latest.id,
+        root: latest.root,
+        mode: latest.mode,
+        files: latest.files,
+        lines: latest.lines,
+        counts: latest.counts,
+        effort: latest.effort,
+        findings: latest.findings.map(({ fix: _fix, ...f }) => f),
+        diffs,
+        history: [...scans].reverse().map((x) => ({ scanId: x.id, at: x.createdAt, ...x.counts })),
+      };
+    }
+
+    return code;
+  },
+  html(c, t) {
+    if (!c) return '';
+    const out: string[] = [];
+    const h = (s: string) => out.push(s);
+    h(`<section id="code"><h2>${esc(t('report.code'))}</h2>`);
+    h(
+      `<p>${esc(t('report.codeSummary', { scanId: c.scanId, root: c.root, mode: c.mode, files: c.files, lines: c.lines, error: c.counts.error, warning: c.counts.warning, info: c.counts.info, level: c.effort.level }))}</p>`,
+    );
+    if (c.history.length > 1)
+      h(
+        `<p class="small">${esc(t('report.history'))}: ${c.history.map((x) => `#${x.scanId} ${x.error}/${x.warning}/${x.info}`).join(' → ')}</p>`,
+      );
+    h(
+      `<h3>${esc(t('report.findings'))}</h3><table><tr><th>${esc(t('report.file'))}</th><th>${esc(t('report.rule'))}</th><th>${esc(t('report.message'))}</th></tr>`,
+    );
+    for (const f of c.findings.slice(0, MAX_ROWS))
+      h(
+        `<tr><td><code>${esc(f.file)}:${f.line}:${f.column}</code></td><td>${pill(f.severity === 'info' ? 'skip' : f.severity === 'warning' ? 'warn' : 'fail', f.severity)} <code>${esc(f.ruleId)}</code></td><td>${esc(f.message)}</td></tr>`,
+      );
+    h(`</table>`);
+    if (c.findings.length > MAX_ROWS)
+      h(
+        `<p class="small muted">${esc(t('report.truncated', { shown: MAX_ROWS, total: c.findings.length }))}</p>`,
+      );
+    h(`<h3>${esc(t('report.diffs'))}</h3>`);
+    const accepted = c.diffs.filter((d) => d.patch);
+    if (!accepted.length) h(`<p>${esc(t('report.noDiffs'))}</p>`);
+    for (const d of accepted)
+      h(
+        `<h4><code>${esc(d.file)}</code> ${pill(d.applied ? 'pass' : 'warn', t(`code.review.${d.applied ? 'applied' : d.review}`))}</h4>${diffBlock(d.patch)}`,
+      );
+    h(`</section>`);
+
+    return out.join('');
+  },
+  md(c, t) {
+    if (!c) return '';
+    const out: string[] = [];
+    const p = (s = '') => out.push(s);
+    p();
+    p(`## ${t('report.code')}`);
+    p();
+    p(
+      t('report.codeSummary', {
+        scanId: c.scanId,
+        root: c.root,
+        mode: c.mode,
+        files: c.files,
+        lines: c.lines,
+        error: c.counts.error,
+        warning: c.counts.warning,
+        info: c.counts.info,
+        level: c.effort.level,
+      }),
+    );
+    p();
+    p(`| ${t('report.file')} | ${t('report.rule')} | ${t('report.message')} |`);
+    p('|---|---|---|');
+    for (const f of c.findings.slice(0, MD_ROWS))
+      p(`| \`${f.file}:${f.line}\` | ${f.severity} \`${f.ruleId}\` | ${cell(f.message)} |`);
+    if (c.findings.length > MD_ROWS)
+      p(`\n_${t('report.truncated', { shown: MD_ROWS, total: c.findings.length })}_`);
+    p();
+    p(`### ${t('report.diffs')}`);
+    p();
+    const accepted = c.diffs.filter((d) => d.patch);
+    if (!accepted.length) p(t('report.noDiffs'));
+    for (const d of accepted) {
+      p(`\`${d.file}\` — ${t(`code.review.${d.applied ? 'applied' : d.review}`)}`);
+      p();
+      p('```diff');
+      p(d.patch.replace(/\n$/, ''));
+      p('```');
+      p();
+    }
+
+    return out.join('\n');
+  },
+};

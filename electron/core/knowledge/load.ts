@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { resourcesDir } from '../paths';
+import { distKey } from './keys';
 
 const Row = z.object({
   torchNpu: z.string(),
@@ -26,22 +27,63 @@ const VersionMatrix = z.object({
   }),
 });
 
+/** A text in both languages; it reaches i18n as a `knowledge:` key (knowledge/messages.ts). */
+const Localized = z.object({ en: z.string().min(1), 'zh-CN': z.string().min(1) });
+
 const PythonPackages = z.object({
-  packages: z.array(
-    z.object({
-      dist: z.string(),
-      status: z.enum(['warn', 'fail']),
-      en: z.string(),
-      zh: z.string(),
-      fixEn: z.string(),
-      fixZh: z.string(),
-      unlessDist: z.string().optional(),
-    }),
-  ),
-  numpy: z.object({ maxMajor: z.number(), en: z.string(), zh: z.string(), cannBefore: z.string() }),
+  packages: z
+    .array(
+      z.object({
+        dist: z.string().min(1),
+        status: z.enum(['warn', 'fail']),
+        message: Localized,
+        fix: Localized,
+        unlessDist: z.string().optional(),
+      }),
+    )
+    .refine(
+      (ps) => new Set(ps.map((p) => distKey(p.dist))).size === ps.length,
+      'two packages with the same normalised name',
+    ),
+  numpy: z.object({
+    maxMajor: z.number().int(),
+    cannBefore: z.string(),
+    message: Localized,
+    fix: Localized,
+  }),
 });
 
-const Localized = z.object({ en: z.string().min(1), 'zh-CN': z.string().min(1) });
+/** env.limits: below these a training host gets a warning. */
+const EnvLimits = z.object({
+  nofileMin: z.number().int().positive(),
+  memlockMinBytes: z.number().int().positive(),
+  diskFreeMinGB: z.number().positive(),
+  memoryMinGB: z.number().positive(),
+});
+
+/** Import failures and what they mean; `pattern` is a regular expression, compiled here. */
+const ImportCauses = z.object({
+  causes: z
+    .array(
+      z.object({
+        id: z.string().regex(/^[a-z][a-z0-9-]*$/),
+        pattern: z
+          .string()
+          .min(1)
+          .transform((source, ctx) => {
+            try {
+              return new RegExp(source);
+            } catch (err) {
+              ctx.addIssue({ code: 'custom', message: `not a regular expression: ${String(err)}` });
+              return z.NEVER;
+            }
+          }),
+        message: Localized,
+      }),
+    )
+    .min(1)
+    .refine((cs) => new Set(cs.map((c) => c.id)).size === cs.length, 'duplicate cause ids'),
+});
 
 /** The stages of a migration, in the seeds' order, and names of those this build lacks. */
 const Stages = z.object({
@@ -55,6 +97,8 @@ export type Knowledge = {
   versions: z.infer<typeof VersionMatrix>;
   packages: z.infer<typeof PythonPackages>;
   stages: z.infer<typeof Stages>;
+  envLimits: z.infer<typeof EnvLimits>;
+  importCauses: z.infer<typeof ImportCauses>['causes'];
 };
 
 let cached: Knowledge | undefined;
@@ -74,6 +118,8 @@ export function loadKnowledge(dir = join(resourcesDir(), 'knowledge')): Knowledg
     versions: read('version-matrix.json', VersionMatrix),
     packages: read('python-packages.json', PythonPackages),
     stages: read('stages.json', Stages),
+    envLimits: read('env-limits.json', EnvLimits),
+    importCauses: read('import-causes.json', ImportCauses).causes,
   };
   if (dir === join(resourcesDir(), 'knowledge')) cached = k;
   return k;

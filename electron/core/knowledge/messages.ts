@@ -1,15 +1,18 @@
-import type { Namespaces } from '../../../shared/i18n';
+import { LANGUAGES, type Namespaces } from '../../../shared/i18n';
 import { loadRules } from '../analyzer/rules';
+import { distKey, KNOWLEDGE_NS } from './keys';
+import { loadKnowledge } from './load';
 
 /**
- * Texts that live in knowledge files (each rule's title, message, why and fix in both languages),
- * as i18next namespaces, so engine messages can point at them by key and be shown in either
- * language: `rules:device.cuda-string.title`.
+ * Texts that live in knowledge files, as i18next namespaces, so engine messages can point at them
+ * by key and be shown in either language: each rule's title, message, why and fix
+ * (`rules:device.cuda-string.title`), and the env stage's package notes and import causes
+ * (`knowledge:packages.flash-attn.fix`, `knowledge:importCauses.cann-libs`; keys in ./keys.ts).
  */
 export function knowledgeNamespaces(): Namespaces {
   const rules: Namespaces[string] = { en: {}, 'zh-CN': {} };
   for (const r of loadRules()) {
-    for (const lang of ['en', 'zh-CN'] as const) {
+    for (const lang of LANGUAGES) {
       const [group, name] = r.id.split('.') as [string, string];
       const dict = rules[lang]!;
       const g = (dict[group] ??= {}) as Record<string, unknown>;
@@ -21,5 +24,19 @@ export function knowledgeNamespaces(): Namespaces {
       };
     }
   }
-  return { rules };
+  const k = loadKnowledge();
+  const knowledge: Namespaces[string] = {};
+  for (const lang of LANGUAGES) {
+    knowledge[lang] = {
+      packages: Object.fromEntries(
+        k.packages.packages.map((p) => [
+          distKey(p.dist),
+          { message: p.message[lang], fix: p.fix[lang] },
+        ]),
+      ),
+      numpy: { message: k.packages.numpy.message[lang], fix: k.packages.numpy.fix[lang] },
+      importCauses: Object.fromEntries(k.importCauses.map((c) => [c.id, c.message[lang]])),
+    };
+  }
+  return { rules, [KNOWLEDGE_NS]: knowledge };
 }

@@ -1,13 +1,19 @@
-import { en } from '../../../../tests/support/text';
+import { en, zh } from '../../../../tests/support/text';
+import { tempDir } from '../../../../tests/support/temp';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Inventory } from '../../../../shared/api';
+import type { CheckOutcome, Inventory } from '../../../../shared/api';
+import { isMsg } from '../../../../shared/api/text';
+import { openStore } from '../../db/open';
 import { loadKnowledge } from '../../knowledge/load';
 import { parseNpuSmiInfo } from '../../parsers/npu-smi';
+import { SessionRepository } from '../../sessions/repository';
+import { evaluateChecks } from '../checks';
 import {
   deviceNodes,
   driverCann,
+  ENV_CHECKS,
   limits,
   npuHealth,
   pythonPackages,
@@ -181,5 +187,122 @@ describe('other env checks on constructed facts', () => {
     const low = facts();
     low.limits = { nofile: [1024, 4096], memlock: [-1, -1] };
     expect(en(limits.evaluate(low, k).summary)).toContain('open files limit 1024 < 65536');
+  });
+});
+
+/** Facts that take most checks down a branch other than `pass`. */
+function troubled(): EnvFacts {
+  const f = facts({
+    versions: { python: '3.12.1', driver: '24.1.rc2' },
+    env: { ASCEND_RT_VISIBLE_DEVICES: '0,9' },
+    npuSmi: 'info-s2.txt',
+    dists: { 'flash-attn': '2.5.8', deepspeed: '0.14.0' },
+  });
+  f.limits = { nofile: [1024, 4096], memlock: [-1, -1] };
+  f.inventory.envSourcedByDefault = false;
+  f.importTest = {
+    rc: 1,
+    log: '',
+    result: { ok: false, error: "ModuleNotFoundError: No module named 'torch_npu'" },
+  };
+  f.opTest = { rc: 1, log: '', result: { error: 'x' } };
+  return f;
+}
+
+const texts = (c: CheckOutcome) => [c.title, c.summary, c.remediation].filter((t) => t !== null);
+
+describe('env texts are messages, read in the language chosen when shown', () => {
+  it('a result stored once shows in English and in 中文 from the same stored value', () => {
+    const { db } = openStore(join(tempDir(), 'amw.db'));
+    try {
+      const sessions = new SessionRepository(db);
+      const sessionId = sessions.createSession({ title: 'switch languages', host: 'h' });
+      const runId = sessions.startRun(sessionId, 'env', {
+        hostId: null,
+        target: 'h',
+        addHosts: ['h'],
+      });
+      sessions.finishRun(runId, 'fail', evaluateChecks(ENV_CHECKS, troubled(), k));
+      const stored = sessions.run(runId).checks;
+      const check = (id: string) => stored.find((c) => c.id === id)!;
+
+      const vm = check('env.version-matrix');
+      expect(en(vm.title)).toBe('CANN × torch × torch_npu × Python match the official matrix');
+      expect(zh(vm.title)).toBe('CANN × torch × torch_npu × Python 与官方版本矩阵一致');
+      expect(en(vm.summary)).toBe(
+        'Python 3.12 is not supported by torch 2.1.0 (supported: 3.8, 3.9, 3.10, 3.11).',
+      );
+      expect(zh(vm.summary)).toBe('torch 2.1.0 不支持 Python 3.12（支持：3.8、3.9、3.10、3.11）。');
+      // clauses are joined each language's way
+      expect(en(check('env.limits').summary)).toBe('open files limit 1024 < 65536.');
+      expect(zh(check('env.limits').summary)).toBe('打开文件数上限 1024 < 65536。');
+      // plurals, and texts that live in knowledge files (python-packages.json, import-causes.json)
+      expect(en(check('env.device-nodes').summary)).toBe(
+        '8 chip nodes and the management nodes are usable.',
+      );
+      const pk = check('env.python-packages');
+      expect(en(pk.remediation)).toContain(
+        'flash-attn: Replace with torch_npu.npu_fusion_attention',
+      );
+      expect(zh(pk.remediation)).toContain('flash-attn：训练改用 torch_npu.npu_fusion_attention');
+      const imp = check('env.torch-npu-import');
+      expect(en(imp.remediation)).toBe('torch_npu is not installed in this Python.');
+      expect(zh(imp.summary)).toBe(
+        "ModuleNotFoundError: No module named 'torch_npu' —— 当前 Python 未安装 torch_npu。",
+      );
+
+      for (const c of stored) {
+        for (const t of texts(c)) {
+          expect(isMsg(t), c.id).toBe(true);
+          // nothing of either language's wording is stored: only keys and the host's facts
+          expect(JSON.stringify(t), c.id).not.toMatch(/[\u4e00-\u9fff]/);
+          expect(en(t), c.id).not.toBe(zh(t));
+        }
+      }
+    } finally {
+      db.close();
+    }
+  });
+
+  it('every branch names keys that exist in both languages', () => {
+    const variants: EnvFacts[] = [facts(), troubled()];
+    const bare = facts({
+      versions: { cann: null, driver: null, torchNpu: null, torch: null, python: null },
+      access: [],
+    });
+    bare.inventory.npu = null;
+    bare.inventory.setEnvPath = null;
+    variants.push(bare);
+    const alarm = facts({ npuSmi: 'info-alarm.txt', env: { ASCEND_VISIBLE_DEVICES: 'all' } });
+    alarm.opTest = {
+      rc: 0,
+      log: "The operator 'aten::nonzero' is not currently supported on the NPU backend and will fall back to run on the CPU",
+      result: { ok: true, value: 128, device: 'npu:0', seconds: 0.4 },
+    };
+    alarm.importTest = {
+      rc: 0,
+      log: '',
+      result: {
+        ok: true,
+        available: true,
+        count: 8,
+        name: 'Ascend910B4',
+        torch: '2.1.0',
+        torch_npu: '2.1.0.post12',
+      },
+    };
+    alarm.inventory.memoryMB = 24 * 1024;
+    alarm.inventory.disks = [{ mount: '/', freeMB: 5000, totalMB: 100_000 }];
+    variants.push(alarm);
+    const summaries = new Set<string>();
+    for (const f of variants) {
+      for (const c of evaluateChecks(ENV_CHECKS, f, k)) {
+        if (isMsg(c.summary)) summaries.add(c.summary.key);
+        for (const t of texts(c))
+          for (const s of [en(t), zh(t)])
+            expect(s, `${c.id}: ${s}`).not.toMatch(/stage-env:|knowledge:|\{\{|^$/);
+      }
+    }
+    expect(summaries.size).toBeGreaterThanOrEqual(25); // the variants take different branches
   });
 });

@@ -5,6 +5,7 @@ import type { Language, Settings } from '../../shared/api';
 import { useAction, useCall, useEvent, useTransport } from './api';
 import { Icon } from './components/Icon';
 import { JobsDrawer, useJobs } from './components/JobsDrawer';
+import { useJobFeed } from './jobs/invalidation';
 import { setLanguage } from './i18n';
 import { SettingsPage } from './pages/SettingsPage';
 import { HostsPage } from './pages/hosts/HostsPage';
@@ -13,7 +14,7 @@ import { CodePage } from './pages/code/CodePage';
 import { ReportsPage } from './pages/reports/ReportsPage';
 import { HostKeyDialog } from './components/HostKeyDialog';
 import { SecretDialog } from './components/SecretDialog';
-import { PAGES, useRoute, type Page } from './routes';
+import { PAGES, href, parseSessionRoute, useRoute, type Page } from './routes';
 import { useTheme } from './theme';
 import type { ConnectionState } from './transport';
 
@@ -27,6 +28,7 @@ export function App() {
   const [conn, setConn] = useState<ConnectionState>('open');
   const settings = useCall('settings.get', {}).data;
   const setSettings = useAction('settings.set');
+  useJobFeed(); // the one job.updated listener: the jobs list, and what finished jobs make stale
   const jobs = useJobs();
   const running = jobs.filter((j) => j.status === 'running').length;
 
@@ -57,7 +59,7 @@ export function App() {
           {PAGES.map((p: Page) => (
             <li key={p}>
               <a
-                href={`#/${p}`}
+                href={href.page(p)}
                 data-testid={`nav-${p}`}
                 aria-current={page === p ? 'page' : undefined}
                 onClick={(e) => {
@@ -128,9 +130,7 @@ export function App() {
           {page === 'hosts' && (
             <HostsPage selected={route.sub} open={(name) => go('hosts', name)} />
           )}
-          {page === 'sessions' && (
-            <SessionsPage selected={route.sub} open={(id) => go('sessions', id)} />
-          )}
+          {page === 'sessions' && <SessionsPage route={parseSessionRoute(route.sub)} />}
           {page === 'code' && <CodePage selected={route.sub} open={(id) => go('code', id)} />}
           {page === 'reports' && <ReportsPage />}
         </main>

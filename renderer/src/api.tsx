@@ -1,4 +1,11 @@
-import { createContext, useContext, useEffect, type ReactNode } from 'react';
+import {
+  createContext,
+  useContext,
+  useEffect,
+  useLayoutEffect,
+  useRef,
+  type ReactNode,
+} from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { EventName, EventPayload, Input, MethodName, Output } from '../../shared/api';
 import type { AppTransport } from './transport';
@@ -43,10 +50,19 @@ export function useAction<K extends MethodName>(method: K, invalidates: MethodNa
   });
 }
 
+/**
+ * Listens to an engine event while the component is mounted. It subscribes once (again only if
+ * the transport or the event changes), and calls the handler of the latest render: an inline
+ * arrow function does not resubscribe on every render, and cannot see stale state.
+ */
 export function useEvent<E extends EventName>(
   event: E,
-  listener: (payload: EventPayload<E>) => void,
-) {
+  handler: (payload: EventPayload<E>) => void,
+): void {
   const transport = useTransport();
-  useEffect(() => transport.on(event, listener), [transport, event, listener]);
+  const latest = useRef(handler);
+  useLayoutEffect(() => {
+    latest.current = handler;
+  });
+  useEffect(() => transport.on(event, (payload) => latest.current(payload)), [transport, event]);
 }

@@ -9,11 +9,75 @@ export interface Route {
   sub: string | null;
 }
 
+/** A link inside the app: `#/page/…`, built only by `href` below. */
+export type Href = `#/${Page}${string}`;
+
+const seg = (s: string | number) => encodeURIComponent(String(s));
+/** A path keeps its slashes; each of its parts is encoded. */
+const path = (p: string) => p.split('/').map(seg).join('/');
+
+/**
+ * Every route of the app, typed. The hash forms are stable (they are bookmarked and reloaded):
+ * `#/hosts/NAME`, `#/sessions/ID/STAGE`, `#/code/SCAN/FILE@LINE`, `#/reports`, `#/settings`.
+ */
+export const href = {
+  page: (page: Page): Href => `#/${page}`,
+  host: (name: string | null): Href => (name ? `#/hosts/${seg(name)}` : '#/hosts'),
+  /** A session, on one of its stages (the first built one when none is named). */
+  session: (id: number | null, stage?: string | null): Href =>
+    id === null ? '#/sessions' : `#/sessions/${id}${stage ? `/${seg(stage)}` : ''}`,
+  /** A code scan's review, optionally at a file and line. */
+  scan: (scanId: number | null, file?: string | null, line?: number | null): Href =>
+    scanId === null
+      ? '#/code'
+      : `#/code/${scanId}${file ? `/${path(file)}${line ? `@${line}` : ''}` : ''}`,
+};
+
+/** `#/sessions/ID/STAGE`: the session and the stage shown (null: the first built one). */
+export interface SessionRoute {
+  id: number;
+  stage: string | null;
+}
+
+export function parseSessionRoute(sub: string | null): SessionRoute | null {
+  if (!sub) return null;
+  const [id = '', stage = ''] = sub.split('/');
+  const n = Number(id);
+  if (!Number.isInteger(n) || n <= 0) return null;
+  return { id: n, stage: stage || null };
+}
+
+/** `#/code/SCAN/FILE@LINE`: a scan, and the file and line to open in it. */
+export interface CodeRoute {
+  scanId: number;
+  file: string | null;
+  line: number | null;
+}
+
+export function parseCodeRoute(sub: string | null): CodeRoute | null {
+  if (!sub) return null;
+  const [id = '', ...rest] = sub.split('/');
+  const scanId = Number(id);
+  if (!Number.isInteger(scanId) || scanId <= 0) return null;
+  const target = rest.join('/');
+  const at = target.lastIndexOf('@');
+  return {
+    scanId,
+    file: target ? (at > 0 ? target.slice(0, at) : target) : null,
+    line: at > 0 ? Number(target.slice(at + 1)) || null : null,
+  };
+}
+
 function fromHash(): Route {
   const [name = '', ...rest] = location.hash.replace(/^#\/?/, '').split('/');
   const page = (PAGES as readonly string[]).includes(name) ? (name as Page) : 'hosts';
-  const sub = rest.length ? decodeURIComponent(rest.join('/')) : null;
-  return { page, sub };
+  const sub = rest.length ? rest.map((s) => decodeURIComponent(s)).join('/') : null;
+  return { page, sub: sub || null };
+}
+
+/** Goes to a route: one history entry, so Back returns where the user was. */
+export function navigate(to: Href): void {
+  if (location.hash !== to) location.hash = to;
 }
 
 /** Hash routing: works the same under app:// in Electron and http:// in serve mode. */

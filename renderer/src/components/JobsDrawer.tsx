@@ -1,41 +1,42 @@
-import { useCallback } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import type { JobRecord } from '../../../shared/api';
-import { explainError, jobKindKey } from '../../../shared/i18n';
-import { useAction, useCall, useEvent } from '../api';
+import { jobKindKey } from '../../../shared/i18n';
+import { isStageId, stageNs } from '../../../shared/stages';
+import { useAction, useCall } from '../api';
+import { ErrorText } from './ErrorText';
 import { Icon } from './Icon';
 
 export const LIST_INPUT = { limit: 30 };
 
-/** Keeps the jobs list current from `job.updated` events, without polling. */
+/**
+ * The newest jobs. The list is kept current from `job.updated` events by the app's one
+ * listener (jobs/invalidation.ts, mounted in App), without polling.
+ */
 export function useJobs(): JobRecord[] {
-  const client = useQueryClient();
-  const jobs = useCall('jobs.list', LIST_INPUT);
-  const onUpdate = useCallback(
-    (job: JobRecord) => {
-      client.setQueryData<JobRecord[]>(['jobs.list', LIST_INPUT], (old = []) => {
-        const rest = old.filter((j) => j.id !== job.id);
-        return [job, ...rest].sort((a, b) => b.createdAt.localeCompare(a.createdAt)).slice(0, 30);
-      });
-    },
-    [client],
-  );
-  useEvent('job.updated', onUpdate);
-  return jobs.data ?? [];
+  return useCall('jobs.list', LIST_INPUT).data ?? [];
 }
 
-/** The live state of one job (the list above is kept current by events while the app runs). */
+/** The live state of one job. */
 export function useJob(jobId: string | null): JobRecord | null {
-  const client = useQueryClient();
-  const list = client.getQueryData<JobRecord[]>(['jobs.list', LIST_INPUT]) ?? [];
-  useJobs(); // subscribe this component to list changes
-  return jobId ? (list.find((j) => j.id === jobId) ?? null) : null;
+  const jobs = useJobs();
+  return jobId ? (jobs.find((j) => j.id === jobId) ?? null) : null;
+}
+
+/** A job's kind in the language shown; a stage run is named after its stage. */
+function useJobTitle(): (kind: string) => string {
+  const { t } = useTranslation();
+  return (kind) => {
+    const stage = /^stage\.(.+)$/.exec(kind)?.[1];
+    return stage && isStageId(stage)
+      ? t('sessions.stageJob', { stage: t(`${stageNs(stage)}:name`) })
+      : t(jobKindKey(kind));
+  };
 }
 
 export function JobsDrawer(props: { jobs: JobRecord[]; onClose: () => void }) {
   const { t, i18n } = useTranslation();
   const cancel = useAction('jobs.cancel');
+  const title = useJobTitle();
   return (
     <aside className="drawer" data-testid="jobs-drawer" aria-label={t('jobs.title')}>
       <header>
@@ -54,7 +55,7 @@ export function JobsDrawer(props: { jobs: JobRecord[]; onClose: () => void }) {
             data-status={job.status}
           >
             <div className="job-head">
-              <strong>{t(jobKindKey(job.kind))}</strong>
+              <strong>{title(job.kind)}</strong>
               <span className={`badge ${job.status}`} data-testid="job-status">
                 {t(`jobs.status.${job.status}`)}
               </span>
@@ -78,9 +79,7 @@ export function JobsDrawer(props: { jobs: JobRecord[]; onClose: () => void }) {
                 {t(`jobs.step.${job.message.key}`, job.message.params ?? {})}
               </p>
             )}
-            {job.error && job.status === 'failed' && (
-              <p className="error small">{explainError((k, p) => t(k, p ?? {}), job.error)}</p>
-            )}
+            {job.error && job.status === 'failed' && <ErrorText error={job.error} small />}
             <div className="job-foot">
               <time className="muted small">
                 {new Date(job.createdAt).toLocaleString(i18n.language)}

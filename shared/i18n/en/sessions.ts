@@ -11,7 +11,12 @@ export const sessions = {
   create: 'Create session',
   notRun: 'not run yet',
   stages: 'Stages',
-  runStage: 'Run environment checks',
+  stageJob: '{{stage}} stage',
+  stageNotBuilt:
+    'The {{stage}} stage is not in this build yet. Its place in the migration is kept; its checks arrive with a later version.',
+  stageNoView:
+    'This build runs the {{stage}} stage, but this window has no view for it yet: run it with `amw run --stage {{id}}`, and read its results in the report.',
+  noSuchStage: 'There is no stage “{{stage}}”. Pick one from the stages above.',
   rerunStage: 'Run again',
   rerun: 'Rerun',
   waive: 'Waive',
@@ -36,16 +41,8 @@ export const sessions = {
     title: 'Title',
     project: 'Project',
     hosts: 'Hosts',
-    env: 'Environment',
+    status: 'Status',
     created: 'Created',
-  },
-  stage: {
-    env: 'Environment',
-    code: 'Code',
-    ops: 'Operators',
-    precision: 'Precision',
-    distributed: 'Distributed (HCCL)',
-    profiling: 'Profiling',
   },
   status: {
     pass: 'pass',

@@ -13,7 +13,12 @@ export const sessions: Messages['sessions'] = {
   create: '创建会话',
   notRun: '尚未运行',
   stages: '阶段',
-  runStage: '运行环境检查',
+  stageJob: '{{stage}}阶段',
+  stageNotBuilt:
+    '本版本尚未提供{{stage}}阶段。它在迁移流程中的位置已保留，其检查将在后续版本中提供。',
+  stageNoView:
+    '本版本可以运行{{stage}}阶段，但此窗口还没有它的界面：请用 `amw run --stage {{id}}` 运行，并在报告中查看结果。',
+  noSuchStage: '没有名为“{{stage}}”的阶段。请从上方的阶段中选择。',
   rerunStage: '再次运行',
   rerun: '重跑',
   waive: '豁免',
@@ -28,15 +33,7 @@ export const sessions: Messages['sessions'] = {
   check: '检查项',
   change: '变化',
   changes: { improved: '改善', regressed: '退步', same: '不变', new: '新增', gone: '消失' },
-  col: { title: '标题', project: '项目', hosts: '主机', env: '环境', created: '创建时间' },
-  stage: {
-    env: '环境',
-    code: '代码',
-    ops: '算子',
-    precision: '精度',
-    distributed: '分布式（HCCL）',
-    profiling: '性能分析',
-  },
+  col: { title: '标题', project: '项目', hosts: '主机', status: '状态', created: '创建时间' },
   status: {
     pass: '通过',
     warn: '警告',

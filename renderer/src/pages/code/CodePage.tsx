@@ -1,5 +1,4 @@
 import { useState } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { FIX_MODES, type FixMode } from '../../../../shared/api';
 import { useAction, useCall, useEvent } from '../../api';
@@ -12,7 +11,6 @@ import { ScanReview } from './ScanReview';
 /** The Code page: start a scan of a local folder, list earlier scans, open one for review. */
 export function CodePage(props: { selected: string | null; open: (id: string | null) => void }) {
   const { t, i18n } = useTranslation();
-  const client = useQueryClient();
   const scans = useCall('code.scans', {});
   const sessions = useCall('sessions.list', {});
   const start = useAction('code.scan');
@@ -21,10 +19,9 @@ export function CodePage(props: { selected: string | null; open: (id: string | n
   const [sessionId, setSessionId] = useState<number | ''>('');
   const [jobId, setJobId] = useState<string | null>(null);
   const job = useJob(jobId);
+  // what a finished scan makes stale is refreshed by jobs/invalidation.ts; here: open our scan
+  // (inside a session it runs as the code stage, job kind `stage.code`, so match the job id)
   useEvent('job.updated', (j) => {
-    if (j.kind !== 'code.scan' || j.status === 'running' || j.status === 'queued') return;
-    void client.invalidateQueries({ queryKey: ['code.scans'] });
-    void client.invalidateQueries({ queryKey: ['sessions.get'] });
     if (j.id === jobId && j.status === 'succeeded') {
       const result = j.result as { scanId?: number } | null;
       if (result?.scanId) props.open(String(result.scanId));

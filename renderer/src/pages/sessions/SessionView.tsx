@@ -1,33 +1,41 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { CheckOutcome, Language, StageRunRecord } from '../../../../shared/api';
-import { stageNs } from '../../../../shared/stages';
-import { explainError } from '../../../../shared/i18n';
-import { useAction, useCall } from '../../api';
-import { useText } from '../../i18n';
-import { Dialog } from '../../components/Dialog';
+import type { Language, SessionRecord } from '../../../../shared/api';
+import { useCall } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
-import { useJob } from '../../components/JobsDrawer';
-import { CodeStage } from './CodeStage';
-import { OpsStage } from './OpsStage';
-import { statusClass } from './SessionsPage';
+import { href, navigate } from '../../routes';
+import { stageUi } from '../../stages/registry';
+import { useStageName } from '../../stages/shared/names';
+import { StatusBadge } from '../../stages/shared/StageStatus';
+import type { StageInfo } from '../../stages/shared/types';
 
-const WAIVER_NAME_KEY = 'amw.waiverName';
-
-export function SessionView(props: { id: number; onBack: () => void }) {
+/**
+ * One session: its stages as a rail (every stage of a migration, from `app.info`, in order) and
+ * the chosen stage's view from the stage registry. The stage is in the route
+ * (`#/sessions/ID/STAGE`), so it can be linked and survives a reload. Nothing here knows a
+ * stage by its id.
+ */
+export function SessionView(props: { id: number; stage: string | null }) {
   const { t, i18n } = useTranslation();
   const lang = (i18n.language === 'zh-CN' ? 'zh-CN' : 'en') as Language;
   const session = useCall('sessions.get', { id: props.id });
-  const [stage, setStage] = useState<string>('env');
   const info = useCall('app.info', {});
-  const text = useText();
+  const name = useStageName();
   const [compareWith, setCompareWith] = useState<number | null>(null);
   const all = useCall('sessions.list', {});
   const s = session.data;
+  const stages = info.data?.stages ?? [];
+  // no stage in the route: the first this build has
+  const current = props.stage ?? stages.find((st) => st.built)?.id ?? null;
+  const stage = stages.find((st) => st.id === current) ?? null;
   return (
-    <section className="page" data-testid="session-view">
+    <section className="page" data-testid="session-view" data-stage={current ?? undefined}>
       <header className="page-head">
-        <button className="icon-button" onClick={props.onBack} aria-label={t('common.back')}>
+        <button
+          className="icon-button"
+          onClick={() => navigate(href.session(null))}
+          aria-label={t('common.back')}
+        >
           ←
         </button>
         <div>
@@ -44,38 +52,24 @@ export function SessionView(props: { id: number; onBack: () => void }) {
         </div>
       </header>
       {session.error && <ErrorText error={session.error} />}
+      {info.error && <ErrorText error={info.error} />}
       <nav className="stage-rail" aria-label={t('sessions.stages')}>
-        {(info.data?.stages ?? []).map((st) => (
+        {stages.map((st) => (
           <button
             key={st.id}
-            className={st.id === stage ? 'active' : ''}
+            className={st.id === current ? 'active' : ''}
+            aria-current={st.id === current ? 'page' : undefined}
             disabled={!st.built}
-            onClick={() => setStage(st.id)}
+            onClick={() => navigate(href.session(props.id, st.id))}
             data-testid={`stage-${st.id}`}
+            data-built={st.built}
           >
-            <span>{st.built ? t(`${stageNs(st.id)}:name`) : text(st.name)}</span>
+            <span>{name(st)}</span>
             {!st.built && <small className="muted">{t('common.notYet')}</small>}
           </button>
         ))}
       </nav>
-      {s && stage === 'code' && <CodeStage session={s} lang={lang} />}
-      {s && stage === 'ops' && <OpsStage session={s} lang={lang} />}
-      {s && stage === 'env' && (
-        <div className="host-columns">
-          {(s.hosts.length
-            ? s.hosts
-            : [...new Set(s.runs.filter((r) => r.stage === 'env').map((r) => r.host))]
-          ).map((host) => (
-            <HostColumn
-              key={host}
-              sessionId={s.id}
-              host={host}
-              run={s.runs.find((r) => r.stage === 'env' && r.host === host) ?? null}
-              lang={lang}
-            />
-          ))}
-        </div>
-      )}
+      {s && info.data && <StageView session={s} stage={stage} id={current} lang={lang} />}
       {s && (all.data?.length ?? 0) > 1 && (
         <>
           <h2>{t('sessions.compare')}</h2>
@@ -98,208 +92,51 @@ export function SessionView(props: { id: number; onBack: () => void }) {
   );
 }
 
-function HostColumn(props: {
-  sessionId: number;
-  host: string;
-  run: StageRunRecord | null;
+/** The chosen stage's view, or why there is none (not built, no view for it here, no such stage). */
+function StageView(props: {
+  session: SessionRecord;
+  stage: StageInfo | null;
+  id: string | null;
   lang: Language;
 }) {
   const { t } = useTranslation();
-  const run = useAction('stages.run', ['jobs.list']);
-  const job = useJob(run.data?.jobId ?? null);
-  const running = job?.status === 'running' || run.isPending;
-  const start = (checks?: string[]) =>
-    run.mutate({
-      host: props.host,
-      stage: 'env',
-      sessionId: props.sessionId,
-      ...(checks ? { checks } : {}),
-    });
-  const r = props.run;
+  const name = useStageName();
+  const { session, stage } = props;
+  if (!stage)
+    return (
+      <p className="notice warn" data-testid="stage-unknown">
+        {t('sessions.noSuchStage', { stage: props.id ?? '' })}
+      </p>
+    );
+  if (!stage.built)
+    return (
+      <p className="notice" data-testid="stage-not-built">
+        {t('sessions.stageNotBuilt', { stage: name(stage) })}
+      </p>
+    );
+  const ui = stageUi(stage.id);
+  if (!ui)
+    return (
+      <p className="notice warn" data-testid="stage-no-view">
+        {t('sessions.stageNoView', { stage: name(stage), id: stage.id })}
+      </p>
+    );
+  const runs = session.runs.filter((r) => r.stage === stage.id);
+  const hosts =
+    stage.runsOn === 'local'
+      ? []
+      : session.hosts.length
+        ? session.hosts
+        : [...new Set(runs.map((r) => r.host))];
   return (
-    <div className="host-column" data-testid={`host-column-${props.host}`}>
-      <header>
-        <strong>{props.host}</strong>
-        {r && (
-          <span className={`badge ${statusClass(r.status)}`} data-testid="stage-status">
-            {t(`sessions.status.${r.status}`)}
-          </span>
-        )}
-        <div className="spacer" />
-        <button
-          className={r ? '' : 'primary'}
-          disabled={running}
-          onClick={() => start()}
-          data-testid="run-stage"
-        >
-          {r ? t('sessions.rerunStage') : t('sessions.runStage')}
-        </button>
-      </header>
-      {running && (
-        <p className="muted small">
-          {job?.message
-            ? t(`jobs.step.${job.message.key}`, job.message.params ?? {})
-            : t('common.loading')}
-        </p>
-      )}
-      {run.error && <ErrorText error={run.error} />}
-      {job?.status === 'failed' && job.error && (
-        <p className="error small">{explainError((k, p) => t(k, p ?? {}), job.error)}</p>
-      )}
-      {!r && !running && <p className="muted small">{t('sessions.notRun')}</p>}
-      {r?.checks.map((c) => (
-        <CheckCard
-          key={c.id}
-          check={c}
-          lang={props.lang}
-          sessionId={props.sessionId}
-          host={props.host}
-          onRerun={() => start([c.id])}
-          busy={running}
-        />
-      ))}
-    </div>
-  );
-}
-
-export function CheckCard(props: {
-  check: CheckOutcome;
-  lang: Language;
-  sessionId: number;
-  host: string;
-  /** Absent where a check cannot be rerun alone (the code stage rescans the whole tree). */
-  onRerun?: () => void;
-  busy: boolean;
-}) {
-  const { t } = useTranslation();
-  const text = useText();
-  const c = props.check;
-  const [waiving, setWaiving] = useState(false);
-  const unwaive = useAction('checks.unwaive', ['sessions.get', 'sessions.list']);
-  // waivers are per host; the code stage's checks are cleared by fixing the code instead
-  const waivable =
-    !!props.onRerun && (c.status === 'fail' || c.status === 'warn' || c.status === 'error');
-  return (
-    <article
-      className={`check-card ${statusClass(c.status)}${c.waiver ? ' waived' : ''}`}
-      data-testid={`check-${c.id}`}
-      data-status={c.status}
-    >
-      <header>
-        <span className={`badge ${statusClass(c.status)}`}>{t(`sessions.status.${c.status}`)}</span>
-        <strong>{text(c.title)}</strong>
-      </header>
-      <p>{text(c.summary)}</p>
-      {c.remediation && c.status !== 'pass' && <pre className="remedy">{text(c.remediation)}</pre>}
-      {c.waiver && (
-        <p className="waiver" data-testid="waiver">
-          {t('sessions.waivedBy', { by: c.waiver.by, reason: c.waiver.reason })}
-        </p>
-      )}
-      <details>
-        <summary>{t('sessions.evidence')}</summary>
-        <pre className="cli evidence">{JSON.stringify(c.evidence, null, 2)}</pre>
-      </details>
-      <footer>
-        <code className="muted small">{c.id}</code>
-        <div className="spacer" />
-        {props.onRerun && (
-          <button
-            className="small"
-            onClick={props.onRerun}
-            disabled={props.busy}
-            data-testid="rerun-check"
-          >
-            {t('sessions.rerun')}
-          </button>
-        )}
-        {waivable && !c.waiver && (
-          <button className="small" onClick={() => setWaiving(true)} data-testid="waive">
-            {t('sessions.waive')}
-          </button>
-        )}
-        {c.waiver && (
-          <button
-            className="small"
-            onClick={() =>
-              unwaive.mutate({ sessionId: props.sessionId, checkId: c.id, host: props.host })
-            }
-          >
-            {t('sessions.unwaive')}
-          </button>
-        )}
-      </footer>
-      {waiving && (
-        <WaiveDialog
-          sessionId={props.sessionId}
-          host={props.host}
-          check={c}
-          lang={props.lang}
-          onClose={() => setWaiving(false)}
-        />
-      )}
-    </article>
-  );
-}
-
-function WaiveDialog(props: {
-  sessionId: number;
-  host: string;
-  check: CheckOutcome;
-  lang: Language;
-  onClose: () => void;
-}) {
-  const { t } = useTranslation();
-  const text = useText();
-  const waive = useAction('checks.waive', ['sessions.get', 'sessions.list']);
-  const [reason, setReason] = useState('');
-  const [by, setBy] = useState(() => localStorage.getItem(WAIVER_NAME_KEY) ?? '');
-  const ok = reason.trim().length >= 3 && by.trim().length > 0;
-  return (
-    <Dialog
-      title={t('sessions.waiveTitle', { id: props.check.id })}
-      onClose={props.onClose}
-      testId="waive-dialog"
-    >
-      <p className="muted">{text(props.check.summary)}</p>
-      <label className="field stacked">
-        <span>{t('sessions.waiveReason')}</span>
-        <textarea
-          rows={3}
-          value={reason}
-          onChange={(e) => setReason(e.target.value)}
-          data-testid="waive-reason"
-        />
-      </label>
-      <label className="field stacked">
-        <span>{t('sessions.waiveBy')}</span>
-        <input value={by} onChange={(e) => setBy(e.target.value)} data-testid="waive-by" />
-      </label>
-      {waive.error && <ErrorText error={waive.error} />}
-      <div className="row end">
-        <button onClick={props.onClose}>{t('common.cancel')}</button>
-        <button
-          className="primary"
-          disabled={!ok || waive.isPending}
-          data-testid="waive-save"
-          onClick={() => {
-            localStorage.setItem(WAIVER_NAME_KEY, by.trim());
-            waive.mutate(
-              {
-                sessionId: props.sessionId,
-                checkId: props.check.id,
-                host: props.host,
-                reason: reason.trim(),
-                by: by.trim(),
-              },
-              { onSuccess: props.onClose },
-            );
-          }}
-        >
-          {t('sessions.waive')}
-        </button>
-      </div>
-    </Dialog>
+    <ui.View
+      key={`${session.id}-${stage.id}`}
+      session={session}
+      stage={stage}
+      runs={runs}
+      hosts={hosts}
+      lang={props.lang}
+    />
   );
 }
 
@@ -329,20 +166,8 @@ function Compare(props: { a: number; b: number }) {
             <td>
               <code>{r.checkId}</code>
             </td>
-            <td>
-              {r.a ? (
-                <span className={`badge ${statusClass(r.a)}`}>{t(`sessions.status.${r.a}`)}</span>
-              ) : (
-                '—'
-              )}
-            </td>
-            <td>
-              {r.b ? (
-                <span className={`badge ${statusClass(r.b)}`}>{t(`sessions.status.${r.b}`)}</span>
-              ) : (
-                '—'
-              )}
-            </td>
+            <td>{r.a ? <StatusBadge status={r.a} /> : '—'}</td>
+            <td>{r.b ? <StatusBadge status={r.b} /> : '—'}</td>
             <td
               className={
                 r.change === 'improved' ? 'ok-text' : r.change === 'regressed' ? 'error' : 'muted'

@@ -1,57 +1,24 @@
 import { useState } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { PageHead } from '../../components/PageHead';
-import type { SessionRecord, StageStatus } from '../../../../shared/api';
-import { useAction, useCall, useEvent } from '../../api';
+import { useAction, useCall } from '../../api';
 import { Dialog } from '../../components/Dialog';
 import { ErrorText } from '../../components/ErrorText';
+import { href, navigate, type SessionRoute } from '../../routes';
+import { overallStatus } from '../../stages/shared/status';
+import { StatusBadge } from '../../stages/shared/StageStatus';
 import { StartSteps } from '../StartPage';
 import { SessionView } from './SessionView';
 
-export const statusClass = (s: StageStatus | string | null | undefined) =>
-  s === 'pass'
-    ? 'ok'
-    : s === 'warn' || s === 'skip'
-      ? 'warn'
-      : s === 'fail' || s === 'error'
-        ? 'fail'
-        : 'muted';
-
-/** Worst stage status of a session across its hosts, for the list. */
-function overall(s: SessionRecord): StageStatus | null {
-  const order: StageStatus[] = [
-    'fail',
-    'error',
-    'interrupted',
-    'cancelled',
-    'warn',
-    'running',
-    'pass',
-  ];
-  for (const st of order) if (s.runs.some((r) => r.status === st)) return st;
-  return null;
-}
-
-export function SessionsPage(props: {
-  selected: string | null;
-  open: (id: string | null) => void;
-}) {
+/**
+ * The sessions list, or one session (`#/sessions/ID/STAGE`). Finished stage runs refresh what
+ * shows them through the one job-kind map (jobs/invalidation.ts).
+ */
+export function SessionsPage(props: { route: SessionRoute | null }) {
   const { t } = useTranslation();
-  const client = useQueryClient();
   const sessions = useCall('sessions.list', {});
   const [dialog, setDialog] = useState<'session' | 'project' | null>(null);
-  // stage runs finish as jobs: refresh what shows them
-  useEvent('job.updated', (job) => {
-    if ((job.kind.startsWith('stage.') || job.kind === 'code.scan') && job.status !== 'running') {
-      void client.invalidateQueries({ queryKey: ['sessions.list'] });
-      void client.invalidateQueries({ queryKey: ['sessions.get'] });
-      void client.invalidateQueries({ queryKey: ['sessions.compare'] });
-      void client.invalidateQueries({ queryKey: ['code.scans'] });
-    }
-  });
-  if (props.selected)
-    return <SessionView id={Number(props.selected)} onBack={() => props.open(null)} />;
+  if (props.route) return <SessionView id={props.route.id} stage={props.route.stage} />;
   const list = sessions.data ?? [];
   return (
     <section className="page" data-testid="page-sessions">
@@ -83,19 +50,19 @@ export function SessionsPage(props: {
               <th>{t('sessions.col.title')}</th>
               <th>{t('sessions.col.project')}</th>
               <th>{t('sessions.col.hosts')}</th>
-              <th>{t('sessions.col.env')}</th>
+              <th>{t('sessions.col.status')}</th>
               <th>{t('sessions.col.created')}</th>
             </tr>
           </thead>
           <tbody>
             {list.map((s) => {
-              const st = overall(s);
+              const st = overallStatus(s);
               return (
                 <tr
                   key={s.id}
                   className="clickable"
                   data-testid={`session-row-${s.id}`}
-                  onClick={() => props.open(String(s.id))}
+                  onClick={() => navigate(href.session(s.id))}
                 >
                   <td>{s.id}</td>
                   <td>
@@ -105,9 +72,7 @@ export function SessionsPage(props: {
                   <td>{s.hosts.join(', ') || '—'}</td>
                   <td>
                     {st ? (
-                      <span className={`badge ${statusClass(st)}`}>
-                        {t(`sessions.status.${st}`)}
-                      </span>
+                      <StatusBadge status={st} />
                     ) : (
                       <span className="muted">{t('sessions.notRun')}</span>
                     )}
@@ -124,7 +89,7 @@ export function SessionsPage(props: {
           onClose={() => setDialog(null)}
           onCreated={(id) => {
             setDialog(null);
-            props.open(String(id));
+            navigate(href.session(id));
           }}
         />
       )}

@@ -3,6 +3,7 @@ import type { Widen } from '../../../i18n/en';
 /** Namespace `stage-ops`. */
 export const en = {
   name: 'Operators',
+  run: 'Capture operators',
   title: {
     trace: 'Operator capture',
     unsupported: 'Unsupported operators',

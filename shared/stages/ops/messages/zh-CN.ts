@@ -3,6 +3,7 @@ import type { OpsMessages } from './en';
 /** 命名空间 `stage-ops`。 */
 export const zhCN: OpsMessages = {
   name: '算子',
+  run: '采集算子',
   title: {
     trace: '算子采集',
     unsupported: '不支持的算子',

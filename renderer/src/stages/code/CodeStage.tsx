@@ -1,54 +1,47 @@
 import { useTranslation } from 'react-i18next';
-import type { Language, SessionRecord } from '../../../../shared/api';
-import { useAction, useCall } from '../../api';
-import { ErrorText } from '../../components/ErrorText';
-import { useJob } from '../../components/JobsDrawer';
-import { statusClass } from './SessionsPage';
-import { CheckCard } from './SessionView';
+import { useCall } from '../../api';
+import { href } from '../../routes';
+import { CheckCard } from '../shared/CheckCard';
+import { RunBlock, useJobAction } from '../shared/RunBlock';
+import { StageStatusBadge } from '../shared/StageStatus';
+import type { StageViewProps } from '../shared/types';
 
 /**
  * The session's code stage: scan the project's local folder, see each scan's counts (so the
  * history shows findings going down), one check per rule from the newest scan, and a way into
  * the diff review.
  */
-export function CodeStage(props: { session: SessionRecord; lang: Language }) {
+export function CodeStage(props: StageViewProps) {
   const { t, i18n } = useTranslation();
   const { session } = props;
   const projects = useCall('projects.list', {});
   const scans = useCall('code.scans', { sessionId: session.id });
-  const start = useAction('code.scan', ['jobs.list']);
-  const job = useJob(start.data?.jobId ?? null);
-  const running = start.isPending || job?.status === 'running';
+  // inside a session, a scan is this stage's run (job kind stage.code)
+  const scan = useJobAction('code.scan');
   const location = projects.data?.find((p) => p.name === session.project)?.codeLocation ?? null;
   // host:path locations are scanned after fetching the code; a scan here reads the local disk
   const local = location && location.startsWith('/') ? location : null;
-  const run = session.runs.find((r) => r.stage === 'code') ?? null;
+  const run = props.runs[0] ?? null;
   const date = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'short', timeStyle: 'short' });
   return (
     <div className="code-stage" data-testid="code-stage">
       <header className="stage-head">
         <h2>{t('code.stageTitle')}</h2>
-        {run && (
-          <span className={`badge ${statusClass(run.status)}`} data-testid="stage-status">
-            {t(`sessions.status.${run.status}`)}
-          </span>
-        )}
+        <StageStatusBadge status={run?.status} />
         <div className="spacer" />
         {local && (
           <button
             className="primary"
-            disabled={running}
+            disabled={scan.running}
             data-testid="code-stage-scan"
-            onClick={() => start.mutate({ path: local, sessionId: session.id })}
+            onClick={() => scan.start({ path: local, sessionId: session.id })}
           >
             {t('code.stageScan', { path: local })}
           </button>
         )}
       </header>
       {!local && <p className="muted small">{t('code.stageNoLocation')}</p>}
-      {start.error && <ErrorText error={start.error} />}
-      {job?.status === 'failed' && job.error && <ErrorText error={job.error} />}
-      {running && <p className="muted small">{t('code.scanning')}</p>}
+      <RunBlock run={scan} />
       {scans.data && scans.data.length === 0 && <p className="muted">{t('code.stageEmpty')}</p>}
       {scans.data && scans.data.length > 0 && (
         <table className="table" data-testid="code-stage-scans">
@@ -73,7 +66,7 @@ export function CodeStage(props: { session: SessionRecord; lang: Language }) {
                 </td>
                 <td>{t(`code.level.${s.effort.level}`)}</td>
                 <td>
-                  <a href={`#/code/${s.id}`}>{t('code.open')}</a>
+                  <a href={href.scan(s.id)}>{t('code.open')}</a>
                 </td>
               </tr>
             ))}
@@ -85,10 +78,9 @@ export function CodeStage(props: { session: SessionRecord; lang: Language }) {
           <CheckCard
             key={c.id}
             check={c}
-            lang={props.lang}
             sessionId={session.id}
             host={run.host}
-            busy={running}
+            busy={scan.running}
           />
         ))}
       </div>

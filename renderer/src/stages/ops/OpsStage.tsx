@@ -1,19 +1,19 @@
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { type Language, type SessionRecord, type StageRunRecord } from '../../../../shared/api';
+import type { SessionRecord, StageRunRecord } from '../../../../shared/api';
 import {
   OP_CLASSES,
   type OpClass,
   type OpRow,
   type OpsBreakdown,
 } from '../../../../shared/stages/ops/api';
-import { useAction, useCall } from '../../api';
+import { useCall } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
-import { useJob } from '../../components/JobsDrawer';
-import { statusClass } from './SessionsPage';
-import { CheckCard } from './SessionView';
-
-/** The torch_npu lines this build has op lists for (resources/knowledge/ops). */
+import { href } from '../../routes';
+import { CheckCard } from '../shared/CheckCard';
+import { RunBlock, useJobAction } from '../shared/RunBlock';
+import { StageStatusBadge } from '../shared/StageStatus';
+import type { StageViewProps } from '../shared/types';
 
 const CLASS_KEY: Record<OpClass, keyof OpsBreakdown> = {
   direct: 'direct',
@@ -23,61 +23,46 @@ const CLASS_KEY: Record<OpClass, keyof OpsBreakdown> = {
 };
 
 /** The session's ops stage: one panel per host, each with its entry, run, breakdown and table. */
-export function OpsStage(props: { session: SessionRecord; lang: Language }) {
-  const { session } = props;
-  const hosts = session.hosts.length
-    ? session.hosts
-    : [...new Set(session.runs.filter((r) => r.stage === 'ops').map((r) => r.host))];
+export function OpsStage(props: StageViewProps) {
   const { t } = useTranslation();
-  if (!hosts.length) return <p className="muted">{t('ops.noHosts')}</p>;
+  if (!props.hosts.length) return <p className="muted">{t('ops.noHosts')}</p>;
   return (
     <div className="ops-stage" data-testid="ops-stage">
-      {hosts.map((host) => (
+      {props.hosts.map((host) => (
         <OpsHost
           key={host}
-          session={session}
+          session={props.session}
           host={host}
-          run={session.runs.find((r) => r.stage === 'ops' && r.host === host) ?? null}
-          lang={props.lang}
+          run={props.runs.find((r) => r.host === host) ?? null}
         />
       ))}
     </div>
   );
 }
 
-function OpsHost(props: {
-  session: SessionRecord;
-  host: string;
-  run: StageRunRecord | null;
-  lang: Language;
-}) {
+function OpsHost(props: { session: SessionRecord; host: string; run: StageRunRecord | null }) {
   const { t } = useTranslation();
   const key = `amw.opsEntry.${props.session.id}.${props.host}`;
   const [entry, setEntry] = useState(() => localStorage.getItem(key) ?? '');
   const [backward, setBackward] = useState(false);
   const [target, setTarget] = useState('');
-  const start = useAction('stages.run', ['jobs.list']);
-  const job = useJob(start.data?.jobId ?? null);
-  const running = start.isPending || job?.status === 'running';
+  const run = useJobAction('stages.run');
+  const { running } = run;
   const r = props.run;
   return (
     <section className="ops-host" data-testid={`ops-host-${props.host}`}>
       <header className="stage-head">
         <h2>{props.host}</h2>
-        {r && (
-          <span className={`badge ${statusClass(r.status)}`} data-testid="stage-status">
-            {t(`sessions.status.${r.status}`)}
-          </span>
-        )}
+        <StageStatusBadge status={r?.status} />
       </header>
       <form
         className="scan-form"
         onSubmit={(e) => {
           e.preventDefault();
           localStorage.setItem(key, entry.trim());
-          start.mutate({
-            host: props.host,
+          run.start({
             stage: 'ops',
+            host: props.host,
             sessionId: props.session.id,
             entry: entry.trim(),
             backward,
@@ -121,28 +106,19 @@ function OpsHost(props: {
           <span>{t('ops.backward')}</span>
         </label>
         <button className="primary" type="submit" disabled={running} data-testid="ops-run">
-          {r ? t('sessions.rerunStage') : t('sessions.runStage')}
+          {r ? t('sessions.rerunStage') : t('stage-ops:run')}
         </button>
       </form>
       <p className="muted small">{t('ops.entryHelp')}</p>
-      {start.error && <ErrorText error={start.error} />}
-      {job?.status === 'failed' && job.error && <ErrorText error={job.error} />}
-      {running && (
-        <p className="muted small">
-          {job?.message
-            ? t(`jobs.step.${job.message.key}`, job.message.params ?? {})
-            : t('common.loading')}
-        </p>
-      )}
+      <RunBlock run={run} />
       {r && !running && r.status !== 'error' && r.status !== 'running' && (
-        <OpsResultView runId={r.id} lang={props.lang} sessionId={props.session.id} />
+        <OpsResultView runId={r.id} sessionId={props.session.id} />
       )}
       <div className="code-checks">
         {r?.checks.map((c) => (
           <CheckCard
             key={c.id}
             check={c}
-            lang={props.lang}
             sessionId={props.session.id}
             host={props.host}
             busy={running}
@@ -153,7 +129,7 @@ function OpsHost(props: {
   );
 }
 
-function OpsResultView(props: { runId: number; lang: Language; sessionId: number }) {
+function OpsResultView(props: { runId: number; sessionId: number }) {
   const { t } = useTranslation();
   const opLists = useOpLists();
   // the session's newest code scan: an op's source line opens there when it has that file
@@ -165,7 +141,7 @@ function OpsResultView(props: { runId: number; lang: Language; sessionId: number
     const hit = files.data.fileList.find(
       (f) => f.hasText && (f.file === m[1] || f.file.endsWith(`/${m[1]}`)),
     );
-    return hit ? `#/code/${scan.id}/${hit.file}@${m[2]}` : null;
+    return hit ? href.scan(scan.id, hit.file, Number(m[2])) : null;
   };
   const [versus, setVersus] = useState('');
   const result = useCall('ops.get', { stageRunId: props.runId });

@@ -84,5 +84,21 @@ test.describe('operator coverage stage', () => {
       'data-status',
       'warn',
     );
+
+    // the stage has its own address: it opens the ops stage directly, and a reload keeps it
+    await expect(page).toHaveURL(/#\/sessions\/1\/ops$/);
+    await page.getByTestId('nav-hosts').click();
+    await expect(page.getByTestId('session-view')).toBeHidden();
+    await page.evaluate(() => (location.hash = '#/sessions/1/ops'));
+    await expect(page.getByTestId('session-view')).toHaveAttribute('data-stage', 'ops');
+    await expect(panel.getByTestId('ops-result')).toBeVisible();
+    await page.reload();
+    await new Shell(page).ready();
+    await expect(page.getByTestId('stage-ops')).toHaveAttribute('aria-current', 'page');
+    await expect(panel.getByTestId('ops-result')).toBeVisible();
+    await expect(panel.getByTestId('check-ops.cpu-fallback')).toHaveAttribute(
+      'data-status',
+      'warn',
+    );
   });
 });

@@ -64,3 +64,45 @@ test.describe('guided session: environment stage', () => {
     await expect(matrix).toContainText('不适配 CANN 8.5.0');
   });
 });
+
+test('a stage has its own address that survives a reload; a stage this build lacks says so, in both languages', async ({
+  app,
+}) => {
+  const { page } = app;
+  const shell = new Shell(page);
+  await shell.ready();
+  await shell.nav('sessions').click();
+  await page.getByTestId('open-new-session').click();
+  await page.getByTestId('session-title').fill('no hosts');
+  await page.getByTestId('session-create').click();
+  await expect(page.getByTestId('session-title')).toHaveText('no hosts');
+  await expect(page).toHaveURL(/#\/sessions\/1$/);
+  // no stage in the address: the first one this build has
+  await expect(page.getByTestId('session-view')).toHaveAttribute('data-stage', 'env');
+
+  const precision = page.getByTestId('stage-precision');
+  await expect(precision).toBeDisabled();
+  await expect(precision).toContainText('Precision');
+  await expect(precision).toContainText('Not in this build yet');
+  // its address still opens, and says the stage is not built (after a reload too)
+  await page.evaluate(() => (location.hash = '#/sessions/1/precision'));
+  const notBuilt = page.getByTestId('stage-not-built');
+  await expect(notBuilt).toContainText('The Precision stage is not in this build yet');
+  await page.reload();
+  await shell.ready();
+  await expect(notBuilt).toContainText('The Precision stage is not in this build yet');
+  await shell.language('zh-CN');
+  await expect(precision).toContainText('精度');
+  await expect(precision).toContainText('本版本尚未提供');
+  await expect(notBuilt).toContainText('本版本尚未提供精度阶段');
+
+  // a built stage: clicking it puts it in the address, and a reload keeps it
+  await page.getByTestId('stage-code').click();
+  await expect(page).toHaveURL(/#\/sessions\/1\/code$/);
+  await expect(page.getByTestId('code-stage')).toBeVisible();
+  await page.reload();
+  await shell.ready();
+  await expect(page.getByTestId('session-view')).toHaveAttribute('data-stage', 'code');
+  await expect(page.getByTestId('stage-code')).toHaveAttribute('aria-current', 'page');
+  await expect(page.getByTestId('code-stage')).toBeVisible();
+});

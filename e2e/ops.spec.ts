@@ -89,7 +89,7 @@ test.describe('operator coverage stage', () => {
     await expect(page).toHaveURL(/#\/sessions\/1\/ops$/);
     await page.getByTestId('nav-hosts').click();
     await expect(page.getByTestId('session-view')).toBeHidden();
-    await page.evaluate(() => (location.hash = '#/sessions/1/ops'));
+    await page.evaluate("location.hash = '#/sessions/1/ops'");
     await expect(page.getByTestId('session-view')).toHaveAttribute('data-stage', 'ops');
     await expect(panel.getByTestId('ops-result')).toBeVisible();
     await page.reload();

@@ -85,7 +85,7 @@ test('a stage has its own address that survives a reload; a stage this build lac
   await expect(precision).toContainText('Precision');
   await expect(precision).toContainText('Not in this build yet');
   // its address still opens, and says the stage is not built (after a reload too)
-  await page.evaluate(() => (location.hash = '#/sessions/1/precision'));
+  await page.evaluate("location.hash = '#/sessions/1/precision'");
   const notBuilt = page.getByTestId('stage-not-built');
   await expect(notBuilt).toContainText('The Precision stage is not in this build yet');
   await page.reload();

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { Language, SessionRecord } from '../../../../shared/api';
+import type { SessionRecord } from '../../../../shared/api';
 import { useCall } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
 import { href, navigate } from '../../routes';
@@ -16,8 +16,7 @@ import type { StageInfo } from '../../stages/shared/types';
  * stage by its id.
  */
 export function SessionView(props: { id: number; stage: string | null }) {
-  const { t, i18n } = useTranslation();
-  const lang = (i18n.language === 'zh-CN' ? 'zh-CN' : 'en') as Language;
+  const { t } = useTranslation();
   const session = useCall('sessions.get', { id: props.id });
   const info = useCall('app.info', {});
   const name = useStageName();
@@ -69,7 +68,7 @@ export function SessionView(props: { id: number; stage: string | null }) {
           </button>
         ))}
       </nav>
-      {s && info.data && <StageView session={s} stage={stage} id={current} lang={lang} />}
+      {s && info.data && <StageView session={s} stage={stage} id={current} />}
       {s && (all.data?.length ?? 0) > 1 && (
         <>
           <h2>{t('sessions.compare')}</h2>
@@ -93,12 +92,7 @@ export function SessionView(props: { id: number; stage: string | null }) {
 }
 
 /** The chosen stage's view, or why there is none (not built, no view for it here, no such stage). */
-function StageView(props: {
-  session: SessionRecord;
-  stage: StageInfo | null;
-  id: string | null;
-  lang: Language;
-}) {
+function StageView(props: { session: SessionRecord; stage: StageInfo | null; id: string | null }) {
   const { t } = useTranslation();
   const name = useStageName();
   const { session, stage } = props;
@@ -135,7 +129,6 @@ function StageView(props: {
       stage={stage}
       runs={runs}
       hosts={hosts}
-      lang={props.lang}
     />
   );
 }

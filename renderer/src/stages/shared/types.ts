@@ -1,11 +1,5 @@
 import type { ComponentType } from 'react';
-import type {
-  AppInfo,
-  Language,
-  MethodName,
-  SessionRecord,
-  StageRunRecord,
-} from '../../../../shared/api';
+import type { AppInfo, MethodName, SessionRecord, StageRunRecord } from '../../../../shared/api';
 import type { StageId } from '../../../../shared/stages';
 
 /** A stage as `app.info` reports it: built or not, where it runs, its name when not built. */
@@ -19,7 +13,6 @@ export interface StageViewProps {
   runs: StageRunRecord[];
   /** The hosts it runs on: the session's, or, when it has none, those its runs were on. */
   hosts: string[];
-  lang: Language;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { en } from './en';
 import { zhCN } from './zh-CN';
-import { explainError, jobKindKey, languageFromLocale, translator } from './index';
+import { explainError, jobKindKey, jobTitle, languageFromLocale, translator } from './index';
 import { ERROR_CODES } from '../errors';
 import { STAGE_NAMESPACES } from '../stages';
 
@@ -61,6 +61,13 @@ describe('translator', () => {
     const t = translator('zh-CN');
     expect(t('jobs.step.copyPages', { done: 3, total: 9 })).toBe('已复制 3 / 9 页');
     expect(t('no.such.key')).toBe('no.such.key');
+  });
+
+  it('names a stage run after its stage, in the language asked', () => {
+    expect(jobTitle(translator('en', STAGE_NAMESPACES), 'stage.code')).toBe('Code stage');
+    expect(jobTitle(translator('zh-CN', STAGE_NAMESPACES), 'stage.env')).toMatch(/环境/);
+    // a stage this build does not know falls back to the plain kind key
+    expect(jobTitle(translator('en'), 'stage.nope')).toBe('jobs.kind.stage_nope');
   });
 
   it('names job kinds despite the dots in them', () => {

@@ -88,6 +88,17 @@ function renderParam(t: Translate, lang: Language, v: MsgParam): unknown {
 /** i18n key for a job kind: dots in the kind would read as nesting, so they become underscores. */
 export const jobKindKey = (kind: string): string => `jobs.kind.${kind.replace(/\./g, '_')}`;
 
+/** A job's kind in words; a stage run (`stage.<id>`) is named after its stage. */
+export function jobTitle(t: Translate, kind: string): string {
+  const stage = /^stage\.(.+)$/.exec(kind)?.[1];
+  if (stage) {
+    const name = t(`stage-${stage}:name`);
+    if (name !== 'name' && name !== `stage-${stage}:name`)
+      return t('sessions.stageJob', { stage: name });
+  }
+  return t(jobKindKey(kind));
+}
+
 /** The message for a wire error in the user's language, with its detail interpolated. */
 export function explainError(
   t: Translate,

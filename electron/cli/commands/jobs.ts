@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { jobKindKey } from '../../../shared/i18n';
+import { jobTitle } from '../../../shared/i18n';
 import { printJson, type CommandEnv } from '../io';
 import type { Configure } from '../program';
 import { withCore } from './with-core';
@@ -15,7 +15,7 @@ export function registerJobsCommand(program: Command, env: CommandEnv, configure
       if (!jobs.length) return io.stdout(`${t('cli.noJobs')}\n`);
       for (const job of jobs) {
         io.stdout(
-          `${job.createdAt}  ${t(`jobs.status.${job.status}`).padEnd(12)} ${t(jobKindKey(job.kind))}  ${job.id}\n`,
+          `${job.createdAt}  ${t(`jobs.status.${job.status}`).padEnd(12)} ${jobTitle(t, job.kind)}  ${job.id}\n`,
         );
       }
     });

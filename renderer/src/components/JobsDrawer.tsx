@@ -1,7 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import type { JobRecord } from '../../../shared/api';
-import { jobKindKey } from '../../../shared/i18n';
-import { isStageId, stageNs } from '../../../shared/stages';
+import { jobTitle, type Translate } from '../../../shared/i18n';
 import { useAction, useCall } from '../api';
 import { ErrorText } from './ErrorText';
 import { Icon } from './Icon';
@@ -25,12 +24,7 @@ export function useJob(jobId: string | null): JobRecord | null {
 /** A job's kind in the language shown; a stage run is named after its stage. */
 function useJobTitle(): (kind: string) => string {
   const { t } = useTranslation();
-  return (kind) => {
-    const stage = /^stage\.(.+)$/.exec(kind)?.[1];
-    return stage && isStageId(stage)
-      ? t('sessions.stageJob', { stage: t(`${stageNs(stage)}:name`) })
-      : t(jobKindKey(kind));
-  };
+  return (kind) => jobTitle(t as Translate, kind);
 }
 
 export function JobsDrawer(props: { jobs: JobRecord[]; onClose: () => void }) {

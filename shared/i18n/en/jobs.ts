@@ -18,8 +18,6 @@ export const jobs = {
   kind: {
     inventory: 'Host inventory',
     fleet_inventory: 'Fleet inventory',
-    stage_env: 'Environment stage',
-    stage_ops: 'Operator coverage stage',
     maintenance_backup: 'Database backup',
     code_scan: 'Code scan',
     maintenance_check: 'Database check',

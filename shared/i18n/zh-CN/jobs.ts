@@ -19,8 +19,6 @@ export const jobs: Messages['jobs'] = {
   kind: {
     inventory: '主机清单采集',
     fleet_inventory: '集群清单采集',
-    stage_env: '环境阶段',
-    stage_ops: '算子覆盖阶段',
     maintenance_backup: '数据库备份',
     code_scan: '代码扫描',
     maintenance_check: '数据库检查',

@@ -10,6 +10,7 @@ import { reportsApi } from './reports';
 import { jobsApi, jobsEvents } from './jobs';
 import { maintenanceApi } from './maintenance';
 import { settingsApi, settingsEvents } from './settings';
+import { doctorApi } from './doctor';
 
 export * from './common';
 export * from './app';
@@ -23,6 +24,7 @@ export * from './stages';
 export * from './code';
 export * from './ops';
 export * from './reports';
+export * from './doctor';
 export type { MethodSpec, EventSpec } from './define';
 
 /** Every method of the engine, by `domain.verb`. */
@@ -37,6 +39,7 @@ export const contract = {
   ...codeApi,
   ...opsApi,
   ...reportsApi,
+  ...doctorApi,
 } satisfies Record<string, MethodSpec>;
 
 /** Every event the engine pushes. */

@@ -30,6 +30,7 @@ import { exportReport } from '../reports/export';
 import { printWithChromium, type PrintPdf } from '../reports/pdf';
 import { ReviewStore, type ReportSource } from '../reports/review-store';
 import type { Inventory, Language } from '../../../shared/api';
+import { doctorHandlers } from './doctor-handlers';
 import { dispatch, type CallContext, type CallResult, type Handlers } from './registry';
 
 export interface CoreOptions {
@@ -171,6 +172,7 @@ function buildHandlers(s: Services): Handlers {
           { language: language ?? s.settings.get().language, hideNames },
         );
   return {
+    ...doctorHandlers(s),
     'app.info': () => ({
       name: PRODUCT_NAME,
       version: appVersion(),

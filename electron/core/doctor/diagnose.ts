@@ -27,6 +27,8 @@ const MAX_DEPTH = 8;
 /** Lines that look like errors (case-sensitive on purpose: `error_handler` is not one). */
 const ERRORISH =
   /\b(?:ERROR|Error|error|FATAL|Fatal|CRITICAL|FAILED|Failed|failed|Segmentation fault|core dumped)\b|\b[A-Z][A-Za-z]{0,40}(?:Error|Exception)\b|\bE[A-Z0-9]\d{4}\b|\bERR\d{5}\b/;
+const PY_EXCEPTION =
+  /^\s*(?:\[rank\d+\]:\s*)?(?:[\w.]+\.)?[A-Z]\w{0,60}(?:Error|Exception|Interrupt)\b/;
 /** Headers that say an error follows, not what it is. */
 const NOT_AN_ERROR_ITSELF = /^\s*(?:Trace[Bb]ack \(most recent call last\):|\[rank\d+\]:\s*)$/;
 // eslint-disable-next-line no-control-regex
@@ -206,7 +208,9 @@ export class Diagnoser {
       return;
     }
     if (!ERRORISH.test(text) || NOT_AN_ERROR_ITSELF.test(text)) return;
-    if (line - this.lastMatchLine <= TRAIL_LINES) return;
+    // the lines after a known failure (CANN TraceBack, "launch failed for …") belong to it; a
+    // Python exception is a failure of its own
+    if (line - this.lastMatchLine <= TRAIL_LINES && !PY_EXCEPTION.test(text)) return;
     this.pending.push({ line, file: this.file, text: text.trim() });
     this.flushPending(line - LEAD_LINES);
   }

@@ -16,6 +16,7 @@ import { reports } from './reports';
 import { jobs } from './jobs';
 import { errors } from './errors';
 import { cli } from './cli';
+import { doctor } from './doctor';
 
 // One file per namespace (top-level key); a new capability adds its own file and one line here.
 export const en = {
@@ -33,6 +34,7 @@ export const en = {
   jobs,
   errors,
   cli,
+  doctor,
 } as const;
 
 /** Same keys, any string values: the shape every language must fill. */

@@ -11,6 +11,7 @@ import { HostsPage } from './pages/hosts/HostsPage';
 import { SessionsPage } from './pages/sessions/SessionsPage';
 import { CodePage } from './pages/code/CodePage';
 import { ReportsPage } from './pages/reports/ReportsPage';
+import { DoctorPage } from './pages/doctor/DoctorPage';
 import { HostKeyDialog } from './components/HostKeyDialog';
 import { SecretDialog } from './components/SecretDialog';
 import { PAGES, useRoute, type Page } from './routes';
@@ -133,6 +134,7 @@ export function App() {
           )}
           {page === 'code' && <CodePage selected={route.sub} open={(id) => go('code', id)} />}
           {page === 'reports' && <ReportsPage />}
+          {page === 'doctor' && <DoctorPage />}
         </main>
       </div>
       {drawer && <JobsDrawer jobs={jobs} onClose={() => setDrawer(false)} />}

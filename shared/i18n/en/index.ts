@@ -17,6 +17,7 @@ import { jobs } from './jobs';
 import { errors } from './errors';
 import { cli } from './cli';
 import { doctor } from './doctor';
+import { local } from './local';
 
 // One file per namespace (top-level key); a new capability adds its own file and one line here.
 export const en = {
@@ -35,6 +36,7 @@ export const en = {
   errors,
   cli,
   doctor,
+  local,
 } as const;
 
 /** Same keys, any string values: the shape every language must fill. */

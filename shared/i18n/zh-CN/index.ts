@@ -14,6 +14,7 @@ import { jobs } from './jobs';
 import { errors } from './errors';
 import { cli } from './cli';
 import { doctor } from './doctor';
+import { local } from './local';
 
 /** 简体中文。键与 en 完全一致；每个命名空间一个文件。 */
 export const zhCN: Messages = {
@@ -32,4 +33,5 @@ export const zhCN: Messages = {
   errors,
   cli,
   doctor,
+  local,
 };

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { dirname } from 'node:path';
 import { AmwError } from '../../../shared/errors';
 import type { ExecOptions, ExecResult } from '../ssh/exec';
@@ -48,6 +49,8 @@ function run(
     try {
       child = spawn('/bin/sh', ['-c', command], {
         detached: true,
+        // like sshd: commands start in the home directory, so relative paths mean the same
+        cwd: homedir(),
         stdio: ['pipe', 'pipe', 'pipe'],
         env: process.env,
       });

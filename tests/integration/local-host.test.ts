@@ -183,6 +183,45 @@ describe('this machine as the host `local`', () => {
     }
   });
 
+  it.skipIf(!sim.ok)(
+    'the env stage runs on it with the same verdict shape as over SSH',
+    async () => {
+      const core = createCore({
+        env: { AMW_HOME: tempDir() } as NodeJS.ProcessEnv,
+        hostKeyPolicy: 'accept-new',
+        userKnownHosts: [],
+      });
+      try {
+        await registerSimHost(core, plain!);
+        const run = async (host: string) => {
+          const { jobId, stageRunId } = await core.call('stages.run', { host, stage: 'env' });
+          const job = await core.jobs.wait(jobId);
+          expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
+          return core
+            .call('sessions.get', { id: (job.result as { sessionId: number }).sessionId })
+            .then((session) => ({
+              job: job.result as Record<string, unknown>,
+              session,
+              stageRunId,
+            }));
+        };
+        const ssh = await run(plain!.name);
+        const here = await run(LOCAL_HOST_NAME);
+        expect(Object.keys(here.job).sort()).toEqual(Object.keys(ssh.job).sort());
+        const ids = (r: Record<string, unknown>) =>
+          (r.checks as { id: string; status: string }[]).map((c) => c.id);
+        expect(ids(here.job)).toEqual(ids(ssh.job));
+        // no NPU here either: the device checks do not pass
+        const status = Object.fromEntries(
+          (here.job.checks as { id: string; status: string }[]).map((c) => [c.id, c.status]),
+        );
+        expect(status['env.npu-health']).not.toBe('pass');
+      } finally {
+        await core.close();
+      }
+    },
+  );
+
   it('amw inventory local prints this machine without any SSH option', async () => {
     const home = tempDir();
     const r = await amw(['inventory', 'local', '--json'], { AMW_HOME: home });

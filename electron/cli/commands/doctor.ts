@@ -56,10 +56,16 @@ export function registerDoctorCommand(
     .argument('[path]', t('doctor.cli.arg'), '-')
     .option('--json', t('cli.opt.json'))
     .action(async (path: string, opts: { json?: boolean }) => {
+      const raw = path === '-' ? io.stdinStream?.() : undefined;
+      if (raw && (raw as { isTTY?: boolean }).isTTY) {
+        // nothing piped in: waiting for a terminal to type a log would look like a hang
+        io.stderr(`amw: ${t('doctor.cli.noInput')}\n`);
+        throw new ExitWith(EXIT.error);
+      }
       const stdin =
         path === '-'
-          ? io.stdinStream
-            ? Readable.from(io.stdinStream())
+          ? raw
+            ? Readable.from(raw)
             : Readable.from([Buffer.from(await io.readStdin())])
           : undefined;
       const result = await diagnosePath(path, env.global.lang, { stdin });

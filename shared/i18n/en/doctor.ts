@@ -47,6 +47,7 @@ export const doctor = {
     arg: 'log file, plog folder, or - for standard input',
     stats: '{{lines}} lines, {{files}} file(s), {{ms}} ms',
     unknownHeader: 'Lines that look like errors but no rule knows:',
+    noInput: 'Give a log file or a plog folder, or pipe a log into amw doctor -.',
     next: 'next',
   },
 } as const;

@@ -49,6 +49,7 @@ export const doctor: Messages['doctor'] = {
     arg: '日志文件、plog 目录，或 - 表示标准输入',
     stats: '{{lines}} 行，{{files}} 个文件，{{ms}} 毫秒',
     unknownHeader: '看起来像错误、但没有规则识别的行：',
+    noInput: '请给出日志文件或 plog 目录，或用管道把日志传给 amw doctor -。',
     next: '下一步',
   },
 };

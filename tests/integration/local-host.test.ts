@@ -14,6 +14,13 @@ import {
   streamLocal,
 } from '../../electron/core/local/local-exec';
 import { remoteCommand } from '../../electron/core/ssh/quote';
+import { ArtifactStore } from '../../electron/core/db/artifacts';
+import { openStore } from '../../electron/core/db/open';
+import { EventBus } from '../../electron/core/events';
+import { HostKeyPrompts } from '../../electron/core/hosts/host-key-prompts';
+import { HostService } from '../../electron/core/hosts/host-service';
+import { HostRepository } from '../../electron/core/hosts/repository';
+import { SecretStore } from '../../electron/core/hosts/secrets';
 import {
   registerSimHost,
   simHostsSupported,
@@ -218,6 +225,64 @@ describe('this machine as the host `local`', () => {
         expect(status['env.npu-health']).not.toBe('pass');
       } finally {
         await core.close();
+      }
+    },
+  );
+
+  it.skipIf(!sim.ok)(
+    'HostService.transport: the same exec/stream/put/get on local and over SSH',
+    async () => {
+      const home = tempDir();
+      const { db } = openStore(join(home, 'amw.db'));
+      const bus = new EventBus();
+      const repo = new HostRepository(db);
+      const hosts = new HostService(
+        repo,
+        new HostKeyPrompts(bus, 'accept-new'),
+        new ArtifactStore(db, home),
+        bus,
+        { knownHostsFile: join(home, 'known_hosts'), userKnownHostsFiles: [] },
+        new SecretStore(db, null),
+      );
+      repo.add({
+        name: plain!.name,
+        hostname: plain!.host,
+        port: plain!.port,
+        username: plain!.user,
+        identityFile: plain!.clientKey,
+      });
+      try {
+        const hostile = `it's "$(id)" \`x\` 雪`;
+        const src = join(home, 'weights.bin');
+        writeFileSync(src, Buffer.from(Array.from({ length: 300_000 }, (_, i) => i % 251)));
+        for (const name of [LOCAL_HOST_NAME, plain!.name]) {
+          const tr = hosts.transport(name);
+          expect(tr.kind).toBe(name === LOCAL_HOST_NAME ? 'local' : 'ssh');
+          const r = await tr.exec(remoteCommand('printf', '%s', hostile));
+          expect(r.stdout, name).toBe(hostile);
+          const piped = await tr.exec('cat', { stdin: 'x\n' });
+          expect(piped.stdout).toBe('x\n');
+          const out: string[] = [];
+          const end = await tr.stream('echo a; echo b >&2; exit 4', {
+            onStdout: (c) => out.push(`o:${c.toString()}`),
+            onStderr: (c) => out.push(`e:${c.toString()}`),
+          });
+          expect(end.code).toBe(4);
+          expect(out.sort()).toEqual(['e:b\n', 'o:a\n']);
+          await expect(tr.exec('sleep 10', { timeoutMs: 300 })).rejects.toMatchObject({
+            code: 'COMMAND_TIMEOUT',
+          });
+          // relative host paths start in the home directory on both
+          const remote = name === LOCAL_HOST_NAME ? join(home, 'up.bin') : 'amw-transfer-up.bin';
+          const put = await tr.put(src, remote);
+          const back = join(home, `back-${name}.bin`);
+          const got = await tr.get(remote, back);
+          expect(got.sha256).toBe(put.sha256);
+          expect(readFileSync(back).equals(readFileSync(src))).toBe(true);
+        }
+      } finally {
+        hosts.pool.closeAll();
+        db.close();
       }
     },
   );

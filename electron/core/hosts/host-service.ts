@@ -16,7 +16,13 @@ import type { JobContext } from '../jobs/runner';
 import { resourcesDir } from '../paths';
 import type { ConnectOptions, SshEndpoint, SshTarget } from '../ssh/connect';
 import { exec, type ExecResult } from '../ssh/exec';
-import { execLocal, LOCAL_HOST_NAME } from '../local/local-exec';
+import {
+  execLocal,
+  LOCAL_HOST_NAME,
+  localTransport,
+  type HostTransport,
+} from '../local/local-exec';
+import { sshTransport } from '../local/ssh-transport';
 import { KnownHosts } from '../ssh/known-hosts';
 import { SshPool } from '../ssh/pool';
 import type { HostKeyPrompts } from './host-key-prompts';
@@ -158,6 +164,20 @@ export class HostService {
         ctx.progress(0.3, { key: 'probing', params: { host: name } });
         return exec(c, 'sh -s', { stdin: script, timeoutMs: probe.timeoutMs, signal: ctx.signal });
       },
+    );
+  }
+
+  /**
+   * exec / stream / put / get on a host, the same surface for this machine (child processes,
+   * copies) and SSH hosts (the pooled connection, SFTP, checksummed). For stage runners that need
+   * more than one probe round trip (launchers, moving files between hosts).
+   */
+  transport(name: string, password?: string, signal?: AbortSignal): HostTransport {
+    this.repo.get(name);
+    if (this.isLocal(name)) return localTransport;
+    return sshTransport(
+      (fn) => this.pool.use(this.target(name), this.connectOptions(name, password, signal), fn),
+      signal,
     );
   }
 

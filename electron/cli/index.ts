@@ -17,6 +17,7 @@ const code = await runCli(process.argv.slice(2), {
   stderr: (s) => process.stderr.write(s),
   env: process.env,
   interrupted: () => interrupted,
+  stdinStream: () => process.stdin,
   readStdin: async () => {
     const chunks: Buffer[] = [];
     for await (const c of process.stdin) chunks.push(c as Buffer);

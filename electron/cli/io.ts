@@ -10,6 +10,8 @@ export interface CliIO {
   interrupted: () => Promise<void>;
   /** All of standard input (for --password-stdin). */
   readStdin: () => Promise<string>;
+  /** Standard input as a stream, for commands that must not hold it all (amw doctor -). */
+  stdinStream?: () => NodeJS.ReadableStream;
 }
 
 export interface GlobalOptions {

@@ -5,6 +5,7 @@ import { engineTranslator } from '../core/i18n';
 import { AmwError, toWireError } from '../../shared/errors';
 import { appVersion } from '../core/paths';
 import { registerDbCommands } from './commands/db';
+import { registerDoctorCommand } from './commands/doctor';
 import { registerInfoCommand } from './commands/info';
 import { registerJobsCommand } from './commands/jobs';
 import { registerParseCommand } from './commands/parse';
@@ -80,6 +81,7 @@ export function buildProgram(io: CliIO, lang: Language): { program: Command; env
   registerRunCommand(program, env, configure);
   registerScanCommand(program, env, configure);
   registerReportCommand(program, env, configure);
+  registerDoctorCommand(program, env, configure);
   return { program, env };
 }
 

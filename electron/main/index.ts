@@ -12,6 +12,7 @@ import { CONTENT_SECURITY_POLICY } from '../server/csp';
 import { installMenu } from './menu';
 import { printToPdf } from './print-pdf';
 import { lockDownNavigation } from './security';
+import { readReportFile, reportPathsFrom } from './open-report';
 
 const APP_ORIGIN = 'app://workbench';
 
@@ -89,6 +90,17 @@ function createWindow(c: Core): void {
   void win.loadURL(`${APP_ORIGIN}/`);
 }
 
+// A double-clicked `.amw.json` report: macOS sends open-file (possibly before ready), Windows and
+// Linux start the app — or a second instance, which hands its argv over — with the path.
+const pendingReports: string[] = reportPathsFrom(process.argv.slice(1));
+let openReports: (paths: string[]) => void = (paths) => pendingReports.push(...paths);
+app.on('open-file', (event, path) => {
+  event.preventDefault();
+  openReports([path]);
+});
+if (!app.requestSingleInstanceLock()) app.quit();
+app.on('second-instance', (_event, argv, cwd) => openReports(reportPathsFrom(argv.slice(1), cwd)));
+
 void app.whenReady().then(async () => {
   core = openCore();
   if (!core) return;
@@ -105,6 +117,24 @@ void app.whenReady().then(async () => {
   });
   serveRenderer();
   createWindow(c);
+  openReports = (paths) => {
+    for (const path of paths) {
+      const json = readReportFile(path);
+      if (json === null) continue;
+      void c.call('reports.import', { json }, { transport: 'ipc' }).then(
+        () =>
+          BrowserWindow.getAllWindows()[0]?.webContents.executeJavaScript(
+            "location.hash='#/reports'",
+          ),
+        (err: unknown) =>
+          dialog.showErrorBox(
+            PRODUCT_NAME,
+            explainError(translator(settings.language), toWireError(err)),
+          ),
+      );
+    }
+  };
+  openReports(pendingReports.splice(0));
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) createWindow(c);
   });

@@ -12,6 +12,7 @@ import { HostsPage } from './pages/hosts/HostsPage';
 import { SessionsPage } from './pages/sessions/SessionsPage';
 import { CodePage } from './pages/code/CodePage';
 import { ReportsPage } from './pages/reports/ReportsPage';
+import { DoctorPage } from './pages/doctor/DoctorPage';
 import { HostKeyDialog } from './components/HostKeyDialog';
 import { SecretDialog } from './components/SecretDialog';
 import { PAGES, href, parseSessionRoute, useRoute, type Page } from './routes';
@@ -133,6 +134,7 @@ export function App() {
           {page === 'sessions' && <SessionsPage route={parseSessionRoute(route.sub)} />}
           {page === 'code' && <CodePage selected={route.sub} open={(id) => go('code', id)} />}
           {page === 'reports' && <ReportsPage />}
+          {page === 'doctor' && <DoctorPage />}
         </main>
       </div>
       {drawer && <JobsDrawer jobs={jobs} onClose={() => setDrawer(false)} />}

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 
-export const PAGES = ['hosts', 'sessions', 'code', 'reports', 'settings'] as const;
+export const PAGES = ['hosts', 'sessions', 'code', 'reports', 'doctor', 'settings'] as const;
 export type Page = (typeof PAGES)[number];
 
 export interface Route {

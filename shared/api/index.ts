@@ -10,6 +10,7 @@ import { reportsApi } from './reports';
 import { jobsApi, jobsEvents } from './jobs';
 import { maintenanceApi } from './maintenance';
 import { settingsApi, settingsEvents } from './settings';
+import { doctorApi } from './doctor';
 
 export * from './common';
 export * from './app';
@@ -23,6 +24,7 @@ export * from './stages';
 export * from './text';
 export * from './code';
 export * from './reports';
+export * from './doctor';
 export type { MethodSpec, EventSpec } from './define';
 
 type StageApis = NonNullable<Extract<(typeof SHARED_STAGES)[number], { api: object }>['api']>;
@@ -59,6 +61,7 @@ export const contract = composeDomains(
   sessionsApi,
   codeApi,
   reportsApi,
+  doctorApi,
   ...SHARED_STAGES.map((s): Record<string, unknown> => ('api' in s && s.api ? s.api : {})),
 ) as typeof appApi &
   typeof settingsApi &
@@ -69,6 +72,7 @@ export const contract = composeDomains(
   typeof sessionsApi &
   typeof codeApi &
   typeof reportsApi &
+  typeof doctorApi &
   UnionToIntersection<StageApis>;
 
 /** Every event the engine pushes. */

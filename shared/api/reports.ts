@@ -29,6 +29,18 @@ export const ReportCheck = z.object({
   remediation: Text.nullable(),
   evidence: z.unknown(),
   waiver: z.object({ reason: z.string(), by: z.string(), at: z.string() }).nullable(),
+  /** What the error doctor recognised in a failed check's evidence, in the report's language. */
+  diagnosis: z
+    .array(
+      z.object({
+        rule: z.string(),
+        title: z.string(),
+        cause: z.string(),
+        fix: z.string(),
+        text: z.string(),
+      }),
+    )
+    .optional(),
 });
 
 export const ReportStage = z.object({

@@ -11,6 +11,11 @@ export interface CheckOutcome {
   summary: Text;
   evidence: unknown;
   remediation: Text | null;
+  /**
+   * What the error doctor recognised in a failed check's evidence (rule ids; the rule's title,
+   * cause and fix are knowledge texts, namespace `doctor`).
+   */
+  diagnosis?: { rule: string; line: number; text: string }[];
   /** Present when a failure is waived: who, why, when. */
   waiver?: { reason: string; by: string; at: IsoTime } | null;
 }

@@ -19,6 +19,7 @@ import { STAGE_DEFINITIONS, stageDefinition } from '../stages/registry';
 import { CodeReviewStore } from '../code-review/store';
 import { printWithChromium, type PrintPdf } from '../reports/pdf';
 import { ReviewStore } from '../reports/review-store';
+import { doctorHandlers } from './doctor-handlers';
 import { dispatch, type CallContext, type CallResult, type Handlers } from './registry';
 import type { Services } from './services';
 import { appHandlers } from './handlers/app';
@@ -145,6 +146,7 @@ function composeHandlers(s: Services): Handlers {
     stagesHandlers(s),
     codeHandlers(s),
     reportsHandlers(s),
+    doctorHandlers(s),
     ...STAGE_DEFINITIONS.map((d) => d.handlers?.(s) ?? {}),
   ];
   const all = composeDomains(...(parts as Record<string, unknown>[])) as Partial<Handlers>;

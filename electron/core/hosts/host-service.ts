@@ -15,7 +15,14 @@ import type { EventBus } from '../events';
 import type { JobContext } from '../jobs/runner';
 import { resourcesDir } from '../paths';
 import type { ConnectOptions, SshEndpoint, SshTarget } from '../ssh/connect';
-import { exec } from '../ssh/exec';
+import { exec, type ExecResult } from '../ssh/exec';
+import {
+  execLocal,
+  LOCAL_HOST_NAME,
+  localTransport,
+  type HostTransport,
+} from '../local/local-exec';
+import { sshTransport } from '../local/ssh-transport';
 import { KnownHosts } from '../ssh/known-hosts';
 import { SshPool } from '../ssh/pool';
 import type { HostKeyPrompts } from './host-key-prompts';
@@ -83,7 +90,18 @@ export class HostService {
     };
   }
 
+  /** The built-in host `local` is this machine: commands run as child processes, no SSH. */
+  isLocal(name: string): boolean {
+    return name === LOCAL_HOST_NAME;
+  }
+
   target(name: string): SshTarget {
+    if (this.isLocal(name))
+      throw new AmwError(
+        'VALIDATION',
+        'This machine (local) is not reached over SSH; its terminal and monitor are not available yet.',
+        { name },
+      );
     const host = this.repo.get(name);
     return {
       ...this.endpoint(host),
@@ -105,9 +123,11 @@ export class HostService {
   async test(name: string, password?: string): Promise<ConnectionTest> {
     const started = Date.now();
     try {
-      const res = await this.pool.use(this.target(name), this.connectOptions(name, password), (c) =>
-        exec(c, 'uname -srm', { timeoutMs: 15_000 }),
-      );
+      const res = this.isLocal(name)
+        ? await execLocal('uname -srm', { timeoutMs: 15_000 })
+        : await this.pool.use(this.target(name), this.connectOptions(name, password), (c) =>
+            exec(c, 'uname -srm', { timeoutMs: 15_000 }),
+          );
       return {
         ok: true,
         host: name,
@@ -128,8 +148,14 @@ export class HostService {
     probe: { name: string; parts: string[]; timeoutMs: number; inject?: Record<string, string> },
     ctx: Pick<JobContext, 'signal' | 'progress'>,
     password?: string,
-  ) {
+  ): Promise<ExecResult> {
     const script = composeProbe(probe.name, probe.parts, probe.inject);
+    if (this.isLocal(name)) {
+      // this machine: the same script on stdin of the same `sh -s`, as a child process
+      this.repo.get(name);
+      ctx.progress(0.3, { key: 'probing', params: { host: name } });
+      return execLocal('sh -s', { stdin: script, timeoutMs: probe.timeoutMs, signal: ctx.signal });
+    }
     ctx.progress(0.1, { key: 'connecting', params: { host: name } });
     return this.pool.use(
       this.target(name),
@@ -138,6 +164,20 @@ export class HostService {
         ctx.progress(0.3, { key: 'probing', params: { host: name } });
         return exec(c, 'sh -s', { stdin: script, timeoutMs: probe.timeoutMs, signal: ctx.signal });
       },
+    );
+  }
+
+  /**
+   * exec / stream / put / get on a host, the same surface for this machine (child processes,
+   * copies) and SSH hosts (the pooled connection, SFTP, checksummed). For stage runners that need
+   * more than one probe round trip (launchers, moving files between hosts).
+   */
+  transport(name: string, password?: string, signal?: AbortSignal): HostTransport {
+    this.repo.get(name);
+    if (this.isLocal(name)) return localTransport;
+    return sshTransport(
+      (fn) => this.pool.use(this.target(name), this.connectOptions(name, password, signal), fn),
+      signal,
     );
   }
 

@@ -10,6 +10,7 @@ import { HostInput as HostInputSchema } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
 import type { Db } from '../db/open';
 import { nowIso } from '../db/open';
+import { LOCAL_HOST_NAME } from '../local/local-exec';
 
 interface HostRow {
   id: number;
@@ -92,7 +93,22 @@ export class HostRepository {
 
   find(name: string): HostRecord | null {
     const row = this.db.prepare(`${SELECT_HOST} WHERE h.name = ?`).get(name) as HostRow | undefined;
+    if (!row && name === LOCAL_HOST_NAME) return this.addLocal();
     return row ? toRecord(row) : null;
+  }
+
+  /**
+   * The built-in host `local` (this machine) gets its row the first time anyone names it, so its
+   * inventories and stage runs are stored like any host's; lists show it once it has been used.
+   */
+  private addLocal(): HostRecord {
+    const now = nowIso();
+    this.db
+      .prepare(
+        `INSERT INTO hosts (name, hostname, port, tags, source, created_at, updated_at) VALUES (?, 'localhost', 22, '["this-machine"]', 'manual', ?, ?)`,
+      )
+      .run(LOCAL_HOST_NAME, now, now);
+    return this.find(LOCAL_HOST_NAME)!;
   }
 
   get(name: string): HostRecord {

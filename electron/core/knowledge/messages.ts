@@ -2,6 +2,8 @@ import { LANGUAGES, type Namespaces } from '../../../shared/i18n';
 import { loadRules } from '../analyzer/rules';
 import { distKey, KNOWLEDGE_NS } from './keys';
 import { loadKnowledge } from './load';
+import { loadDoctorRules } from '../doctor/rules';
+import { DOCTOR_RULES_NS } from '../../../shared/api/doctor';
 
 /**
  * Texts that live in knowledge files, as i18next namespaces, so engine messages can point at them
@@ -38,5 +40,14 @@ export function knowledgeNamespaces(): Namespaces {
       importCauses: Object.fromEntries(k.importCauses.map((c) => [c.id, c.message[lang]])),
     };
   }
-  return { rules, [KNOWLEDGE_NS]: knowledge };
+  // the error doctor's rules: what a failed check's diagnosis names (`doctor-rules:<id>.cause`)
+  const doctor: Namespaces[string] = {};
+  for (const lang of LANGUAGES)
+    doctor[lang] = Object.fromEntries(
+      loadDoctorRules().map((r) => [
+        r.id,
+        { title: r.title[lang], cause: r.cause[lang], fix: r.fix[lang] },
+      ]),
+    );
+  return { rules, [KNOWLEDGE_NS]: knowledge, [DOCTOR_RULES_NS]: doctor };
 }

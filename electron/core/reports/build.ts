@@ -6,7 +6,7 @@ import type {
   SessionRecord,
   StageRunRecord,
 } from '../../../shared/api';
-import { REPORT_SCHEMA_ID } from '../../../shared/api';
+import { DOCTOR_RULES_NS, REPORT_SCHEMA_ID } from '../../../shared/api';
 import type { CodeReviewStore } from '../code-review/store';
 import type { HostService } from '../hosts/host-service';
 import type { HostRepository } from '../hosts/repository';
@@ -47,6 +47,17 @@ function checkOf(
     remediation: c.remediation ? show(c.remediation) : null,
     evidence: c.evidence ?? null,
     waiver: c.waiver ?? null,
+    ...(c.diagnosis?.length
+      ? {
+          diagnosis: c.diagnosis.map((d) => ({
+            rule: d.rule,
+            title: show(msg(`${DOCTOR_RULES_NS}:${d.rule}.title`)),
+            cause: show(msg(`${DOCTOR_RULES_NS}:${d.rule}.cause`)),
+            fix: show(msg(`${DOCTOR_RULES_NS}:${d.rule}.fix`)),
+            text: d.text,
+          })),
+        }
+      : {}),
   };
 }
 

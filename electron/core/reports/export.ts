@@ -30,7 +30,7 @@ export async function exportReport(
   switch (format) {
     case 'json':
       return {
-        fileName: `${base}.json`,
+        fileName: `${base}.amw.json`,
         mediaType: 'application/json',
         text: `${JSON.stringify(r, null, 2)}\n`,
       };

@@ -130,7 +130,7 @@ export function renderHtml(r: Report): string {
           ? ''
           : `<details><summary>${esc(t('report.evidence'))}</summary><pre>${esc(JSON.stringify(c.evidence, null, 2))}</pre></details>`;
       h(
-        `<tr data-check="${esc(c.id)}"><td><code>${esc(c.id)}</code><br>${esc(c.title)}</td><td>${pill(c.status, t(`sessions.status.${c.status}`))}</td><td>${esc(c.summary)}${c.remediation && c.status !== 'pass' ? `<div class="small"><b>${esc(t('report.remediation'))}:</b> ${esc(c.remediation)}</div>` : ''}${c.waiver ? `<div class="small muted">${esc(t('report.waivedBy', { by: c.waiver.by, at: c.waiver.at, reason: c.waiver.reason }))}</div>` : ''}${evidence}</td></tr>`,
+        `<tr data-check="${esc(c.id)}"><td><code>${esc(c.id)}</code><br>${esc(c.title)}</td><td>${pill(c.status, t(`sessions.status.${c.status}`))}</td><td>${esc(c.summary)}${c.remediation && c.status !== 'pass' ? `<div class="small"><b>${esc(t('report.remediation'))}:</b> ${esc(c.remediation)}</div>` : ''}${c.waiver ? `<div class="small muted">${esc(t('report.waivedBy', { by: c.waiver.by, at: c.waiver.at, reason: c.waiver.reason }))}</div>` : ''}${(c.diagnosis ?? []).map((d) => `<div class="small"><b>${esc(t('report.diagnosis'))}:</b> ${esc(d.title)} — ${esc(d.cause)} → ${esc(d.fix)}</div>`).join('')}${evidence}</td></tr>`,
       );
     }
     h(`</table>`);

@@ -84,7 +84,7 @@ export function renderMarkdown(r: Report): string {
     p('|---|---|---|');
     for (const c of s.checks)
       p(
-        `| \`${c.id}\` ${cell(c.title)} | ${MARK[c.status] ?? ''} ${st(c.status)} | ${cell(c.summary)}${c.remediation && c.status !== 'pass' ? ` — ${cell(c.remediation)}` : ''}${c.waiver ? ` (${cell(t('report.waivedBy', { by: c.waiver.by, at: c.waiver.at, reason: c.waiver.reason }))})` : ''} |`,
+        `| \`${c.id}\` ${cell(c.title)} | ${MARK[c.status] ?? ''} ${st(c.status)} | ${cell(c.summary)}${c.remediation && c.status !== 'pass' ? ` — ${cell(c.remediation)}` : ''}${c.waiver ? ` (${cell(t('report.waivedBy', { by: c.waiver.by, at: c.waiver.at, reason: c.waiver.reason }))})` : ''}${(c.diagnosis ?? []).map((d) => ` — ${cell(t('report.diagnosis'))}: ${cell(d.title)}: ${cell(d.fix)}`).join('')} |`,
       );
   }
   // each stage's own section, in the stages' order

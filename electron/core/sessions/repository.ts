@@ -250,7 +250,11 @@ export class SessionRepository {
           runId,
           o.id,
           o.status,
-          JSON.stringify({ title: o.title, summary: o.summary }),
+          JSON.stringify({
+            title: o.title,
+            summary: o.summary,
+            ...(o.diagnosis ? { diagnosis: o.diagnosis } : {}),
+          }),
           JSON.stringify(o.evidence ?? null),
           o.remediation ? JSON.stringify(o.remediation) : null,
           now,
@@ -292,12 +296,16 @@ export class SessionRepository {
     }[];
     const waivers = this.waivers(r.session_id, r.host ?? '');
     const checks: CheckOutcome[] = rows.map((c) => {
-      const { title, summary } = JSON.parse(c.summary) as Pick<CheckOutcome, 'title' | 'summary'>;
+      const { title, summary, diagnosis } = JSON.parse(c.summary) as Pick<
+        CheckOutcome,
+        'title' | 'summary' | 'diagnosis'
+      >;
       return {
         id: c.check_id,
         title,
         status: c.status,
         summary,
+        ...(diagnosis ? { diagnosis } : {}),
         evidence: c.evidence ? JSON.parse(c.evidence) : null,
         remediation: c.remediation ? JSON.parse(c.remediation) : null,
         waiver: waivers.get(c.check_id) ?? null,

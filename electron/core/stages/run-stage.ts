@@ -5,6 +5,7 @@ import type { JobContext, JobRunner } from '../jobs/runner';
 import { stageStatus } from '../sessions/repository';
 import type { StageDefinition, StageServices } from './define';
 import { stageDefinition } from './registry';
+import { withDiagnosis } from './diagnose-outcomes';
 
 /**
  * The one way a stage runs, whatever the stage: the input is checked, the session found or made,
@@ -54,7 +55,8 @@ export function runStage(
             services,
           });
           ctx.throwIfCancelled();
-          services.sessions.finishRun(runId, stageStatus(out.outcomes), out.outcomes);
+          const outcomes = withDiagnosis(out.outcomes);
+          services.sessions.finishRun(runId, stageStatus(outcomes), outcomes);
           ctx.progress(1, { key: 'stored', params: { host: host ?? '' } });
           return out.result ?? services.sessions.run(runId);
         } catch (err) {

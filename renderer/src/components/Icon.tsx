@@ -6,6 +6,7 @@ const PATHS: Record<string, string> = {
   reports: 'M6 3h9l4 4v14H6zM14 3v5h5M9 13h7M9 17h7',
   settings:
     'M12 9a3 3 0 1 0 0 6 3 3 0 0 0 0-6zM4 12h2M18 12h2M12 4v2M12 18v2M6.3 6.3l1.4 1.4M16.3 16.3l1.4 1.4M6.3 17.7l1.4-1.4M16.3 7.7l1.4-1.4',
+  doctor: 'M12 3a9 9 0 1 0 0 18 9 9 0 0 0 0-18zM12 8v8M8 12h8',
   jobs: 'M4 6h16M4 12h10M4 18h6',
   close: 'M6 6l12 12M18 6L6 18',
   sun: 'M12 8a4 4 0 1 0 0 8 4 4 0 0 0 0-8zM12 2v2M12 20v2M2 12h2M20 12h2',

@@ -16,6 +16,8 @@ import { reports } from './reports';
 import { jobs } from './jobs';
 import { errors } from './errors';
 import { cli } from './cli';
+import { doctor } from './doctor';
+import { local } from './local';
 
 // One file per namespace (top-level key); a new capability adds its own file and one line here.
 export const en = {
@@ -33,6 +35,8 @@ export const en = {
   jobs,
   errors,
   cli,
+  doctor,
+  local,
 } as const;
 
 /** Same keys, any string values: the shape every language must fill. */

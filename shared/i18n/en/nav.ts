@@ -3,6 +3,7 @@ export const nav = {
   sessions: 'Sessions',
   code: 'Code',
   reports: 'Reports',
+  doctor: 'Doctor',
   settings: 'Settings',
   main: 'Main navigation',
 } as const;

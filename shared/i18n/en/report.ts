@@ -60,6 +60,7 @@ export const report = {
   signature: 'Signature',
   roles: { porter: 'Porter', reviewer: 'Reviewer', owner: 'Owner' },
   truncated: '{{shown}} of {{total}} shown; the JSON export has all.',
+  diagnosis: 'Diagnosis',
   notBuilt: 'not built',
   notRun: 'not run',
 } as const;

@@ -1,4 +1,5 @@
 export const sessions = {
+  diagnosis: 'What the error doctor recognises in the evidence',
   checkCrashed: 'The check itself failed: {{message}}',
   newSession: 'New session',
   newProject: 'New project',

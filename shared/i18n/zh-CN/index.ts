@@ -13,6 +13,8 @@ import { reports } from './reports';
 import { jobs } from './jobs';
 import { errors } from './errors';
 import { cli } from './cli';
+import { doctor } from './doctor';
+import { local } from './local';
 
 /** 简体中文。键与 en 完全一致；每个命名空间一个文件。 */
 export const zhCN: Messages = {
@@ -30,4 +32,6 @@ export const zhCN: Messages = {
   jobs,
   errors,
   cli,
+  doctor,
+  local,
 };

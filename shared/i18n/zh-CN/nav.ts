@@ -5,6 +5,7 @@ export const nav: Messages['nav'] = {
   sessions: '迁移会话',
   code: '代码',
   reports: '报告',
+  doctor: '错误诊断',
   settings: '设置',
   main: '主导航',
 };

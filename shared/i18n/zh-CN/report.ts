@@ -62,6 +62,7 @@ export const report: Messages['report'] = {
   signature: '签名',
   roles: { porter: '迁移负责人', reviewer: '评审人', owner: '项目负责人' },
   truncated: '显示 {{shown}} / {{total}}；完整内容见 JSON 导出。',
+  diagnosis: '诊断',
   notBuilt: '本版本尚未提供',
   notRun: '未运行',
 };

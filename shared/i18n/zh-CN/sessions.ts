@@ -1,6 +1,7 @@
 import type { Messages } from '../en';
 
 export const sessions: Messages['sessions'] = {
+  diagnosis: '错误诊断在证据中识别出的问题',
   checkCrashed: '检查本身出错：{{message}}',
   newSession: '新建会话',
   newProject: '新建项目',

@@ -30,6 +30,13 @@ export function HostsPage(props: { selected: string | null; open: (name: string 
     <section className="page" data-testid="page-hosts">
       <PageHead icon="hosts" title={t('pages.hosts.title')}>
         <div className="spacer" />
+        <button
+          onClick={() => props.open('local')}
+          data-testid="open-local-host"
+          title={t('local.hint')}
+        >
+          {t('local.button')}
+        </button>
         <button onClick={() => setDialog('import')} data-testid="open-import">
           {t('hosts.importButton')}
         </button>
@@ -100,7 +107,11 @@ export function HostsPage(props: { selected: string | null; open: (name: string 
                       </a>
                     </td>
                     <td>
-                      <code>{`${h.username ? `${h.username}@` : ''}${h.hostname}:${h.port}`}</code>
+                      {h.name === 'local' ? (
+                        <span>{t('local.address')}</span>
+                      ) : (
+                        <code>{`${h.username ? `${h.username}@` : ''}${h.hostname}:${h.port}`}</code>
+                      )}
                       {h.jump && (
                         <span className="muted small"> {t('hosts.via', { jump: h.jump })}</span>
                       )}

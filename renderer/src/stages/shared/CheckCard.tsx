@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { CheckOutcome } from '../../../../shared/api';
+import { DOCTOR_RULES_NS, type CheckOutcome } from '../../../../shared/api';
 import { useAction } from '../../api';
 import { Dialog } from '../../components/Dialog';
 import { ErrorText } from '../../components/ErrorText';
@@ -44,6 +44,21 @@ export function CheckCard(props: {
       </header>
       <p>{text(c.summary)}</p>
       {c.remediation && c.status !== 'pass' && <pre className="remedy">{text(c.remediation)}</pre>}
+      {c.diagnosis?.length ? (
+        <div className="diagnosis" data-testid="diagnosis">
+          <strong>{t('sessions.diagnosis')}</strong>
+          <ul>
+            {c.diagnosis.map((d) => (
+              <li key={`${d.rule}:${d.line}`} data-rule={d.rule}>
+                <b>{t(`${DOCTOR_RULES_NS}:${d.rule}.title`)}</b> —{' '}
+                {t(`${DOCTOR_RULES_NS}:${d.rule}.cause`)}
+                <div className="small">→ {t(`${DOCTOR_RULES_NS}:${d.rule}.fix`)}</div>
+                <code className="small muted">{d.text}</code>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
       {c.waiver && (
         <p className="waiver" data-testid="waiver">
           {t('sessions.waivedBy', { by: c.waiver.by, reason: c.waiver.reason })}

@@ -1,0 +1,23 @@
+import { test, expect } from './support/fixtures';
+import { Shell } from './pages/shell';
+
+// The machine running `amw serve` as the host "local": no SSH, no host-key prompt. This CI
+// machine has no NPU, and the inventory says so.
+test('this machine: inventory without SSH or a host-key prompt, then listed with the hosts', async ({
+  app,
+}) => {
+  const { page } = app;
+  await new Shell(page).ready();
+  await page.getByTestId('nav-hosts').click();
+  await page.getByTestId('open-local-host').click();
+  await expect(page.getByTestId('host-title')).toHaveText('local');
+  await page.getByTestId('host-inventory').click();
+  await expect(page.getByTestId('inventory-view')).toContainText('npu-smi was not found', {
+    timeout: 30_000,
+  });
+  await expect(page.getByTestId('version-cann')).toHaveText('—');
+  await expect(page.getByTestId('hostkey-dialog')).toHaveCount(0);
+  await page.getByTestId('nav-hosts').click();
+  await expect(page.getByTestId('host-row-local')).toContainText('this machine, no SSH');
+  await expect(page.getByTestId('host-row-local')).toContainText('no NPU');
+});

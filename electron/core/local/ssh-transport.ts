@@ -1,0 +1,133 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import type { Client, ClientChannel, SFTPWrapper } from 'ssh2';
+import { AmwError } from '../../../shared/errors';
+import { exec } from '../ssh/exec';
+import { remoteCommand } from '../ssh/quote';
+import type { HostTransport, StreamOptions, TransferResult } from './local-exec';
+
+/** Borrows a pooled connection for one operation (HostService.pool.use with the host's target). */
+export type UseClient = <T>(fn: (client: Client) => Promise<T>) => Promise<T>;
+
+function streamOver(client: Client, command: string, opts: StreamOptions) {
+  const started = Date.now();
+  return new Promise<{ code: number | null; signal: string | null; durationMs: number }>(
+    (resolve, reject) => {
+      if (opts.signal?.aborted)
+        return reject(new AmwError('CANCELLED', 'Cancelled before the command started.'));
+      client.exec(command, (err, ch: ClientChannel) => {
+        if (err)
+          return reject(
+            new AmwError('DISCONNECTED', `Could not start a remote command: ${err.message}`),
+          );
+        let settled = false;
+        const stop = (e: AmwError) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          try {
+            ch.signal('KILL');
+          } catch {
+            // servers without signal support still end the session when the channel closes
+          }
+          ch.close();
+          reject(e);
+        };
+        const onAbort = () => stop(new AmwError('CANCELLED', 'The remote command was cancelled.'));
+        const timer = opts.timeoutMs
+          ? setTimeout(
+              () =>
+                stop(
+                  new AmwError(
+                    'COMMAND_TIMEOUT',
+                    `No result after ${Math.round(opts.timeoutMs! / 1000)} s; the command was stopped.`,
+                    { timeoutMs: opts.timeoutMs },
+                  ),
+                ),
+              opts.timeoutMs,
+            )
+          : undefined;
+        opts.signal?.addEventListener('abort', onAbort, { once: true });
+        ch.on('data', (c: Buffer) => opts.onStdout?.(c));
+        ch.stderr.on('data', (c: Buffer) => opts.onStderr?.(c));
+        ch.on('close', (code: number | null, signal?: string) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          opts.signal?.removeEventListener('abort', onAbort);
+          if ((code === null || code === undefined) && !signal)
+            return reject(
+              new AmwError('DISCONNECTED', 'The connection dropped during the command.'),
+            );
+          resolve({ code: code ?? null, signal: signal ?? null, durationMs: Date.now() - started });
+        });
+        ch.end(opts.stdin ?? '');
+      });
+    },
+  );
+}
+
+const sftpOf = (client: Client) =>
+  new Promise<SFTPWrapper>((resolve, reject) =>
+    client.sftp((err, sftp) =>
+      err
+        ? reject(new AmwError('DISCONNECTED', `SFTP is not available: ${err.message}`))
+        : resolve(sftp),
+    ),
+  );
+
+async function localSha256(path: string): Promise<{ sha256: string; bytes: number }> {
+  const h = createHash('sha256');
+  let bytes = 0;
+  for await (const c of createReadStream(path)) {
+    h.update(c as Buffer);
+    bytes += (c as Buffer).length;
+  }
+  return { sha256: h.digest('hex'), bytes };
+}
+
+/** `sha256sum` on the host: the transfer is checked end to end, not trusted. */
+async function remoteSha256(client: Client, path: string): Promise<string> {
+  const r = await exec(client, remoteCommand('sha256sum', '--', path), { timeoutMs: 120_000 });
+  const sum = /^([0-9a-f]{64})\b/.exec(r.stdout)?.[1];
+  if (r.code !== 0 || !sum)
+    throw new AmwError('PROBE_FAILED', `Cannot checksum ${path} on the host: ${r.stderr.trim()}`);
+  return sum;
+}
+
+async function transfer(
+  client: Client,
+  dir: 'put' | 'get',
+  from: string,
+  to: string,
+): Promise<TransferResult> {
+  const sftp = await sftpOf(client);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const done = (err: Error | null | undefined) =>
+        err
+          ? reject(new AmwError('PROBE_FAILED', `Copying ${from} to ${to} failed: ${err.message}`))
+          : resolve();
+      if (dir === 'put') sftp.fastPut(from, to, done);
+      else sftp.fastGet(from, to, done);
+    });
+  } finally {
+    sftp.end();
+  }
+  const local = await localSha256(dir === 'put' ? from : to);
+  const remote = await remoteSha256(client, dir === 'put' ? to : from);
+  if (remote !== local.sha256)
+    throw new AmwError('PROBE_FAILED', `The copy of ${from} at ${to} differs from the original.`);
+  return local;
+}
+
+/** The same HostTransport surface as `localTransport`, over a pooled SSH connection. */
+export function sshTransport(use: UseClient, signal?: AbortSignal): HostTransport {
+  return {
+    kind: 'ssh',
+    exec: (command, opts = {}) => use((c) => exec(c, command, { signal, ...opts })),
+    stream: (command, opts = {}) => use((c) => streamOver(c, command, { signal, ...opts })),
+    put: (from, to) => use((c) => transfer(c, 'put', from, to)),
+    get: (from, to) => use((c) => transfer(c, 'get', from, to)),
+  };
+}

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import type { CheckOutcome } from '../../../shared/api';
+import { DOCTOR_RULES_NS } from '../../../shared/api';
+import { msg } from '../../../shared/api/text';
+import { textIn } from '../i18n';
+import { withDiagnosis } from './diagnose-outcomes';
+
+const failed = (evidence: unknown, status: CheckOutcome['status'] = 'fail'): CheckOutcome => ({
+  id: 'env.torch-npu-import',
+  title: msg('stage-env:name'),
+  status,
+  summary: msg('stage-env:name'),
+  evidence,
+  remediation: null,
+});
+
+describe('failed checks carry the error doctor’s diagnosis', () => {
+  // a real line from the doctor rule's examples (ascend-host-formats.md §4)
+  const traceback = [
+    'Traceback (most recent call last):',
+    '  File "<string>", line 1, in <module>',
+    'ImportError: libascendcl.so: cannot open shared object file: No such file or directory',
+  ].join('\n');
+
+  it('names the rule and the line, wherever the text sits in the evidence', () => {
+    const [o] = withDiagnosis([failed({ import: { traceback } })]);
+    expect(o!.diagnosis).toEqual([
+      expect.objectContaining({
+        rule: 'libascendcl-missing',
+        text: expect.stringContaining('libascendcl.so'),
+      }),
+    ]);
+    // its cause and fix read in either language from the same stored rule id
+    const key = `${DOCTOR_RULES_NS}:${o!.diagnosis![0]!.rule}.fix`;
+    const en = textIn('en')(msg(key));
+    const zh = textIn('zh-CN')(msg(key));
+    expect(en).not.toBe(key);
+    expect(zh).not.toBe(en);
+  });
+
+  it('leaves passing checks and unknown text alone', () => {
+    const [pass, unknown] = withDiagnosis([
+      failed({ traceback }, 'pass'),
+      failed({ log: 'everything went fine, 42 steps' }),
+    ]);
+    expect(pass!.diagnosis).toBeUndefined();
+    expect(unknown!.diagnosis).toBeUndefined();
+  });
+});

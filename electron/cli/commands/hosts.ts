@@ -117,6 +117,7 @@ export function registerHostsCommands(
           `${t('cli.imported', { added: r.added.length, updated: r.updated.length, skipped: r.skipped.length })}\n`,
         );
         for (const s of r.skipped) io.stderr(`  ${s.name}: ${s.reason}\n`);
+        for (const w of r.warnings ?? []) io.stderr(`warning: ${w}\n`);
       },
     );
 

@@ -1,3 +1,5 @@
+import { printable } from './printable';
+
 /**
  * `npu-smi info -t common|usages|memory|board|…` print `<TAB>Label<padding> : value` lines in
  * blank-line separated blocks (a block per chip, one for the MCU). Version files are `key=value`.
@@ -26,7 +28,9 @@ export function parseNpuSmiKeyValue(text: string): KvParse {
       if (/^\s*#/.test(line)) return; // a pasted prompt such as "# npu-smi info -t memory …"
       const m = /^\s*(.+?)\s+:\s?(.*)$/.exec(line);
       if (!m) {
-        warnings.push(`line ${i + 1}: not a "label : value" line: ${line.trim().slice(0, 80)}`);
+        warnings.push(
+          `line ${i + 1}: not a "label : value" line: ${printable(line.trim().slice(0, 80))}`,
+        );
         return;
       }
       const key = m[1]!.trim();
@@ -63,7 +67,7 @@ export function parseKeyEqualsValue(text: string): {
       if (!t || t.startsWith('#')) return;
       const eq = t.indexOf('=');
       if (eq < 1) {
-        warnings.push(`line ${i + 1}: not key=value: ${t.slice(0, 80)}`);
+        warnings.push(`line ${i + 1}: not key=value: ${printable(t.slice(0, 80))}`);
         return;
       }
       values[t.slice(0, eq).trim()] = t

@@ -1,11 +1,41 @@
 import type { Report } from '../../../shared/api';
 import { translator } from '../../../shared/i18n';
+import { printable } from '../parsers/printable';
 
-/** Table cells: pipes and line breaks would break the row. */
-const cell = (s: unknown) =>
-  String(s ?? '—')
-    .replace(/\|/g, '\\|')
-    .replace(/\r?\n/g, ' ');
+/**
+ * Text that came from a host, a repository or a person (host names, npu-smi cells, file names,
+ * messages, comments), made inert in Markdown: renderers pass inline HTML through, so `<`, `>`
+ * and `&` become entities, Markdown punctuation is backslash-escaped (no links, images or
+ * emphasis injected), control characters are shown as escapes and line breaks as spaces.
+ */
+export const md = (s: unknown): string =>
+  printable(String(s ?? '—').replace(/\r?\n/g, ' '))
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[\\`*_{}[\]()#+!|~]/g, '\\$&');
+
+/** Table cells: the same, which also keeps pipes and line breaks from breaking the row. */
+const cell = (s: unknown) => md(s);
+
+/** A code span that the text cannot close: its fence is longer than any backtick run inside. */
+export const code = (s: unknown): string => {
+  const text = printable(String(s ?? '').replace(/\r?\n/g, ' '));
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((r) => r.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${text}${pad}${fence}`;
+};
+
+/** A fenced block whose fence no line of the content can match. */
+const fenceFor = (text: string) =>
+  '`'.repeat(Math.max(3, ...(text.match(/`+/g) ?? []).map((r) => r.length + 1)));
+
+/** Interpolation values for t(): escaped like any other text. */
+const esc = (params: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(
+    Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? md(v) : v]),
+  );
 
 const MAX_ROWS = 200;
 const MARK: Record<string, string> = {
@@ -22,10 +52,10 @@ export function renderMarkdown(r: Report): string {
   const st = (s: string) => (s === 'not-run' ? t('report.notRun') : t(`sessions.status.${s}`));
   const out: string[] = [];
   const p = (s = '') => out.push(s);
-  p(`# ${t('report.title')}: ${r.session.title}`);
+  p(`# ${t('report.title')}: ${md(r.session.title)}`);
   p();
   p(
-    `${t('report.session')} #${r.session.id} · ${t('report.project')}: ${r.session.project ?? t('report.adHoc')}${r.session.codeCommit ? ` · git \`${r.session.codeCommit.slice(0, 12)}\`` : ''} · ${t('report.generated', { at: r.generatedAt, tool: r.generator.name, version: r.generator.version })}`,
+    `${t('report.session')} #${r.session.id} · ${t('report.project')}: ${r.session.project ? md(r.session.project) : t('report.adHoc')}${r.session.codeCommit ? ` · git ${code(r.session.codeCommit.slice(0, 12))}` : ''} · ${t('report.generated', esc({ at: r.generatedAt, tool: r.generator.name, version: r.generator.version }))}`,
   );
   if (r.namesHidden) p(`\n_${t('report.namesHidden')}_`);
   p();
@@ -37,7 +67,7 @@ export function renderMarkdown(r: Report): string {
   p('|---|---|---|');
   for (const s of r.summary.stages)
     p(
-      `| ${cell(t(`sessions.stage.${s.stage}`))} | ${MARK[s.status] ?? ''} ${cell(st(s.status))} | ${cell(s.hosts.map((h) => `${h.host}: ${st(h.status)}`).join(', ') || '—')} |`,
+      `| ${t(`sessions.stage.${s.stage}`)} | ${MARK[s.status] ?? ''} ${st(s.status)} | ${cell(s.hosts.map((h) => `${h.host}: ${st(h.status)}`).join(', ') || '—')} |`,
     );
   p();
   p(`### ${t('report.blocking')}`);
@@ -45,7 +75,7 @@ export function renderMarkdown(r: Report): string {
   if (!r.summary.blocking.length) p(t('report.nothingBlocks'));
   for (const b of r.summary.blocking)
     p(
-      `- \`${b.check}\` @ ${b.host} (${t(`sessions.stage.${b.stage}`)}): **${b.title}** — ${b.summary}`,
+      `- ${code(b.check)} @ ${md(b.host)} (${t(`sessions.stage.${b.stage}`)}): **${md(b.title)}** — ${md(b.summary)}`,
     );
   p();
   p(`### ${t('report.waivers')}`);
@@ -53,7 +83,7 @@ export function renderMarkdown(r: Report): string {
   if (!r.summary.waivers.length) p(t('report.noWaivers'));
   for (const w of r.summary.waivers)
     p(
-      `- \`${w.check}\` @ ${w.host}: ${t('report.waivedBy', { by: w.by, at: w.at, reason: w.reason })}`,
+      `- ${code(w.check)} @ ${md(w.host)}: ${t('report.waivedBy', esc({ by: w.by, at: w.at, reason: w.reason }))}`,
     );
   if (r.changes) {
     p();
@@ -65,7 +95,9 @@ export function renderMarkdown(r: Report): string {
       [t('report.regressed'), r.changes.regressed],
     ] as const)
       for (const x of rows)
-        p(`- ${label}: \`${x.check}\` @ ${x.host} (${x.from ?? '—'} → ${x.to ?? '—'})`);
+        p(
+          `- ${label}: ${code(x.check)} @ ${md(x.host)} (${md(x.from ?? '—')} → ${md(x.to ?? '—')})`,
+        );
   }
   if (r.inventories.length) {
     p();
@@ -84,13 +116,13 @@ export function renderMarkdown(r: Report): string {
   p(`## ${t('report.checks')}`);
   for (const s of r.stages) {
     p();
-    p(`### ${t(`sessions.stage.${s.stage}`)} @ ${s.host}: ${st(s.status)}`);
+    p(`### ${t(`sessions.stage.${s.stage}`)} @ ${md(s.host)}: ${st(s.status)}`);
     p();
     p(`| ${t('report.check')} | ${t('report.status')} | ${t('report.message')} |`);
     p('|---|---|---|');
     for (const c of s.checks)
       p(
-        `| \`${c.id}\` ${cell(c.title)} | ${MARK[c.status] ?? ''} ${st(c.status)} | ${cell(c.summary)}${c.remediation && c.status !== 'pass' ? ` — ${cell(c.remediation)}` : ''}${c.waiver ? ` (${cell(t('report.waivedBy', { by: c.waiver.by, at: c.waiver.at, reason: c.waiver.reason }))})` : ''} |`,
+        `| ${code(c.id)} ${cell(c.title)} | ${MARK[c.status] ?? ''} ${st(c.status)} | ${cell(c.summary)}${c.remediation && c.status !== 'pass' ? ` — ${cell(c.remediation)}` : ''}${c.waiver ? ` (${t('report.waivedBy', esc({ by: c.waiver.by, at: c.waiver.at, reason: c.waiver.reason }))})` : ''} |`,
       );
   }
   if (r.code) {
@@ -99,23 +131,28 @@ export function renderMarkdown(r: Report): string {
     p(`## ${t('report.code')}`);
     p();
     p(
-      t('report.codeSummary', {
-        scanId: c.scanId,
-        root: c.root,
-        mode: c.mode,
-        files: c.files,
-        lines: c.lines,
-        error: c.counts.error,
-        warning: c.counts.warning,
-        info: c.counts.info,
-        level: c.effort.level,
-      }),
+      t(
+        'report.codeSummary',
+        esc({
+          scanId: c.scanId,
+          root: c.root,
+          mode: c.mode,
+          files: c.files,
+          lines: c.lines,
+          error: c.counts.error,
+          warning: c.counts.warning,
+          info: c.counts.info,
+          level: c.effort.level,
+        }),
+      ),
     );
     p();
     p(`| ${t('report.file')} | ${t('report.rule')} | ${t('report.message')} |`);
     p('|---|---|---|');
     for (const f of c.findings.slice(0, MAX_ROWS))
-      p(`| \`${f.file}:${f.line}\` | ${f.severity} \`${f.ruleId}\` | ${cell(f.message)} |`);
+      p(
+        `| ${code(`${f.file}:${f.line}`)} | ${f.severity} ${code(f.ruleId)} | ${cell(f.message)} |`,
+      );
     if (c.findings.length > MAX_ROWS)
       p(`\n_${t('report.truncated', { shown: MAX_ROWS, total: c.findings.length })}_`);
     p();
@@ -124,11 +161,13 @@ export function renderMarkdown(r: Report): string {
     const accepted = c.diffs.filter((d) => d.patch);
     if (!accepted.length) p(t('report.noDiffs'));
     for (const d of accepted) {
-      p(`\`${d.file}\` — ${t(`code.review.${d.applied ? 'applied' : d.review}`)}`);
+      p(`${code(d.file)} — ${t(`code.review.${d.applied ? 'applied' : d.review}`)}`);
       p();
-      p('```diff');
-      p(d.patch.replace(/\n$/, ''));
-      p('```');
+      const patch = printable(d.patch.replace(/\n$/, ''), { multiline: true });
+      const fence = fenceFor(patch);
+      p(`${fence}diff`);
+      p(patch);
+      p(fence);
       p();
     }
   }
@@ -137,16 +176,19 @@ export function renderMarkdown(r: Report): string {
     p(`## ${t('report.ops')}`);
     p();
     p(
-      t('report.opsSummary', {
-        host: o.host,
-        entry: o.entry,
-        version: o.targetTorchNpu,
-        list: o.opList,
-      }),
+      t(
+        'report.opsSummary',
+        esc({
+          host: o.host,
+          entry: o.entry,
+          version: o.targetTorchNpu,
+          list: o.opList,
+        }),
+      ),
     );
     p();
     if (o.error) {
-      p(`❌ ${o.error}`);
+      p(`❌ ${md(o.error)}`);
       continue;
     }
     p(
@@ -161,7 +203,7 @@ export function renderMarkdown(r: Report): string {
       p('|---|---|---|---|');
       for (const x of rows.slice(0, MAX_ROWS))
         p(
-          `| \`${x.op}\` | ${x.count} | ${t(`ops.class.${x.class}`)}${x.dynamic ? ` (${t('ops.dynamic')})` : ''} | ${cell(x.where ?? '')} |`,
+          `| ${code(x.op)} | ${x.count} | ${t(`ops.class.${x.class}`)}${x.dynamic ? ` (${t('ops.dynamic')})` : ''} | ${cell(x.where ?? '')} |`,
         );
     }
   }
@@ -169,10 +211,11 @@ export function renderMarkdown(r: Report): string {
   p(`## ${t('report.review')}`);
   p();
   if (!r.review.comments.length) p(t('report.noComments'));
-  for (const c of r.review.comments) p(`- \`${c.target}\` — **${c.author}** (${c.at}): ${c.text}`);
+  for (const c of r.review.comments)
+    p(`- ${code(c.target)} — **${md(c.author)}** (${md(c.at)}): ${md(c.text)}`);
   for (const d of r.review.decisions)
     p(
-      `- ${t(`report.decision.${d.decision}`)}: **${d.by}** (${d.at})${d.note ? `: ${d.note}` : ''}`,
+      `- ${t(`report.decision.${d.decision}`)}: **${md(d.by)}** (${md(d.at)})${d.note ? `: ${md(d.note)}` : ''}`,
     );
   p();
   p(`### ${t('report.signOff')}`);

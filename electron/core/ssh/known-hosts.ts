@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { wildcardMatch } from './glob';
 
 /**
  * OpenSSH known_hosts, read the way ssh(1) reads it: plain and hashed (`|1|salt|hmac`) host
@@ -66,17 +67,6 @@ export function parseKnownHosts(text: string, file: string): KnownHostEntry[] {
     entries.push({ file, line: i + 1, marker, patterns, type, blob });
   });
   return entries;
-}
-
-function wildcardMatch(pattern: string, value: string): boolean {
-  const re = new RegExp(
-    `^${pattern
-      .replace(/[.+^${}()|\\]/g, '\\$&')
-      .replace(/\*/g, '.*')
-      .replace(/\?/g, '.')}$`,
-    'i',
-  );
-  return re.test(value);
 }
 
 function hashedMatch(pattern: string, token: string): boolean {

@@ -125,3 +125,27 @@ describe('pasted npu-smi with elisions (issue 17 item 8)', () => {
     expect(r.devices).toHaveLength(2);
   });
 });
+
+describe('parsers stay linear on hostile lines (found by the fuzz suite)', () => {
+  it('a long -t line without " : " is a warning, not a quadratic regex scan', () => {
+    const r = parseNpuSmiKeyValue(
+      `Chip Name : 910B\n${'x '.repeat(3000)}\n${'y '.repeat(300_000)}\n`,
+    );
+    expect(r.blocks).toEqual([{ 'Chip Name': '910B' }]);
+    expect(r.warnings).toEqual([
+      expect.stringMatching(/^line 2: not a "label : value" line/),
+      expect.stringMatching(/^line 3: 600000 characters long/),
+    ]);
+  });
+
+  it('a flood of garbage lines keeps 200 warnings and counts the rest', () => {
+    const r = parseNpuSmiKeyValue('garbage\n'.repeat(100_000));
+    expect(r.warnings).toHaveLength(201);
+    expect(r.warnings[200]).toMatch(/^99801 more warnings not shown/);
+  });
+
+  it('a label called __proto__ is kept as a plain key', () => {
+    const r = parseNpuSmiKeyValue('__proto__ : 1\nChip Name : x\n');
+    expect(Object.keys(r.blocks[0]!)).toEqual(['__proto__', 'Chip Name']);
+  });
+});

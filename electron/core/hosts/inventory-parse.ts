@@ -40,7 +40,8 @@ export function decodeProbe(stdout: string, probe: string): Record<string, Secti
       probe,
     });
   }
-  const out: Record<string, Section> = {};
+  // no prototype: a section named `__proto__` is just a name
+  const out = Object.create(null) as Record<string, Section>;
   for (const [name, s] of Object.entries(sections)) {
     if (!s || typeof s !== 'object') continue;
     out[name] = {

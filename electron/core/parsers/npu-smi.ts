@@ -9,7 +9,7 @@
  */
 
 import type { NpuDeviceFacts, NpuFacts } from '../../../shared/api';
-import { printable } from './printable';
+import { printable, WarningList } from './printable';
 
 export type Health = 'OK' | 'Warning' | 'Alarm' | 'Critical' | 'UNKNOWN';
 const HEALTH: readonly string[] = ['OK', 'Warning', 'Alarm', 'Critical', 'UNKNOWN'];
@@ -66,8 +66,14 @@ function cells(line: string): string[] {
 const isBorder = (line: string) => /^\s*\+[-=+|]*\+?\s*$/.test(line);
 
 /** A copy where the author cut rows out: `...`, `…`, `⋮`, alone or as the cells of a row. */
-const isElision = (line: string) =>
-  /^[\s|]*(?:\.{3,}|…+|⋮+)(?:[\s|]*(?:\.{3,}|…+|⋮+))*[\s|]*$/.test(line);
+const isElision = (line: string) => {
+  // linear: drop the row's pipes and spaces, then only dots or ellipses may remain
+  const rest = line.replace(/[\s|]+/g, '');
+  return /^[.…⋮]+$/.test(rest) && /\.{3}|…|⋮/.test(rest);
+};
+
+/** The widest npu-smi table is ~120 columns; a far longer line is not one (and stays cheap). */
+const MAX_LINE = 1024;
 
 /** A pasted shell prompt with the command, e.g. `[root@host ~]# npu-smi info`. */
 const isPrompt = (line: string) => /^[^|]{0,200}?npu-smi\s+info\b/.test(line.trim());
@@ -77,8 +83,11 @@ const quote = (line: string) => printable(line.trim().slice(0, 80));
 
 /** Splits a field into tokens, keeping `used / total` pairs together even as `58626/ 65536`. */
 function tokens(field: string): string[] {
+  // split/trim/join instead of /\s*\/\s*/g, which is quadratic on long runs of spaces
   return field
-    .replace(/\s*\/\s*/g, '/')
+    .split('/')
+    .map((part) => part.trim())
+    .join('/')
     .split(/\s+/)
     .filter(Boolean);
 }
@@ -98,11 +107,20 @@ export function parseNpuSmiInfo(text: string): NpuSmiInfo {
     out.warnings.push('empty input: npu-smi printed nothing');
     return out;
   }
+  const warnings = new WarningList();
   const lines = text.replace(/\r\n/g, '\n').split('\n');
+  const long = new Set<number>();
+  lines.forEach((line, i) => {
+    if (line.length > MAX_LINE) {
+      long.add(i);
+      warnings.push(`line ${i + 1}: ${line.length} characters long, not an npu-smi line; ignored`);
+    }
+  });
 
   /** Lines outside the table that were understood: failure messages, [WARNING]s, prompts. */
   const understood = new Set<number>();
   lines.forEach((line, i) => {
+    if (long.has(i)) return;
     for (const re of FAILURE_PATTERNS) {
       const m = re.exec(line);
       if (m) understood.add(i);
@@ -117,7 +135,7 @@ export function parseNpuSmiInfo(text: string): NpuSmiInfo {
     }
     if (/^\[WARNING\]/.test(line.trim())) {
       understood.add(i);
-      out.warnings.push(printable(line.trim().slice(0, 300)));
+      warnings.push(printable(line.trim().slice(0, 300)));
     }
     if (isPrompt(line)) understood.add(i);
   });
@@ -127,10 +145,11 @@ export function parseNpuSmiInfo(text: string): NpuSmiInfo {
   let pending: { lineNo: number; cells: string[] } | null = null;
   let sawTable = false;
 
-  const warn = (lineNo: number, msg: string) => out.warnings.push(`line ${lineNo}: ${msg}`);
+  const warn = (lineNo: number, msg: string) => warnings.push(`line ${lineNo}: ${msg}`);
 
   lines.forEach((raw, i) => {
     const lineNo = i + 1;
+    if (long.has(i)) return;
     const line = raw.trimEnd();
     if (!line.trim() || isBorder(line)) return;
     if (isElision(line)) {
@@ -207,8 +226,9 @@ export function parseNpuSmiInfo(text: string): NpuSmiInfo {
     );
   }
   if (!sawTable && !out.error) {
-    out.warnings.push('no npu-smi table found in the input');
+    warnings.push('no npu-smi table found in the input');
   }
+  out.warnings = warnings.done();
   return out;
 }
 

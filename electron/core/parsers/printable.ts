@@ -28,3 +28,27 @@ export function hasUnprintable(text: string): boolean {
   UNSAFE_ONE_LINE.lastIndex = 0;
   return UNSAFE_ONE_LINE.test(text.replace(/[\n\t]/g, ''));
 }
+
+/** Warnings one parse keeps: enough to act on; a flood of garbage lines is summed up instead. */
+export const MAX_WARNINGS = 200;
+
+/** Collects warnings up to MAX_WARNINGS, counting the rest, so memory stays bounded. */
+export class WarningList {
+  private readonly items: string[] = [];
+  private dropped = 0;
+  push(w: string): void {
+    if (this.items.length < MAX_WARNINGS) this.items.push(w);
+    else this.dropped++;
+  }
+  get length(): number {
+    return this.items.length + this.dropped;
+  }
+  done(): string[] {
+    return this.dropped
+      ? [
+          ...this.items,
+          `${this.dropped} more warnings not shown (the input is mostly not understood)`,
+        ]
+      : [...this.items];
+  }
+}

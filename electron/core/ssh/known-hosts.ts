@@ -61,6 +61,8 @@ export function parseKnownHosts(text: string, file: string): KnownHostEntry[] {
       marker = parts.shift() as KnownHostEntry['marker'];
     const [patterns, type, b64] = parts;
     if (!patterns || !type || !b64) return;
+    // real pattern lists are a few names; a huge one would make every match slow
+    if (patterns.length > 4096) return;
     const blob = Buffer.from(b64, 'base64');
     // a line whose key does not decode to its own declared type is damaged: skip it, as ssh(1) does
     if (keyTypeOf(blob) !== type) return;

@@ -154,9 +154,12 @@ function readWithIncludes(
   const raw = readConfigFile(file, state);
   const out: string[] = [];
   for (const line of raw.split(/\r?\n/)) {
-    const inc = /^\s*Include\s+(.+?)\s*$/i.exec(line);
-    if (inc) {
-      for (const pattern of inc[1]!.split(/\s+/)) {
+    // keyword tests without /(.+?)\s*$/, which is quadratic on long runs of spaces
+    const trimmed = line.trim();
+    const keyword = /^(\S+)/.exec(trimmed)?.[1]?.toLowerCase();
+    const rest = trimmed.slice(keyword?.length ?? 0).trim();
+    if (keyword === 'include' && rest) {
+      for (const pattern of rest.split(/\s+/)) {
         for (const f of expandInclude(
           pattern.replace(/^"|"$/g, ''),
           join(homedir(), '.ssh'),
@@ -169,9 +172,8 @@ function readWithIncludes(
       }
       continue;
     }
-    const host = /^\s*Host\s+(.+?)\s*$/i.exec(line);
-    if (host)
-      for (const alias of host[1]!.split(/\s+/)) if (!origins.has(alias)) origins.set(alias, file);
+    if (keyword === 'host' && rest)
+      for (const alias of rest.split(/\s+/)) if (!origins.has(alias)) origins.set(alias, file);
     out.push(line);
   }
   return { text: out, origins };

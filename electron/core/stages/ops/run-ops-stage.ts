@@ -10,6 +10,7 @@ import { loadKnowledge } from '../../knowledge/load';
 import { resourcesDir } from '../../paths';
 import { stageStatus } from '../../sessions/repository';
 import { markEndedRun, type StageDeps } from '../run-stage';
+import { validateOpTrace } from '../../parsers/op-trace';
 import { classifyTrace } from './classify';
 
 export interface OpsInput {
@@ -62,9 +63,9 @@ export function readTrace(text: string): RawOpTrace {
   } catch {
     throw new AmwError('PROBE_FAILED', 'The op capture printed a result that is not JSON.');
   }
-  if (!Array.isArray(doc.ops) || !Array.isArray(doc.inputs))
+  if (!Array.isArray(doc?.ops) || !Array.isArray(doc?.inputs))
     throw new AmwError('PROBE_FAILED', 'The op capture result has no op table.');
-  return doc;
+  return validateOpTrace(doc);
 }
 
 const t = (en: string, zh: string) => ({ en, 'zh-CN': zh });

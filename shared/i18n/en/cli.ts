@@ -9,6 +9,8 @@ export const cli = {
     port: 'port to listen on (0 picks a free one)',
     bind: 'address to bind (default 127.0.0.1)',
     allowRemote: 'allow binding to a non-loopback address',
+    noHostLabel:
+      'serve on plain 127.0.0.1 instead of a private amw-….localhost name (for browsers that cannot resolve *.localhost; other local servers then receive the cookie)',
     host: 'host name or IP address',
     sshPort: 'SSH port',
     user: 'login user',

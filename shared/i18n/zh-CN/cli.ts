@@ -11,6 +11,8 @@ export const cli: Messages['cli'] = {
     port: '监听端口（0 表示自动选择空闲端口）',
     bind: '绑定地址（默认 127.0.0.1）',
     allowRemote: '允许绑定到非回环地址',
+    noHostLabel:
+      '使用 127.0.0.1 而不是私有的 amw-….localhost 主机名（用于无法解析 *.localhost 的浏览器；此时本机其他服务也会收到该 Cookie）',
     host: '主机名或 IP 地址',
     sshPort: 'SSH 端口',
     user: '登录用户',

@@ -5,11 +5,18 @@
  */
 import { buildSync } from 'esbuild';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import fc from 'fast-check';
 
 export const ROOT = join(__dirname, '..', '..');
+
+/**
+ * The file a `Match exec` in a generated config would create: unique to this run, so only a
+ * command run by the code under test can make it appear.
+ */
+export const MARKER = join(mkdtempSync(join(tmpdir(), 'amw-fuzz-marker-')), 'pwned');
 export const read = (...p: string[]) => readFileSync(join(ROOT, ...p), 'utf8');
 
 /** Per-input deadline: generous (two shared cores); a real parse of a fixture takes < 5 ms. */
@@ -124,6 +131,7 @@ export class FuzzWorker {
 }
 
 export function cleanupBundle(): void {
+  rmSync(dirname(MARKER), { recursive: true, force: true });
   if (bundle) rmSync(bundle.dir, { recursive: true, force: true });
   bundle = null;
 }
@@ -166,7 +174,10 @@ const nasty = fc.oneof(
     'a*'.repeat(30),
     'Include /dev/zero',
     'Include *',
-    'Match exec "touch /tmp/amw-fuzz-pwned"',
+    `Match exec "touch ${MARKER}"`,
+    `Match exec "touch ${MARKER}" host *`,
+    `Host *\n  ProxyCommand touch ${MARKER}\n  LocalCommand touch ${MARKER}\n  PermitLocalCommand yes`,
+    `CanonicalizeHostName yes\nCanonicalDomains example.invalid`,
     'Host *\n  HostName %h',
     'NA',
     '-1',

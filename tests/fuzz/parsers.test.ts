@@ -18,6 +18,7 @@ import {
   DEADLINE_MS,
   FuzzWorker,
   inputsFrom,
+  MARKER,
   RAW_CONTROL,
   read,
   withGarbageLine,
@@ -37,7 +38,6 @@ const NPU_SMI_T = dirFiles('tests', 'fixtures', 'fuzz', 'npu-smi-t');
 const VERSIONS = dirFiles('tests', 'fixtures', 'fuzz', 'versions');
 
 const scratch = mkdtempSync(join(tmpdir(), 'amw-fuzz-home-'));
-const PWNED = '/tmp/amw-fuzz-pwned';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const KEYS = [
@@ -50,7 +50,7 @@ const KNOWN_HOSTS = [
 ];
 const SSH_CONFIGS = [
   'Host bastion\n  HostName 203.0.113.10\n  User ops\n  IdentityFile ~/.ssh/id_ed25519\n\nHost npu-*\n  User porter\n  ProxyJump bastion\n\nHost npu-a npu-b\n  HostName %h.cluster.local\n  Port 2222\n',
-  `Host *\n  ServerAliveInterval 30\nMatch exec "touch ${PWNED}"\n  User evil\nHost gpu\n  HostName 10.0.0.5\n  ProxyJump ops@jump.example:2200,bastion\nMatch host 10.0.0.5 !user root\n  Port 2200\nInclude /dev/null\n`,
+  `Host *\n  ServerAliveInterval 30\nMatch exec "touch ${MARKER}"\n  User evil\nHost gpu\n  HostName 10.0.0.5\n  ProxyJump ops@jump.example:2200,bastion\nMatch host 10.0.0.5 !user root\n  Port 2200\nInclude /dev/null\n`,
 ];
 const probeDoc = (smi: string, versions: string) =>
   JSON.stringify({
@@ -201,7 +201,7 @@ describe('fuzz: parsers of untrusted text', () => {
           if (o.refused) refusals++;
           check(o, input);
           // nothing a config says is ever run
-          expect(existsSync(PWNED)).toBe(false);
+          expect(existsSync(MARKER), 'a command named by the input was run').toBe(false);
         });
         const share = t.linesWarn ? budget / 2 : budget;
         await fc.assert(generic, {

@@ -3,7 +3,14 @@ import type { HostSummary, Inventory } from '../../../shared/api';
 import { fromWireError } from '../../../shared/errors';
 import { EXIT, ExitWith, printJson, type CommandEnv } from '../io';
 import type { Configure } from '../program';
-import { awaitJob, hostAccessOptions, passwordFrom, withCore, type HostAccess } from './with-core';
+import {
+  awaitJob,
+  hostAccessOptions,
+  passwordFrom,
+  warnIfDamaged,
+  withCore,
+  type HostAccess,
+} from './with-core';
 
 const summaryLine = (h: HostSummary) => {
   const inv = h.inventory;
@@ -69,7 +76,11 @@ export function registerHostsCommands(
     .option('--group <group>', t('cli.opt.group'))
     .option('--json', t('cli.opt.json'))
     .action(async (o: { group?: string; json?: boolean }) => {
-      const list = await withCore(env, (core) => core.call('hosts.list', { group: o.group }));
+      const list = await withCore(env, async (core) => {
+        const l = await core.call('hosts.list', { group: o.group });
+        warnIfDamaged(env, core.location.dbPath);
+        return l;
+      });
       if (o.json) return printJson(io, list);
       if (!list.length) return io.stdout(`${t('cli.noHosts')}\n`);
       for (const h of list) io.stdout(`${summaryLine(h)}\n`);

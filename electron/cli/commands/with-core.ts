@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import type { Command } from 'commander';
 import { fromWireError } from '../../../shared/errors';
 import { createCore, type Core } from '../../core/api/core';
@@ -78,4 +79,27 @@ export async function awaitJob(
     done = true;
     off();
   }
+}
+
+/**
+ * Commands that only read (info, hosts list) say when the database is damaged instead of
+ * showing what may be a partial picture as if it were whole: SQLite's quick_check, on a separate
+ * read-only connection.
+ */
+export function warnIfDamaged(env: CommandEnv, dbPath: string): boolean {
+  let reason: string | null = null;
+  try {
+    const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+    try {
+      const rows = db.pragma('quick_check(3)') as { quick_check: string }[];
+      const bad = rows.map((r) => r.quick_check).filter((l) => l !== 'ok');
+      if (bad.length) reason = bad.join('; ');
+    } finally {
+      db.close();
+    }
+  } catch (err) {
+    reason = (err as Error).message;
+  }
+  if (reason) env.io.stderr(`${env.t('cli.dbDamagedWarning', { dbPath, reason })}\n`);
+  return reason !== null;
 }

@@ -68,7 +68,10 @@ export interface Core {
 
 export function createCore(opts: CoreOptions = {}): Core {
   const location = resolveStoreLocation(opts, opts.env ?? process.env);
-  const { db, schemaVersion } = openStore(location.dbPath, { nativeBinding: opts.nativeBinding });
+  const { db, schemaVersion } = openStore(location.dbPath, {
+    nativeBinding: opts.nativeBinding,
+    location,
+  });
   const bus = new EventBus();
   const jobs = new JobRunner(db, bus);
   const settings = new SettingsStore(db);

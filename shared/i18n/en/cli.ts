@@ -91,6 +91,11 @@ export const cli = {
   checkOk: 'Database and {{count}} evidence files are intact.',
   checkProblems:
     'Problems found: {{integrity}} integrity, {{fk}} reference, {{missing}} missing and {{corrupt}} damaged evidence files.',
+  checkDamage: 'Damage: {{line}}',
+  checkRestore:
+    'The database is damaged. To recover: stop the workbench, move {{dbPath}} away, and copy the newest file from {{backups}} in its place (backups are made by `amw db backup`). Without a backup, start afresh: the workbench creates a new database.',
+  dbDamagedWarning:
+    'warning: the database {{dbPath}} is damaged ({{reason}}). What is shown may be incomplete; run `amw db check` and restore a backup.',
   noJobs: 'No jobs.',
   badSetting: 'Expected key=value with key one of: {{keys}}',
   electronMissing: 'Electron runtime not available ({{reason}}); starting serve mode instead.',

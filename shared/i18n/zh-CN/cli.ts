@@ -88,6 +88,11 @@ export const cli: Messages['cli'] = {
   checkOk: '数据库和 {{count}} 个证据文件均完好。',
   checkProblems:
     '发现问题：完整性 {{integrity}} 项，引用 {{fk}} 项，缺失证据文件 {{missing}} 个，损坏 {{corrupt}} 个。',
+  checkDamage: '损坏：{{line}}',
+  checkRestore:
+    '数据库已损坏。恢复方法：停止工作台，移走 {{dbPath}}，再把 {{backups}} 中最新的文件复制到原位置（备份由 `amw db backup` 生成）。如无备份，可重新开始：工作台会新建数据库。',
+  dbDamagedWarning:
+    '警告：数据库 {{dbPath}} 已损坏（{{reason}}）。显示的内容可能不完整；请运行 `amw db check` 并恢复备份。',
   noJobs: '暂无任务。',
   badSetting: '应为 key=value，key 可选：{{keys}}',
   electronMissing: '无法使用 Electron 运行时（{{reason}}），改为启动服务模式。',

@@ -46,6 +46,8 @@ export interface CoreOptions {
   userKnownHosts?: string[];
   /** UI: prompt; CLI: accept-new with --accept-new-host-key, else refuse-new. */
   hostKeyPolicy?: HostKeyPolicy;
+  /** CLI: the passphrase of encrypted private keys (--passphrase-stdin, AMW_KEY_PASSPHRASE). */
+  passphrase?: string;
   /** Electron safeStorage; absent in serve mode and the CLI, which then never store secrets. */
   secretCipher?: SecretCipher;
   /** PDF printing: Electron's printToPDF in the app; the installed Chromium elsewhere. */
@@ -78,7 +80,7 @@ export function createCore(opts: CoreOptions = {}): Core {
   const artifacts = new ArtifactStore(db, location.dataDir);
   const env = opts.env ?? process.env;
   const hostRepo = new HostRepository(db);
-  const prompts = new HostKeyPrompts(bus, opts.hostKeyPolicy ?? 'prompt');
+  const prompts = new HostKeyPrompts(bus, opts.hostKeyPolicy ?? 'prompt', opts.passphrase);
   const hosts = new HostService(
     hostRepo,
     prompts,

@@ -22,6 +22,8 @@ export const cli = {
     dryRun: 'show what would be imported',
     acceptNew: 'trust an unknown host key (check its fingerprint first)',
     passwordStdin: 'read the SSH password from standard input',
+    passphraseStdin:
+      'read the private key passphrase from standard input (or set AMW_KEY_PASSPHRASE)',
     stage: 'stage to run: env or ops',
     project: 'project the session belongs to',
     junit: 'also write JUnit XML (one test case per check)',
@@ -76,6 +78,8 @@ export const cli = {
     arguments: 'Arguments:',
   },
   hostAdded: 'Added host {{name}}.',
+  hostAddedLoginFailed:
+    'Host {{name}} was added, but logging in failed; fix it and run `amw hosts test {{name}}`.',
   hostRemoved: 'Removed host {{name}}.',
   noHosts: 'No hosts yet. Add one: amw hosts add NAME --host ADDRESS',
   imported: 'Imported: {{added}} added, {{updated}} updated, {{skipped}} skipped.',

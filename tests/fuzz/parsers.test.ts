@@ -173,10 +173,12 @@ function check(o: Outcome, input: string): void {
   if (o.kind === 'memory') throw new Error(`worker heap exhausted: ${o.error}`);
   if (o.kind === 'error') throw new Error(`untyped exception: ${o.error}`);
   // bounded output: a parse never holds much more than its input
-  expect(o.json!.length).toBeLessThan(8 * input.length + 65_536);
+  expect(o.json!.length, 'output bounded by the input').toBeLessThan(8 * input.length + 65_536);
   for (const w of o.warnings ?? []) {
-    expect(w.length).toBeLessThan(1000);
-    expect(RAW_CONTROL.test(w)).toBe(false);
+    expect(w.length, 'a warning is short').toBeLessThan(1000);
+    expect(RAW_CONTROL.test(w), `raw control character in warning ${JSON.stringify(w)}`).toBe(
+      false,
+    );
   }
 }
 

@@ -171,3 +171,16 @@ describe('ssh_config import is bounded (issue 17 item 3)', () => {
     expect(code).toBe(143);
   });
 });
+
+describe('ssh_config warnings quote the file safely (found by the fuzz suite)', () => {
+  it('an unknown Match criterion with escape bytes is escaped in the warning', () => {
+    const dir = tempDir();
+    const file = join(dir, 'config');
+    writeFileSync(file, 'Match h\u001b[2J\u001b]0;x\u0007ost a\n  Port 1\nHost a\n');
+    const r = readSshConfigWithWarnings(file);
+    expect(r.warnings).toHaveLength(1);
+    // eslint-disable-next-line no-control-regex
+    expect(r.warnings[0]).not.toMatch(/[\u0000-\u001f]/);
+    expect(r.warnings[0]).toContain('\\x1b[2J');
+  });
+});

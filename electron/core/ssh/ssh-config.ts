@@ -300,7 +300,7 @@ export function readSshConfigWithWarnings(file = defaultSshConfigPath()): SshCon
     const key = `${s.index}:${msg}`;
     if (warned.has(key)) return;
     warned.add(key);
-    state.warnings.push(`${printable(s.line.slice(0, 120))}: ${msg}`);
+    state.warnings.push(printable(`${s.line.slice(0, 120)}: ${msg.slice(0, 200)}`));
   };
   const me = localUser();
 

@@ -44,6 +44,11 @@ describe('ssh_config import never runs what the file says (issue 17 item 1)', ()
       expect(existsSync(marker)).toBe(false);
       const list = await core.call('hosts.list', {});
       expect(list.map((h) => [h.name, h.port])).toEqual([['a', 22]]);
+      // a FIFO given to the RPC (it froze the whole serve process): refused at once, typed
+      const fifo = join(dir, 'fifo');
+      execFileSync('mkfifo', [fifo]);
+      const r = await core.dispatch('hosts.importSshConfig', { file: fifo }, { transport: 'ws' });
+      expect(r).toMatchObject({ ok: false, error: { code: 'SSH_CONFIG' } });
     } finally {
       await core.close();
     }

@@ -189,3 +189,17 @@ describe('ssh_config warnings quote the file safely (found by the fuzz suite)', 
     expect(r.warnings[0]).toContain('\\x1b[2J');
   });
 });
+
+describe('ssh_config lines the import does not understand are named (issue 17 item 8)', () => {
+  it('an unknown keyword is a warning naming its line; IgnoreUnknown is honoured', () => {
+    const dir = tempDir();
+    const file = join(dir, 'config');
+    writeFileSync(
+      file,
+      'IgnoreUnknown UseKeychainX,Foo*\nHost a\n  HostName h\n  Bogus yes\n  FooBar 1\n  UseKeychainX yes\n  Port=2200\n',
+    );
+    const r = readSshConfigWithWarnings(file);
+    expect(r.warnings).toEqual(['line 4: unknown ssh_config keyword "bogus", ignored']);
+    expect(r.hosts).toMatchObject([{ alias: 'a', hostname: 'h', port: 2200 }]);
+  });
+});

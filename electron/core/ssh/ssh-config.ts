@@ -11,8 +11,9 @@ import { homedir, userInfo } from 'node:os';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import SSHConfig from 'ssh-config';
 import { AmwError } from '../../../shared/errors';
-import { printable } from '../parsers/printable';
+import { printable, WarningList } from '../parsers/printable';
 import { hasWildcard, patternListMatch, wildcardMatch } from './glob';
+import { SSH_CONFIG_KEYWORDS } from './ssh-config-keywords';
 import { expandHome } from './identities';
 
 /** A concrete host from ssh_config, resolved the way ssh(1) resolves `ssh ALIAS`. */
@@ -47,7 +48,9 @@ const MAX_PATTERN_WORK = 20_000_000;
 interface ReadState {
   seen: Set<string>;
   bytes: number;
-  warnings: string[];
+  warnings: WarningList;
+  /** `IgnoreUnknown` patterns seen so far: unknown keywords they match are not warned about. */
+  ignoreUnknown: string[];
 }
 
 /**
@@ -153,11 +156,34 @@ function readWithIncludes(
   state.seen.add(file);
   const raw = readConfigFile(file, state);
   const out: string[] = [];
-  for (const line of raw.split(/\r?\n/)) {
+  const top = depth === 0;
+  raw.split(/\r?\n/).forEach((line, i) => {
     // keyword tests without /(.+?)\s*$/, which is quadratic on long runs of spaces
     const trimmed = line.trim();
-    const keyword = /^(\S+)/.exec(trimmed)?.[1]?.toLowerCase();
-    const rest = trimmed.slice(keyword?.length ?? 0).trim();
+    if (!trimmed || trimmed.startsWith('#')) {
+      out.push(line);
+      return;
+    }
+    const keyword = /^([^\s=]+)/.exec(trimmed)?.[1]?.toLowerCase();
+    const rest = trimmed
+      .slice(keyword?.length ?? 0)
+      .replace(/^\s*=?/, '')
+      .trim();
+    if (keyword === 'ignoreunknown' && state.ignoreUnknown.length < 256)
+      state.ignoreUnknown.push(...rest.split(/[\s,]+/).slice(0, 256));
+    if (
+      keyword &&
+      !SSH_CONFIG_KEYWORDS.has(keyword) &&
+      !state.ignoreUnknown.some((p) => wildcardMatch(p, keyword))
+    ) {
+      // ssh(1) refuses the whole file here; the import names the line and goes on without it
+      state.warnings.push(
+        printable(
+          `line ${i + 1}${top ? '' : ` of ${file}`}: unknown ssh_config keyword "${keyword.slice(0, 60)}", ignored`,
+        ),
+      );
+      return;
+    }
     if (keyword === 'include' && rest) {
       for (const pattern of rest.split(/\s+/)) {
         for (const f of expandInclude(
@@ -170,12 +196,12 @@ function readWithIncludes(
           for (const [k, v] of nested.origins) if (!origins.has(k)) origins.set(k, v);
         }
       }
-      continue;
+      return;
     }
     if (keyword === 'host' && rest)
       for (const alias of rest.split(/\s+/)) if (!origins.has(alias)) origins.set(alias, file);
     out.push(line);
-  }
+  });
   return { text: out, origins };
 }
 
@@ -265,7 +291,12 @@ function sections(config: ReturnType<typeof SSHConfig.parse>): Section[] {
  * apply, with a warning), and no name is looked up (CanonicalizeHostName is not followed).
  */
 export function readSshConfigWithWarnings(file = defaultSshConfigPath()): SshConfigRead {
-  const state: ReadState = { seen: new Set(), bytes: 0, warnings: [] };
+  const state: ReadState = {
+    seen: new Set(),
+    bytes: 0,
+    warnings: new WarningList(),
+    ignoreUnknown: [],
+  };
   const { text, origins } = readWithIncludes(file, state);
   let config: ReturnType<typeof SSHConfig.parse>;
   try {
@@ -343,7 +374,7 @@ export function readSshConfigWithWarnings(file = defaultSshConfigPath()): SshCon
       file: origins.get(alias)!,
     });
   }
-  return { hosts, warnings: state.warnings };
+  return { hosts, warnings: state.warnings.done() };
 }
 
 function matchApplies(

@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   'DB_CORRUPT',
   'DB_UNWRITABLE',
   'DB_BUSY',
+  'DB_DISK_FULL',
   'HOST_KEY_MISMATCH',
   'HOST_KEY_UNKNOWN',
   'AUTH_FAILED',
@@ -68,6 +69,9 @@ export function toWireError(err: unknown): WireError {
   if (err instanceof AmwError) return err.toWire();
   if (isWireError(err)) return err;
   const message = err instanceof Error ? err.message : String(err);
+  // a write that hit a full disk anywhere in the engine: say so, not "Unexpected error"
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC') return { code: 'DB_DISK_FULL', message };
   return { code: 'INTERNAL', message };
 }
 

@@ -43,6 +43,8 @@ export interface SimHost {
   log(): string;
   /** Replaces the host key and restarts sshd on the same port (a reinstalled, or spoofed, host). */
   rotateHostKey(): Promise<void>;
+  /** Ends every process of the host (sshd and open sessions, as a crash) and starts sshd again. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -440,6 +442,10 @@ export async function startSimHost(
     async rotateHostKey() {
       await stopChild();
       host.hostKeyFingerprint = makeHostKey();
+      await launch();
+    },
+    async restart() {
+      await stopChild();
       await launch();
     },
     async stop() {

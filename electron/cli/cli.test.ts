@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -114,15 +115,36 @@ describe('amw serve (spawned binary)', () => {
     const child = spawnAmw(['serve', '--port', '0'], { AMW_HOME: home });
     const done = exitOf(child);
     const line = await firstLine(child);
-    expect(line).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{20,}$/);
+    // a private host name of its own (the cookie then reaches no other local server)
+    expect(line).toMatch(/^http:\/\/amw-[a-z0-9]+\.localhost:\d+\/\?token=[\w-]{20,}$/);
     const url = new URL(line);
-    expect((await fetch(`${url.origin}/`)).status).toBe(401);
-    const authed = await fetch(line, { redirect: 'manual' });
+    // *.localhost is loopback: dial 127.0.0.1 and name the host, as a browser does
+    const get = (path: string, headers: Record<string, string> = {}) =>
+      new Promise<{ status: number; body: string; cookie?: string }>((resolve, reject) => {
+        request(
+          { host: '127.0.0.1', port: url.port, path, headers: { Host: url.host, ...headers } },
+          (res) => {
+            let body = '';
+            res.on('data', (c: Buffer) => (body += String(c)));
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                body,
+                cookie: res.headers['set-cookie']?.[0],
+              }),
+            );
+          },
+        )
+          .on('error', reject)
+          .end();
+      });
+    expect((await get('/')).status).toBe(401);
+    const authed = await get(`/${url.search}`);
     expect(authed.status).toBe(302);
-    const cookie = authed.headers.get('set-cookie')!.split(';')[0]!;
-    const page = await fetch(`${url.origin}/`, { headers: { cookie } });
+    const cookie = authed.cookie!.split(';')[0]!;
+    const page = await get('/', { cookie });
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('<div id="root"');
+    expect(page.body).toContain('<div id="root"');
     child.kill('SIGINT');
     const result = await done;
     expect(result.code).toBe(0);

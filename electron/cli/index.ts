@@ -1,11 +1,19 @@
+import { MAX_STDIN_BYTES, readBounded } from './io';
 import { runCli } from './program';
 
 /** Process entry of `amw`: wires the real stdio and signals, then exits with the CLI's code. */
+/** How long a command has to stop cleanly after SIGTERM before the process ends anyway. */
+const TERM_GRACE_MS = 3000;
+
 const interrupted = new Promise<void>((resolve) => {
-  const first = () => {
+  const first = (signal: NodeJS.Signals) => {
     // The first Ctrl+C asks the command to stop cleanly (cancel its job, close the server);
-    // a second one ends the process at once.
+    // a second one ends the process at once. SIGTERM asks the same, and is obeyed in any case
+    // after a grace period: a command that does not listen must not make the process unkillable.
+    const code = signal === 'SIGTERM' ? 143 : 130;
     process.once('SIGINT', () => process.exit(130));
+    process.once('SIGTERM', () => process.exit(143));
+    if (signal === 'SIGTERM') setTimeout(() => process.exit(code), TERM_GRACE_MS).unref();
     resolve();
   };
   process.once('SIGINT', first);
@@ -18,11 +26,7 @@ const code = await runCli(process.argv.slice(2), {
   env: process.env,
   interrupted: () => interrupted,
   stdinStream: () => process.stdin,
-  readStdin: async () => {
-    const chunks: Buffer[] = [];
-    for await (const c of process.stdin) chunks.push(c as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
-  },
+  readStdin: async () => (await readBounded(process.stdin, MAX_STDIN_BYTES)).toString('utf8'),
 });
 process.exitCode = code;
 // Let stdout drain; an idle event loop then exits on its own. Force it only if something hangs.

@@ -1,4 +1,8 @@
+import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
 import type { Language } from '../../shared/api';
+import { AmwError } from '../../shared/errors';
+import { printable } from '../core/parsers/printable';
 import type { Translate } from '../../shared/i18n';
 
 /** Everything a command touches of the outside world, so tests can run the CLI in-process. */
@@ -36,6 +40,85 @@ export class ExitWith extends Error {
   }
 }
 
+/**
+ * JSON on stdout. JSON.stringify escapes C0 controls but passes C1 controls, bidi overrides and
+ * U+FFFD through raw; they are escaped too (still valid JSON), so no host text reaches a terminal.
+ */
 export function printJson(io: CliIO, value: unknown): void {
-  io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+  io.stdout(
+    `${JSON.stringify(value, null, 2).replace(
+      /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\ufffd]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    )}\n`,
+  );
+}
+
+/**
+ * The CLI's output as a terminal sees it: whatever a command prints (host names, npu-smi cells,
+ * file names from a scanned repository, parser warnings) goes out with control characters
+ * escaped, so a hostile host or repository cannot drive the terminal (title, colours, cursor).
+ */
+export function printableIO(io: CliIO): CliIO {
+  return {
+    ...io,
+    stdout: (text) => io.stdout(printable(text, { multiline: true })),
+    stderr: (text) => io.stderr(printable(text, { multiline: true })),
+  };
+}
+
+/** Standard input for a secret or a pasted file: far more than either, far less than memory. */
+export const MAX_STDIN_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Reads a stream to its end, asynchronously (the process stays responsive to signals) and never
+ * past `limit` bytes: `/dev/zero` or an endless pipe is an error, not a hang or an exhausted heap.
+ */
+export async function readBounded(
+  stream: Readable,
+  limit: number,
+  what = 'input',
+): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += b.length;
+    if (size > limit) {
+      stream.destroy();
+      throw new AmwError(
+        'PAYLOAD_TOO_LARGE',
+        `${what} is larger than ${Math.round(limit / 1024 / 1024)} MiB; nothing was parsed.`,
+        { limit },
+      );
+    }
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** A file given on the command line (`-` for stdin), read with `readBounded`. */
+export async function readInputFile(io: CliIO, file: string, limit: number): Promise<string> {
+  if (file === '-') {
+    const text = await io.readStdin();
+    if (Buffer.byteLength(text) > limit)
+      throw new AmwError(
+        'PAYLOAD_TOO_LARGE',
+        `stdin is larger than ${limit} bytes; nothing was parsed.`,
+        {
+          limit,
+        },
+      );
+    return text;
+  }
+  let stream: Readable;
+  try {
+    stream = createReadStream(file, { highWaterMark: 1 << 20 });
+    await new Promise<void>((resolve, reject) => {
+      stream.once('open', () => resolve());
+      stream.once('error', reject);
+    });
+  } catch (err) {
+    throw new AmwError('NOT_FOUND', `Cannot read ${file}: ${(err as Error).message}`, { file });
+  }
+  return (await readBounded(stream, limit, file)).toString('utf8');
 }

@@ -15,7 +15,7 @@ import { registerReportCommand } from './commands/report';
 import { registerHostsCommands, registerInventoryCommand } from './commands/hosts';
 import { registerServeCommand } from './commands/serve';
 import { registerSettingsCommands } from './commands/settings';
-import { EXIT, ExitWith, type CliIO, type CommandEnv, type GlobalOptions } from './io';
+import { EXIT, ExitWith, printableIO, type CliIO, type CommandEnv, type GlobalOptions } from './io';
 
 /** The language is needed before commander parses (help text), so read it from argv/env first. */
 export function pickLanguage(argv: string[], env: NodeJS.ProcessEnv): Language {
@@ -88,7 +88,8 @@ export function buildProgram(io: CliIO, lang: Language): { program: Command; env
 export type Configure = (cmd: Command) => Command;
 
 /** Runs the CLI and returns its exit code; never calls process.exit itself. */
-export async function runCli(argv: string[], io: CliIO): Promise<number> {
+export async function runCli(argv: string[], rawIO: CliIO): Promise<number> {
+  const io = printableIO(rawIO);
   const lang = pickLanguage(argv, io.env);
   const { program, env } = buildProgram(io, lang);
   try {

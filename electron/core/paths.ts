@@ -60,6 +60,11 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
 export interface StoreLocation {
   dataDir: string;
   dbPath: string;
+  /**
+   * The data directory is the workbench's own (AMW_HOME or the default), so it is kept private
+   * (0700). False when it is only the folder an explicit --db file happens to sit in.
+   */
+  ownDir?: boolean;
 }
 
 /**
@@ -73,8 +78,10 @@ export function resolveStoreLocation(
   const db = opts.db ?? env.AMW_DB;
   if (db) {
     const dbPath = resolve(db);
-    return { dataDir: env.AMW_HOME ? resolve(env.AMW_HOME) : dirname(dbPath), dbPath };
+    return env.AMW_HOME
+      ? { dataDir: resolve(env.AMW_HOME), dbPath, ownDir: true }
+      : { dataDir: dirname(dbPath), dbPath, ownDir: false };
   }
   const dataDir = resolve(env.AMW_HOME ?? opts.home ?? defaultDataDir(env));
-  return { dataDir, dbPath: join(dataDir, 'amw.db') };
+  return { dataDir, dbPath: join(dataDir, 'amw.db'), ownDir: true };
 }

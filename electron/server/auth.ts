@@ -5,6 +5,18 @@ export const TOKEN_COOKIE = 'amw_token';
 
 export const newToken = (): string => randomBytes(24).toString('base64url');
 
+/**
+ * Browsers send a cookie to every port of the host it was set for. So on loopback the app is
+ * served under a host name of its own, `amw-<label>.localhost` (browsers resolve *.localhost to
+ * loopback without DNS): the cookie is host-only for that name, which no other local server is
+ * ever asked for unless it knows the random label. A server on 127.0.0.1:other never sees it.
+ */
+export const newHostLabel = (): string =>
+  `amw-${randomBytes(10)
+    .toString('base64url')
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '0')}`;
+
 /** Constant-time comparison so the token cannot be guessed byte by byte from response times. */
 export function tokenMatches(expected: string, given: string | null | undefined): boolean {
   if (!given) return false;
@@ -13,19 +25,33 @@ export function tokenMatches(expected: string, given: string | null | undefined)
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export function cookieToken(req: IncomingMessage): string | null {
+export function cookieToken(req: IncomingMessage, name = TOKEN_COOKIE): string | null {
   const header = req.headers.cookie;
   if (!header) return null;
   for (const part of header.split(';')) {
-    const [name, ...rest] = part.trim().split('=');
-    if (name === TOKEN_COOKIE) return decodeURIComponent(rest.join('='));
+    const [key, ...rest] = part.trim().split('=');
+    if (key === name) {
+      try {
+        return decodeURIComponent(rest.join('='));
+      } catch {
+        return null;
+      }
+    }
   }
   return null;
 }
 
-/** The token a request carries: `?token=` first, then the cookie set on the first page load. */
-export function requestToken(req: IncomingMessage, url: URL): string | null {
-  return url.searchParams.get('token') ?? cookieToken(req);
+/**
+ * The token a request carries: `?token=` first, then the cookie set on the first page load —
+ * the cookie only when `cookieAllowed` (the request came to the app's own host name).
+ */
+export function requestToken(
+  req: IncomingMessage,
+  url: URL,
+  cookieAllowed = true,
+  cookieName = TOKEN_COOKIE,
+): string | null {
+  return url.searchParams.get('token') ?? (cookieAllowed ? cookieToken(req, cookieName) : null);
 }
 
 /**

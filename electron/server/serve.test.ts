@@ -1,4 +1,4 @@
-import { request } from 'node:http';
+import { request, type IncomingHttpHeaders } from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -65,15 +65,17 @@ function connect(headers: Record<string, string> = {}, query = `?token=${server.
 }
 
 function rawGet(path: string, headers: Record<string, string> = {}) {
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    request({ host: '127.0.0.1', port: server.port, path, headers }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += String(c)));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    })
-      .on('error', reject)
-      .end();
-  });
+  return new Promise<{ status: number; body: string; headers: IncomingHttpHeaders }>(
+    (resolve, reject) => {
+      request({ host: '127.0.0.1', port: server.port, path, headers }, (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += String(c)));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+      })
+        .on('error', reject)
+        .end();
+    },
+  );
 }
 
 describe('HTTP', () => {
@@ -90,16 +92,25 @@ describe('HTTP', () => {
 
   it('trades the token for an HttpOnly cookie and serves the app with a strict CSP', async () => {
     await start();
-    const first = await fetch(`${base()}/?token=${server.token}`, { redirect: 'manual' });
+    // opened on 127.0.0.1: sent on to the app's own host name, with no cookie for 127.0.0.1
+    const opened = await fetch(`${base()}/?token=${server.token}`, { redirect: 'manual' });
+    expect(opened.status).toBe(302);
+    expect(opened.headers.get('set-cookie')).toBeNull();
+    const appUrl = new URL(opened.headers.get('location')!);
+    expect(appUrl.hostname).toMatch(/^amw-[a-z0-9]+\.localhost$/);
+    expect(server.url).toBe(`http://${appUrl.host}/?token=${server.token}`);
+    const first = await rawGet(`/?token=${server.token}`, { Host: appUrl.host });
     expect(first.status).toBe(302);
-    expect(first.headers.get('location')).toBe('/');
-    const cookie = first.headers.get('set-cookie')!;
+    expect(first.headers.location).toBe(`http://${appUrl.host}/`);
+    const cookie = String(first.headers['set-cookie']);
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Strict/);
-    const page = await fetch(`${base()}/`, { headers: { cookie: cookie.split(';')[0]! } });
+    const page = await rawGet('/', { Host: appUrl.host, cookie: cookie.split(';')[0]! });
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('id="root"');
-    const csp = page.headers.get('content-security-policy')!;
+    expect(page.body).toContain('id="root"');
+    // the same cookie presented on 127.0.0.1 is not accepted: it is never set there
+    expect((await rawGet('/', { cookie: cookie.split(';')[0]! })).status).toBe(401);
+    const csp = String(page.headers['content-security-policy']);
     expect(csp).toContain("default-src 'self'");
     expect(csp).toContain("script-src 'self'");
     const scriptSrc = csp.split(';').find((d) => d.trim().startsWith('script-src'))!;

@@ -8,9 +8,16 @@ import { MAX_REQUEST_BYTES, RpcRequest, type RpcResponse } from '../../shared/ap
 import { AmwError, type WireError } from '../../shared/errors';
 import type { Core } from '../core/api/core';
 import { rendererDistDir } from '../core/paths';
-import { allowedOrigins, newToken, requestToken, TOKEN_COOKIE, tokenMatches } from './auth';
+import {
+  allowedOrigins,
+  newHostLabel,
+  newToken,
+  requestToken,
+  TOKEN_COOKIE,
+  tokenMatches,
+} from './auth';
 import { CONTENT_SECURITY_POLICY } from './csp';
-import { resolveStatic, sendFile } from './static';
+import { resolveStatic, sendFile, sendUnavailable } from './static';
 
 export interface ServeOptions {
   port?: number;
@@ -22,6 +29,12 @@ export interface ServeOptions {
   rendererDir?: string;
   /** Where warnings go (stderr in the CLI). */
   warn?: (line: string) => void;
+  /**
+   * On loopback, serve under a random `amw-….localhost` name so the token cookie reaches no
+   * other local server (default). false: plain 127.0.0.1, for a browser that cannot resolve
+   * *.localhost; the cookie is then named per port, and other servers on 127.0.0.1 receive it.
+   */
+  hostLabel?: boolean;
 }
 
 export interface RunningServer {
@@ -58,15 +71,19 @@ export async function startServer(core: Core, opts: ServeOptions = {}): Promise<
     );
   }
   const rendererDir = opts.rendererDir ?? rendererDistDir();
-  if (!existsSync(join(rendererDir, 'index.html'))) {
-    throw new AmwError(
-      'NOT_FOUND',
-      `The UI is not built (${join(rendererDir, 'index.html')} is missing). Run: npm run build`,
-      { rendererDir },
+  const indexHtml = join(rendererDir, 'index.html');
+  if (!existsSync(indexHtml)) {
+    // not fatal: pages answer 503 (and retry) until the UI appears, as during a rebuild
+    opts.warn?.(
+      `warning: the UI is not built (${indexHtml} is missing); pages answer 503 until it is. Run: npm run build`,
     );
   }
   const token = opts.token ?? newToken();
+  const appHost =
+    LOOPBACK.has(bind) && opts.hostLabel !== false ? `${newHostLabel()}.localhost` : null;
   let port = 0;
+  /** On the app's own host name the cookie is host-only; elsewhere it is named per port. */
+  let cookieName = TOKEN_COOKIE;
   let origins = new Set<string>();
   let hostsAllowed = new Set<string>();
 
@@ -77,6 +94,20 @@ export async function startServer(core: Core, opts: ServeOptions = {}): Promise<
       if (!res.headersSent) res.writeHead(500).end();
     }
   });
+
+  /** The request came to the app's own host name (always true without a host label). */
+  const onAppHost = (req: IncomingMessage) =>
+    appHost === null || (req.headers.host ?? '').toLowerCase() === `${appHost}:${port}`;
+
+  /**
+   * A redirect target on this server only: an absolute URL on the app's own origin, or a path
+   * that starts with exactly one slash (`/.//evil.com/` parses to the path `//evil.com/`, which
+   * a browser would read as another host).
+   */
+  const ownLocation = (pathname: string, search: string) => {
+    const path = `/${pathname.replace(/^\/+/, '')}`;
+    return `${appHost ? `http://${appHost}:${port}` : ''}${path}${search}`;
+  };
 
   function handleHttp(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -90,7 +121,7 @@ export async function startServer(core: Core, opts: ServeOptions = {}): Promise<
       res.writeHead(405, { Allow: 'GET, HEAD' }).end();
       return;
     }
-    if (!tokenMatches(token, requestToken(req, url))) {
+    if (!tokenMatches(token, requestToken(req, url, onAppHost(req), cookieName))) {
       res
         .writeHead(401, { ...SECURITY_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' })
         .end(
@@ -100,22 +131,36 @@ export async function startServer(core: Core, opts: ServeOptions = {}): Promise<
       return;
     }
     if (url.searchParams.has('token')) {
+      if (!onAppHost(req)) {
+        // opened as 127.0.0.1/localhost: carry the token over to the app's own host name,
+        // which is where the cookie is set (never on 127.0.0.1, where every port would get it)
+        res
+          .writeHead(302, {
+            ...SECURITY_HEADERS,
+            Location: ownLocation(url.pathname, `?token=${encodeURIComponent(token)}`),
+          })
+          .end();
+        return;
+      }
       // Keep the token out of the address bar and history: cookie it and redirect.
       url.searchParams.delete('token');
       res
         .writeHead(302, {
           ...SECURITY_HEADERS,
-          'Set-Cookie': `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`,
-          Location: url.pathname + url.search,
+          'Set-Cookie': `${cookieName}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`,
+          Location: ownLocation(url.pathname, url.search),
         })
         .end();
       return;
     }
+    const isRoute = url.pathname === '/' || !/\.[a-z0-9]+$/i.test(url.pathname);
     const file =
       resolveStatic(rendererDir, url.pathname === '/' ? '/index.html' : url.pathname) ??
       // client-side routes (no file extension) get the app shell
-      (/\.[a-z0-9]+$/i.test(url.pathname) ? null : join(rendererDir, 'index.html'));
-    if (!file) {
+      (isRoute ? indexHtml : null);
+    if (!file || !existsSync(file)) {
+      // no UI at all (a rebuild empties dist/renderer first): 503, and the page retries
+      if (!existsSync(indexHtml)) return sendUnavailable(res, SECURITY_HEADERS);
       res.writeHead(404, SECURITY_HEADERS).end();
       return;
     }
@@ -139,7 +184,8 @@ export async function startServer(core: Core, opts: ServeOptions = {}): Promise<
     };
     if (url.pathname !== '/rpc') return refuse(404, 'Not Found');
     if (!hostAllowed(req)) return refuse(421, 'Misdirected Request');
-    if (!tokenMatches(token, requestToken(req, url))) return refuse(401, 'Unauthorized');
+    if (!tokenMatches(token, requestToken(req, url, onAppHost(req), cookieName)))
+      return refuse(401, 'Unauthorized');
     const origin = req.headers.origin;
     // Browsers always send Origin on a WebSocket; a page from another site must not drive us.
     if (origin !== undefined && !origins.has(origin)) return refuse(403, 'Forbidden');
@@ -204,8 +250,14 @@ export async function startServer(core: Core, opts: ServeOptions = {}): Promise<
     });
   });
   port = (http.address() as AddressInfo).port;
+  if (!appHost) cookieName = `${TOKEN_COOKIE}_${port}`;
   origins = allowedOrigins(bind, port);
-  hostsAllowed = new Set(['127.0.0.1', 'localhost', '[::1]', bind].map((h) => `${h}:${port}`));
+  if (appHost) origins.add(`http://${appHost}:${port}`);
+  hostsAllowed = new Set(
+    ['127.0.0.1', 'localhost', '[::1]', bind, ...(appHost ? [appHost] : [])].map(
+      (h) => `${h}:${port}`,
+    ),
+  );
   if (!LOOPBACK.has(bind)) {
     opts.warn?.(
       `warning: serving on ${bind}:${port}, reachable from other machines; anyone with the token can use this workbench.`,
@@ -213,7 +265,7 @@ export async function startServer(core: Core, opts: ServeOptions = {}): Promise<
   }
   const shownHost = LOOPBACK.has(bind) || bind === '0.0.0.0' || bind === '::' ? '127.0.0.1' : bind;
   return {
-    url: `http://${shownHost}:${port}/?token=${token}`,
+    url: `http://${appHost ?? shownHost}:${port}/?token=${token}`,
     port,
     token,
     async close() {

@@ -176,6 +176,8 @@ export interface ImportResult {
   added: string[];
   updated: string[];
   skipped: { name: string; reason: string }[];
+  /** What the file asked for and was not done (e.g. `Match exec`, never run), one line each. */
+  warnings?: string[];
 }
 
 export interface FleetRow {

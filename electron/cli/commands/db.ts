@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
+import { join } from 'node:path';
 import type { BackupResult, CheckResult } from '../../../shared/api';
+import { AmwError } from '../../../shared/errors';
+import { resolveStoreLocation } from '../../core/paths';
 import { EXIT, ExitWith, printJson, type CommandEnv } from '../io';
 import type { Configure } from '../program';
 import { awaitJob, withCore } from './with-core';
@@ -23,10 +26,27 @@ export function registerDbCommands(program: Command, env: CommandEnv, configure:
     .description(t('cli.cmd.dbCheck'))
     .option('--json', t('cli.opt.json'))
     .action(async (opts: { json?: boolean }) => {
-      const r = (await withCore(env, async (core) =>
-        awaitJob(env, core, (await core.call('maintenance.check', {})).jobId, true),
-      )) as CheckResult;
-      if (opts.json) printJson(io, r);
+      const location = resolveStoreLocation({ db: env.global.db }, io.env);
+      let r: CheckResult;
+      try {
+        r = (await withCore(env, async (core) =>
+          awaitJob(env, core, (await core.call('maintenance.check', {})).jobId, true),
+        )) as CheckResult;
+      } catch (err) {
+        // a file too damaged to open is the finding this command exists for, not a crash
+        if (!(err instanceof AmwError) || err.code !== 'DB_CORRUPT') throw err;
+        r = {
+          ok: false,
+          integrity: [err.message],
+          foreignKeys: [],
+          artifacts: { checked: 0, missing: [], corrupt: [] },
+        };
+      }
+      const restore = t('cli.checkRestore', {
+        dbPath: location.dbPath,
+        backups: join(location.dataDir, 'backups'),
+      });
+      if (opts.json) printJson(io, r.integrity.length ? { ...r, restore } : r);
       else if (r.ok) io.stdout(`${t('cli.checkOk', { count: r.artifacts.checked })}\n`);
       else {
         io.stdout(
@@ -37,6 +57,9 @@ export function registerDbCommands(program: Command, env: CommandEnv, configure:
             corrupt: r.artifacts.corrupt.length,
           })}\n`,
         );
+        for (const line of r.integrity.slice(0, 20))
+          io.stdout(`  ${t('cli.checkDamage', { line })}\n`);
+        if (r.integrity.length) io.stdout(`${restore}\n`);
       }
       if (!r.ok) throw new ExitWith(EXIT.failed);
     });

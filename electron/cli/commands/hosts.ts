@@ -3,7 +3,14 @@ import type { HostSummary, Inventory } from '../../../shared/api';
 import { fromWireError } from '../../../shared/errors';
 import { EXIT, ExitWith, printJson, type CommandEnv } from '../io';
 import type { Configure } from '../program';
-import { awaitJob, hostAccessOptions, passwordFrom, withCore, type HostAccess } from './with-core';
+import {
+  awaitJob,
+  hostAccessOptions,
+  passwordFrom,
+  warnIfDamaged,
+  withCore,
+  type HostAccess,
+} from './with-core';
 
 const summaryLine = (h: HostSummary) => {
   const inv = h.inventory;
@@ -22,7 +29,7 @@ export function registerHostsCommands(
   const { t, io } = env;
   const hosts = configure(program.command('hosts')).description(t('cli.cmd.hosts'));
 
-  configure(hosts.command('add'))
+  hostAccessOptions(configure(hosts.command('add')), env)
     .description(t('cli.cmd.hostsAdd'))
     .argument('<name>')
     .requiredOption('--host <address>', t('cli.opt.host'))
@@ -36,7 +43,7 @@ export function registerHostsCommands(
     .action(
       async (
         name: string,
-        o: {
+        o: HostAccess & {
           host: string;
           port: string;
           user?: string;
@@ -47,20 +54,41 @@ export function registerHostsCommands(
           json?: boolean;
         },
       ) => {
-        const host = await withCore(env, (core) =>
-          core.call('hosts.add', {
-            name,
-            hostname: o.host,
-            port: Number(o.port),
-            username: o.user ?? null,
-            identityFile: o.identity ?? null,
-            jump: o.jump ?? null,
-            group: o.group ?? null,
-            tags: o.tag ?? [],
-          }),
+        // --password-stdin: the password is read once and used to log in right away (the CLI
+        // never stores it), so a wrong one is said now rather than at the first inventory
+        const password = await passwordFrom(env, o);
+        const { host, test } = await withCore(
+          env,
+          async (core) => {
+            const added = await core.call('hosts.add', {
+              name,
+              hostname: o.host,
+              port: Number(o.port),
+              username: o.user ?? null,
+              identityFile: o.identity ?? null,
+              jump: o.jump ?? null,
+              group: o.group ?? null,
+              tags: o.tag ?? [],
+            });
+            const tried =
+              password !== undefined || o.passphraseStdin
+                ? await core.call('hosts.test', { name: added.name, password })
+                : null;
+            return { host: added, test: tried };
+          },
+          o,
         );
-        if (o.json) return printJson(io, host);
-        io.stdout(`${t('cli.hostAdded', { name: host.name })}\n`);
+        if (o.json) printJson(io, test ? { ...host, test } : host);
+        else io.stdout(`${t('cli.hostAdded', { name: host.name })}\n`);
+        if (test?.ok && !o.json)
+          io.stdout(
+            `${t('cli.testOk', { name, ms: test.latencyMs, system: test.system ?? '' })}\n`,
+          );
+        if (test && !test.ok) {
+          io.stderr(`${t('cli.hostAddedLoginFailed', { name: host.name })}\n`);
+          if (!o.json) throw fromWireError(test.error!);
+          throw new ExitWith(EXIT.error);
+        }
       },
     );
 
@@ -69,7 +97,11 @@ export function registerHostsCommands(
     .option('--group <group>', t('cli.opt.group'))
     .option('--json', t('cli.opt.json'))
     .action(async (o: { group?: string; json?: boolean }) => {
-      const list = await withCore(env, (core) => core.call('hosts.list', { group: o.group }));
+      const list = await withCore(env, async (core) => {
+        const l = await core.call('hosts.list', { group: o.group });
+        warnIfDamaged(env, core.location.dbPath);
+        return l;
+      });
       if (o.json) return printJson(io, list);
       if (!list.length) return io.stdout(`${t('cli.noHosts')}\n`);
       for (const h of list) io.stdout(`${summaryLine(h)}\n`);
@@ -117,6 +149,7 @@ export function registerHostsCommands(
           `${t('cli.imported', { added: r.added.length, updated: r.updated.length, skipped: r.skipped.length })}\n`,
         );
         for (const s of r.skipped) io.stderr(`  ${s.name}: ${s.reason}\n`);
+        for (const w of r.warnings ?? []) io.stderr(`warning: ${w}\n`);
       },
     );
 

@@ -1,14 +1,18 @@
 import type { Command } from 'commander';
 import { printJson, type CommandEnv } from '../io';
 import type { Configure } from '../program';
-import { withCore } from './with-core';
+import { warnIfDamaged, withCore } from './with-core';
 
 export function registerInfoCommand(program: Command, env: CommandEnv, configure: Configure): void {
   configure(program.command('info'))
     .description(env.t('cli.cmd.info'))
     .option('--json', env.t('cli.opt.json'))
     .action(async (opts: { json?: boolean }) => {
-      const info = await withCore(env, (core) => core.call('app.info', {}));
+      const info = await withCore(env, async (core) => {
+        const i = await core.call('app.info', {});
+        warnIfDamaged(env, core.location.dbPath);
+        return i;
+      });
       if (opts.json) return printJson(env.io, info);
       const { t } = env;
       env.io.stdout(

@@ -1,10 +1,11 @@
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { AmwError } from '../../../shared/errors';
 import { parseNpuSmiKeyValue } from '../../core/parsers/key-value';
 import { parseNpuSmiInfo } from '../../core/parsers/npu-smi';
-import { printJson, type CommandEnv } from '../io';
+import { printJson, readInputFile, type CommandEnv } from '../io';
 import type { Configure } from '../program';
+
+/** npu-smi output of a large node is tens of kilobytes; this is far beyond any real one. */
+export const MAX_NPU_SMI_BYTES = 16 * 1024 * 1024;
 
 /** Default table, or `-t …` key : value output: decided by whether the text has table rows. */
 export function parseNpuSmiText(text: string) {
@@ -24,13 +25,8 @@ export function registerParseCommand(
     .description(t('cli.cmd.parseNpuSmi'))
     .argument('<file>', t('cli.arg.npuSmiFile'))
     .option('--json', t('cli.opt.json'))
-    .action((file: string, opts: { json?: boolean }) => {
-      let text: string;
-      try {
-        text = file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
-      } catch (err) {
-        throw new AmwError('NOT_FOUND', `Cannot read ${file}: ${(err as Error).message}`, { file });
-      }
+    .action(async (file: string, opts: { json?: boolean }) => {
+      const text = await readInputFile(io, file, MAX_NPU_SMI_BYTES);
       const result = parseNpuSmiText(text);
       if (opts.json) return printJson(io, result);
       if (result.kind === 'key-value') {

@@ -1,11 +1,14 @@
+import Database from 'better-sqlite3';
 import type { Command } from 'commander';
-import { fromWireError } from '../../../shared/errors';
+import { AmwError, fromWireError } from '../../../shared/errors';
 import { createCore, type Core } from '../../core/api/core';
 import type { CommandEnv } from '../io';
 
 export interface HostAccess {
   acceptNewHostKey?: boolean;
   passwordStdin?: boolean;
+  /** The key passphrase comes from stdin (else AMW_KEY_PASSPHRASE, else only the agent). */
+  passphraseStdin?: boolean;
 }
 
 /**
@@ -17,11 +20,13 @@ export async function withCore<T>(
   fn: (core: Core) => Promise<T>,
   access: HostAccess = {},
 ): Promise<T> {
+  const passphrase = await passphraseFrom(env, access);
   const core = createCore({
     db: env.global.db,
     env: env.io.env,
     knownHosts: env.global.knownHosts,
     hostKeyPolicy: access.acceptNewHostKey ? 'accept-new' : 'refuse-new',
+    passphrase,
   });
   try {
     return await fn(core);
@@ -34,7 +39,27 @@ export async function withCore<T>(
 export function hostAccessOptions(cmd: Command, env: CommandEnv): Command {
   return cmd
     .option('--accept-new-host-key', env.t('cli.opt.acceptNew'))
-    .option('--password-stdin', env.t('cli.opt.passwordStdin'));
+    .option('--password-stdin', env.t('cli.opt.passwordStdin'))
+    .option('--passphrase-stdin', env.t('cli.opt.passphraseStdin'));
+}
+
+/**
+ * The private key's passphrase: one line of stdin with --passphrase-stdin, else the
+ * AMW_KEY_PASSPHRASE environment variable; never an argument (argv is visible to every user
+ * through ps and /proc). Standard input carries one secret, so the password and the passphrase
+ * cannot both come from it.
+ */
+export async function passphraseFrom(
+  env: CommandEnv,
+  access: HostAccess,
+): Promise<string | undefined> {
+  if (access.passphraseStdin && access.passwordStdin)
+    throw new AmwError(
+      'VALIDATION',
+      'Standard input carries one secret: give the password with --password-stdin and the key passphrase in AMW_KEY_PASSPHRASE.',
+    );
+  if (access.passphraseStdin) return (await env.io.readStdin()).replace(/\r?\n$/, '');
+  return env.io.env.AMW_KEY_PASSPHRASE || undefined;
 }
 
 /** `--password-stdin`: the password is read once from stdin and never stored or echoed. */
@@ -78,4 +103,27 @@ export async function awaitJob(
     done = true;
     off();
   }
+}
+
+/**
+ * Commands that only read (info, hosts list) say when the database is damaged instead of
+ * showing what may be a partial picture as if it were whole: SQLite's quick_check, on a separate
+ * read-only connection.
+ */
+export function warnIfDamaged(env: CommandEnv, dbPath: string): boolean {
+  let reason: string | null = null;
+  try {
+    const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+    try {
+      const rows = db.pragma('quick_check(3)') as { quick_check: string }[];
+      const bad = rows.map((r) => r.quick_check).filter((l) => l !== 'ok');
+      if (bad.length) reason = bad.join('; ');
+    } finally {
+      db.close();
+    }
+  } catch (err) {
+    reason = (err as Error).message;
+  }
+  if (reason) env.io.stderr(`${env.t('cli.dbDamagedWarning', { dbPath, reason })}\n`);
+  return reason !== null;
 }

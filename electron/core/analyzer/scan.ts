@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { gitSync } from '../git/safe-git';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, sep } from 'node:path';
@@ -250,10 +250,9 @@ const SCRIPT_PATTERNS: {
 function listFiles(root: string, exclude: RegExp[]): string[] {
   let files: string[];
   try {
-    files = execFileSync('git', ['-C', root, 'ls-files', '-co', '--exclude-standard', '-z'], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
+    files = gitSync(root, ['ls-files', '-co', '--exclude-standard', '-z'], {
       maxBuffer: 256 * 1024 * 1024,
+      timeout: 120_000,
     })
       .split('\0')
       .filter(Boolean)

@@ -44,6 +44,8 @@ export interface CoreOptions {
   userKnownHosts?: string[];
   /** UI: prompt; CLI: accept-new with --accept-new-host-key, else refuse-new. */
   hostKeyPolicy?: HostKeyPolicy;
+  /** CLI: the passphrase of encrypted private keys (--passphrase-stdin, AMW_KEY_PASSPHRASE). */
+  passphrase?: string;
   /** Electron safeStorage; absent in serve mode and the CLI, which then never store secrets. */
   secretCipher?: SecretCipher;
   /** PDF printing: Electron's printToPDF in the app; the installed Chromium elsewhere. */
@@ -66,14 +68,17 @@ export interface Core {
 
 export function createCore(opts: CoreOptions = {}): Core {
   const location = resolveStoreLocation(opts, opts.env ?? process.env);
-  const { db, schemaVersion } = openStore(location.dbPath, { nativeBinding: opts.nativeBinding });
+  const { db, schemaVersion } = openStore(location.dbPath, {
+    nativeBinding: opts.nativeBinding,
+    location,
+  });
   const bus = new EventBus();
   const jobs = new JobRunner(db, bus);
   const settings = new SettingsStore(db);
   const artifacts = new ArtifactStore(db, location.dataDir);
   const env = opts.env ?? process.env;
   const hostRepo = new HostRepository(db);
-  const prompts = new HostKeyPrompts(bus, opts.hostKeyPolicy ?? 'prompt');
+  const prompts = new HostKeyPrompts(bus, opts.hostKeyPolicy ?? 'prompt', opts.passphrase);
   const hosts = new HostService(
     hostRepo,
     prompts,

@@ -1,15 +1,9 @@
 import { createHash } from 'node:crypto';
-import {
-  createReadStream,
-  readFileSync,
-  mkdirSync,
-  renameSync,
-  writeFileSync,
-  existsSync,
-} from 'node:fs';
+import { createReadStream, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Db } from './open';
 import { nowIso } from './open';
+import { mkdirPrivate, PRIVATE_FILE } from './private-files';
 
 /**
  * Large evidence (raw outputs, dumps, profiles) is kept as files named by their sha256 under
@@ -35,10 +29,10 @@ export class ArtifactStore {
     const sha256 = createHash('sha256').update(buf).digest('hex');
     const file = this.pathOf(sha256);
     if (!existsSync(file)) {
-      mkdirSync(join(this.dataDir, 'artifacts', sha256.slice(0, 2)), { recursive: true });
+      mkdirPrivate(join(this.dataDir, 'artifacts', sha256.slice(0, 2)));
       // write-then-rename: a crash never leaves a half file under the final name
       const tmp = `${file}.${process.pid}.tmp`;
-      writeFileSync(tmp, buf);
+      writeFileSync(tmp, buf, { mode: PRIVATE_FILE });
       renameSync(tmp, file);
     }
     this.db

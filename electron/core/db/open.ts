@@ -1,9 +1,17 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { AmwError } from '../../../shared/errors';
-import { migrationsDir } from '../paths';
+import { migrationsDir, type StoreLocation } from '../paths';
 import { loadMigrations, migrate } from './migrate';
+import {
+  freeBytes,
+  mkdirPrivate,
+  PRIVATE_DIR,
+  PRIVATE_FILE,
+  sweepPartials,
+  tighten,
+  touchPrivate,
+} from './private-files';
 
 export type Db = Database.Database;
 
@@ -18,10 +26,20 @@ export interface OpenedStore {
  */
 export function openStore(
   dbPath: string,
-  opts: { migrationsDir?: string; nativeBinding?: string } = {},
+  opts: { migrationsDir?: string; nativeBinding?: string; location?: StoreLocation } = {},
 ): OpenedStore {
+  const dataDir = opts.location?.ownDir ? opts.location.dataDir : null;
   try {
-    mkdirSync(dirname(dbPath), { recursive: true });
+    // the data directory and every file in it are private: they hold hosts, users, key paths
+    if (dataDir) {
+      mkdirPrivate(dataDir);
+      tighten(dataDir, PRIVATE_DIR);
+      for (const sub of ['backups', 'artifacts']) tighten(join(dataDir, sub), PRIVATE_DIR);
+    }
+    mkdirPrivate(dirname(dbPath));
+    // created 0600 before SQLite opens it: the -wal and -shm files take the database's mode
+    touchPrivate(dbPath);
+    for (const suffix of ['-wal', '-shm', '-journal']) tighten(`${dbPath}${suffix}`, PRIVATE_FILE);
   } catch (err) {
     throw classify(err, dbPath);
   }
@@ -38,6 +56,8 @@ export function openStore(
       loadMigrations(opts.migrationsDir ?? migrationsDir()),
       dbPath,
     );
+    // what a killed backup or artifact write left behind (not while its writer still runs)
+    sweepPartials(opts.location?.dataDir ?? dirname(dbPath));
     return { db, schemaVersion };
   } catch (err) {
     db?.close();
@@ -45,10 +65,24 @@ export function openStore(
   }
 }
 
-function classify(err: unknown, dbPath: string): AmwError {
+export function classify(err: unknown, dbPath: string): AmwError {
   if (err instanceof AmwError) return err;
   const code = (err as { code?: string }).code ?? '';
   const reason = err instanceof Error ? err.message : String(err);
+  const free = freeBytes(dirname(dbPath));
+  if (
+    code === 'SQLITE_FULL' ||
+    code === 'ENOSPC' ||
+    ((code.startsWith('SQLITE_IOERR') || /disk I\/O error/i.test(reason)) &&
+      free !== null &&
+      free < 1024 * 1024)
+  ) {
+    return new AmwError(
+      'DB_DISK_FULL',
+      `no space left on the disk that holds ${dbPath} (${free ?? 0} bytes free; SQLite: ${reason})`,
+      { dbPath, free },
+    );
+  }
   if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
     return new AmwError(
       'DB_CORRUPT',

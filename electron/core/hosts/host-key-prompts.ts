@@ -19,6 +19,8 @@ export class HostKeyPrompts {
   constructor(
     private readonly bus: EventBus,
     private readonly policy: HostKeyPolicy,
+    /** The CLI's passphrase, given on stdin or in AMW_KEY_PASSPHRASE (never on argv). */
+    private readonly cliPassphrase?: string,
   ) {}
 
   decide(info: HostKeyInfo): Promise<boolean> {
@@ -39,10 +41,10 @@ export class HostKeyPrompts {
 
   /**
    * The passphrase of an encrypted private key, asked in the UI (`secret.prompt`); used once,
-   * never stored. The CLI cannot be asked: it says to use ssh-agent instead.
+   * never stored. The CLI cannot be asked: it uses the passphrase it was given, if any.
    */
   passphrase(file: string): Promise<string | null> {
-    if (this.policy !== 'prompt') return Promise.resolve(null);
+    if (this.policy !== 'prompt') return Promise.resolve(this.cliPassphrase ?? null);
     const promptId = randomUUID();
     return new Promise((resolve) => {
       const timer = setTimeout(() => finish(null), PROMPT_TIMEOUT_MS);

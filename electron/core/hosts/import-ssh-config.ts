@@ -1,7 +1,11 @@
 import type { HostInput, ImportResult } from '../../../shared/api';
 import { HostName } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
-import { defaultSshConfigPath, readSshConfig, type SshConfigHost } from '../ssh/ssh-config';
+import {
+  defaultSshConfigPath,
+  readSshConfigWithWarnings,
+  type SshConfigHost,
+} from '../ssh/ssh-config';
 import type { HostRepository } from './repository';
 
 const safeName = (alias: string) =>
@@ -75,20 +79,25 @@ export function importSshConfig(
   repo: HostRepository,
   opts: { file?: string; names?: string[]; dryRun?: boolean },
 ): ImportResult & { candidates: HostInput[] } {
-  const plan = planImport(readSshConfig(opts.file ?? defaultSshConfigPath()), opts.names);
+  const read = readSshConfigWithWarnings(opts.file ?? defaultSshConfigPath());
+  const plan = planImport(read.hosts, opts.names);
   const result: ImportResult & { candidates: HostInput[] } = {
     added: [],
     updated: [],
     skipped: [],
+    warnings: read.warnings,
     candidates: plan,
   };
   if (opts.dryRun) return result;
-  // jump hosts first, so every reference exists when it is written
+  // jump hosts first, so every reference exists when it is written (linear: sets and a map)
   const order: HostInput[] = [];
+  const placed = new Set<HostInput>();
+  const byName = new Map(plan.map((p) => [p.name, p]));
   const visit = (h: HostInput, depth = 0) => {
-    if (order.includes(h) || depth > 16) return;
-    const j = h.jump ? plan.find((p) => p.name === h.jump) : undefined;
+    if (placed.has(h) || depth > 16) return;
+    const j = h.jump ? byName.get(h.jump) : undefined;
     if (j) visit(j, depth + 1);
+    placed.add(h);
     order.push(h);
   };
   plan.forEach((h) => visit(h));

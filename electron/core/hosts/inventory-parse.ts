@@ -3,6 +3,7 @@ import type { Inventory, NpuFacts } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
 import { parseKeyEqualsValue } from '../parsers/key-value';
 import { parseNpuSmiInfo } from '../parsers/npu-smi';
+import { printable } from '../parsers/printable';
 import {
   cannFromToolkitInfo,
   cannFromVersionCfg,
@@ -23,21 +24,26 @@ export function decodeProbe(stdout: string, probe: string): Record<string, Secti
   } catch {
     throw new AmwError(
       'PROBE_FAILED',
-      `The ${probe} probe did not print JSON. First output: ${stdout.trim().slice(0, 200) || '(nothing)'}`,
+      `The ${probe} probe did not print JSON. First output: ${printable(stdout.trim().slice(0, 200)) || '(nothing)'}`,
       {
         probe,
         stdout: stdout.slice(0, 2000),
       },
     );
   }
-  const sections = (doc as { sections?: Record<string, { rc?: unknown; out?: unknown }> }).sections;
-  if (!sections || typeof sections !== 'object') {
+  const sections =
+    doc && typeof doc === 'object'
+      ? (doc as { sections?: Record<string, { rc?: unknown; out?: unknown } | null> }).sections
+      : undefined;
+  if (!sections || typeof sections !== 'object' || Array.isArray(sections)) {
     throw new AmwError('PROBE_FAILED', `The ${probe} probe printed JSON without sections.`, {
       probe,
     });
   }
-  const out: Record<string, Section> = {};
+  // no prototype: a section named `__proto__` is just a name
+  const out = Object.create(null) as Record<string, Section>;
   for (const [name, s] of Object.entries(sections)) {
+    if (!s || typeof s !== 'object') continue;
     out[name] = {
       rc: typeof s.rc === 'number' ? s.rc : -1,
       out: typeof s.out === 'string' ? Buffer.from(s.out, 'base64').toString('utf8') : '',
@@ -151,10 +157,10 @@ export function parseInventory(stdout: string, host: string, takenAt: string): I
     try {
       python = JSON.parse(s.python.out.trim().split('\n').pop() ?? '') as Record<string, unknown>;
     } catch {
-      warnings.push(`python probe output is not JSON: ${s.python.out.slice(0, 200)}`);
+      warnings.push(`python probe output is not JSON: ${printable(s.python.out.slice(0, 200))}`);
     }
   } else if (s.python && s.python.rc !== 127) {
-    notes.push(`python3 failed (exit ${s.python.rc}): ${s.python.out.slice(-300)}`);
+    notes.push(`python3 failed (exit ${s.python.rc}): ${printable(s.python.out.slice(-300))}`);
   }
   const str = (v: unknown) => (typeof v === 'string' && v ? v : null);
 

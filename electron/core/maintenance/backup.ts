@@ -1,7 +1,8 @@
-import { mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BackupResult } from '../../../shared/api';
 import type { Db } from '../db/open';
+import { mkdirPrivate, touchPrivate } from '../db/private-files';
 import type { JobContext } from '../jobs/runner';
 
 /** Pages copied per step: small enough that progress and cancellation stay responsive. */
@@ -18,10 +19,13 @@ export async function backupDatabase(
   opts: { pagesPerStep?: number } = {},
 ): Promise<BackupResult> {
   const dir = join(dataDir, 'backups');
-  mkdirSync(dir, { recursive: true });
+  mkdirPrivate(dir);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const file = join(dir, `amw-${stamp}.db`);
-  const tmp = `${file}.partial`;
+  // named by this process, so a later start can tell a killed backup's leftovers from a running
+  // one (see sweepPartials); created 0600 before SQLite writes it, and so is its -journal
+  const tmp = `${file}.${process.pid}.partial`;
+  touchPrivate(tmp);
   const step = opts.pagesPerStep ?? PAGES_PER_STEP;
   try {
     const { totalPages } = await db.backup(tmp, {
@@ -42,5 +46,6 @@ export async function backupDatabase(
     return { file, bytes: statSync(file).size, pages: totalPages };
   } finally {
     rmSync(tmp, { force: true });
+    rmSync(`${tmp}-journal`, { force: true });
   }
 }

@@ -14,19 +14,37 @@ export async function checkStore(
   artifacts: ArtifactStore,
   ctx: JobContext,
 ): Promise<CheckResult> {
+  // A badly damaged file makes SQLite throw instead of listing problems: that is a finding too.
+  const damage = (err: unknown) =>
+    `${(err as Error).message} (${(err as { code?: string }).code ?? 'error'})`;
   ctx.progress(null, { key: 'integrity' });
-  const integrity = (db.pragma('integrity_check') as { integrity_check: string }[])
-    .map((r) => r.integrity_check)
-    .filter((line) => line !== 'ok');
+  let integrity: string[];
+  try {
+    integrity = (db.pragma('integrity_check') as { integrity_check: string }[])
+      .map((r) => r.integrity_check)
+      .filter((line) => line !== 'ok');
+  } catch (err) {
+    integrity = [damage(err)];
+  }
   ctx.throwIfCancelled();
 
   ctx.progress(null, { key: 'foreignKeys' });
-  const foreignKeys = (
-    db.pragma('foreign_key_check') as { table: string; rowid: number | null; parent: string }[]
-  ).map(({ table, rowid, parent }) => ({ table, rowid, parent }));
+  let foreignKeys: CheckResult['foreignKeys'] = [];
+  try {
+    foreignKeys = (
+      db.pragma('foreign_key_check') as { table: string; rowid: number | null; parent: string }[]
+    ).map(({ table, rowid, parent }) => ({ table, rowid, parent }));
+  } catch (err) {
+    integrity.push(damage(err));
+  }
   ctx.throwIfCancelled();
 
-  const rows = artifacts.list();
+  let rows: { sha256: string; size: number }[] = [];
+  try {
+    rows = artifacts.list();
+  } catch (err) {
+    integrity.push(damage(err));
+  }
   const missing: string[] = [];
   const corrupt: string[] = [];
   for (const [i, row] of rows.entries()) {

@@ -9,6 +9,7 @@
  */
 
 import type { NpuDeviceFacts, NpuFacts } from '../../../shared/api';
+import { printable, WarningList } from './printable';
 
 export type Health = 'OK' | 'Warning' | 'Alarm' | 'Critical' | 'UNKNOWN';
 const HEALTH: readonly string[] = ['OK', 'Warning', 'Alarm', 'Critical', 'UNKNOWN'];
@@ -64,10 +65,29 @@ function cells(line: string): string[] {
 
 const isBorder = (line: string) => /^\s*\+[-=+|]*\+?\s*$/.test(line);
 
+/** A copy where the author cut rows out: `...`, `…`, `⋮`, alone or as the cells of a row. */
+const isElision = (line: string) => {
+  // linear: drop the row's pipes and spaces, then only dots or ellipses may remain
+  const rest = line.replace(/[\s|]+/g, '');
+  return /^[.…⋮]+$/.test(rest) && /\.{3}|…|⋮/.test(rest);
+};
+
+/** The widest npu-smi table is ~120 columns; a far longer line is not one (and stays cheap). */
+const MAX_LINE = 1024;
+
+/** A pasted shell prompt with the command, e.g. `[root@host ~]# npu-smi info`. */
+const isPrompt = (line: string) => /^[^|]{0,200}?npu-smi\s+info\b/.test(line.trim());
+
+/** A line quoted in a warning: shortened, and never raw control bytes. */
+const quote = (line: string) => printable(line.trim().slice(0, 80));
+
 /** Splits a field into tokens, keeping `used / total` pairs together even as `58626/ 65536`. */
 function tokens(field: string): string[] {
+  // split/trim/join instead of /\s*\/\s*/g, which is quadratic on long runs of spaces
   return field
-    .replace(/\s*\/\s*/g, '/')
+    .split('/')
+    .map((part) => part.trim())
+    .join('/')
     .split(/\s+/)
     .filter(Boolean);
 }
@@ -87,35 +107,63 @@ export function parseNpuSmiInfo(text: string): NpuSmiInfo {
     out.warnings.push('empty input: npu-smi printed nothing');
     return out;
   }
+  const warnings = new WarningList();
   const lines = text.replace(/\r\n/g, '\n').split('\n');
+  const long = new Set<number>();
+  lines.forEach((line, i) => {
+    if (line.length > MAX_LINE) {
+      long.add(i);
+      warnings.push(`line ${i + 1}: ${line.length} characters long, not an npu-smi line; ignored`);
+    }
+  });
 
-  for (const line of lines) {
+  /** Lines outside the table that were understood: failure messages, [WARNING]s, prompts. */
+  const understood = new Set<number>();
+  lines.forEach((line, i) => {
+    if (long.has(i)) return;
     for (const re of FAILURE_PATTERNS) {
       const m = re.exec(line);
+      if (m) understood.add(i);
       if (m && !out.error) {
         const code = m[1] === undefined ? null : Number(m[1]);
         out.error = {
-          message: line.trim(),
+          message: printable(line.trim().slice(0, 500)),
           code,
           meaning: code === null ? null : (DCMI_CODES[code] ?? null),
         };
       }
     }
-    if (/^\[WARNING\]/.test(line.trim())) out.warnings.push(line.trim());
-  }
+    if (/^\[WARNING\]/.test(line.trim())) {
+      understood.add(i);
+      warnings.push(printable(line.trim().slice(0, 300)));
+    }
+    if (isPrompt(line)) understood.add(i);
+  });
 
   type Section = 'none' | 'devices' | 'processes';
   let section: Section = 'none';
   let pending: { lineNo: number; cells: string[] } | null = null;
   let sawTable = false;
 
-  const warn = (lineNo: number, msg: string) => out.warnings.push(`line ${lineNo}: ${msg}`);
+  const warn = (lineNo: number, msg: string) => warnings.push(`line ${lineNo}: ${msg}`);
 
   lines.forEach((raw, i) => {
     const lineNo = i + 1;
+    if (long.has(i)) return;
     const line = raw.trimEnd();
     if (!line.trim() || isBorder(line)) return;
-    if (!line.trim().startsWith('|')) return; // prompts, warnings, failure messages
+    if (isElision(line)) {
+      warn(
+        lineNo,
+        `rows were cut out of this copy (${quote(line)}): devices or processes may be missing`,
+      );
+      return;
+    }
+    if (!line.trim().startsWith('|')) {
+      // prompts, warnings and failure messages are understood; anything else is said
+      if (!understood.has(i)) warn(lineNo, `not part of an npu-smi table: ${quote(line)}`);
+      return;
+    }
     sawTable = true;
     const c = cells(line);
     const joined = c.join(' ');
@@ -168,7 +216,7 @@ export function parseNpuSmiInfo(text: string): NpuSmiInfo {
       if (proc) out.processes.push(proc);
       return;
     }
-    warn(lineNo, `unrecognised row outside any table section: ${line.trim().slice(0, 80)}`);
+    warn(lineNo, `unrecognised row outside any table section: ${quote(line)}`);
   });
 
   if (pending) {
@@ -178,8 +226,9 @@ export function parseNpuSmiInfo(text: string): NpuSmiInfo {
     );
   }
   if (!sawTable && !out.error) {
-    out.warnings.push('no npu-smi table found in the input');
+    warnings.push('no npu-smi table found in the input');
   }
+  out.warnings = warnings.done();
   return out;
 }
 
@@ -192,7 +241,7 @@ function int(token: string | undefined, what: string, lineNo: number, warn: Warn
   }
   if (token === 'NA' || token === '-' || token === 'N/A') return null;
   if (!/^-?\d+$/.test(token)) {
-    warn(lineNo, `${what} is not a number: ${JSON.stringify(token)}`);
+    warn(lineNo, `${what} is not a number: ${printable(JSON.stringify(token.slice(0, 40)))}`);
     return null;
   }
   return Number(token);
@@ -205,7 +254,7 @@ function float(token: string | undefined, what: string, lineNo: number, warn: Wa
   }
   if (token === 'NA' || token === '-' || token === 'N/A') return null;
   if (!/^-?\d+(\.\d+)?$/.test(token)) {
-    warn(lineNo, `${what} is not a number: ${JSON.stringify(token)}`);
+    warn(lineNo, `${what} is not a number: ${printable(JSON.stringify(token.slice(0, 40)))}`);
     return null;
   }
   return Number(token);
@@ -219,7 +268,10 @@ function pair(
 ): [number | null, number | null] {
   const m = token === undefined ? null : /^(\d+|NA)\/(\d+|NA)$/.exec(token);
   if (!m) {
-    warn(lineNo, `${what} is not "used / total": ${JSON.stringify(token ?? '')}`);
+    warn(
+      lineNo,
+      `${what} is not "used / total": ${printable(JSON.stringify((token ?? '').slice(0, 40)))}`,
+    );
     return [null, null];
   }
   return [m[1] === 'NA' ? null : Number(m[1]), m[2] === 'NA' ? null : Number(m[2])];
@@ -249,9 +301,13 @@ function readDevice(
   const idTokens = tokens(idName);
   const npu = int(idTokens[0], 'NPU id', first.lineNo, warn);
   if (npu === null) return null;
-  const name = idTokens.slice(1).join(' ') || null;
+  const name = printable(idTokens.slice(1).join(' ')) || null;
   const health = HEALTH.includes(healthCell) ? (healthCell as Health) : null;
-  if (!health) warn(first.lineNo, `unknown health value ${JSON.stringify(healthCell)}`);
+  if (!health)
+    warn(
+      first.lineNo,
+      `unknown health value ${printable(JSON.stringify(healthCell.slice(0, 40)))}`,
+    );
 
   const m1 = tokens(metrics1);
   const powerW = float(m1[0], 'power', first.lineNo, warn);
@@ -268,7 +324,7 @@ function readDevice(
     ? busCell
     : null;
   if (!busId && busCell !== 'NA')
-    warn(second.lineNo, `unreadable Bus-Id ${JSON.stringify(busCell)}`);
+    warn(second.lineNo, `unreadable Bus-Id ${printable(JSON.stringify(busCell.slice(0, 40)))}`);
 
   const m2 = tokens(metrics2);
   const aicorePct = float(m2[0], 'AICore %', second.lineNo, warn);
@@ -316,7 +372,7 @@ function readProcess(c: string[], lineNo: number, warn: Warn): NpuProcess | null
     npu,
     chip: idTokens[1] === undefined ? null : int(idTokens[1], 'chip id', lineNo, warn),
     pid,
-    name: nameCell,
+    name: printable(nameCell),
     memMB: int(memCell, 'process memory', lineNo, warn),
   };
 }

@@ -36,7 +36,11 @@ export function cannFromVersionCfg(text: string | null | undefined): VersionRead
     (v) => {
       const raw =
         v.toolkit_installed_version ?? v.toolkit_running_version ?? v.runtime_running_version;
-      return raw ? /:([^\]]+)\]/.exec(raw)?.[1] : undefined;
+      // `[component:version]`, read with indexOf (the regex /:([^\]]+)\]/ is quadratic)
+      if (!raw) return undefined;
+      const colon = raw.indexOf(':');
+      const close = colon < 0 ? -1 : raw.indexOf(']', colon + 1);
+      return close > colon + 1 ? raw.slice(colon + 1, close) : undefined;
     },
     'version.cfg',
   );

@@ -2,7 +2,7 @@ import type { Report } from '../../../shared/api';
 import { translator } from '../../../shared/i18n';
 import { stageName, statusText } from './words';
 import { STAGE_DEFINITIONS } from '../stages/registry';
-import { cell } from './md-kit';
+import { cell, code, esc, md } from './md-kit';
 
 const MARK: Record<string, string> = {
   pass: '✅',
@@ -18,10 +18,10 @@ export function renderMarkdown(r: Report): string {
   const st = (s: string) => statusText(t, s);
   const out: string[] = [];
   const p = (s = '') => out.push(s);
-  p(`# ${t('report.title')}: ${r.session.title}`);
+  p(`# ${t('report.title')}: ${md(r.session.title)}`);
   p();
   p(
-    `${t('report.session')} #${r.session.id} · ${t('report.project')}: ${r.session.project ?? t('report.adHoc')}${r.session.codeCommit ? ` · git \`${r.session.codeCommit.slice(0, 12)}\`` : ''} · ${t('report.generated', { at: r.generatedAt, tool: r.generator.name, version: r.generator.version })}`,
+    `${t('report.session')} #${r.session.id} · ${t('report.project')}: ${r.session.project ? md(r.session.project) : t('report.adHoc')}${r.session.codeCommit ? ` · git ${code(r.session.codeCommit.slice(0, 12))}` : ''} · ${t('report.generated', esc({ at: r.generatedAt, tool: r.generator.name, version: r.generator.version }))}`,
   );
   if (r.namesHidden) p(`\n_${t('report.namesHidden')}_`);
   p();
@@ -33,21 +33,23 @@ export function renderMarkdown(r: Report): string {
   p('|---|---|---|');
   for (const s of r.summary.stages)
     p(
-      `| ${cell(stageName(r, s.stage))} | ${MARK[s.status] ?? ''} ${cell(st(s.status))} | ${cell(s.hosts.map((h) => `${h.host}: ${st(h.status)}`).join(', ') || '—')} |`,
+      `| ${cell(stageName(r, s.stage))} | ${MARK[s.status] ?? ''} ${st(s.status)} | ${cell(s.hosts.map((h) => `${h.host}: ${st(h.status)}`).join(', ') || '—')} |`,
     );
   p();
   p(`### ${t('report.blocking')}`);
   p();
   if (!r.summary.blocking.length) p(t('report.nothingBlocks'));
   for (const b of r.summary.blocking)
-    p(`- \`${b.check}\` @ ${b.host} (${stageName(r, b.stage)}): **${b.title}** — ${b.summary}`);
+    p(
+      `- ${code(b.check)} @ ${md(b.host)} (${md(stageName(r, b.stage))}): **${md(b.title)}** — ${md(b.summary)}`,
+    );
   p();
   p(`### ${t('report.waivers')}`);
   p();
   if (!r.summary.waivers.length) p(t('report.noWaivers'));
   for (const w of r.summary.waivers)
     p(
-      `- \`${w.check}\` @ ${w.host}: ${t('report.waivedBy', { by: w.by, at: w.at, reason: w.reason })}`,
+      `- ${code(w.check)} @ ${md(w.host)}: ${t('report.waivedBy', esc({ by: w.by, at: w.at, reason: w.reason }))}`,
     );
   if (r.changes) {
     p();
@@ -59,7 +61,9 @@ export function renderMarkdown(r: Report): string {
       [t('report.regressed'), r.changes.regressed],
     ] as const)
       for (const x of rows)
-        p(`- ${label}: \`${x.check}\` @ ${x.host} (${x.from ?? '—'} → ${x.to ?? '—'})`);
+        p(
+          `- ${label}: ${code(x.check)} @ ${md(x.host)} (${md(x.from ?? '—')} → ${md(x.to ?? '—')})`,
+        );
   }
   if (r.inventories.length) {
     p();
@@ -78,13 +82,13 @@ export function renderMarkdown(r: Report): string {
   p(`## ${t('report.checks')}`);
   for (const s of r.stages) {
     p();
-    p(`### ${stageName(r, s.stage)} @ ${s.host}: ${st(s.status)}`);
+    p(`### ${cell(stageName(r, s.stage))} @ ${md(s.host)}: ${st(s.status)}`);
     p();
     p(`| ${t('report.check')} | ${t('report.status')} | ${t('report.message')} |`);
     p('|---|---|---|');
     for (const c of s.checks)
       p(
-        `| \`${c.id}\` ${cell(c.title)} | ${MARK[c.status] ?? ''} ${st(c.status)} | ${cell(c.summary)}${c.remediation && c.status !== 'pass' ? ` — ${cell(c.remediation)}` : ''}${c.waiver ? ` (${cell(t('report.waivedBy', { by: c.waiver.by, at: c.waiver.at, reason: c.waiver.reason }))})` : ''}${(c.diagnosis ?? []).map((d) => ` — ${cell(t('report.diagnosis'))}: ${cell(d.title)}: ${cell(d.fix)}`).join('')} |`,
+        `| ${code(c.id)} ${cell(c.title)} | ${MARK[c.status] ?? ''} ${st(c.status)} | ${cell(c.summary)}${c.remediation && c.status !== 'pass' ? ` — ${cell(c.remediation)}` : ''}${c.waiver ? ` (${t('report.waivedBy', esc({ by: c.waiver.by, at: c.waiver.at, reason: c.waiver.reason }))})` : ''}${(c.diagnosis ?? []).map((d) => ` — ${t('report.diagnosis')}: ${cell(d.title)}: ${cell(d.fix)}`).join('')} |`,
       );
   }
   // each stage's own section, in the stages' order
@@ -96,10 +100,11 @@ export function renderMarkdown(r: Report): string {
   p(`## ${t('report.review')}`);
   p();
   if (!r.review.comments.length) p(t('report.noComments'));
-  for (const c of r.review.comments) p(`- \`${c.target}\` — **${c.author}** (${c.at}): ${c.text}`);
+  for (const c of r.review.comments)
+    p(`- ${code(c.target)} — **${md(c.author)}** (${md(c.at)}): ${md(c.text)}`);
   for (const d of r.review.decisions)
     p(
-      `- ${t(`report.decision.${d.decision}`)}: **${d.by}** (${d.at})${d.note ? `: ${d.note}` : ''}`,
+      `- ${t(`report.decision.${d.decision}`)}: **${md(d.by)}** (${md(d.at)})${d.note ? `: ${md(d.note)}` : ''}`,
     );
   p();
   p(`### ${t('report.signOff')}`);

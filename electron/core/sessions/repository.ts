@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { gitSync } from '../git/safe-git';
 import { existsSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import type {
@@ -413,11 +413,7 @@ export class SessionRepository {
 export function gitCommit(location: string): string | null {
   if (!isAbsolute(location) || !existsSync(location)) return null;
   try {
-    const out = execFileSync('git', ['-C', location, 'rev-parse', 'HEAD'], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-      timeout: 5000,
-    });
+    const out = gitSync(location, ['rev-parse', 'HEAD'], { timeout: 5000 });
     return out.trim() || null;
   } catch {
     return null;

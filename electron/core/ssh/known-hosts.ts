@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { wildcardMatch } from './glob';
 
 /**
  * OpenSSH known_hosts, read the way ssh(1) reads it: plain and hashed (`|1|salt|hmac`) host
@@ -60,23 +61,14 @@ export function parseKnownHosts(text: string, file: string): KnownHostEntry[] {
       marker = parts.shift() as KnownHostEntry['marker'];
     const [patterns, type, b64] = parts;
     if (!patterns || !type || !b64) return;
+    // real pattern lists are a few names; a huge one would make every match slow
+    if (patterns.length > 4096) return;
     const blob = Buffer.from(b64, 'base64');
     // a line whose key does not decode to its own declared type is damaged: skip it, as ssh(1) does
     if (keyTypeOf(blob) !== type) return;
     entries.push({ file, line: i + 1, marker, patterns, type, blob });
   });
   return entries;
-}
-
-function wildcardMatch(pattern: string, value: string): boolean {
-  const re = new RegExp(
-    `^${pattern
-      .replace(/[.+^${}()|\\]/g, '\\$&')
-      .replace(/\*/g, '.*')
-      .replace(/\?/g, '.')}$`,
-    'i',
-  );
-  return re.test(value);
 }
 
 function hashedMatch(pattern: string, token: string): boolean {

@@ -9,6 +9,8 @@ export const cli = {
     port: 'port to listen on (0 picks a free one)',
     bind: 'address to bind (default 127.0.0.1)',
     allowRemote: 'allow binding to a non-loopback address',
+    noHostLabel:
+      'serve on plain 127.0.0.1 instead of a private amw-….localhost name (for browsers that cannot resolve *.localhost; other local servers then receive the cookie)',
     host: 'host name or IP address',
     sshPort: 'SSH port',
     user: 'login user',
@@ -22,6 +24,8 @@ export const cli = {
     passwordStdin: 'read the SSH password from standard input',
     stage: 'stages to run, comma-separated, in order (amw info lists the built ones)',
     session: 'add the runs to this session (id)',
+    passphraseStdin:
+      'read the private key passphrase from standard input (or set AMW_KEY_PASSPHRASE)',
     project: 'project the session belongs to',
     junit: 'also write JUnit XML (one test case per check)',
     sarif: 'also write SARIF 2.1.0 to this file',
@@ -78,6 +82,8 @@ export const cli = {
     arguments: 'Arguments:',
   },
   hostAdded: 'Added host {{name}}.',
+  hostAddedLoginFailed:
+    'Host {{name}} was added, but logging in failed; fix it and run `amw hosts test {{name}}`.',
   hostRemoved: 'Removed host {{name}}.',
   noHosts: 'No hosts yet. Add one: amw hosts add NAME --host ADDRESS',
   imported: 'Imported: {{added}} added, {{updated}} updated, {{skipped}} skipped.',
@@ -93,6 +99,11 @@ export const cli = {
   checkOk: 'Database and {{count}} evidence files are intact.',
   checkProblems:
     'Problems found: {{integrity}} integrity, {{fk}} reference, {{missing}} missing and {{corrupt}} damaged evidence files.',
+  checkDamage: 'Damage: {{line}}',
+  checkRestore:
+    'The database is damaged. To recover: stop the workbench, move {{dbPath}} away, and copy the newest file from {{backups}} in its place (backups are made by `amw db backup`). Without a backup, start afresh: the workbench creates a new database.',
+  dbDamagedWarning:
+    'warning: the database {{dbPath}} is damaged ({{reason}}). What is shown may be incomplete; run `amw db check` and restore a backup.',
   noJobs: 'No jobs.',
   badSetting: 'Expected key=value with key one of: {{keys}}',
   electronMissing: 'Electron runtime not available ({{reason}}); starting serve mode instead.',

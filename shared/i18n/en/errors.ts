@@ -11,7 +11,9 @@ export const errors = {
     'The database {{dbPath}} has schema version {{dbVersion}}, but this version of the workbench knows only up to {{appVersion}}. Update the workbench, or use another database with --db.',
   DB_MIGRATION_EDITED: 'A migration was changed after it was applied to {{dbPath}}: {{message}}',
   DB_CORRUPT:
-    'The database file {{dbPath}} is damaged or is not a workbench database. Restore a backup or move the file away.',
+    'The database file {{dbPath}} is damaged or is not a workbench database. Run `amw db check` to see the damage; then restore the latest copy from the backups folder next to it (made by `amw db backup`), or move the file away to start afresh.',
+  DB_DISK_FULL:
+    'The disk is full: {{message}}. Nothing more was written; free some space and try again.',
   DB_UNWRITABLE:
     'Cannot write the database file {{dbPath}}. Check its permissions, or choose another place with --db or AMW_HOME.',
   DB_BUSY: 'The database file {{dbPath}} is locked by another process. Close it and try again.',

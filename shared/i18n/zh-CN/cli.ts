@@ -11,6 +11,8 @@ export const cli: Messages['cli'] = {
     port: '监听端口（0 表示自动选择空闲端口）',
     bind: '绑定地址（默认 127.0.0.1）',
     allowRemote: '允许绑定到非回环地址',
+    noHostLabel:
+      '使用 127.0.0.1 而不是私有的 amw-….localhost 主机名（用于无法解析 *.localhost 的浏览器；此时本机其他服务也会收到该 Cookie）',
     host: '主机名或 IP 地址',
     sshPort: 'SSH 端口',
     user: '登录用户',
@@ -24,6 +26,7 @@ export const cli: Messages['cli'] = {
     passwordStdin: '从标准输入读取 SSH 密码',
     stage: '要运行的阶段，逗号分隔，按顺序执行（amw info 列出已提供的阶段）',
     session: '把运行记入此会话（编号）',
+    passphraseStdin: '从标准输入读取私钥口令（或设置 AMW_KEY_PASSPHRASE）',
     project: '会话所属的项目',
     junit: '同时写出 JUnit XML（每个检查一个测试用例）',
     sarif: '同时把 SARIF 2.1.0 写入此文件',
@@ -75,6 +78,7 @@ export const cli: Messages['cli'] = {
   },
   titles: { usage: '用法：', options: '选项：', commands: '命令：', arguments: '参数：' },
   hostAdded: '已添加主机 {{name}}。',
+  hostAddedLoginFailed: '已添加主机 {{name}}，但登录失败；请修正后运行 `amw hosts test {{name}}`。',
   hostRemoved: '已删除主机 {{name}}。',
   noHosts: '还没有主机。添加：amw hosts add NAME --host ADDRESS',
   imported: '导入完成：新增 {{added}}，更新 {{updated}}，跳过 {{skipped}}。',
@@ -90,6 +94,11 @@ export const cli: Messages['cli'] = {
   checkOk: '数据库和 {{count}} 个证据文件均完好。',
   checkProblems:
     '发现问题：完整性 {{integrity}} 项，引用 {{fk}} 项，缺失证据文件 {{missing}} 个，损坏 {{corrupt}} 个。',
+  checkDamage: '损坏：{{line}}',
+  checkRestore:
+    '数据库已损坏。恢复方法：停止工作台，移走 {{dbPath}}，再把 {{backups}} 中最新的文件复制到原位置（备份由 `amw db backup` 生成）。如无备份，可重新开始：工作台会新建数据库。',
+  dbDamagedWarning:
+    '警告：数据库 {{dbPath}} 已损坏（{{reason}}）。显示的内容可能不完整；请运行 `amw db check` 并恢复备份。',
   noJobs: '暂无任务。',
   badSetting: '应为 key=value，key 可选：{{keys}}',
   electronMissing: '无法使用 Electron 运行时（{{reason}}），改为启动服务模式。',

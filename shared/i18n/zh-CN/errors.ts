@@ -12,7 +12,9 @@ export const errors: Messages['errors'] = {
   DB_TOO_NEW:
     '数据库 {{dbPath}} 的结构版本为 {{dbVersion}}，而本版工作台最高只支持 {{appVersion}}。请升级工作台，或用 --db 指定其他数据库。',
   DB_MIGRATION_EDITED: '迁移脚本在应用到 {{dbPath}} 之后被修改过：{{message}}',
-  DB_CORRUPT: '数据库文件 {{dbPath}} 已损坏或不是工作台数据库。请恢复备份或移走该文件。',
+  DB_CORRUPT:
+    '数据库文件 {{dbPath}} 已损坏或不是工作台数据库。运行 `amw db check` 查看损坏情况；然后从旁边的 backups 文件夹恢复最新的备份（由 `amw db backup` 生成），或移走该文件重新开始。',
+  DB_DISK_FULL: '磁盘已满：{{message}}。没有再写入任何内容；请释放空间后重试。',
   DB_UNWRITABLE: '无法写入数据库文件 {{dbPath}}。请检查权限，或用 --db 或 AMW_HOME 指定其他位置。',
   DB_BUSY: '数据库文件 {{dbPath}} 被其他进程锁定。请关闭后重试。',
   HOST_KEY_MISMATCH: '主机密钥已变化：{{message}}',

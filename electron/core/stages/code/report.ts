@@ -2,7 +2,8 @@ import type { z } from 'zod';
 import type { ReportCode } from '../../../../shared/stages/code/report';
 import { unifiedPatch } from '../../analyzer/fix';
 import { diffBlock, esc, MAX_ROWS, pill } from '../../reports/html-kit';
-import { cell, MAX_ROWS as MD_ROWS } from '../../reports/md-kit';
+import { cell, code, esc as escParams, fenceFor, MAX_ROWS as MD_ROWS } from '../../reports/md-kit';
+import { printable } from '../../parsers/printable';
 import type { StageReport } from '../define';
 
 type Section = z.infer<typeof ReportCode>;
@@ -91,23 +92,28 @@ export const codeReport: StageReport<Section | null> = {
     p(`## ${t('report.code')}`);
     p();
     p(
-      t('report.codeSummary', {
-        scanId: c.scanId,
-        root: c.root,
-        mode: c.mode,
-        files: c.files,
-        lines: c.lines,
-        error: c.counts.error,
-        warning: c.counts.warning,
-        info: c.counts.info,
-        level: c.effort.level,
-      }),
+      t(
+        'report.codeSummary',
+        escParams({
+          scanId: c.scanId,
+          root: c.root,
+          mode: c.mode,
+          files: c.files,
+          lines: c.lines,
+          error: c.counts.error,
+          warning: c.counts.warning,
+          info: c.counts.info,
+          level: c.effort.level,
+        }),
+      ),
     );
     p();
     p(`| ${t('report.file')} | ${t('report.rule')} | ${t('report.message')} |`);
     p('|---|---|---|');
     for (const f of c.findings.slice(0, MD_ROWS))
-      p(`| \`${f.file}:${f.line}\` | ${f.severity} \`${f.ruleId}\` | ${cell(f.message)} |`);
+      p(
+        `| ${code(`${f.file}:${f.line}`)} | ${f.severity} ${code(f.ruleId)} | ${cell(f.message)} |`,
+      );
     if (c.findings.length > MD_ROWS)
       p(`\n_${t('report.truncated', { shown: MD_ROWS, total: c.findings.length })}_`);
     p();
@@ -116,14 +122,15 @@ export const codeReport: StageReport<Section | null> = {
     const accepted = c.diffs.filter((d) => d.patch);
     if (!accepted.length) p(t('report.noDiffs'));
     for (const d of accepted) {
-      p(`\`${d.file}\` — ${t(`code.review.${d.applied ? 'applied' : d.review}`)}`);
+      p(`${code(d.file)} — ${t(`code.review.${d.applied ? 'applied' : d.review}`)}`);
       p();
-      p('```diff');
-      p(d.patch.replace(/\n$/, ''));
-      p('```');
+      const patch = printable(d.patch.replace(/\n$/, ''), { multiline: true });
+      const fence = fenceFor(patch);
+      p(`${fence}diff`);
+      p(patch);
+      p(fence);
       p();
     }
-
     return out.join('\n');
   },
 };

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { ReportOps } from '../../../../shared/stages/ops/report';
 import { bar, esc, MAX_ROWS, pill } from '../../reports/html-kit';
-import { cell, MAX_ROWS as MD_ROWS } from '../../reports/md-kit';
+import { cell, code, esc as escParams, md, MAX_ROWS as MD_ROWS } from '../../reports/md-kit';
 import type { StageReport } from '../define';
 import { OpTraceRepository } from './repository';
 
@@ -92,16 +92,19 @@ export const opsReport: StageReport<Section> = {
       p(`## ${t('report.ops')}`);
       p();
       p(
-        t('report.opsSummary', {
-          host: o.host,
-          entry: o.entry,
-          version: o.targetTorchNpu,
-          list: o.opList,
-        }),
+        t(
+          'report.opsSummary',
+          escParams({
+            host: o.host,
+            entry: o.entry,
+            version: o.targetTorchNpu,
+            list: o.opList,
+          }),
+        ),
       );
       p();
       if (o.error) {
-        p(`❌ ${o.error}`);
+        p(`❌ ${md(o.error)}`);
         continue;
       }
       p(
@@ -116,11 +119,10 @@ export const opsReport: StageReport<Section> = {
         p('|---|---|---|---|');
         for (const x of rows.slice(0, MD_ROWS))
           p(
-            `| \`${x.op}\` | ${x.count} | ${t(`ops.class.${x.class}`)}${x.dynamic ? ` (${t('ops.dynamic')})` : ''} | ${cell(x.where ?? '')} |`,
+            `| ${code(x.op)} | ${x.count} | ${t(`ops.class.${x.class}`)}${x.dynamic ? ` (${t('ops.dynamic')})` : ''} | ${cell(x.where ?? '')} |`,
           );
       }
     }
-
     return out.join('\n');
   },
 };

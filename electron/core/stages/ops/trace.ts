@@ -1,5 +1,6 @@
 import type { RawOpTrace } from '../../../../shared/stages/ops/api';
 import { AmwError } from '../../../../shared/errors';
+import { validateOpTrace } from '../../parsers/op-trace';
 
 const MARKER = '@@AMW-OPS@@';
 
@@ -44,7 +45,7 @@ export function readTrace(text: string): RawOpTrace {
   } catch {
     throw new AmwError('PROBE_FAILED', 'The op capture printed a result that is not JSON.');
   }
-  if (!Array.isArray(doc.ops) || !Array.isArray(doc.inputs))
+  if (!Array.isArray(doc?.ops) || !Array.isArray(doc?.inputs))
     throw new AmwError('PROBE_FAILED', 'The op capture result has no op table.');
-  return doc;
+  return validateOpTrace(doc);
 }

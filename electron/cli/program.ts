@@ -14,6 +14,7 @@ import { registerReportCommand } from './commands/report';
 import { registerHostsCommands, registerInventoryCommand } from './commands/hosts';
 import { registerServeCommand } from './commands/serve';
 import { registerSettingsCommands } from './commands/settings';
+import { registerStageCommands } from './commands/stage-commands';
 import { EXIT, ExitWith, type CliIO, type CommandEnv, type GlobalOptions } from './io';
 
 /** The language is needed before commander parses (help text), so read it from argv/env first. */
@@ -80,6 +81,7 @@ export function buildProgram(io: CliIO, lang: Language): { program: Command; env
   registerRunCommand(program, env, configure);
   registerScanCommand(program, env, configure);
   registerReportCommand(program, env, configure);
+  registerStageCommands(program, env, configure);
   return { program, env };
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { method } from '../../api/define';
+import type { Msg } from '../../api/text';
 
 export type DtypePolicy = 'fp32' | 'bf16' | 'fp16';
 export type PrecisionMode = 'statistics' | 'tensor';
@@ -107,8 +108,8 @@ export interface FirstDivergence {
   maxRelErr: number | null;
   statDrift: number | null;
   result: PrecisionResult;
-  /** The session's code review has a scan of the source file. */
-  reviewFile: string | null;
+  /** The session's code review has a scan of the source file: where to open it. */
+  review: { scanId: number; file: string; line: number } | null;
 }
 
 export interface PrecisionCompareResult {
@@ -131,7 +132,7 @@ export interface PrecisionRunView extends PrecisionCompareResult {
   inputsSha256: string | null;
   createdAt: string;
   /** Files, modules or columns an import could not read (partial results kept). */
-  problems: string[];
+  problems: Msg[];
 }
 
 export interface PrecisionHistoryRow {
@@ -165,5 +166,5 @@ export const precisionApi = {
         project: z.string().min(1).max(80).optional(),
       })
       .strict(),
-  ).returns<{ sessionId: number; stageRunId: number; problems: string[]; files: string[] }>(),
+  ).returns<{ sessionId: number; stageRunId: number; problems: Msg[]; files: string[] }>(),
 };

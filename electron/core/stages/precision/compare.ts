@@ -324,8 +324,8 @@ export function firstDivergence(modules: ModuleCompare[]): FirstDivergence | nul
         maxAbsErr: m.maxAbsErr,
         maxRelErr: m.maxRelErr,
         statDrift: m.statDrift,
-        result: m.result,
-        reviewFile: null,
+        result: m.result as PrecisionResult,
+        review: null,
       }
     : null;
 }

@@ -12,6 +12,7 @@ export const en = {
     overflow: 'NaN and Inf',
   },
   side: { baseline: 'baseline', target: 'target' },
+  joined: '{{items}}',
   notEvaluated: 'Not evaluated: the dump did not finish.',
   modelFailed: 'The model failed on the {{side}} host {{host}}: {{type}}: {{message}}',
   fixEntry:

@@ -12,6 +12,7 @@ export const zhCN: PrecisionMessages = {
     overflow: 'NaN 与 Inf',
   },
   side: { baseline: '基线', target: '目标' },
+  joined: '{{items}}',
   notEvaluated: '未评估：数据采集没有完成。',
   modelFailed: '模型在{{side}}主机 {{host}} 上运行失败：{{type}}: {{message}}',
   fixEntry: '修正入口（FILE:FUNCTION，需返回 (model, batches)），使其在两台主机上都能运行，然后重新运行本阶段。',

@@ -32,7 +32,11 @@ function withModels(sim: SimHost) {
 async function runPrecision(
   host: string,
   entry: string,
-  extra: { dtype?: 'fp32' | 'bf16' | 'fp16'; mode?: 'statistics' | 'tensor'; backward?: boolean } = {},
+  extra: {
+    dtype?: 'fp32' | 'bf16' | 'fp16';
+    mode?: 'statistics' | 'tensor';
+    backward?: boolean;
+  } = {},
 ) {
   const started = await core.call('stages.run', {
     stage: 'precision',
@@ -81,12 +85,30 @@ d('precision stage: the same model on a CPU baseline host and an NPU-profile hos
 
   it('fp32 against fp32 on the same kernels: every module passes with error 0; files cleaned up', async () => {
     const { run, view } = await runPrecision('npu', 'models/models.py:tiny', { backward: true });
-    expect(run.status, JSON.stringify(run.checks.map((c) => [c.id, c.status, en(c.summary)]))).toBe('pass');
+    expect(run.status, JSON.stringify(run.checks.map((c) => [c.id, c.status, en(c.summary)]))).toBe(
+      'pass',
+    );
     // embed, pre, relu, block.proj, block.act, block.back, block.norm, block, head, the model; then grads
-    expect(view.modules.filter((m) => m.kind === 'forward').slice(0, 10).map((m) => m.module)).toEqual([
-      'embed', 'pre', 'relu', 'block.proj', 'block.act', 'block.back', 'block.norm', 'block', 'head', '(model)',
+    expect(
+      view.modules
+        .filter((m) => m.kind === 'forward')
+        .slice(0, 10)
+        .map((m) => m.module),
+    ).toEqual([
+      'embed',
+      'pre',
+      'relu',
+      'block.proj',
+      'block.act',
+      'block.back',
+      'block.norm',
+      'block',
+      'head',
+      '(model)',
     ]);
-    expect(view.modules.some((m) => m.kind === 'grad' && m.module === 'head.weight (grad)')).toBe(true);
+    expect(view.modules.some((m) => m.kind === 'grad' && m.module === 'head.weight (grad)')).toBe(
+      true,
+    );
     expect(view.counts).toEqual({ pass: view.modules.length, warning: 0, error: 0 });
     expect(view.modules.every((m) => m.statDrift === 0)).toBe(true);
     expect(view.firstDivergence).toBeNull();
@@ -94,7 +116,9 @@ d('precision stage: the same model on a CPU baseline host and an NPU-profile hos
     expect(view.modules[3]!.source).toBe('models.py:17'); // block.proj is called in Block.forward
     const dump = check(run, 'precision.dump');
     // the NPU-profile host has torch_npu, but no NPU this machine: it says so and ran on the CPU
-    expect((dump.evidence as { target: { device: string; note: string } }).target.device).toBe('cpu');
+    expect((dump.evidence as { target: { device: string; note: string } }).target.device).toBe(
+      'cpu',
+    );
     expect((dump.evidence as { target: { note: string } }).target.note).toMatch(/npu/i);
     expect(en(check(run, 'precision.determinism').summary)).toBe(
       'Seed 1234 fixed and deterministic algorithms on, on both hosts.',
@@ -154,14 +178,41 @@ d('precision stage: the same model on a CPU baseline host and an NPU-profile hos
       withModels(odd);
       await registerSimHost(core, odd, { name: 'odd' });
       const { run, view } = await runPrecision('odd', 'models/models.py:tiny');
-      expect(view.firstDivergence).toMatchObject({ module: 'block.act', result: 'error', source: 'models.py:17' });
+      expect(view.firstDivergence).toMatchObject({
+        module: 'block.act',
+        result: 'error',
+        source: 'models.py:17',
+      });
       const at = view.modules.findIndex((m) => m.module === 'block.act');
-      expect(view.modules.slice(0, at).map((m) => m.result)).toEqual(['pass', 'pass', 'pass', 'pass']);
+      expect(view.modules.slice(0, at).map((m) => m.result)).toEqual([
+        'pass',
+        'pass',
+        'pass',
+        'pass',
+      ]);
       expect(check(run, 'precision.first-divergence').status).toBe('fail');
-      expect(en(check(run, 'precision.first-divergence').summary)).toContain('First divergence: block.act');
+      expect(en(check(run, 'precision.first-divergence').summary)).toContain(
+        'First divergence: block.act',
+      );
       expect(run.status).toBe('fail');
       const history = await core.call('precision.history', { sessionId: run.sessionId });
       expect(history[0]).toMatchObject({ host: 'odd', firstDivergence: 'block.act' });
+      // the report: first divergence, the per-layer chart inline, the checks
+      const report = await core.call('reports.build', {
+        source: { sessionId: run.sessionId },
+        language: 'en',
+      });
+      const section = (report as unknown as { precision: { firstDivergence: { module: string } }[] })
+        .precision;
+      expect(section[0]!.firstDivergence.module).toBe('block.act');
+      const html = await core.call('reports.export', {
+        source: { sessionId: run.sessionId },
+        format: 'html',
+        language: 'en',
+      });
+      expect(html.text).toContain('<svg');
+      expect(html.text).toContain('First divergence');
+      expect(html.text).toContain('block.act');
     } finally {
       await odd.stop();
     }
@@ -169,19 +220,55 @@ d('precision stage: the same model on a CPU baseline host and an NPU-profile hos
 
   it('amw run --stage precision --json prints the documented document; amw precision import reads msprobe output', async () => {
     const r = await amw(
-      ['run', 'npu', '--stage', 'precision', '--baseline', 'cpu', '--entry', 'models/models.py:tiny', '--json'],
+      [
+        'run',
+        'npu',
+        '--stage',
+        'precision',
+        '--baseline',
+        'cpu',
+        '--entry',
+        'models/models.py:tiny',
+        '--json',
+      ],
       { AMW_HOME: home },
     );
     expect(r.stderr).toBe('');
-    const doc = JSON.parse(r.stdout) as Record<string, unknown> & { modules: Record<string, unknown>[] };
-    expect(doc).toMatchObject({ stage: 'precision', host: 'npu', baseline: 'cpu', status: 'pass', dtype: 'fp32', firstDivergence: null });
+    const doc = JSON.parse(r.stdout) as Record<string, unknown> & {
+      modules: Record<string, unknown>[];
+    };
+    expect(doc).toMatchObject({
+      stage: 'precision',
+      host: 'npu',
+      baseline: 'cpu',
+      status: 'pass',
+      dtype: 'fp32',
+      firstDivergence: null,
+    });
     expect(Object.keys(doc.modules[0]!)).toEqual(
-      expect.arrayContaining(['module', 'order', 'cosine', 'maxAbsErr', 'maxRelErr', 'meanRelErr', 'oneThousandthRatio', 'fiveThousandthsRatio', 'result']),
+      expect.arrayContaining([
+        'module',
+        'order',
+        'cosine',
+        'maxAbsErr',
+        'maxRelErr',
+        'meanRelErr',
+        'oneThousandthRatio',
+        'fiveThousandthsRatio',
+        'result',
+      ]),
     );
     expect(r.code).toBe(0);
-    const imp = await amw(['precision', 'import', join(FIXTURES, 'compare_result_legacy'), '--json'], { AMW_HOME: home });
+    const imp = await amw(
+      ['precision', 'import', join(FIXTURES, 'compare_result_legacy'), '--json'],
+      { AMW_HOME: home },
+    );
     expect(imp.stderr).toBe('');
-    const idoc = JSON.parse(imp.stdout) as { modules: number; counts: { pass: number }; status: string };
+    const idoc = JSON.parse(imp.stdout) as {
+      modules: number;
+      counts: { pass: number };
+      status: string;
+    };
     expect(idoc).toMatchObject({ modules: 8, counts: { pass: 8 }, status: 'pass' });
     expect(imp.code).toBe(0);
   }, 180_000);

@@ -10,7 +10,11 @@ import { withCore } from './with-core';
  * The stages' own commands (`amw precision import …`), from the stage definitions' `cli.commands`:
  * nothing here names a stage. A run's status decides the exit code as for `amw run`.
  */
-export function registerStageCommands(program: Command, env: CommandEnv, configure: Configure): void {
+export function registerStageCommands(
+  program: Command,
+  env: CommandEnv,
+  configure: Configure,
+): void {
   const { t, io, global } = env;
   for (const d of STAGE_DEFINITIONS)
     for (const c of d.cli?.commands ?? []) {
@@ -27,9 +31,7 @@ export function registerStageCommands(program: Command, env: CommandEnv, configu
         const args = xs.slice(0, c.args.length) as string[];
         const o = xs[c.args.length] as Record<string, unknown>;
         const show = textIn(global.lang);
-        const res = await withCore(env, (core) =>
-          c.run(args, o, (m, i) => core.call(m, i), show),
-        );
+        const res = await withCore(env, (core) => c.run(args, o, (m, i) => core.call(m, i), show));
         if (o.json) printJson(io, res.json);
         else io.stdout(res.text);
         if (res.status === 'error') throw new ExitWith(EXIT.error);

@@ -62,7 +62,12 @@ export interface RawDump {
   autocast: { device: string; dtype: string } | null;
   bf16Supported: boolean | null;
   determinism: Determinism;
-  gradScaler: { found: boolean; initScale: number | null; growthInterval: number | null; at: string | null } | null;
+  gradScaler: {
+    found: boolean;
+    initScale: number | null;
+    growthInterval: number | null;
+    at: string | null;
+  } | null;
   mode: PrecisionMode;
   modules: RawModuleRecord[];
   /** baseline: the saved weights and inputs. */

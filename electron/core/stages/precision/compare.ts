@@ -13,7 +13,8 @@ import { MSPROBE, TOLERANCES, type Tolerance } from './tolerances';
 type Reason = ModuleCompare['reason'];
 const RANK: Record<PrecisionResult, number> = { pass: 0, warning: 1, error: 2 };
 const FLOAT32_EPS = 1.1920928955078125e-7;
-const fmt = (x: number) => (x === 0 ? '0' : Math.abs(x) < 1e-3 ? x.toExponential(2) : x.toPrecision(4));
+const fmt = (x: number) =>
+  x === 0 ? '0' : Math.abs(x) < 1e-3 ? x.toExponential(2) : x.toPrecision(4);
 
 /** msprobe's metrics over two equally long tensors (knowledge §4.5). */
 export interface TensorMetrics {
@@ -123,7 +124,10 @@ const POLICY_DTYPE: Record<DtypePolicy, string> = {
 };
 
 /** Reads the capped float32 copy of an output (tensor mode), or null when it was not kept. */
-export type TensorReader = (side: 'baseline' | 'target', data: { offset: number; count: number }) => Float32Array | null;
+export type TensorReader = (
+  side: 'baseline' | 'target',
+  data: { offset: number; count: number },
+) => Float32Array | null;
 
 interface OutputVerdict {
   result: PrecisionResult;
@@ -148,7 +152,9 @@ function compareOutput(
     };
   const dtypeOk =
     n.dtype === b.dtype ||
-    (FLOATS.has(n.dtype) && FLOATS.has(b.dtype) && (n.dtype === POLICY_DTYPE[dtype] || dtype !== 'fp32'));
+    (FLOATS.has(n.dtype) &&
+      FLOATS.has(b.dtype) &&
+      (n.dtype === POLICY_DTYPE[dtype] || dtype !== 'fp32'));
   if (!dtypeOk)
     return {
       result: 'error',
@@ -285,7 +291,10 @@ export function compareDumps(
           row.maxRelErr = Math.max(row.maxRelErr ?? 0, m.maxRelErr);
           row.meanRelErr = Math.max(row.meanRelErr ?? 0, m.meanRelErr);
           row.oneThousandthRatio = Math.min(row.oneThousandthRatio ?? 1, m.oneThousandthRatio);
-          row.fiveThousandthsRatio = Math.min(row.fiveThousandthsRatio ?? 1, m.fiveThousandthsRatio);
+          row.fiveThousandthsRatio = Math.min(
+            row.fiveThousandthsRatio ?? 1,
+            m.fiveThousandthsRatio,
+          );
         }
       }
     }
@@ -293,7 +302,8 @@ export function compareDumps(
     modules.push(row);
   }
   for (const n of target)
-    if (!seen.has(keyOf(n)) && !byKeyHas(baseline, n)) unmatched.push({ module: label(n), side: 'target' });
+    if (!seen.has(keyOf(n)) && !byKeyHas(baseline, n))
+      unmatched.push({ module: label(n), side: 'target' });
   return {
     dtype: opts.dtype,
     mode: opts.mode,
@@ -329,4 +339,3 @@ export function firstDivergence(modules: ModuleCompare[]): FirstDivergence | nul
       }
     : null;
 }
-

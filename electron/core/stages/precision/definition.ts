@@ -38,7 +38,10 @@ async function dumpOn(
       timeoutMs: 1_900_000,
       inject: {
         AMW_PRECISION_ARGS: JSON.stringify(args),
-        PRECISION_HARNESS: readFileSync(join(resourcesDir(), 'probes', 'precision_dump.py'), 'utf8'),
+        PRECISION_HARNESS: readFileSync(
+          join(resourcesDir(), 'probes', 'precision_dump.py'),
+          'utf8',
+        ),
       },
     },
     {
@@ -70,8 +73,22 @@ async function tensorReader(
 ): Promise<TensorReader | null> {
   if (!base.dump.tensors || !target.dump.tensors) return null;
   const files = { baseline: join(local, 'baseline.bin'), target: join(local, 'target.bin') };
-  await fetchFile(run.services.hosts, base.host, base.dump.tensors.path, files.baseline, run.job, run.input.password);
-  await fetchFile(run.services.hosts, target.host, target.dump.tensors.path, files.target, run.job, run.input.password);
+  await fetchFile(
+    run.services.hosts,
+    base.host,
+    base.dump.tensors.path,
+    files.baseline,
+    run.job,
+    run.input.password,
+  );
+  await fetchFile(
+    run.services.hosts,
+    target.host,
+    target.dump.tensors.path,
+    files.target,
+    run.job,
+    run.input.password,
+  );
   const fds = { baseline: openSync(files.baseline, 'r'), target: openSync(files.target, 'r') };
   const reader: TensorReader & { close?: () => void } = (side, data) => {
     const buf = Buffer.alloc(data.count * 4);
@@ -156,7 +173,12 @@ export const precisionDefinition = defineStage({
       let result: PrecisionCompareResult | null = null;
       if (!base.dump.error && tgt && !tgt.dump.error) {
         if (input.mode === 'tensor')
-          reader = await tensorReader(run, { host: baseline, dump: base.dump }, { host: target, dump: tgt.dump }, local);
+          reader = await tensorReader(
+            run,
+            { host: baseline, dump: base.dump },
+            { host: target, dump: tgt.dump },
+            local,
+          );
         result = compareDumps(base.dump.modules, tgt.dump.modules, {
           dtype: input.dtype,
           mode: input.mode,
@@ -170,7 +192,8 @@ export const precisionDefinition = defineStage({
           baseline,
           entry: input.entry!,
           backward: !!input.backward,
-          inputsSha256: tgt?.dump.loaded?.sha256 ?? moved?.sha256 ?? base.dump.state?.sha256 ?? null,
+          inputsSha256:
+            tgt?.dump.loaded?.sha256 ?? moved?.sha256 ?? base.dump.state?.sha256 ?? null,
           baselineSnapshotId: base.snapshotId,
           targetSnapshotId: tgt?.snapshotId ?? null,
           dumps: { baseline: base.dump, target: targetDump },
@@ -199,7 +222,13 @@ export const precisionDefinition = defineStage({
       rmSync(local, { recursive: true, force: true });
       await Promise.all(
         [...new Set([baseline, target])].map((h) =>
-          cleanUp(services.hosts, h, workdir, { signal: new AbortController().signal }, input.password),
+          cleanUp(
+            services.hosts,
+            h,
+            workdir,
+            { signal: new AbortController().signal },
+            input.password,
+          ),
         ),
       );
     }

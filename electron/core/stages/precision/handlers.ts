@@ -17,8 +17,19 @@ function reviewLink(s: Services, sessionId: number, view: PrecisionRunView): Pre
   for (const scan of s.code.list(sessionId)) {
     const hit = s.code
       .get(scan.id)
-      .fileList.find((f) => f.hasText && (f.file === file || f.file.endsWith(`/${file}`) || file.endsWith(`/${f.file}`)));
-    if (hit) return { ...view, firstDivergence: { ...first, review: { scanId: scan.id, file: hit.file, line: Number(at[2]) } } };
+      .fileList.find(
+        (f) =>
+          f.hasText &&
+          (f.file === file || f.file.endsWith(`/${file}`) || file.endsWith(`/${f.file}`)),
+      );
+    if (hit)
+      return {
+        ...view,
+        firstDivergence: {
+          ...first,
+          review: { scanId: scan.id, file: hit.file, line: Number(at[2]) },
+        },
+      };
   }
   return view;
 }
@@ -41,7 +52,11 @@ export function precisionHandlers(s: Services): DomainHandlers<MethodsOf<'precis
       if (sessionId) s.sessions.session(sessionId);
       const imp = importMsprobe(full);
       const sid = sessionId ?? s.sessions.createSession({ project });
-      const runId = s.sessions.startRun(sid, 'precision', { hostId: null, target: 'msprobe', addHosts: [] });
+      const runId = s.sessions.startRun(sid, 'precision', {
+        hostId: null,
+        target: 'msprobe',
+        addHosts: [],
+      });
       try {
         repo.save(
           runId,

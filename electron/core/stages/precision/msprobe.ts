@@ -20,11 +20,17 @@ import { compareDumps, firstDivergence } from './compare';
 export interface MsprobeImport extends PrecisionCompareResult {
   files: string[];
   problems: Msg[];
-  config: { task: string | null; level: string | null; seed: number | null; deterministic: boolean | null } | null;
+  config: {
+    task: string | null;
+    level: string | null;
+    seed: number | null;
+    deterministic: boolean | null;
+  } | null;
   framework: string | null;
 }
 
-const m = (key: string, params?: Parameters<typeof msg>[1]) => msg(`stage-precision:${key}`, params);
+const m = (key: string, params?: Parameters<typeof msg>[1]) =>
+  msg(`stage-precision:${key}`, params);
 
 // ---- dump.json --------------------------------------------------------------------------------
 
@@ -45,13 +51,23 @@ const num = (x: unknown): number | null => {
   return null;
 };
 const nonFinite = (x: unknown) =>
-  typeof x === 'string' && /^\s*-?(inf|nan)/i.test(x) ? (/nan/i.test(x) ? 'nan' : 'inf') : typeof x === 'number' && !Number.isFinite(x) ? (Number.isNaN(x) ? 'nan' : 'inf') : null;
+  typeof x === 'string' && /^\s*-?(inf|nan)/i.test(x)
+    ? /nan/i.test(x)
+      ? 'nan'
+      : 'inf'
+    : typeof x === 'number' && !Number.isFinite(x)
+      ? Number.isNaN(x)
+        ? 'nan'
+        : 'inf'
+      : null;
 
 function itemStats(it: DumpItem): TensorStats {
   const flags = [it.Max, it.Min, it.Mean, it.Norm].map(nonFinite);
   const shape = Array.isArray(it.shape) ? it.shape : [];
   return {
-    dtype: String(it.dtype ?? '').replace(/^torch\./, '').toLowerCase(),
+    dtype: String(it.dtype ?? '')
+      .replace(/^torch\./, '')
+      .toLowerCase(),
     shape,
     max: num(it.Max),
     min: num(it.Min),
@@ -77,8 +93,13 @@ function tensorsIn(x: unknown, out: TensorStats[]): TensorStats[] {
 function nameParts(name: string): { cls: string; kind: 'forward' | 'grad' } {
   const parts = name.split('.');
   if (parts[0] === 'Module' || parts[0] === 'Cell') {
-    const at = parts.findIndex((p) => p === 'forward' || p === 'backward' || p === 'parameters_grad');
-    return { cls: at > 1 ? parts[at - 1]! : parts[0]!, kind: parts[at] === 'parameters_grad' ? 'grad' : 'forward' };
+    const at = parts.findIndex(
+      (p) => p === 'forward' || p === 'backward' || p === 'parameters_grad',
+    );
+    return {
+      cls: at > 1 ? parts[at - 1]! : parts[0]!,
+      kind: parts[at] === 'parameters_grad' ? 'grad' : 'forward',
+    };
   }
   return { cls: parts.slice(0, 2).join('.'), kind: 'forward' };
 }
@@ -118,7 +139,12 @@ export function readDumpJson(
   file: string,
   problems: Msg[],
   stacks = new Map<string, string>(),
-): { records: RawModuleRecord[]; task: string | null; framework: string | null; level: string | null } {
+): {
+  records: RawModuleRecord[];
+  task: string | null;
+  framework: string | null;
+  level: string | null;
+} {
   let doc: { task?: string; framework?: string; level?: string; data?: Record<string, unknown> };
   try {
     doc = JSON.parse(text) as typeof doc;
@@ -158,7 +184,11 @@ export function readDumpJson(
 }
 
 /** The complete entries of a cut-off dump.json: each top-level `"name": {...}` of `data` that parses. */
-function salvageDump(text: string): { task?: string; framework?: string; data: Record<string, unknown> } {
+function salvageDump(text: string): {
+  task?: string;
+  framework?: string;
+  data: Record<string, unknown>;
+} {
   const data: Record<string, unknown> = {};
   const head = /"task"\s*:\s*"([^"]*)"/.exec(text)?.[1];
   const fw = /"framework"\s*:\s*"([^"]*)"/.exec(text)?.[1];
@@ -186,7 +216,9 @@ function salvageDump(text: string): { task?: string; framework?: string; data: R
     }
     if (j >= text.length) break;
     try {
-      data[JSON.parse(text.slice(keyAt, keyEnd + 1)) as string] = JSON.parse(text.slice(open, j + 1));
+      data[JSON.parse(text.slice(keyAt, keyEnd + 1)) as string] = JSON.parse(
+        text.slice(open, j + 1),
+      );
     } catch {
       break;
     }
@@ -233,14 +265,47 @@ export function parseCsv(text: string): string[][] {
 
 /** Every column any msprobe / ptdbg_ascend version wrote (knowledge §4.5). */
 export const KNOWN_COLUMNS = new Set([
-  'NPU Name', 'Bench Name', 'NPU Dtype', 'Bench Dtype', 'NPU Tensor Dtype', 'Bench Tensor Dtype',
-  'NPU Tensor Shape', 'Bench Tensor Shape', 'NPU Requires_grad', 'Bench Requires_grad',
-  'Cosine', 'EucDist', 'MaxAbsErr', 'MaxRelativeErr', 'One Thousandth Err Ratio',
-  'Five Thousandths Err Ratio', 'Five Thousandth Err Ratio', 'Max diff', 'Min diff', 'Mean diff', 'L2norm diff',
-  'MinRelativeErr', 'MeanRelativeErr', 'NormRelativeErr', 'NPU max', 'NPU min', 'NPU mean',
-  'NPU l2norm', 'Bench max', 'Bench min', 'Bench mean', 'Bench l2norm', 'NPU MD5', 'BENCH MD5',
-  'Requires_grad Consistent', 'Accuracy Reached or Not', 'Result', 'Err_message', 'NPU_Stack_Info',
-  'Data_name', 'Dirty Valid Len',
+  'NPU Name',
+  'Bench Name',
+  'NPU Dtype',
+  'Bench Dtype',
+  'NPU Tensor Dtype',
+  'Bench Tensor Dtype',
+  'NPU Tensor Shape',
+  'Bench Tensor Shape',
+  'NPU Requires_grad',
+  'Bench Requires_grad',
+  'Cosine',
+  'EucDist',
+  'MaxAbsErr',
+  'MaxRelativeErr',
+  'One Thousandth Err Ratio',
+  'Five Thousandths Err Ratio',
+  'Five Thousandth Err Ratio',
+  'Max diff',
+  'Min diff',
+  'Mean diff',
+  'L2norm diff',
+  'MinRelativeErr',
+  'MeanRelativeErr',
+  'NormRelativeErr',
+  'NPU max',
+  'NPU min',
+  'NPU mean',
+  'NPU l2norm',
+  'Bench max',
+  'Bench min',
+  'Bench mean',
+  'Bench l2norm',
+  'NPU MD5',
+  'BENCH MD5',
+  'Requires_grad Consistent',
+  'Accuracy Reached or Not',
+  'Result',
+  'Err_message',
+  'NPU_Stack_Info',
+  'Data_name',
+  'Dirty Valid Len',
 ]);
 
 /** `12.5%` (statistics mode writes relative errors as percent strings) → 0.125; `N/A` → null. */
@@ -278,16 +343,22 @@ export function readCompareCsv(text: string, file: string, problems: Msg[]): Mod
     return [];
   }
   const unknown = header.filter((h) => h && !KNOWN_COLUMNS.has(h));
-  if (unknown.length) problems.push(m('import.unknownColumns', { file, columns: unknown.join(', ') }));
+  if (unknown.length)
+    problems.push(m('import.unknownColumns', { file, columns: unknown.join(', ') }));
   const out: ModuleCompare[] = [];
   rows.slice(1).forEach((cells, i) => {
     if (cells.length !== header.length)
-      problems.push(m('import.badRow', { file, line: i + 2, count: cells.length, header: header.length }));
+      problems.push(
+        m('import.badRow', { file, line: i + 2, count: cells.length, header: header.length }),
+      );
     const row: Record<string, string> = {};
     header.forEach((h, k) => (row[h] = cells[k] ?? ''));
     const name = row['NPU Name']!;
     const stats = (side: 'NPU' | 'Bench'): TensorStats => {
-      const dtype = (row[`${side} Dtype`] ?? row[`${side} Tensor Dtype`] ?? '').replace(/^torch\./, '');
+      const dtype = (row[`${side} Dtype`] ?? row[`${side} Tensor Dtype`] ?? '').replace(
+        /^torch\./,
+        '',
+      );
       const shape = shapeOf(row[`${side} Tensor Shape`]);
       return {
         dtype,
@@ -310,7 +381,9 @@ export function readCompareCsv(text: string, file: string, problems: Msg[]): Mod
         // kept as written
       }
     }
-    const stack = row['NPU_Stack_Info'] ? /File (.+?), line (\d+)/.exec(row['NPU_Stack_Info']) : null;
+    const stack = row['NPU_Stack_Info']
+      ? /File (.+?), line (\d+)/.exec(row['NPU_Stack_Info'])
+      : null;
     const statsMode = 'Max diff' in row;
     out.push({
       module: name,
@@ -328,7 +401,9 @@ export function readCompareCsv(text: string, file: string, problems: Msg[]): Mod
       maxRelErr: metric(row['MaxRelativeErr'], false),
       meanRelErr: metric(row['MeanRelativeErr'], false),
       oneThousandthRatio: metric(row['One Thousandth Err Ratio']),
-      fiveThousandthsRatio: metric(row['Five Thousandths Err Ratio'] ?? row['Five Thousandth Err Ratio']),
+      fiveThousandthsRatio: metric(
+        row['Five Thousandths Err Ratio'] ?? row['Five Thousandth Err Ratio'],
+      ),
       statDrift: statsMode ? metric(row['NormRelativeErr']) : null,
       baseline: stats('Bench'),
       target: stats('NPU'),
@@ -341,7 +416,9 @@ export function readCompareCsv(text: string, file: string, problems: Msg[]): Mod
 
 function walk(dir: string, out: string[] = [], depth = 0): string[] {
   if (depth > 6) return out;
-  for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }))) {
+  for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+    a.name.localeCompare(b.name, 'en', { numeric: true }),
+  )) {
     const p = join(dir, e.name);
     if (e.isDirectory()) walk(p, out, depth + 1);
     else out.push(p);
@@ -349,7 +426,8 @@ function walk(dir: string, out: string[] = [], depth = 0): string[] {
   return out;
 }
 
-const RELEVANT = /(^|\/)(dump\.json|stack\.json|construct\.json|config\.json)$|compare_result.*\.(csv|xlsx)$|\.xlsx$/;
+const RELEVANT =
+  /(^|\/)(dump\.json|stack\.json|construct\.json|config\.json)$|compare_result.*\.(csv|xlsx)$|\.xlsx$/;
 const BENCH = /bench|gpu|golden|cuda|baseline/i;
 
 /** A file or folder of msprobe output, read whole: one run's worth of module rows. */
@@ -369,7 +447,12 @@ export function importMsprobe(path: string): MsprobeImport {
     try {
       text = readFileSync(f, 'utf8');
     } catch (e) {
-      problems.push(m('import.missingFile', { dir: rel(dirname(f)), file: `${name} (${(e as Error).message})` }));
+      problems.push(
+        m('import.missingFile', {
+          dir: rel(dirname(f)),
+          file: `${name} (${(e as Error).message})`,
+        }),
+      );
       continue;
     }
     if (name.endsWith('.xlsx')) {
@@ -378,7 +461,12 @@ export function importMsprobe(path: string): MsprobeImport {
     }
     if (name.endsWith('.csv')) {
       used.push(rel(f));
-      modules = modules.concat(readCompareCsv(text, rel(f), problems).map((r) => ({ ...r, order: modules.length + r.order })));
+      modules = modules.concat(
+        readCompareCsv(text, rel(f), problems).map((r) => ({
+          ...r,
+          order: modules.length + r.order,
+        })),
+      );
     } else if (name === 'config.json') {
       used.push(rel(f));
       try {
@@ -389,9 +477,17 @@ export function importMsprobe(path: string): MsprobeImport {
           seed: typeof c.seed === 'number' ? c.seed : null,
           deterministic: typeof c.is_deterministic === 'boolean' ? c.is_deterministic : null,
         };
-        problems.push(m('import.config', { file: rel(f), task: config.task ?? '?', level: config.level ?? '?' }));
+        problems.push(
+          m('import.config', {
+            file: rel(f),
+            task: config.task ?? '?',
+            level: config.level ?? '?',
+          }),
+        );
       } catch (e) {
-        problems.push(m('import.truncated', { file: rel(f), error: (e as Error).message.slice(0, 120) }));
+        problems.push(
+          m('import.truncated', { file: rel(f), error: (e as Error).message.slice(0, 120) }),
+        );
       }
     } else if (name === 'dump.json') {
       used.push(rel(f));
@@ -402,7 +498,12 @@ export function importMsprobe(path: string): MsprobeImport {
         try {
           stacks = readStacks(readFileSync(stackFile, 'utf8'));
         } catch (e) {
-          problems.push(m('import.truncated', { file: rel(stackFile), error: (e as Error).message.slice(0, 120) }));
+          problems.push(
+            m('import.truncated', {
+              file: rel(stackFile),
+              error: (e as Error).message.slice(0, 120),
+            }),
+          );
         }
       } else problems.push(m('import.missingFile', { dir: rel(dir), file: 'stack.json' }));
       if (!existsSync(join(dir, 'construct.json')))
@@ -416,10 +517,11 @@ export function importMsprobe(path: string): MsprobeImport {
       problems.push(m('import.missingFile', { dir: rel(dirname(f)), file: 'dump.json' }));
       try {
         const tree = JSON.parse(text) as Record<string, unknown>;
-        for (const node of Object.keys(tree))
-          modules.push(oneSided(node, modules.length, null));
+        for (const node of Object.keys(tree)) modules.push(oneSided(node, modules.length, null));
       } catch (e) {
-        problems.push(m('import.truncated', { file: rel(f), error: (e as Error).message.slice(0, 120) }));
+        problems.push(
+          m('import.truncated', { file: rel(f), error: (e as Error).message.slice(0, 120) }),
+        );
       }
     } else if (name === 'stack.json' || name === 'construct.json') {
       used.push(rel(f));
@@ -432,7 +534,9 @@ export function importMsprobe(path: string): MsprobeImport {
     const [base, npu] = BENCH.test(b.file) && !BENCH.test(a.file) ? [b, a] : [a, b];
     const dtype = policyOf(npu.records);
     compared = compareDumps(base.records, npu.records, { dtype, mode: 'statistics' });
-    modules = modules.concat(compared.modules.map((r) => ({ ...r, order: modules.length + r.order })));
+    modules = modules.concat(
+      compared.modules.map((r) => ({ ...r, order: modules.length + r.order })),
+    );
   } else
     for (const d of dumps) {
       problems.push(m('import.dumpOnly', { framework: framework ?? '?', task: d.task ?? '?' }));

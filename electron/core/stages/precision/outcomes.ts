@@ -1,9 +1,6 @@
 import type { CheckOutcome, CheckStatus } from '../../../../shared/api';
 import { msg, type Msg } from '../../../../shared/api/text';
-import type {
-  PrecisionCompareResult,
-  RawDump,
-} from '../../../../shared/stages/precision/api';
+import type { PrecisionCompareResult, RawDump } from '../../../../shared/stages/precision/api';
 
 const m = (key: string, params?: Parameters<typeof msg>[1]) =>
   msg(`stage-precision:${key}`, params);
@@ -91,8 +88,20 @@ function dump(f: PrecisionFacts): CheckOutcome {
       dtype: r.dtype,
     }),
     {
-      baseline: { device: f.baselineDump.device, note: f.baselineDump.deviceNote, torch: f.baselineDump.torch ?? null, torchNpu: f.baselineDump.torchNpu ?? null, seconds: f.baselineDump.seconds ?? null },
-      target: { device: t.device, note: t.deviceNote, torch: t.torch ?? null, torchNpu: t.torchNpu ?? null, seconds: t.seconds ?? null },
+      baseline: {
+        device: f.baselineDump.device,
+        note: f.baselineDump.deviceNote,
+        torch: f.baselineDump.torch ?? null,
+        torchNpu: f.baselineDump.torchNpu ?? null,
+        seconds: f.baselineDump.seconds ?? null,
+      },
+      target: {
+        device: t.device,
+        note: t.deviceNote,
+        torch: t.torch ?? null,
+        torchNpu: t.torchNpu ?? null,
+        seconds: t.seconds ?? null,
+      },
       onCpu: onCpu ? m('onCpu', { host: f.host, note: t.deviceNote ?? '' }) : null,
       inputsSha256: t.loaded?.sha256 ?? null,
     },
@@ -112,15 +121,21 @@ function determinism(f: PrecisionFacts): CheckOutcome {
     if (x.seed === null) what.push('seed');
     if (x.torchDeterministic === false) what.push('torch.use_deterministic_algorithms');
     if (d.device === 'cuda' && x.cudnnDeterministic === false) what.push('cudnn.deterministic');
-    if (d.device === 'npu' && x.npuDeterministic === false) what.push('torch_npu set_deterministic');
-    if (what.length) issues.push(m('determinism.off', { side: m(`side.${side}`), what: what.join(', ') }));
+    if (d.device === 'npu' && x.npuDeterministic === false)
+      what.push('torch_npu set_deterministic');
+    if (what.length)
+      issues.push(m('determinism.off', { side: m(`side.${side}`), what: what.join(', ') }));
     if (x.worldSize > 1 && x.hcclDeterministic !== '1')
       issues.push(m('determinism.hccl', { world: x.worldSize }));
   }
   return out(
     'precision.determinism',
     issues.length ? 'warn' : 'pass',
-    issues.length ? (issues.length === 1 ? issues[0]! : m('joined', { items: issues })) : m('determinism.on', { seed: seed ?? '?' }),
+    issues.length
+      ? issues.length === 1
+        ? issues[0]!
+        : m('joined', { items: issues })
+      : m('determinism.on', { seed: seed ?? '?' }),
     { baseline: f.baselineDump.determinism, target: f.targetDump.determinism },
     issues.length ? m('determinism.fix') : null,
   );
@@ -129,7 +144,13 @@ function determinism(f: PrecisionFacts): CheckOutcome {
 function ampPolicy(f: PrecisionFacts): CheckOutcome {
   const t = f.targetDump;
   const dtype = f.result!.dtype;
-  const evidence = { dtype, autocast: t.autocast, bf16Supported: t.bf16Supported, device: t.device, warnings: t.warnings.filter((w) => w.startsWith('autocast')) };
+  const evidence = {
+    dtype,
+    autocast: t.autocast,
+    bf16Supported: t.bf16Supported,
+    device: t.device,
+    warnings: t.warnings.filter((w) => w.startsWith('autocast')),
+  };
   if (dtype === 'fp32') return out('precision.amp-policy', 'pass', m('amp.fp32'), evidence);
   if (!t.autocast)
     return out(
@@ -142,10 +163,27 @@ function ampPolicy(f: PrecisionFacts): CheckOutcome {
   if (dtype === 'bf16' && t.bf16Supported === false)
     return out('precision.amp-policy', 'fail', m('amp.noBf16'), evidence, m('amp.noBf16Fix'));
   if (t.torchNpu && t.autocast.device !== 'npu')
-    return out('precision.amp-policy', 'warn', m('amp.cpuAutocast', { device: t.autocast.device }), evidence, m('amp.cpuFix'));
+    return out(
+      'precision.amp-policy',
+      'warn',
+      m('amp.cpuAutocast', { device: t.autocast.device }),
+      evidence,
+      m('amp.cpuFix'),
+    );
   if (dtype === 'fp16' && t.bf16Supported)
-    return out('precision.amp-policy', 'warn', m('amp.preferBf16', { device: t.autocast.device }), evidence, m('amp.preferBf16Fix'));
-  return out('precision.amp-policy', 'pass', m(dtype === 'bf16' ? 'amp.bf16' : 'amp.fp32', { device: t.autocast.device }), evidence);
+    return out(
+      'precision.amp-policy',
+      'warn',
+      m('amp.preferBf16', { device: t.autocast.device }),
+      evidence,
+      m('amp.preferBf16Fix'),
+    );
+  return out(
+    'precision.amp-policy',
+    'pass',
+    m(dtype === 'bf16' ? 'amp.bf16' : 'amp.fp32', { device: t.autocast.device }),
+    evidence,
+  );
 }
 
 /** Seeds (001 §7.2): an fp16 GradScaler should start at 2^14; torch's default is 2^16. */
@@ -158,20 +196,43 @@ function lossScale(f: PrecisionFacts): CheckOutcome {
     return gs?.found
       ? out('precision.loss-scale', 'pass', m('loss.unused', { at: gs.at ?? '?', dtype }), gs)
       : out('precision.loss-scale', 'pass', m('loss.notNeeded', { dtype }), gs);
-  if (!gs?.found) return out('precision.loss-scale', 'warn', m('loss.missing', { file }), gs, m('loss.fix'));
+  if (!gs?.found)
+    return out('precision.loss-scale', 'warn', m('loss.missing', { file }), gs, m('loss.fix'));
   if (gs.initScale !== null && gs.initScale > RECOMMENDED_INIT)
-    return out('precision.loss-scale', 'warn', m('loss.high', { init: gs.initScale, at: gs.at ?? '?' }), gs, m('loss.fix'));
-  return out('precision.loss-scale', 'pass', m('loss.ok', { init: gs.initScale ?? '?', at: gs.at ?? '?' }), gs);
+    return out(
+      'precision.loss-scale',
+      'warn',
+      m('loss.high', { init: gs.initScale, at: gs.at ?? '?' }),
+      gs,
+      m('loss.fix'),
+    );
+  return out(
+    'precision.loss-scale',
+    'pass',
+    m('loss.ok', { init: gs.initScale ?? '?', at: gs.at ?? '?' }),
+    gs,
+  );
 }
 
 function divergence(f: PrecisionFacts): CheckOutcome {
   const r = f.result!;
   const first = r.firstDivergence;
   const unmatched = r.unmatched.length
-    ? m('divergence.unmatched', { count: r.unmatched.length, names: r.unmatched.slice(0, 5).map((u) => `${u.module} (${u.side})`).join(', ') })
+    ? m('divergence.unmatched', {
+        count: r.unmatched.length,
+        names: r.unmatched
+          .slice(0, 5)
+          .map((u) => `${u.module} (${u.side})`)
+          .join(', '),
+      })
     : null;
   if (!first)
-    return out('precision.first-divergence', 'pass', m('divergence.none', { count: r.modules.length }), { counts: r.counts });
+    return out(
+      'precision.first-divergence',
+      'pass',
+      m('divergence.none', { count: r.modules.length }),
+      { counts: r.counts },
+    );
   const row = r.modules[first.order]!;
   const firstError = r.modules.find((x) => x.result === 'error');
   const reason = row.reason ? m(row.reason.key, row.reason.params) : '';
@@ -179,11 +240,28 @@ function divergence(f: PrecisionFacts): CheckOutcome {
     'precision.first-divergence',
     first.result === 'error' ? 'fail' : 'warn',
     unmatched
-      ? m('joined', { items: [m('divergence.at', { module: first.module, result: first.result, source: first.source ?? m('divergence.noSource'), reason }), unmatched] })
-      : m('divergence.at', { module: first.module, result: first.result, source: first.source ?? m('divergence.noSource'), reason }),
+      ? m('joined', {
+          items: [
+            m('divergence.at', {
+              module: first.module,
+              result: first.result,
+              source: first.source ?? m('divergence.noSource'),
+              reason,
+            }),
+            unmatched,
+          ],
+        })
+      : m('divergence.at', {
+          module: first.module,
+          result: first.result,
+          source: first.source ?? m('divergence.noSource'),
+          reason,
+        }),
     {
       firstDivergence: first,
-      firstError: firstError ? { module: firstError.module, order: firstError.order, source: firstError.source } : null,
+      firstError: firstError
+        ? { module: firstError.module, order: firstError.order, source: firstError.source }
+        : null,
       before: first.order,
       counts: r.counts,
       baseline: row.baseline,
@@ -198,15 +276,32 @@ function overflow(f: PrecisionFacts): CheckOutcome {
   const first = (d: RawDump) => d.modules.find((x) => x.outputs.some((o) => o.nan || o.inf));
   const t = first(f.targetDump);
   const b = first(f.baselineDump);
-  const hit = t && (!b || t.order <= b.order) ? { rec: t, side: 'target' as const } : b ? { rec: b, side: 'baseline' as const } : null;
+  const hit =
+    t && (!b || t.order <= b.order)
+      ? { rec: t, side: 'target' as const }
+      : b
+        ? { rec: b, side: 'baseline' as const }
+        : null;
   if (!hit) return out('precision.overflow', 'pass', m('overflow.none'));
   const nan = hit.rec.outputs.reduce((s, o) => s + o.nan, 0);
   const inf = hit.rec.outputs.reduce((s, o) => s + o.inf, 0);
   return out(
     'precision.overflow',
     'fail',
-    m('overflow.at', { module: hit.rec.module || '(model)', side: m(`side.${hit.side}`), nan, inf }),
-    { module: hit.rec.module, side: hit.side, source: hit.rec.callSite ?? hit.rec.classSource, nan, inf, kind: hit.rec.kind ?? 'forward' },
+    m('overflow.at', {
+      module: hit.rec.module || '(model)',
+      side: m(`side.${hit.side}`),
+      nan,
+      inf,
+    }),
+    {
+      module: hit.rec.module,
+      side: hit.side,
+      source: hit.rec.callSite ?? hit.rec.classSource,
+      nan,
+      inf,
+      kind: hit.rec.kind ?? 'forward',
+    },
     m('overflow.fix'),
   );
 }
@@ -227,7 +322,11 @@ export function importOutcomes(imp: {
       imp.problems.length
         ? m('joined', {
             items: [
-              m('import.done', { files: imp.files.length, path: imp.path, modules: r.modules.length }),
+              m('import.done', {
+                files: imp.files.length,
+                path: imp.path,
+                modules: r.modules.length,
+              }),
               m('import.problems', { count: imp.problems.length, first: imp.problems[0]! }),
             ],
           })
@@ -242,7 +341,15 @@ export function importOutcomes(imp: {
         'precision.determinism',
         off ? 'warn' : 'pass',
         off
-          ? m('determinism.off', { side: m('side.target'), what: [imp.config.seed === null ? 'seed' : null, imp.config.deterministic === false ? 'is_deterministic' : null].filter(Boolean).join(', ') })
+          ? m('determinism.off', {
+              side: m('side.target'),
+              what: [
+                imp.config.seed === null ? 'seed' : null,
+                imp.config.deterministic === false ? 'is_deterministic' : null,
+              ]
+                .filter(Boolean)
+                .join(', '),
+            })
           : m('determinism.on', { seed: imp.config.seed ?? '?' }),
         imp.config,
         off ? m('determinism.fix') : null,
@@ -267,7 +374,12 @@ export function importOutcomes(imp: {
             { firstDivergence: first, counts: r.counts },
             m('divergence.fix'),
           )
-        : out('precision.first-divergence', 'pass', m('divergence.none', { count: r.modules.length }), { counts: r.counts }),
+        : out(
+            'precision.first-divergence',
+            'pass',
+            m('divergence.none', { count: r.modules.length }),
+            { counts: r.counts },
+          ),
     );
   }
   const nan = r.modules.find((x) => x.target && (x.target.nan || x.target.inf));
@@ -277,7 +389,12 @@ export function importOutcomes(imp: {
         ? out(
             'precision.overflow',
             'fail',
-            m('overflow.at', { module: nan.module, side: m('side.target'), nan: nan.target!.nan, inf: nan.target!.inf }),
+            m('overflow.at', {
+              module: nan.module,
+              side: m('side.target'),
+              nan: nan.target!.nan,
+              inf: nan.target!.inf,
+            }),
             { module: nan.module, source: nan.source },
             m('overflow.fix'),
           )

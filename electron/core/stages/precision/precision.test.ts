@@ -50,14 +50,27 @@ describe('compare', () => {
     // the same drift under bf16 is within its tolerance: a warning
     const bf = compareDumps(base, drift, { dtype: 'bf16', mode: 'statistics' });
     expect(bf.modules[1]!.result).toBe('warning');
-    expect(en({ key: `stage-precision:${bf.modules[1]!.reason!.key}`, params: bf.modules[1]!.reason!.params })).toContain('bf16 tolerance');
+    expect(
+      en({
+        key: `stage-precision:${bf.modules[1]!.reason!.key}`,
+        params: bf.modules[1]!.reason!.params,
+      }),
+    ).toContain('bf16 tolerance');
   });
 
   it('shape, NaN and a module missing on one side are errors naming the cause', () => {
     const base = [rec('a', 0, [stats(0)]), rec('b', 1, [stats(0)]), rec('gone', 2, [stats(0)])];
-    const tgt = [rec('a', 0, [stats(0, { shape: [3, 2] })]), rec('b', 1, [stats(0, { nan: 2 })]), rec('new', 2, [stats(0)])];
+    const tgt = [
+      rec('a', 0, [stats(0, { shape: [3, 2] })]),
+      rec('b', 1, [stats(0, { nan: 2 })]),
+      rec('new', 2, [stats(0)]),
+    ];
     const r = compareDumps(base, tgt, { dtype: 'fp32', mode: 'statistics' });
-    expect(r.modules.map((m) => m.reason?.key)).toEqual(['reason.shape', 'reason.nanInf', 'reason.missing']);
+    expect(r.modules.map((m) => m.reason?.key)).toEqual([
+      'reason.shape',
+      'reason.nanInf',
+      'reason.missing',
+    ]);
     expect(r.unmatched).toEqual([
       { module: 'gone', side: 'baseline' },
       { module: 'new', side: 'target' },
@@ -74,7 +87,12 @@ describe('compare', () => {
     expect(m.oneThousandthRatio).toBe(0.5);
     expect(m.fiveThousandthsRatio).toBe(1);
     expect(m.cosine).toBeGreaterThan(0.999);
-    expect(tensorMetrics(b, b)).toMatchObject({ cosine: 1, maxAbsErr: 0, maxRelErr: 0, oneThousandthRatio: 1 });
+    expect(tensorMetrics(b, b)).toMatchObject({
+      cosine: 1,
+      maxAbsErr: 0,
+      maxRelErr: 0,
+      oneThousandthRatio: 1,
+    });
   });
 });
 
@@ -113,17 +131,29 @@ describe('msprobe import: every fixture', () => {
 
   it('the quick-start construct.json alone: its modules, and the missing dump.json named', () => {
     const r = importMsprobe(join(FIX, 'quickstart_gpu_dump'));
-    expect(r.modules.length).toBe(Object.keys(JSON.parse(readFileSync(join(FIX, 'quickstart_gpu_dump/step0/proc2016/construct.json'), 'utf8'))).length);
+    expect(r.modules.length).toBe(
+      Object.keys(
+        JSON.parse(
+          readFileSync(join(FIX, 'quickstart_gpu_dump/step0/proc2016/construct.json'), 'utf8'),
+        ),
+      ).length,
+    );
     expect(r.modules[2]!.module).toBe('Functional.conv2d.0.forward');
     expect(en(r.problems[0]!)).toBe('quickstart_gpu_dump/step0/proc2016: dump.json is missing.');
   });
 
   it('config.json files: task, level, seed and determinism', () => {
     expect(importMsprobe(join(FIX, 'msprobe_default_config/config.json')).config).toEqual({
-      task: 'statistics', level: 'L1', seed: null, deterministic: null,
+      task: 'statistics',
+      level: 'L1',
+      seed: null,
+      deterministic: null,
     });
     expect(importMsprobe(join(FIX, 'msprobe_test_config')).config).toEqual({
-      task: 'statistics', level: 'L1', seed: 1234, deterministic: false,
+      task: 'statistics',
+      level: 'L1',
+      seed: 1234,
+      deterministic: false,
     });
   });
 
@@ -153,11 +183,19 @@ describe('msprobe import: bad input', () => {
   it('unknown columns and ragged rows are named; an xlsx is refused with what to do', () => {
     const dir = mkdtempSync(join(tmpdir(), 'amw-msprobe-'));
     try {
-      writeFileSync(join(dir, 'compare_result_1.csv'), 'NPU Name,Cosine,Wobble\nA.0.forward,0.5,1\nB.0.forward\n');
+      writeFileSync(
+        join(dir, 'compare_result_1.csv'),
+        'NPU Name,Cosine,Wobble\nA.0.forward,0.5,1\nB.0.forward\n',
+      );
       writeFileSync(join(dir, 'compare_result_2.xlsx'), 'PK');
       const r = importMsprobe(dir);
       const texts = r.problems.map(en);
-      expect(texts).toContain('compare_result_1.csv: columns not known to any msprobe version: Wobble.'.replace('compare_result_1.csv', `${dir.split('/').pop()}/compare_result_1.csv`));
+      expect(texts).toContain(
+        'compare_result_1.csv: columns not known to any msprobe version: Wobble.'.replace(
+          'compare_result_1.csv',
+          `${dir.split('/').pop()}/compare_result_1.csv`,
+        ),
+      );
       expect(texts.some((s) => s.includes('line 3: 1 fields, the header has 3'))).toBe(true);
       expect(texts.some((s) => s.includes('xlsx compare results are not read yet'))).toBe(true);
       expect(r.modules[0]).toMatchObject({ module: 'A.0.forward', cosine: 0.5 });

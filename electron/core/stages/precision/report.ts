@@ -8,7 +8,12 @@ import { PrecisionRepository } from './repository';
 type Section = z.infer<typeof ReportPrecision>[];
 const CURVE_MAX = 2000;
 const NS = 'stage-precision:';
-const RESULT_CLS: Record<string, string> = { pass: 'pass', warning: 'warn', error: 'fail', none: 'skip' };
+const RESULT_CLS: Record<string, string> = {
+  pass: 'pass',
+  warning: 'warn',
+  error: 'fail',
+  none: 'skip',
+};
 
 /**
  * Per-layer chart as inline SVG: one column per module in execution order, cosine as a line
@@ -23,7 +28,12 @@ export function curveSvg(curve: Section[number]['curve'], title: string): string
   const errs = curve.map((c) => (c.error && c.error > 0 ? Math.log10(c.error) : null));
   const lo = Math.min(-12, ...errs.filter((e): e is number => e !== null));
   const hi = Math.max(0, ...errs.filter((e): e is number => e !== null));
-  const colour: Record<string, string> = { pass: '#3a9d5d', warning: '#d89614', error: '#d0453a', none: '#999' };
+  const colour: Record<string, string> = {
+    pass: '#3a9d5d',
+    warning: '#d89614',
+    error: '#d0453a',
+    none: '#999',
+  };
   const bars = curve
     .map((c, i) => {
       const e = errs[i];
@@ -35,10 +45,16 @@ export function curveSvg(curve: Section[number]['curve'], title: string): string
   const cos = curve.map((c) => c.cosine);
   const cmin = Math.min(0.99, ...cos.filter((x): x is number => x !== null));
   const points = cos
-    .map((c, i) => (c === null ? null : `${(i * step + step / 2).toFixed(2)},${(10 + (1 - (c - cmin) / (1 - cmin || 1)) * (H - 30)).toFixed(2)}`))
+    .map((c, i) =>
+      c === null
+        ? null
+        : `${(i * step + step / 2).toFixed(2)},${(10 + (1 - (c - cmin) / (1 - cmin || 1)) * (H - 30)).toFixed(2)}`,
+    )
     .filter(Boolean)
     .join(' ');
-  const line = points ? `<polyline fill="none" stroke="#2b6cb0" stroke-width="1.5" points="${points}"/>` : '';
+  const line = points
+    ? `<polyline fill="none" stroke="#2b6cb0" stroke-width="1.5" points="${points}"/>`
+    : '';
   return `<figure class="precision-chart"><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="${esc(title)}"><rect width="${W}" height="${H}" fill="none" stroke="#ccc"/>${bars}${line}</svg><figcaption class="small">${esc(title)}</figcaption></figure>`;
 }
 
@@ -60,7 +76,14 @@ export const precisionReport: StageReport<Section> = {
           mode: v.mode,
           counts: v.counts,
           firstDivergence: f
-            ? { module: f.module, source: f.source, result: f.result, cosine: f.cosine, maxAbsErr: f.maxAbsErr, statDrift: f.statDrift }
+            ? {
+                module: f.module,
+                source: f.source,
+                result: f.result,
+                cosine: f.cosine,
+                maxAbsErr: f.maxAbsErr,
+                statDrift: f.statDrift,
+              }
             : null,
           curve: v.modules.slice(0, CURVE_MAX).map((m) => ({
             module: m.module,
@@ -84,9 +107,13 @@ export const precisionReport: StageReport<Section> = {
           : `<p class="s-pass">${esc(t(`${NS}report.none`))}</p>`,
       );
       if (p.curve.length) out.push(curveSvg(p.curve, t(`${NS}report.chart`)));
-      out.push(`<table><tr><th>${esc(t('report.check'))}</th><th>${esc(t(`${NS}report.result`))}</th><th>${esc(t('report.message'))}</th></tr>`);
+      out.push(
+        `<table><tr><th>${esc(t('report.check'))}</th><th>${esc(t(`${NS}report.result`))}</th><th>${esc(t('report.message'))}</th></tr>`,
+      );
       for (const c of p.checks.slice(0, MAX_ROWS))
-        out.push(`<tr><td><code>${esc(c.id)}</code></td><td>${pill(c.status)}</td><td>${esc(c.summary)}</td></tr>`);
+        out.push(
+          `<tr><td><code>${esc(c.id)}</code></td><td>${pill(c.status)}</td><td>${esc(c.summary)}</td></tr>`,
+        );
       out.push('</table>');
     }
     out.push('</section>');
@@ -97,9 +124,18 @@ export const precisionReport: StageReport<Section> = {
     for (const p of list) {
       out.push('', `## ${t(`${NS}report.title`)}`, '', t(`${NS}report.summary`, p), '');
       const f = p.firstDivergence;
-      out.push(f ? `**${t(`${NS}report.first`)}:** \`${f.module}\` (${f.result}) ${f.source ? `\`${f.source}\`` : ''}` : t(`${NS}report.none`), '');
-      out.push(`| ${t('report.check')} | ${t(`${NS}report.result`)} | ${t('report.message')} |`, '|---|---|---|');
-      for (const c of p.checks.slice(0, MD_ROWS)) out.push(`| \`${c.id}\` | ${c.status} | ${cell(c.summary)} |`);
+      out.push(
+        f
+          ? `**${t(`${NS}report.first`)}:** \`${f.module}\` (${f.result}) ${f.source ? `\`${f.source}\`` : ''}`
+          : t(`${NS}report.none`),
+        '',
+      );
+      out.push(
+        `| ${t('report.check')} | ${t(`${NS}report.result`)} | ${t('report.message')} |`,
+        '|---|---|---|',
+      );
+      for (const c of p.checks.slice(0, MD_ROWS))
+        out.push(`| \`${c.id}\` | ${c.status} | ${cell(c.summary)} |`);
     }
     return out.join('\n');
   },

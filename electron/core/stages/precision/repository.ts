@@ -118,9 +118,8 @@ export class PrecisionRepository {
   }
 
   get(runId: number, host: string): PrecisionRunView {
-    const r = this.db
-      .prepare('SELECT * FROM precision_runs WHERE stage_run_id = ?')
-      .get(runId) as Record<string, unknown> | undefined;
+    const r = this.db.prepare('SELECT * FROM precision_runs WHERE stage_run_id = ?').get(runId) as
+      Record<string, unknown> | undefined;
     if (!r) throw new AmwError('NOT_FOUND', `Stage run ${runId} has no precision comparison.`);
     const rows = this.db
       .prepare('SELECT * FROM precision_modules WHERE stage_run_id = ? ORDER BY ord')
@@ -154,7 +153,11 @@ export class PrecisionRepository {
       createdAt: r.created_at as string,
       dtype: r.dtype as PrecisionRunView['dtype'],
       mode: r.mode as PrecisionRunView['mode'],
-      counts: { pass: r.n_pass as number, warning: r.n_warning as number, error: r.n_error as number },
+      counts: {
+        pass: r.n_pass as number,
+        warning: r.n_warning as number,
+        error: r.n_error as number,
+      },
       firstDivergence: firstDivergence(modules),
       modules,
       unmatched: JSON.parse(r.unmatched as string) as PrecisionRunView['unmatched'],
@@ -165,7 +168,9 @@ export class PrecisionRepository {
   /** The raw dumps of a run (both sides), for drill-down. */
   dumps(runId: number): { baseline: RawDump | null; target: RawDump | null } {
     const r = this.db
-      .prepare('SELECT baseline_dump_sha256 b, target_dump_sha256 t FROM precision_runs WHERE stage_run_id = ?')
+      .prepare(
+        'SELECT baseline_dump_sha256 b, target_dump_sha256 t FROM precision_runs WHERE stage_run_id = ?',
+      )
       .get(runId) as { b: string | null; t: string | null } | undefined;
     const read = (sha: string | null | undefined) =>
       sha ? (JSON.parse(this.artifacts.readText(sha)) as RawDump) : null;
@@ -190,7 +195,11 @@ export class PrecisionRepository {
       mode: r.mode as string,
       createdAt: r.created_at as string,
       firstDivergence: (r.first_divergence as string | null) ?? null,
-      counts: { pass: r.n_pass as number, warning: r.n_warning as number, error: r.n_error as number },
+      counts: {
+        pass: r.n_pass as number,
+        warning: r.n_warning as number,
+        error: r.n_error as number,
+      },
     }));
   }
 }

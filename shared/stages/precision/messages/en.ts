@@ -92,7 +92,8 @@ export const en = {
     badEntry: '{{file}}: entry {{name}} is not a dump record.',
     badRow: '{{file}} line {{line}}: {{count}} fields, the header has {{header}}.',
     config: 'msprobe config {{file}}: task {{task}}, level {{level}}.',
-    dumpOnly: 'One-sided dump ({{framework}}, task {{task}}): statistics only, nothing to compare against.',
+    dumpOnly:
+      'One-sided dump ({{framework}}, task {{task}}): statistics only, nothing to compare against.',
   },
   cli: {
     baseline: 'precision: the baseline host (GPU, CPU, or the NPU host in fp32)',

@@ -15,7 +15,8 @@ export const zhCN: PrecisionMessages = {
   joined: '{{items}}',
   notEvaluated: '未评估：数据采集没有完成。',
   modelFailed: '模型在{{side}}主机 {{host}} 上运行失败：{{type}}: {{message}}',
-  fixEntry: '修正入口（FILE:FUNCTION，需返回 (model, batches)），使其在两台主机上都能运行，然后重新运行本阶段。',
+  fixEntry:
+    '修正入口（FILE:FUNCTION，需返回 (model, batches)），使其在两台主机上都能运行，然后重新运行本阶段。',
   dumped:
     '{{batches}} 个批次共比对 {{modules}} 次模块调用：通过 {{pass}}，告警 {{warning}}，错误 {{error}}（基线 {{baseline}} 在 {{baselineDevice}} 上，目标 {{host}} 在 {{targetDevice}} 上，{{dtype}}）。',
   onCpu: '{{host}} 没有可用的 NPU：数据采集在 CPU 上运行（{{note}}）。',

@@ -362,6 +362,7 @@ try:
         model.eval()
         hook_modules(model)
         amp = autocast_for(device)
+        t_forward = time.time()
         for i, batch in enumerate(batches):
             if not isinstance(batch, (tuple, list)):
                 batch = (batch,)
@@ -378,6 +379,7 @@ try:
                 loss = found[0]
                 (loss.float().sum() if loss.dim() else loss).backward()
             out["batches"] = i + 1
+        out["forwardSeconds"] = round(time.time() - t_forward, 4)
         if ARGS.get("backward"):
             for name, prm in model.named_parameters():
                 if prm.grad is not None:

@@ -1,4 +1,13 @@
-import { chownSync, cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import {
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -172,6 +181,38 @@ d('precision stage: the same model on a CPU baseline host and an NPU-profile hos
     expect(run.status).toBe('fail');
   }, 180_000);
 
+  it('a model whose modules differ between the two sides: the parameters only one side has are named', async () => {
+    const write = (sim: SimHost, extra: string) => {
+      const file = join(sim.dir, 'home', 'models', 'differs.py');
+      writeFileSync(
+        file,
+        `import torch\nfrom torch import nn\n\ndef build():\n    m = nn.Sequential(nn.Linear(4, 4)${extra})\n    return m, [(torch.randn(2, 4),)]\n`,
+      );
+      const { uid, gid } = statSync(join(sim.dir, 'home'));
+      chownSync(file, uid, gid);
+    };
+    write(cpu, '');
+    write(npu, ', nn.Linear(4, 4)');
+    const { run } = await runPrecision('npu', 'models/differs.py:build');
+    const dump = check(run, 'precision.dump');
+    expect(dump.status).toBe('fail');
+    expect(en(dump.summary)).toContain('the model differs between the two sides');
+    expect(en(dump.summary)).toContain("'1.weight'");
+    expect((dump.evidence as { side: string }).side).toBe('target');
+    expect(leftovers(cpu)).toEqual([]);
+    expect(leftovers(npu)).toEqual([]);
+  }, 180_000);
+
+  it('NaN/Inf: the first module where they appear is named', async () => {
+    const { run, view } = await runPrecision('npu', 'models/models.py:overflow');
+    const o = check(run, 'precision.overflow');
+    expect(o.status).toBe('fail');
+    expect((o.evidence as { module: string }).module).toBe('block.back');
+    expect(en(o.summary)).toContain('block.back');
+    // both sides overflow alike: NaN on both is not a divergence of the target
+    expect(view.modules.find((m) => m.module === 'block.back')!.target!.inf).toBeGreaterThan(0);
+  }, 180_000);
+
   it('a torch_npu stand-in that perturbs GELU (test double): the first divergence is exactly the GELU', async () => {
     const odd = await startSimHost('prec-odd', 'npu-perturbed-gelu');
     try {
@@ -202,8 +243,9 @@ d('precision stage: the same model on a CPU baseline host and an NPU-profile hos
         source: { sessionId: run.sessionId },
         language: 'en',
       });
-      const section = (report as unknown as { precision: { firstDivergence: { module: string } }[] })
-        .precision;
+      const section = (
+        report as unknown as { precision: { firstDivergence: { module: string } }[] }
+      ).precision;
       expect(section[0]!.firstDivergence.module).toBe('block.act');
       const html = await core.call('reports.export', {
         source: { sessionId: run.sessionId },
@@ -271,5 +313,18 @@ d('precision stage: the same model on a CPU baseline host and an NPU-profile hos
     };
     expect(idoc).toMatchObject({ modules: 8, counts: { pass: 8 }, status: 'pass' });
     expect(imp.code).toBe(0);
+    // msprobe's own format: an xlsx; NaN in it fails the overflow check, and the exit code says so
+    const xlsx = await amw(
+      ['precision', 'import', join(__dirname, '../fixtures/precision-xlsx'), '--json'],
+      { AMW_HOME: home },
+    );
+    const xdoc = JSON.parse(xlsx.stdout) as {
+      status: string;
+      checks: { id: string; status: string }[];
+      firstDivergence: { module: string };
+    };
+    expect(xdoc.firstDivergence.module).toBe('Functional.gelu.0.forward.output.0');
+    expect(xdoc.checks.find((c) => c.id === 'precision.overflow')!.status).toBe('fail');
+    expect(xlsx.code).toBe(1);
   }, 180_000);
 });

@@ -46,11 +46,11 @@ export function precisionHandlers(s: Services): DomainHandlers<MethodsOf<'precis
       s.sessions.session(sessionId);
       return repo.history(sessionId);
     },
-    'precision.import': ({ path, sessionId, project }) => {
+    'precision.import': async ({ path, sessionId, project }) => {
       const full = resolve(path);
       if (!existsSync(full)) throw new AmwError('NOT_FOUND', `${path} does not exist.`, { path });
       if (sessionId) s.sessions.session(sessionId);
-      const imp = importMsprobe(full);
+      const imp = await importMsprobe(full);
       const sid = sessionId ?? s.sessions.createSession({ project });
       const runId = s.sessions.startRun(sid, 'precision', {
         hostId: null,

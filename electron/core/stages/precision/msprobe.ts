@@ -9,6 +9,7 @@ import type {
 } from '../../../../shared/stages/precision/api';
 import type { Msg } from '../../../../shared/api/text';
 import { msg } from '../../../../shared/api/text';
+import { readSheet } from 'read-excel-file/node';
 import { compareDumps, firstDivergence } from './compare';
 
 /**
@@ -336,7 +337,32 @@ function verdict(row: Record<string, string>): ModuleCompare['result'] {
 }
 
 export function readCompareCsv(text: string, file: string, problems: Msg[]): ModuleCompare[] {
-  const rows = parseCsv(text.replace(/^\uFEFF/, ''));
+  return readCompareRows(parseCsv(text.replace(/^\uFEFF/, '')), file, problems);
+}
+
+/** A compare result's first sheet (msprobe writes xlsx), read by read-excel-file. */
+export async function readCompareXlsx(
+  data: Buffer,
+  file: string,
+  problems: Msg[],
+): Promise<ModuleCompare[]> {
+  let sheet: unknown[][];
+  try {
+    sheet = await readSheet(data);
+  } catch (e) {
+    problems.push(m('import.badXlsx', { file, error: (e as Error).message.slice(0, 160) }));
+    return [];
+  }
+  const rows = sheet.map((r) =>
+    r.map((v) =>
+      v === null || v === undefined ? '' : v instanceof Date ? v.toISOString() : String(v),
+    ),
+  );
+  return readCompareRows(rows, file, problems);
+}
+
+/** Rows of a compare result (csv or xlsx), keyed by column name: every version's columns. */
+export function readCompareRows(rows: string[][], file: string, problems: Msg[]): ModuleCompare[] {
   const header = (rows[0] ?? []).map((h) => h.trim());
   if (!header.includes('NPU Name')) {
     problems.push(m('import.noNameColumn', { file }));
@@ -431,7 +457,7 @@ const RELEVANT =
 const BENCH = /bench|gpu|golden|cuda|baseline/i;
 
 /** A file or folder of msprobe output, read whole: one run's worth of module rows. */
-export function importMsprobe(path: string): MsprobeImport {
+export async function importMsprobe(path: string): Promise<MsprobeImport> {
   const problems: Msg[] = [];
   const root = statSync(path).isDirectory() ? path : dirname(path);
   const files = statSync(path).isDirectory() ? walk(path).filter((f) => RELEVANT.test(f)) : [path];
@@ -444,8 +470,10 @@ export function importMsprobe(path: string): MsprobeImport {
   for (const f of files) {
     const name = basename(f);
     let text: string;
+    let raw: Buffer;
     try {
-      text = readFileSync(f, 'utf8');
+      raw = readFileSync(f);
+      text = raw.toString('utf8');
     } catch (e) {
       problems.push(
         m('import.missingFile', {
@@ -456,7 +484,9 @@ export function importMsprobe(path: string): MsprobeImport {
       continue;
     }
     if (name.endsWith('.xlsx')) {
-      problems.push(m('import.xlsx', { file: rel(f) }));
+      used.push(rel(f));
+      const rowsRead = await readCompareXlsx(raw, rel(f), problems);
+      modules = modules.concat(rowsRead.map((r) => ({ ...r, order: modules.length + r.order })));
       continue;
     }
     if (name.endsWith('.csv')) {

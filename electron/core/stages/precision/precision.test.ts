@@ -36,7 +36,7 @@ const rec = (module: string, order: number, outputs: TensorStats[]): RawModuleRe
 });
 
 describe('compare', () => {
-  it('identical fp32 statistics pass with zero drift; a small fp32 drift is already a divergence', () => {
+  it('identical fp32 statistics pass with zero drift; a small fp32 drift is already a divergence', async () => {
     const base = [rec('a', 0, [stats(0.1)]), rec('b', 1, [stats(0.2)]), rec('c', 2, [stats(0.3)])];
     const same = compareDumps(base, structuredClone(base), { dtype: 'fp32', mode: 'statistics' });
     expect(same.counts).toEqual({ pass: 3, warning: 0, error: 0 });
@@ -58,7 +58,7 @@ describe('compare', () => {
     ).toContain('bf16 tolerance');
   });
 
-  it('shape, NaN and a module missing on one side are errors naming the cause', () => {
+  it('shape, NaN and a module missing on one side are errors naming the cause', async () => {
     const base = [rec('a', 0, [stats(0)]), rec('b', 1, [stats(0)]), rec('gone', 2, [stats(0)])];
     const tgt = [
       rec('a', 0, [stats(0, { shape: [3, 2] })]),
@@ -77,7 +77,7 @@ describe('compare', () => {
     ]);
   });
 
-  it("msprobe's formulas on tensors", () => {
+  it("msprobe's formulas on tensors", async () => {
     const b = [1, 2, 0, 4];
     const n = [1, 2.006, 0, 4.01]; // relative errors 0, 3e-3, 0 (0 against 0, eps-nudged), 2.5e-3
     const m = tensorMetrics(n, b);
@@ -97,8 +97,10 @@ describe('compare', () => {
 });
 
 describe('msprobe import: every fixture', () => {
-  it('the legacy compare_result csv: 8 rows, msprobe figures kept', () => {
-    const r = importMsprobe(join(FIX, 'compare_result_legacy/compare_result_20230703104808.csv'));
+  it('the legacy compare_result csv: 8 rows, msprobe figures kept', async () => {
+    const r = await importMsprobe(
+      join(FIX, 'compare_result_legacy/compare_result_20230703104808.csv'),
+    );
     expect(r.modules).toHaveLength(8);
     expect(r.modules[0]).toMatchObject({
       module: 'Functional_linear_0_forward_input.0',
@@ -111,8 +113,8 @@ describe('msprobe import: every fixture', () => {
     expect(r.counts.pass).toBe(8);
   });
 
-  it('a PyTorch mix-level statistics dump with stack.json and construct.json', () => {
-    const r = importMsprobe(join(FIX, 'dump_pytorch_mix_statistics'));
+  it('a PyTorch mix-level statistics dump with stack.json and construct.json', async () => {
+    const r = await importMsprobe(join(FIX, 'dump_pytorch_mix_statistics'));
     expect(r.files.sort()).toEqual([
       'dump_pytorch_mix_statistics/construct.json',
       'dump_pytorch_mix_statistics/dump.json',
@@ -129,8 +131,8 @@ describe('msprobe import: every fixture', () => {
     expect(r.problems.map((p) => p.key)).toEqual(['stage-precision:import.dumpOnly']);
   });
 
-  it('the quick-start construct.json alone: its modules, and the missing dump.json named', () => {
-    const r = importMsprobe(join(FIX, 'quickstart_gpu_dump'));
+  it('the quick-start construct.json alone: its modules, and the missing dump.json named', async () => {
+    const r = await importMsprobe(join(FIX, 'quickstart_gpu_dump'));
     expect(r.modules.length).toBe(
       Object.keys(
         JSON.parse(
@@ -142,14 +144,14 @@ describe('msprobe import: every fixture', () => {
     expect(en(r.problems[0]!)).toBe('quickstart_gpu_dump/step0/proc2016: dump.json is missing.');
   });
 
-  it('config.json files: task, level, seed and determinism', () => {
-    expect(importMsprobe(join(FIX, 'msprobe_default_config/config.json')).config).toEqual({
+  it('config.json files: task, level, seed and determinism', async () => {
+    expect((await importMsprobe(join(FIX, 'msprobe_default_config/config.json'))).config).toEqual({
       task: 'statistics',
       level: 'L1',
       seed: null,
       deterministic: null,
     });
-    expect(importMsprobe(join(FIX, 'msprobe_test_config')).config).toEqual({
+    expect((await importMsprobe(join(FIX, 'msprobe_test_config'))).config).toEqual({
       task: 'statistics',
       level: 'L1',
       seed: 1234,
@@ -157,21 +159,47 @@ describe('msprobe import: every fixture', () => {
     });
   });
 
-  it('the whole fixture folder at once', () => {
-    const r = importMsprobe(FIX);
+  it('the whole fixture folder at once', async () => {
+    const r = await importMsprobe(FIX);
     expect(r.files).toHaveLength(7);
     expect(r.modules.length).toBeGreaterThan(800);
   });
 });
 
+describe('msprobe import: xlsx (the format msprobe writes)', () => {
+  it('a 26.x statistics-mode workbook: results, percent relative errors, JSON Err_message, stack, NaN', async () => {
+    const r = await importMsprobe(join(__dirname, '../../../../tests/fixtures/precision-xlsx'));
+    expect(r.problems).toEqual([]);
+    expect(r.modules.map((x) => x.result)).toEqual(['pass', 'warning', 'error']);
+    expect(r.modules[1]).toMatchObject({
+      module: 'Functional.gelu.0.forward.output.0',
+      source: '/work/model.py:20',
+      statDrift: expect.closeTo(0.00014, 12),
+      target: { dtype: 'bfloat16', shape: [8, 64], max: 1.634 },
+      baseline: { dtype: 'float32', max: 1.632 },
+    });
+    expect(
+      en({
+        key: `stage-precision:${r.modules[1]!.reason!.key}`,
+        params: r.modules[1]!.reason!.params,
+      }),
+    ).toBe('msprobe: warning Need double check api accuracy.');
+    expect(r.modules[2]!.target!.nan).toBe(1);
+    expect(r.firstDivergence).toMatchObject({
+      module: 'Functional.gelu.0.forward.output.0',
+      result: 'warning',
+    });
+  });
+});
+
 describe('msprobe import: bad input', () => {
-  it('a truncated dump.json keeps the entries before the damage and names the file', () => {
+  it('a truncated dump.json keeps the entries before the damage and names the file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'amw-msprobe-'));
     try {
       cpSync(join(FIX, 'dump_pytorch_mix_statistics'), dir, { recursive: true });
       const text = readFileSync(join(dir, 'dump.json'), 'utf8');
       writeFileSync(join(dir, 'dump.json'), text.slice(0, Math.floor(text.length / 2)));
-      const r = importMsprobe(dir);
+      const r = await importMsprobe(dir);
       expect(r.modules.length).toBeGreaterThan(2);
       expect(r.modules.length).toBeLessThan(12);
       expect(en(r.problems[0]!)).toMatch(/dump\.json: not valid JSON/);
@@ -180,15 +208,15 @@ describe('msprobe import: bad input', () => {
     }
   });
 
-  it('unknown columns and ragged rows are named; an xlsx is refused with what to do', () => {
+  it('unknown columns and ragged rows are named; an xlsx is refused with what to do', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'amw-msprobe-'));
     try {
       writeFileSync(
         join(dir, 'compare_result_1.csv'),
         'NPU Name,Cosine,Wobble\nA.0.forward,0.5,1\nB.0.forward\n',
       );
-      writeFileSync(join(dir, 'compare_result_2.xlsx'), 'PK');
-      const r = importMsprobe(dir);
+      writeFileSync(join(dir, 'compare_result_2.xlsx'), 'PK not a zip');
+      const r = await importMsprobe(dir);
       const texts = r.problems.map(en);
       expect(texts).toContain(
         'compare_result_1.csv: columns not known to any msprobe version: Wobble.'.replace(
@@ -197,14 +225,16 @@ describe('msprobe import: bad input', () => {
         ),
       );
       expect(texts.some((s) => s.includes('line 3: 1 fields, the header has 3'))).toBe(true);
-      expect(texts.some((s) => s.includes('xlsx compare results are not read yet'))).toBe(true);
+      expect(
+        texts.some((s) => /compare_result_2\.xlsx: not a readable xlsx workbook/.test(s)),
+      ).toBe(true);
       expect(r.modules[0]).toMatchObject({ module: 'A.0.forward', cosine: 0.5 });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
-  it('parses quoted csv fields with commas and newlines', () => {
+  it('parses quoted csv fields with commas and newlines', async () => {
     expect(parseCsv('a,"b, c","d\n""e"""\n1,2,3\n')).toEqual([
       ['a', 'b, c', 'd\n"e"'],
       ['1', '2', '3'],

@@ -84,7 +84,7 @@ export const en = {
     problems_one: '{{count}} problem while reading: {{first}}',
     problems_other: '{{count}} problems while reading: {{first}}',
     nothing: 'Nothing to import in {{path}}: no dump.json, compare_result csv or config.json.',
-    xlsx: '{{file}}: xlsx compare results are not read yet; export it as csv from msprobe (or Excel) and import that.',
+    badXlsx: '{{file}}: not a readable xlsx workbook ({{error}}).',
     truncated: '{{file}}: not valid JSON ({{error}}); entries read before the damage are kept.',
     unknownColumns: '{{file}}: columns not known to any msprobe version: {{columns}}.',
     noNameColumn: '{{file}}: no "NPU Name" column: not an msprobe compare result.',

@@ -80,7 +80,7 @@ export const zhCN: PrecisionMessages = {
     problems_one: '读取时发现 {{count}} 个问题：{{first}}',
     problems_other: '读取时发现 {{count}} 个问题：{{first}}',
     nothing: '{{path}} 中没有可导入的内容：没有 dump.json、compare_result csv 或 config.json。',
-    xlsx: '{{file}}：暂不读取 xlsx 比对结果；请用 msprobe（或 Excel）导出为 csv 后再导入。',
+    badXlsx: '{{file}}：不是可读取的 xlsx 工作簿（{{error}}）。',
     truncated: '{{file}}：不是有效的 JSON（{{error}}）；损坏处之前读到的记录已保留。',
     unknownColumns: '{{file}}：这些列不属于任何 msprobe 版本：{{columns}}。',
     noNameColumn: '{{file}}：没有 "NPU Name" 列：不是 msprobe 比对结果。',

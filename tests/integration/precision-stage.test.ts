@@ -129,6 +129,7 @@ d('precision stage: the same model on a CPU baseline host and an NPU-profile hos
       'cpu',
     );
     expect((dump.evidence as { target: { note: string } }).target.note).toMatch(/npu/i);
+    expect(en(dump.summary)).toContain('npu has no usable NPU: the dump ran on the CPU');
     expect(en(check(run, 'precision.determinism').summary)).toBe(
       'Seed 1234 fixed and deterministic algorithms on, on both hosts.',
     );
@@ -236,6 +237,19 @@ d('precision stage: the same model on a CPU baseline host and an NPU-profile hos
         'First divergence: block.act',
       );
       expect(run.status).toBe('fail');
+      // with a code scan of the model in the session, the first divergence links into the review
+      const scan = await core.call('code.scan', {
+        path: join(__dirname, '../fixtures/precision-models'),
+        sessionId: run.sessionId,
+      });
+      const scanned = await core.jobs.wait(scan.jobId);
+      expect(scanned.status).toBe('succeeded');
+      const linked = await core.call('precision.get', { stageRunId: view.stageRunId });
+      expect(linked.firstDivergence!.review).toEqual({
+        scanId: (scanned.result as { scanId: number }).scanId,
+        file: 'models.py',
+        line: 17,
+      });
       const history = await core.call('precision.history', { sessionId: run.sessionId });
       expect(history[0]).toMatchObject({ host: 'odd', firstDivergence: 'block.act' });
       // the report: first divergence, the per-layer chart inline, the checks

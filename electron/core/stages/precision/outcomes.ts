@@ -72,21 +72,23 @@ function dump(f: PrecisionFacts): CheckOutcome {
   const r = f.result!;
   const t = f.targetDump;
   const onCpu = t.torchNpu && t.device === 'cpu';
+  const dumped = m('dumped', {
+    modules: r.modules.length,
+    batches: t.batches,
+    pass: r.counts.pass,
+    warning: r.counts.warning,
+    error: r.counts.error,
+    baseline: f.baseline,
+    baselineDevice: f.baselineDump.device,
+    host: f.host,
+    targetDevice: t.device,
+    dtype: r.dtype,
+  });
+  const cpuNote = onCpu ? m('onCpu', { host: f.host, note: t.deviceNote ?? '' }) : null;
   return out(
     'precision.dump',
     'pass',
-    m('dumped', {
-      modules: r.modules.length,
-      batches: t.batches,
-      pass: r.counts.pass,
-      warning: r.counts.warning,
-      error: r.counts.error,
-      baseline: f.baseline,
-      baselineDevice: f.baselineDump.device,
-      host: f.host,
-      targetDevice: t.device,
-      dtype: r.dtype,
-    }),
+    cpuNote ? m('joined', { items: [dumped, cpuNote] }) : dumped,
     {
       baseline: {
         device: f.baselineDump.device,
@@ -102,7 +104,7 @@ function dump(f: PrecisionFacts): CheckOutcome {
         torchNpu: t.torchNpu ?? null,
         seconds: t.seconds ?? null,
       },
-      onCpu: onCpu ? m('onCpu', { host: f.host, note: t.deviceNote ?? '' }) : null,
+      onCpu: cpuNote,
       inputsSha256: t.loaded?.sha256 ?? null,
     },
   );

@@ -44,9 +44,10 @@ const fmt = (x: number | null | undefined, digits = 3) =>
  * import, the history of runs, and the chosen run's modules in execution order with a heat
  * colouring of their error, the first divergence and the checks.
  */
-export function PrecisionStage(props: { session: SessionRecord; lang: Language }) {
+export function PrecisionStage(props: { session: SessionRecord }) {
   const { session } = props;
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
+  const lang: Language = i18n.language === 'zh-CN' ? 'zh-CN' : 'en';
   const history = useCall('precision.history', { sessionId: session.id });
   const [chosen, setChosen] = useState<number | null>(null);
   const runId = chosen ?? history.data?.[0]?.stageRunId ?? null;
@@ -105,7 +106,7 @@ export function PrecisionStage(props: { session: SessionRecord; lang: Language }
           <CheckCard
             key={c.id}
             check={c}
-            lang={props.lang}
+            lang={lang}
             sessionId={session.id}
             host={run.host}
             busy={false}
@@ -467,4 +468,3 @@ function Curve(props: { view: PrecisionRunView }) {
     </figure>
   );
 }
-

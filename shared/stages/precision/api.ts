@@ -162,7 +162,7 @@ export const precisionApi = {
   'precision.history': method(
     z.object({ sessionId: z.number().int().positive() }).strict(),
   ).returns<PrecisionHistoryRow[]>(),
-  /** An msprobe dump folder, dump.json, compare_result csv (or config.json) into a session. */
+  /** An msprobe dump folder, dump.json, compare_result csv or xlsx (or config.json) into a session. */
   'precision.import': method(
     z
       .object({

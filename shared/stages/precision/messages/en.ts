@@ -83,7 +83,7 @@ export const en = {
     done: 'Imported {{files}} file(s) from {{path}}: {{modules}} entries.',
     problems_one: '{{count}} problem while reading: {{first}}',
     problems_other: '{{count}} problems while reading: {{first}}',
-    nothing: 'Nothing to import in {{path}}: no dump.json, compare_result csv or config.json.',
+    nothing: 'Nothing to import in {{path}}: no dump.json, compare_result csv/xlsx or config.json.',
     badXlsx: '{{file}}: not a readable xlsx workbook ({{error}}).',
     truncated: '{{file}}: not valid JSON ({{error}}); entries read before the damage are kept.',
     unknownColumns: '{{file}}: columns not known to any msprobe version: {{columns}}.',
@@ -99,7 +99,8 @@ export const en = {
     baseline: 'precision: the baseline host (GPU, CPU, or the NPU host in fp32)',
     dtype: 'precision: the target dtype policy, fp32 | bf16 | fp16',
     mode: 'precision: statistics | tensor',
-    import: 'import an msprobe dump folder, dump.json or compare_result csv as a precision run',
+    import:
+      'import an msprobe dump folder, dump.json or compare_result csv/xlsx as a precision run',
     session: 'add to this session',
   },
   report: {

@@ -79,7 +79,8 @@ export const zhCN: PrecisionMessages = {
     done: '从 {{path}} 导入了 {{files}} 个文件：{{modules}} 条记录。',
     problems_one: '读取时发现 {{count}} 个问题：{{first}}',
     problems_other: '读取时发现 {{count}} 个问题：{{first}}',
-    nothing: '{{path}} 中没有可导入的内容：没有 dump.json、compare_result csv 或 config.json。',
+    nothing:
+      '{{path}} 中没有可导入的内容：没有 dump.json、compare_result csv/xlsx 或 config.json。',
     badXlsx: '{{file}}：不是可读取的 xlsx 工作簿（{{error}}）。',
     truncated: '{{file}}：不是有效的 JSON（{{error}}）；损坏处之前读到的记录已保留。',
     unknownColumns: '{{file}}：这些列不属于任何 msprobe 版本：{{columns}}。',
@@ -94,7 +95,7 @@ export const zhCN: PrecisionMessages = {
     baseline: 'precision：基线主机（GPU、CPU，或以 fp32 运行的 NPU 主机）',
     dtype: 'precision：目标的数据类型策略，fp32 | bf16 | fp16',
     mode: 'precision：statistics（统计量）| tensor（张量）',
-    import: '把 msprobe 数据目录、dump.json 或 compare_result csv 导入为一次精度运行',
+    import: '把 msprobe 数据目录、dump.json 或 compare_result csv/xlsx 导入为一次精度运行',
     session: '加入该会话',
   },
   report: {

@@ -31,8 +31,23 @@ out = {"v": 1, "role": ROLE, "entry": ARGS.get("entry"), "device": "cpu", "devic
 phase = {"now": "import torch"}
 
 
+INLINE_LIMIT = int(ARGS.get("inlineLimit", 4 * 1024 * 1024))  # bytes of JSON printed on stdout
+
+
 def finish():
-    print("@@AMW-PRECISION@@" + json.dumps(out, allow_nan=False, default=str))
+    text = json.dumps(out, allow_nan=False, default=str)
+    if len(text) > INLINE_LIMIT:
+        # a large model's records go to a file the engine fetches over SFTP (stdout is capped)
+        try:
+            os.makedirs(WORKDIR, exist_ok=True)
+            path = os.path.join(WORKDIR, "dump-%s.json" % ROLE)
+            with open(path, "w") as f:
+                f.write(text)
+            text = json.dumps({"v": 1, "role": ROLE, "file": os.path.relpath(path, os.path.expanduser("~")),
+                               "bytes": len(text), "modules": []})
+        except OSError:
+            pass
+    print("@@AMW-PRECISION@@" + text)
     sys.stdout.flush()
 
 
@@ -163,7 +178,16 @@ def rel(path):
     return os.path.relpath(path, root) if root and path.startswith(root) else path
 
 
+_class_sources = {}
+
+
 def class_source(cls):
+    if cls not in _class_sources:
+        _class_sources[cls] = _class_source(cls)
+    return _class_sources[cls]
+
+
+def _class_source(cls):
     try:
         f = inspect.getsourcefile(cls)
         if not f or "/torch/" in f:

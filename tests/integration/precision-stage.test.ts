@@ -173,6 +173,14 @@ d('precision stage: the same model on a CPU baseline host and an NPU-profile hos
     expect(check(run, 'precision.amp-policy').status).toBe('warn'); // autocast ran on the CPU, not an NPU
   }, 180_000);
 
+  it('a dump too large for stdout travels as a file: 16,004 module calls compared', async () => {
+    const { run, view } = await runPrecision('npu', 'models/models.py:deep');
+    expect(run.status, JSON.stringify(run.checks.map((c) => [c.id, en(c.summary)]))).toBe('pass');
+    expect(view.modules.length).toBe(4 * 4001);
+    expect(view.modules[16003]!.module).toBe('(model) #4');
+    expect(leftovers(npu)).toEqual([]);
+  }, 180_000);
+
   it('a broken entry: the traceback of the side that failed is the evidence', async () => {
     const { run } = await runPrecision('npu', 'models/models.py:broken');
     const dump = check(run, 'precision.dump');

@@ -79,6 +79,9 @@ export interface RawDump {
   warnings: string[];
   error: { type: string; message: string; traceback: string; phase?: string } | null;
   seconds?: number;
+  forwardSeconds?: number;
+  /** Set instead of everything else when the dump was too large for stdout: where it is on the host. */
+  file?: string;
 }
 
 /** One module compared: msprobe's metrics where tensors exist, statistics deltas always. */

@@ -61,7 +61,25 @@ async function dumpOn(
       `${name} has no python3 on the PATH of a non-interactive shell: the dump needs Python with torch.`,
       { host: name, key: 'stage-precision:noPython' },
     );
-  return { dump: readDump(section.out, name), snapshotId };
+  let dump = readDump(section.out, name);
+  if (dump.file) {
+    // too large for stdout: the harness wrote it on the host, fetched here over SFTP
+    const local = mkdtempSync(join(tmpdir(), 'amw-precision-dump-'));
+    try {
+      await fetchFile(
+        services.hosts,
+        name,
+        dump.file,
+        join(local, 'dump.json'),
+        job,
+        input.password,
+      );
+      dump = readDump(`@@AMW-PRECISION@@${readFileSync(join(local, 'dump.json'), 'utf8')}`, name);
+    } finally {
+      rmSync(local, { recursive: true, force: true });
+    }
+  }
+  return { dump, snapshotId };
 }
 
 /** Tensor mode: both sides' tensor files fetched here, read module by module (never whole). */

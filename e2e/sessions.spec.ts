@@ -38,7 +38,7 @@ test.describe('guided session: environment stage', () => {
     await page.getByTestId('session-create').click();
     await expect(page.getByTestId('session-title')).toHaveText('bring-up');
     // stages not built yet are shown as such
-    await expect(page.getByTestId('stage-precision')).toBeDisabled();
+    await expect(page.getByTestId('stage-distributed')).toBeDisabled();
 
     const column = page.getByTestId('host-column-npu-env');
     await column.getByTestId('run-stage').click();

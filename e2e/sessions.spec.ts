@@ -38,7 +38,7 @@ test.describe('guided session: environment stage', () => {
     await page.getByTestId('session-create').click();
     await expect(page.getByTestId('session-title')).toHaveText('bring-up');
     // stages not built yet are shown as such
-    await expect(page.getByTestId('stage-precision')).toBeDisabled();
+    await expect(page.getByTestId('stage-distributed')).toBeDisabled();
 
     const column = page.getByTestId('host-column-npu-env');
     await column.getByTestId('run-stage').click();
@@ -80,21 +80,21 @@ test('a stage has its own address that survives a reload; a stage this build lac
   // no stage in the address: the first one this build has
   await expect(page.getByTestId('session-view')).toHaveAttribute('data-stage', 'env');
 
-  const precision = page.getByTestId('stage-precision');
-  await expect(precision).toBeDisabled();
-  await expect(precision).toContainText('Precision');
-  await expect(precision).toContainText('Not in this build yet');
+  const unbuilt = page.getByTestId('stage-distributed');
+  await expect(unbuilt).toBeDisabled();
+  await expect(unbuilt).toContainText('Distributed (HCCL)');
+  await expect(unbuilt).toContainText('Not in this build yet');
   // its address still opens, and says the stage is not built (after a reload too)
-  await page.evaluate("location.hash = '#/sessions/1/precision'");
+  await page.evaluate("location.hash = '#/sessions/1/distributed'");
   const notBuilt = page.getByTestId('stage-not-built');
-  await expect(notBuilt).toContainText('The Precision stage is not in this build yet');
+  await expect(notBuilt).toContainText('The Distributed (HCCL) stage is not in this build yet');
   await page.reload();
   await shell.ready();
-  await expect(notBuilt).toContainText('The Precision stage is not in this build yet');
+  await expect(notBuilt).toContainText('The Distributed (HCCL) stage is not in this build yet');
   await shell.language('zh-CN');
-  await expect(precision).toContainText('精度');
-  await expect(precision).toContainText('本版本尚未提供');
-  await expect(notBuilt).toContainText('本版本尚未提供精度阶段');
+  await expect(unbuilt).toContainText('分布式（HCCL）');
+  await expect(unbuilt).toContainText('本版本尚未提供');
+  await expect(notBuilt).toContainText('本版本尚未提供分布式（HCCL）阶段');
 
   // a built stage: clicking it puts it in the address, and a reload keeps it
   await page.getByTestId('stage-code').click();

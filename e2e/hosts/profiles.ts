@@ -20,6 +20,11 @@ export interface HostProfile {
   setEnvForNonInteractive?: boolean;
   /** Ops the stand-in reports as falling back to the CPU, in torch_npu's own words. */
   fallbackOps?: string[];
+  /**
+   * Functions the stand-in torch_npu perturbs (a test double for an NPU kernel that rounds
+   * differently): `gelu` makes torch.nn.functional.gelu (and torch.gelu) return x·(1 + 2^-10).
+   */
+  perturbOps?: string[];
   /** Device node mode (default 666); 660 root:root makes them unusable for the login user. */
   deviceMode?: string;
 }
@@ -69,6 +74,18 @@ export const PROFILES = {
     chipName: 'Ascend910B4',
     setEnvForNonInteractive: true,
     fallbackOps: ['aten::nonzero'],
+  },
+  /** A healthy 910B box whose torch_npu stand-in perturbs GELU (precision-stage test double). */
+  'npu-perturbed-gelu': {
+    npuSmi: 'info-s3.txt',
+    cann: '8.1.RC1',
+    driver: '25.0.rc1.1',
+    firmware: '7.7.0.1.231',
+    davinci: 8,
+    torchNpu: '2.1.0.post12',
+    chipName: 'Ascend910B4',
+    setEnvForNonInteractive: true,
+    perturbOps: ['gelu'],
   },
   /** Same chips, older stack: for fleet disagreements. */
   'ascend-910b-old': {

@@ -201,6 +201,7 @@ function writeUsrLocal(upper: string, profile: HostProfile): void {
   mkdirSync(sim, { recursive: true });
   writeFileSync(join(sim, 'chip'), profile.chipName ?? '');
   writeFileSync(join(sim, 'fallback'), (profile.fallbackOps ?? []).join(','));
+  writeFileSync(join(sim, 'perturb'), (profile.perturbOps ?? []).join(','));
   if (profile.torchNpu) {
     // Debian's python3 searches /usr/local/lib/python3.X/dist-packages, which the overlay provides
     const site = join(upper, 'lib', `python3.${pythonMinor()}`, 'dist-packages');

@@ -16,6 +16,7 @@ import { registerHostsCommands, registerInventoryCommand } from './commands/host
 import { registerServeCommand } from './commands/serve';
 import { registerSettingsCommands } from './commands/settings';
 import { EXIT, ExitWith, printableIO, type CliIO, type CommandEnv, type GlobalOptions } from './io';
+import { registerStageCommands } from './commands/stage-commands';
 
 /** The language is needed before commander parses (help text), so read it from argv/env first. */
 export function pickLanguage(argv: string[], env: NodeJS.ProcessEnv): Language {
@@ -82,6 +83,7 @@ export function buildProgram(io: CliIO, lang: Language): { program: Command; env
   registerScanCommand(program, env, configure);
   registerReportCommand(program, env, configure);
   registerDoctorCommand(program, env, configure);
+  registerStageCommands(program, env, configure);
   return { program, env };
 }
 

@@ -100,6 +100,26 @@ export interface StageCli {
     call: <K extends MethodName>(m: K, i: Input<K>) => Promise<Output<K>>,
     stageRunId: number,
   ): Promise<object>;
+  /** The stage's own commands (`amw precision import …`), registered by the CLI from this list. */
+  commands?: StageCommand[];
+}
+
+/** A command of a stage's own: its words, arguments and options, and what it does. */
+export interface StageCommand {
+  /** `['precision', 'import']` is `amw precision import`. */
+  path: string[];
+  /** commander argument specs (`<path>`). */
+  args: string[];
+  /** i18n key of its help text. */
+  help: string;
+  options: { flags: string; key: string; help: string }[];
+  /** Does the work through the engine's `call`; returns the `--json` document, the text, and the status deciding the exit code. */
+  run(
+    args: string[],
+    opts: Record<string, unknown>,
+    call: <K extends MethodName>(m: K, i: Input<K>) => Promise<Output<K>>,
+    show: (text: Text | null | undefined) => string,
+  ): Promise<{ json: object; text: string; status: string }>;
 }
 
 /** `amw run --json`: a run with its checks in the CLI's language. */

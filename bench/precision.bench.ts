@@ -1,0 +1,153 @@
+// Precision figures: the engine's module-by-module compare (statistics and tensor mode) over
+// 10,000 modules, storing the result, and, where a python3 with torch exists here, what the dump
+// harness's statistics hooks add to a forward pass.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RawModuleRecord, TensorStats } from '../shared/stages/precision/api';
+import { compareDumps } from '../electron/core/stages/precision/compare';
+import { PrecisionRepository } from '../electron/core/stages/precision/repository';
+import { ArtifactStore } from '../electron/core/db/artifacts';
+import { openStore } from '../electron/core/db/open';
+
+const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
+const N = 10_000;
+const ELEMENTS = 4096;
+
+function side(noise: number): RawModuleRecord[] {
+  return Array.from({ length: N }, (_, i) => {
+    const s: TensorStats = {
+      dtype: 'float32',
+      shape: [8, 512],
+      max: 3 + (i % 7) + noise,
+      min: -3 - (i % 5),
+      mean: 0.01 * (i % 11) + noise,
+      norm: 40 + (i % 13),
+      nan: 0,
+      inf: 0,
+      numel: ELEMENTS,
+      data: { offset: i * ELEMENTS * 4, count: ELEMENTS },
+    };
+    return {
+      module: `layers.${i >> 4}.sub.${i & 15}`,
+      call: 0,
+      cls: 'Linear',
+      order: i,
+      classSource: 'model.py:10',
+      callSite: `model.py:${i}`,
+      outputs: [s],
+      kind: 'forward',
+    };
+  });
+}
+
+const base = side(0);
+const tgt = side(1e-7);
+let t0 = process.hrtime.bigint();
+const stats = compareDumps(base, tgt, { dtype: 'fp32', mode: 'statistics' });
+console.log(
+  `compare, statistics mode: ${N} modules in ${ms(t0).toFixed(1)} ms (${stats.counts.pass} pass)`,
+);
+
+const a = new Float32Array(ELEMENTS).map((_, i) => Math.sin(i));
+const b = a.map((x) => x * (1 + 1e-6));
+t0 = process.hrtime.bigint();
+const tens = compareDumps(base, tgt, {
+  dtype: 'fp32',
+  mode: 'tensor',
+  read: (s) => (s === 'baseline' ? a : b),
+});
+console.log(
+  `compare, tensor mode: ${N} modules × ${ELEMENTS} elements in ${ms(t0).toFixed(1)} ms (first divergence ${tens.firstDivergence?.module ?? 'none'})`,
+);
+
+const dir = mkdtempSync(join(tmpdir(), 'amw-bench-precision-'));
+try {
+  const { db } = openStore(join(dir, 'amw.db'));
+  const artifacts = new ArtifactStore(db, join(dir, 'artifacts'));
+  db.prepare("INSERT INTO sessions (id, title, created_at) VALUES (1, 'b', 'x')").run();
+  db.prepare(
+    "INSERT INTO stage_runs (id, session_id, stage, status, started_at) VALUES (1, 1, 'precision', 'running', 'x')",
+  ).run();
+  t0 = process.hrtime.bigint();
+  new PrecisionRepository(db, artifacts).save(
+    1,
+    {
+      source: 'run',
+      baseline: 'b',
+      entry: 'e',
+      backward: false,
+      inputsSha256: null,
+      baselineSnapshotId: null,
+      targetSnapshotId: null,
+      dumps: null,
+      problems: [],
+    },
+    tens,
+  );
+  const saved = ms(t0);
+  t0 = process.hrtime.bigint();
+  const view = new PrecisionRepository(db, artifacts).get(1, 'h');
+  console.log(
+    `store: ${N} module rows saved in ${saved.toFixed(1)} ms, read back in ${ms(t0).toFixed(1)} ms (${view.modules.length})`,
+  );
+  db.close();
+
+  // the harness's statistics hooks against a plain forward pass (torch on this machine only)
+  const py = ['/usr/bin/python3', 'python3'].find((p) => {
+    try {
+      execFileSync(p, ['-c', 'import torch'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  if (py && existsSync('resources/probes/precision_dump.py')) {
+    const model = join(dir, 'deep.py');
+    writeFileSync(
+      model,
+      [
+        'import torch',
+        'from torch import nn',
+        'def deep():',
+        '    layers = [m for _ in range(100) for m in (nn.Linear(256, 256), nn.GELU())]',
+        '    return nn.Sequential(*layers), [(torch.randn(64, 256),) for _ in range(10)]',
+        '',
+      ].join('\n'),
+    );
+    const plain = [
+      'import sys, time, torch',
+      `sys.path.insert(0, ${JSON.stringify(dir)})`,
+      'from deep import deep',
+      'torch.manual_seed(1); m, bs = deep(); m.eval()',
+      't = time.time()',
+      '[m(*b) for b in bs]',
+      'print(time.time() - t)',
+    ].join('\n');
+    const plainS = Number(execFileSync(py, ['-c', plain], { encoding: 'utf8' }).trim());
+    const out = execFileSync(py, ['resources/probes/precision_dump.py'], {
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        HOME: dir,
+        AMW_PRECISION_ARGS: JSON.stringify({
+          entry: `${model}:deep`,
+          role: 'baseline',
+          workdir: 'w',
+        }),
+      },
+    });
+    const doc = JSON.parse(
+      out.slice(out.lastIndexOf('@@AMW-PRECISION@@') + '@@AMW-PRECISION@@'.length).split('\n')[0]!,
+    ) as {
+      forwardSeconds: number;
+      modules: unknown[];
+    };
+    console.log(
+      `harness, statistics mode: 10 batches × 201 modules, forward ${(plainS * 1000).toFixed(0)} ms plain, ${(doc.forwardSeconds * 1000).toFixed(0)} ms hooked (${(doc.forwardSeconds / plainS).toFixed(2)}×), ${doc.modules.length} module records`,
+    );
+  } else console.log('harness: no python3 with torch here, not measured');
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

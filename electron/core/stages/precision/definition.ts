@@ -1,0 +1,255 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { precisionStage } from '../../../../shared/stages/precision';
+import type { PrecisionCompareResult, RawDump } from '../../../../shared/stages/precision/api';
+import { AmwError } from '../../../../shared/errors';
+import { nowIso } from '../../db/open';
+import { decodeProbe, parseInventory } from '../../hosts/inventory-parse';
+import { resourcesDir } from '../../paths';
+import { defineStage, type StageRun } from '../define';
+import type { StageInputOf } from '../../../../shared/stages';
+import { precisionCli } from './cli';
+import { compareDumps, type TensorReader } from './compare';
+import { readDump } from './dump';
+import { precisionHandlers } from './handlers';
+import { CHECK_IDS, precisionOutcomes } from './outcomes';
+import { precisionReport } from './report';
+import { PrecisionRepository } from './repository';
+import { cleanUp, fetchFile, moveState } from './transfer';
+
+type Run = StageRun<StageInputOf<'precision'>>;
+
+/** One side's dump: the inventory and the harness in one round trip; the inventory is stored. */
+async function dumpOn(
+  run: Run,
+  name: string,
+  args: Record<string, unknown>,
+  span: [number, number],
+): Promise<{ dump: RawDump; snapshotId: number }> {
+  const { services, job, input } = run;
+  const [from, to] = span;
+  const res = await services.hosts.runProbe(
+    name,
+    {
+      name: 'precision',
+      parts: ['inventory', 'precision'],
+      timeoutMs: 1_900_000,
+      inject: {
+        AMW_PRECISION_ARGS: JSON.stringify(args),
+        PRECISION_HARNESS: readFileSync(
+          join(resourcesDir(), 'probes', 'precision_dump.py'),
+          'utf8',
+        ),
+      },
+    },
+    {
+      signal: job.signal,
+      progress: (f, text) => job.progress(f === null ? null : from + (to - from) * f, text),
+    },
+    input.password,
+  );
+  job.throwIfCancelled();
+  const sections = decodeProbe(res.stdout, 'precision');
+  const inventory = parseInventory(res.stdout, name, nowIso());
+  const snapshotId = services.hosts.saveInventory(name, inventory, res.stdout);
+  const section = sections.precision_dump;
+  if (!section)
+    throw new AmwError(
+      'PROBE_FAILED',
+      `${name} has no python3 on the PATH of a non-interactive shell: the dump needs Python with torch.`,
+      { host: name, key: 'stage-precision:noPython' },
+    );
+  let dump = readDump(section.out, name);
+  if (dump.file) {
+    // too large for stdout: the harness wrote it on the host, fetched here over SFTP
+    const local = mkdtempSync(join(tmpdir(), 'amw-precision-dump-'));
+    try {
+      await fetchFile(
+        services.hosts,
+        name,
+        dump.file,
+        join(local, 'dump.json'),
+        job,
+        input.password,
+      );
+      dump = readDump(`@@AMW-PRECISION@@${readFileSync(join(local, 'dump.json'), 'utf8')}`, name);
+    } finally {
+      rmSync(local, { recursive: true, force: true });
+    }
+  }
+  return { dump, snapshotId };
+}
+
+/** Tensor mode: both sides' tensor files fetched here, read module by module (never whole). */
+async function tensorReader(
+  run: Run,
+  base: { host: string; dump: RawDump },
+  target: { host: string; dump: RawDump },
+  local: string,
+): Promise<TensorReader | null> {
+  if (!base.dump.tensors || !target.dump.tensors) return null;
+  const files = { baseline: join(local, 'baseline.bin'), target: join(local, 'target.bin') };
+  await fetchFile(
+    run.services.hosts,
+    base.host,
+    base.dump.tensors.path,
+    files.baseline,
+    run.job,
+    run.input.password,
+  );
+  await fetchFile(
+    run.services.hosts,
+    target.host,
+    target.dump.tensors.path,
+    files.target,
+    run.job,
+    run.input.password,
+  );
+  const fds = { baseline: openSync(files.baseline, 'r'), target: openSync(files.target, 'r') };
+  const reader: TensorReader & { close?: () => void } = (side, data) => {
+    const buf = Buffer.alloc(data.count * 4);
+    const got = readSync(fds[side], buf, 0, buf.length, data.offset);
+    if (got !== buf.length) return null;
+    return new Float32Array(buf.buffer, buf.byteOffset, data.count);
+  };
+  reader.close = () => {
+    closeSync(fds.baseline);
+    closeSync(fds.target);
+  };
+  return reader;
+}
+
+/**
+ * The precision stage: the baseline host dumps (and saves its weights and inputs), the engine
+ * moves those to the target over SFTP (checksummed), the target loads them and dumps; the two are
+ * compared here module by module. Working files on both hosts are removed whatever happens.
+ */
+export const precisionDefinition = defineStage({
+  shared: precisionStage,
+  merge: 'replace',
+  report: precisionReport,
+  cli: precisionCli,
+  handlers: precisionHandlers,
+  prepare(input, services) {
+    if (!input.entry)
+      throw new AmwError(
+        'VALIDATION',
+        'The precision stage needs an entry: FILE:FUNCTION returning (model, batches).',
+        { issues: [{ path: 'entry', message: 'stage-precision:needsEntry' }] },
+      );
+    services.hostRepo.get(input.baseline); // NOT_FOUND now, not in the job
+    return input;
+  },
+  async run(run) {
+    const { input, host, runId, job, services } = run;
+    const target = host!;
+    const baseline = input.baseline;
+    const workdir = `.amw-precision/run-${runId}-${randomBytes(4).toString('hex')}`;
+    const common = { entry: input.entry, mode: input.mode, backward: !!input.backward, workdir };
+    const local = mkdtempSync(join(tmpdir(), 'amw-precision-run-'));
+    const repo = new PrecisionRepository(services.db, services.artifacts);
+    let reader: (TensorReader & { close?: () => void }) | null = null;
+    try {
+      const base = await dumpOn(run, baseline, { ...common, role: 'baseline' }, [0, 0.4]);
+      let tgt: { dump: RawDump; snapshotId: number } | null = null;
+      let moved: { sha256: string; bytes: number } | null = null;
+      if (!base.dump.error && base.dump.state) {
+        job.progress(0.42, { key: 'probing', params: { host: target } });
+        if (baseline !== target)
+          moved = await moveState(
+            services.hosts,
+            baseline,
+            target,
+            base.dump.state.path,
+            base.dump.state.sha256,
+            job,
+            input.password,
+          );
+        job.throwIfCancelled();
+        tgt = await dumpOn(
+          run,
+          target,
+          {
+            ...common,
+            role: 'target',
+            dtype: input.dtype,
+            state: base.dump.state.path,
+            sha256: base.dump.state.sha256,
+          },
+          [0.45, 0.85],
+        );
+      }
+      job.progress(0.9, { key: 'evaluating', params: { host: target } });
+      const targetDump: RawDump = tgt?.dump ?? {
+        ...base.dump,
+        role: 'target',
+        modules: [],
+        error: base.dump.error,
+      };
+      let result: PrecisionCompareResult | null = null;
+      if (!base.dump.error && tgt && !tgt.dump.error) {
+        if (input.mode === 'tensor')
+          reader = await tensorReader(
+            run,
+            { host: baseline, dump: base.dump },
+            { host: target, dump: tgt.dump },
+            local,
+          );
+        result = compareDumps(base.dump.modules, tgt.dump.modules, {
+          dtype: input.dtype,
+          mode: input.mode,
+          read: reader,
+        });
+      }
+      repo.save(
+        runId,
+        {
+          source: 'run',
+          baseline,
+          entry: input.entry!,
+          backward: !!input.backward,
+          inputsSha256:
+            tgt?.dump.loaded?.sha256 ?? moved?.sha256 ?? base.dump.state?.sha256 ?? null,
+          baselineSnapshotId: base.snapshotId,
+          targetSnapshotId: tgt?.snapshotId ?? null,
+          dumps: { baseline: base.dump, target: targetDump },
+          problems: [],
+        },
+        result ?? {
+          dtype: input.dtype,
+          mode: input.mode,
+          counts: { pass: 0, warning: 0, error: 0 },
+          firstDivergence: null,
+          modules: [],
+          unmatched: [],
+        },
+      );
+      return {
+        outcomes: precisionOutcomes({
+          host: target,
+          baseline,
+          baselineDump: base.dump,
+          targetDump,
+          result,
+        }),
+      };
+    } finally {
+      reader?.close?.();
+      rmSync(local, { recursive: true, force: true });
+      await Promise.all(
+        [...new Set([baseline, target])].map((h) =>
+          cleanUp(
+            services.hosts,
+            h,
+            workdir,
+            { signal: new AbortController().signal },
+            input.password,
+          ),
+        ),
+      );
+    }
+  },
+  knowledge: () => ({ checks: [...CHECK_IDS] }),
+});

@@ -1,0 +1,91 @@
+import { existsSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import { AmwError } from '../../../../shared/errors';
+import type { PrecisionRunView } from '../../../../shared/stages/precision/api';
+import type { DomainHandlers, MethodsOf, Services } from '../../api/services';
+import { stageStatus } from '../../sessions/repository';
+import { importMsprobe } from './msprobe';
+import { importOutcomes } from './outcomes';
+import { PrecisionRepository } from './repository';
+
+/** The first divergence's file in the session's newest code scan that has it, for a link into the review. */
+function reviewLink(s: Services, sessionId: number, view: PrecisionRunView): PrecisionRunView {
+  const first = view.firstDivergence;
+  const at = first?.source ? /^(.*):(\d+)$/.exec(first.source) : null;
+  if (!first || !at) return view;
+  const file = at[1]!.replace(/^\.\//, '');
+  for (const scan of s.code.list(sessionId)) {
+    const hit = s.code
+      .get(scan.id)
+      .fileList.find(
+        (f) =>
+          f.hasText &&
+          (f.file === file || f.file.endsWith(`/${file}`) || file.endsWith(`/${f.file}`)),
+      );
+    if (hit)
+      return {
+        ...view,
+        firstDivergence: {
+          ...first,
+          review: { scanId: scan.id, file: hit.file, line: Number(at[2]) },
+        },
+      };
+  }
+  return view;
+}
+
+/** The precision stage's own methods: a stored comparison, a session's history, msprobe import. */
+export function precisionHandlers(s: Services): DomainHandlers<MethodsOf<'precision'>> {
+  const repo = new PrecisionRepository(s.db, s.artifacts);
+  return {
+    'precision.get': ({ stageRunId }) => {
+      const run = s.sessions.run(stageRunId);
+      return reviewLink(s, run.sessionId, repo.get(stageRunId, run.host));
+    },
+    'precision.history': ({ sessionId }) => {
+      s.sessions.session(sessionId);
+      return repo.history(sessionId);
+    },
+    'precision.import': async ({ path, sessionId, project }) => {
+      const full = resolve(path);
+      if (!existsSync(full)) throw new AmwError('NOT_FOUND', `${path} does not exist.`, { path });
+      if (sessionId) s.sessions.session(sessionId);
+      const imp = await importMsprobe(full);
+      const sid = sessionId ?? s.sessions.createSession({ project });
+      const runId = s.sessions.startRun(sid, 'precision', {
+        hostId: null,
+        target: 'msprobe',
+        addHosts: [],
+      });
+      try {
+        repo.save(
+          runId,
+          {
+            source: 'import',
+            baseline: 'msprobe',
+            entry: basename(full),
+            backward: imp.modules.some((m) => m.kind === 'grad'),
+            inputsSha256: null,
+            baselineSnapshotId: null,
+            targetSnapshotId: null,
+            dumps: null,
+            problems: imp.problems,
+          },
+          imp,
+        );
+        const outcomes = importOutcomes({
+          path: basename(full),
+          files: imp.files,
+          problems: imp.problems,
+          result: imp,
+          config: imp.config,
+        });
+        s.sessions.finishRun(runId, stageStatus(outcomes), outcomes);
+      } catch (err) {
+        s.sessions.markRun(runId, 'error');
+        throw err;
+      }
+      return { sessionId: sid, stageRunId: runId, problems: imp.problems, files: imp.files };
+    },
+  };
+}

@@ -1,0 +1,243 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RawModuleRecord, TensorStats } from '../../../../shared/stages/precision/api';
+import { renderText, translator } from '../../../../shared/i18n';
+import { STAGE_NAMESPACES } from '../../../../shared/stages';
+import { compareDumps, tensorMetrics } from './compare';
+import { importMsprobe, parseCsv } from './msprobe';
+
+const FIX = '/work/shared/fixtures/precision';
+const t = translator('en', STAGE_NAMESPACES);
+const en = (x: Parameters<typeof renderText>[2]) => renderText(t, 'en', x);
+
+const stats = (mean: number, extra: Partial<TensorStats> = {}): TensorStats => ({
+  dtype: 'float32',
+  shape: [2, 3],
+  max: 1,
+  min: -1,
+  mean,
+  norm: 2,
+  nan: 0,
+  inf: 0,
+  numel: 6,
+  ...extra,
+});
+const rec = (module: string, order: number, outputs: TensorStats[]): RawModuleRecord => ({
+  module,
+  call: 0,
+  cls: 'Linear',
+  order,
+  classSource: null,
+  callSite: `m.py:${order + 1}`,
+  outputs,
+  kind: 'forward',
+});
+
+describe('compare', () => {
+  it('identical fp32 statistics pass with zero drift; a small fp32 drift is already a divergence', async () => {
+    const base = [rec('a', 0, [stats(0.1)]), rec('b', 1, [stats(0.2)]), rec('c', 2, [stats(0.3)])];
+    const same = compareDumps(base, structuredClone(base), { dtype: 'fp32', mode: 'statistics' });
+    expect(same.counts).toEqual({ pass: 3, warning: 0, error: 0 });
+    expect(same.modules.every((m) => m.statDrift === 0)).toBe(true);
+    expect(same.firstDivergence).toBeNull();
+    const drift = structuredClone(base);
+    drift[1]!.outputs[0]!.mean = 0.2 + 1e-3; // 1e-3 of the scale: far inside 0.99 cosine, not fp32
+    const r = compareDumps(base, drift, { dtype: 'fp32', mode: 'statistics' });
+    expect(r.firstDivergence).toMatchObject({ module: 'b', result: 'error', source: 'm.py:2' });
+    expect(r.modules[0]!.result).toBe('pass');
+    // the same drift under bf16 is within its tolerance: a warning
+    const bf = compareDumps(base, drift, { dtype: 'bf16', mode: 'statistics' });
+    expect(bf.modules[1]!.result).toBe('warning');
+    expect(
+      en({
+        key: `stage-precision:${bf.modules[1]!.reason!.key}`,
+        params: bf.modules[1]!.reason!.params,
+      }),
+    ).toContain('bf16 tolerance');
+  });
+
+  it('shape, NaN and a module missing on one side are errors naming the cause', async () => {
+    const base = [rec('a', 0, [stats(0)]), rec('b', 1, [stats(0)]), rec('gone', 2, [stats(0)])];
+    const tgt = [
+      rec('a', 0, [stats(0, { shape: [3, 2] })]),
+      rec('b', 1, [stats(0, { nan: 2 })]),
+      rec('new', 2, [stats(0)]),
+    ];
+    const r = compareDumps(base, tgt, { dtype: 'fp32', mode: 'statistics' });
+    expect(r.modules.map((m) => m.reason?.key)).toEqual([
+      'reason.shape',
+      'reason.nanInf',
+      'reason.missing',
+    ]);
+    expect(r.unmatched).toEqual([
+      { module: 'gone', side: 'baseline' },
+      { module: 'new', side: 'target' },
+    ]);
+  });
+
+  it("msprobe's formulas on tensors", async () => {
+    const b = [1, 2, 0, 4];
+    const n = [1, 2.006, 0, 4.01]; // relative errors 0, 3e-3, 0 (0 against 0, eps-nudged), 2.5e-3
+    const m = tensorMetrics(n, b);
+    expect(m.maxAbsErr).toBeCloseTo(0.01, 10);
+    expect(m.maxRelErr).toBeCloseTo(0.003, 10);
+    expect(m.meanRelErr).toBeCloseTo(0.0055 / 4, 10);
+    expect(m.oneThousandthRatio).toBe(0.5);
+    expect(m.fiveThousandthsRatio).toBe(1);
+    expect(m.cosine).toBeGreaterThan(0.999);
+    expect(tensorMetrics(b, b)).toMatchObject({
+      cosine: 1,
+      maxAbsErr: 0,
+      maxRelErr: 0,
+      oneThousandthRatio: 1,
+    });
+  });
+});
+
+describe('msprobe import: every fixture', () => {
+  it('the legacy compare_result csv: 8 rows, msprobe figures kept', async () => {
+    const r = await importMsprobe(
+      join(FIX, 'compare_result_legacy/compare_result_20230703104808.csv'),
+    );
+    expect(r.modules).toHaveLength(8);
+    expect(r.modules[0]).toMatchObject({
+      module: 'Functional_linear_0_forward_input.0',
+      cosine: 1,
+      maxAbsErr: 0,
+      result: 'pass',
+      target: { dtype: 'float32', shape: [3, 2], max: 1.948258399963379 },
+    });
+    expect(r.problems).toEqual([]);
+    expect(r.counts.pass).toBe(8);
+  });
+
+  it('a PyTorch mix-level statistics dump with stack.json and construct.json', async () => {
+    const r = await importMsprobe(join(FIX, 'dump_pytorch_mix_statistics'));
+    expect(r.files.sort()).toEqual([
+      'dump_pytorch_mix_statistics/construct.json',
+      'dump_pytorch_mix_statistics/dump.json',
+      'dump_pytorch_mix_statistics/stack.json',
+    ]);
+    expect(r.framework).toBe('pytorch');
+    expect(r.modules).toHaveLength(12);
+    const emb = r.modules.find((x) => x.module.includes('VocabParallelEmbedding'))!;
+    expect(emb.cls).toBe('VocabParallelEmbedding');
+    expect(emb.target?.dtype).toBe('bfloat16');
+    expect(r.modules[0]!.source).toBe('/path_to_net/PanGu/pangu/training/utils.py:176');
+    expect(r.modules[0]!.target).toMatchObject({ dtype: 'int64', max: 424 });
+    expect(r.modules.every((x) => x.result === 'none')).toBe(true); // one side only
+    expect(r.problems.map((p) => p.key)).toEqual(['stage-precision:import.dumpOnly']);
+  });
+
+  it('the quick-start construct.json alone: its modules, and the missing dump.json named', async () => {
+    const r = await importMsprobe(join(FIX, 'quickstart_gpu_dump'));
+    expect(r.modules.length).toBe(
+      Object.keys(
+        JSON.parse(
+          readFileSync(join(FIX, 'quickstart_gpu_dump/step0/proc2016/construct.json'), 'utf8'),
+        ),
+      ).length,
+    );
+    expect(r.modules[2]!.module).toBe('Functional.conv2d.0.forward');
+    expect(en(r.problems[0]!)).toBe('quickstart_gpu_dump/step0/proc2016: dump.json is missing.');
+  });
+
+  it('config.json files: task, level, seed and determinism', async () => {
+    expect((await importMsprobe(join(FIX, 'msprobe_default_config/config.json'))).config).toEqual({
+      task: 'statistics',
+      level: 'L1',
+      seed: null,
+      deterministic: null,
+    });
+    expect((await importMsprobe(join(FIX, 'msprobe_test_config'))).config).toEqual({
+      task: 'statistics',
+      level: 'L1',
+      seed: 1234,
+      deterministic: false,
+    });
+  });
+
+  it('the whole fixture folder at once', async () => {
+    const r = await importMsprobe(FIX);
+    expect(r.files).toHaveLength(7);
+    expect(r.modules.length).toBeGreaterThan(800);
+  });
+});
+
+describe('msprobe import: xlsx (the format msprobe writes)', () => {
+  it('a 26.x statistics-mode workbook: results, percent relative errors, JSON Err_message, stack, NaN', async () => {
+    const r = await importMsprobe(join(__dirname, '../../../../tests/fixtures/precision-xlsx'));
+    expect(r.problems).toEqual([]);
+    expect(r.modules.map((x) => x.result)).toEqual(['pass', 'warning', 'error']);
+    expect(r.modules[1]).toMatchObject({
+      module: 'Functional.gelu.0.forward.output.0',
+      source: '/work/model.py:20',
+      statDrift: expect.closeTo(0.00014, 12),
+      target: { dtype: 'bfloat16', shape: [8, 64], max: 1.634 },
+      baseline: { dtype: 'float32', max: 1.632 },
+    });
+    expect(
+      en({
+        key: `stage-precision:${r.modules[1]!.reason!.key}`,
+        params: r.modules[1]!.reason!.params,
+      }),
+    ).toBe('msprobe: warning Need double check api accuracy.');
+    expect(r.modules[2]!.target!.nan).toBe(1);
+    expect(r.firstDivergence).toMatchObject({
+      module: 'Functional.gelu.0.forward.output.0',
+      result: 'warning',
+    });
+  });
+});
+
+describe('msprobe import: bad input', () => {
+  it('a truncated dump.json keeps the entries before the damage and names the file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'amw-msprobe-'));
+    try {
+      cpSync(join(FIX, 'dump_pytorch_mix_statistics'), dir, { recursive: true });
+      const text = readFileSync(join(dir, 'dump.json'), 'utf8');
+      writeFileSync(join(dir, 'dump.json'), text.slice(0, Math.floor(text.length / 2)));
+      const r = await importMsprobe(dir);
+      expect(r.modules.length).toBeGreaterThan(2);
+      expect(r.modules.length).toBeLessThan(12);
+      expect(en(r.problems[0]!)).toMatch(/dump\.json: not valid JSON/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('unknown columns and ragged rows are named; an xlsx is refused with what to do', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'amw-msprobe-'));
+    try {
+      writeFileSync(
+        join(dir, 'compare_result_1.csv'),
+        'NPU Name,Cosine,Wobble\nA.0.forward,0.5,1\nB.0.forward\n',
+      );
+      writeFileSync(join(dir, 'compare_result_2.xlsx'), 'PK not a zip');
+      const r = await importMsprobe(dir);
+      const texts = r.problems.map(en);
+      expect(texts).toContain(
+        'compare_result_1.csv: columns not known to any msprobe version: Wobble.'.replace(
+          'compare_result_1.csv',
+          `${dir.split('/').pop()}/compare_result_1.csv`,
+        ),
+      );
+      expect(texts.some((s) => s.includes('line 3: 1 fields, the header has 3'))).toBe(true);
+      expect(
+        texts.some((s) => /compare_result_2\.xlsx: not a readable xlsx workbook/.test(s)),
+      ).toBe(true);
+      expect(r.modules[0]).toMatchObject({ module: 'A.0.forward', cosine: 0.5 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('parses quoted csv fields with commas and newlines', async () => {
+    expect(parseCsv('a,"b, c","d\n""e"""\n1,2,3\n')).toEqual([
+      ['a', 'b, c', 'd\n"e"'],
+      ['1', '2', '3'],
+    ]);
+  });
+});

@@ -1,0 +1,142 @@
+import type { z } from 'zod';
+import type { ReportPrecision } from '../../../../shared/stages/precision/report';
+import { esc, MAX_ROWS, pill } from '../../reports/html-kit';
+import { cell, MAX_ROWS as MD_ROWS } from '../../reports/md-kit';
+import type { StageReport } from '../define';
+import { PrecisionRepository } from './repository';
+
+type Section = z.infer<typeof ReportPrecision>[];
+const CURVE_MAX = 2000;
+const NS = 'stage-precision:';
+const RESULT_CLS: Record<string, string> = {
+  pass: 'pass',
+  warning: 'warn',
+  error: 'fail',
+  none: 'skip',
+};
+
+/**
+ * Per-layer chart as inline SVG: one column per module in execution order, cosine as a line
+ * (scaled between its lowest value and 1) and the error (MaxAbsErr where tensors exist, the
+ * statistics drift otherwise, log-scaled) as bars coloured by the module's result.
+ */
+export function curveSvg(curve: Section[number]['curve'], title: string): string {
+  const W = 720;
+  const H = 160;
+  const n = curve.length || 1;
+  const step = W / n;
+  const errs = curve.map((c) => (c.error && c.error > 0 ? Math.log10(c.error) : null));
+  const lo = Math.min(-12, ...errs.filter((e): e is number => e !== null));
+  const hi = Math.max(0, ...errs.filter((e): e is number => e !== null));
+  const colour: Record<string, string> = {
+    pass: '#3a9d5d',
+    warning: '#d89614',
+    error: '#d0453a',
+    none: '#999',
+  };
+  const bars = curve
+    .map((c, i) => {
+      const e = errs[i];
+      if (e === null || e === undefined) return '';
+      const h = ((e - lo) / (hi - lo || 1)) * (H - 20);
+      return `<rect x="${(i * step).toFixed(2)}" y="${(H - h).toFixed(2)}" width="${Math.max(step - 0.5, 0.5).toFixed(2)}" height="${h.toFixed(2)}" fill="${colour[c.result] ?? '#999'}"><title>${esc(c.module)}: ${esc(c.error)}</title></rect>`;
+    })
+    .join('');
+  const cos = curve.map((c) => c.cosine);
+  const cmin = Math.min(0.99, ...cos.filter((x): x is number => x !== null));
+  const points = cos
+    .map((c, i) =>
+      c === null
+        ? null
+        : `${(i * step + step / 2).toFixed(2)},${(10 + (1 - (c - cmin) / (1 - cmin || 1)) * (H - 30)).toFixed(2)}`,
+    )
+    .filter(Boolean)
+    .join(' ');
+  const line = points
+    ? `<polyline fill="none" stroke="#2b6cb0" stroke-width="1.5" points="${points}"/>`
+    : '';
+  return `<figure class="precision-chart"><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="${esc(title)}"><rect width="${W}" height="${H}" fill="none" stroke="#ccc"/>${bars}${line}</svg><figcaption class="small">${esc(title)}</figcaption></figure>`;
+}
+
+export const precisionReport: StageReport<Section> = {
+  build({ runs, services, show }) {
+    const repo = new PrecisionRepository(services.db, services.artifacts);
+    return runs
+      .filter((r) => repo.has(r.id))
+      .map((r) => {
+        const v = repo.get(r.id, r.host);
+        const f = v.firstDivergence;
+        return {
+          stageRunId: r.id,
+          source: v.source,
+          host: r.host,
+          baseline: v.baseline,
+          entry: v.entry,
+          dtype: v.dtype,
+          mode: v.mode,
+          counts: v.counts,
+          firstDivergence: f
+            ? {
+                module: f.module,
+                source: f.source,
+                result: f.result,
+                cosine: f.cosine,
+                maxAbsErr: f.maxAbsErr,
+                statDrift: f.statDrift,
+              }
+            : null,
+          curve: v.modules.slice(0, CURVE_MAX).map((m) => ({
+            module: m.module,
+            result: m.result,
+            cosine: m.cosine,
+            error: m.maxAbsErr ?? m.statDrift,
+          })),
+          checks: r.checks.map((c) => ({ id: c.id, status: c.status, summary: show(c.summary) })),
+        };
+      });
+  },
+  html(list, t) {
+    if (!list.length) return '';
+    const out: string[] = [`<section id="precision"><h2>${esc(t(`${NS}report.title`))}</h2>`];
+    for (const p of list) {
+      out.push(`<h3>${esc(t(`${NS}report.summary`, p))}</h3>`);
+      const f = p.firstDivergence;
+      out.push(
+        f
+          ? `<p><strong>${esc(t(`${NS}report.first`))}:</strong> <code>${esc(f.module)}</code> ${pill(RESULT_CLS[f.result] ?? 'skip', f.result)} <code>${esc(f.source ?? '')}</code></p>`
+          : `<p class="s-pass">${esc(t(`${NS}report.none`))}</p>`,
+      );
+      if (p.curve.length) out.push(curveSvg(p.curve, t(`${NS}report.chart`)));
+      out.push(
+        `<table><tr><th>${esc(t('report.check'))}</th><th>${esc(t(`${NS}report.result`))}</th><th>${esc(t('report.message'))}</th></tr>`,
+      );
+      for (const c of p.checks.slice(0, MAX_ROWS))
+        out.push(
+          `<tr><td><code>${esc(c.id)}</code></td><td>${pill(c.status)}</td><td>${esc(c.summary)}</td></tr>`,
+        );
+      out.push('</table>');
+    }
+    out.push('</section>');
+    return out.join('');
+  },
+  md(list, t) {
+    const out: string[] = [];
+    for (const p of list) {
+      out.push('', `## ${t(`${NS}report.title`)}`, '', t(`${NS}report.summary`, p), '');
+      const f = p.firstDivergence;
+      out.push(
+        f
+          ? `**${t(`${NS}report.first`)}:** \`${f.module}\` (${f.result}) ${f.source ? `\`${f.source}\`` : ''}`
+          : t(`${NS}report.none`),
+        '',
+      );
+      out.push(
+        `| ${t('report.check')} | ${t(`${NS}report.result`)} | ${t('report.message')} |`,
+        '|---|---|---|',
+      );
+      for (const c of p.checks.slice(0, MD_ROWS))
+        out.push(`| \`${c.id}\` | ${c.status} | ${cell(c.summary)} |`);
+    }
+    return out.join('\n');
+  },
+};

@@ -1,0 +1,463 @@
+import { useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { SessionRecord } from '../../../../shared/api';
+import type {
+  ModuleCompare,
+  PrecisionRunView,
+  TensorStats,
+} from '../../../../shared/stages/precision/api';
+import { useAction, useCall } from '../../api';
+import { ErrorText } from '../../components/ErrorText';
+import { useJob } from '../../components/JobsDrawer';
+import { useText } from '../../i18n';
+import { CheckCard } from '../shared/CheckCard';
+import type { StageViewProps } from '../shared/types';
+
+const NS = 'stage-precision:';
+const RESULT_COLOUR: Record<string, string> = {
+  pass: 'var(--ok)',
+  warning: 'var(--warn)',
+  error: 'var(--fail)',
+  none: 'var(--muted, #888)',
+};
+
+/** The error a row is coloured by: MaxAbsErr where tensors were compared, else the statistics drift. */
+const errorOf = (m: ModuleCompare) => m.maxAbsErr ?? m.statDrift;
+
+/** Heat colour of an error on a log scale: 1e-8 and below transparent, 1e-1 and above full red. */
+export function heat(err: number | null): string | undefined {
+  if (err === null || err <= 0) return undefined;
+  const x = Math.min(1, Math.max(0, (Math.log10(err) + 8) / 7));
+  return x === 0 ? undefined : `hsla(${(1 - x) * 45}, 90%, 50%, ${0.15 + 0.55 * x})`;
+}
+
+const fmt = (x: number | null | undefined, digits = 3) =>
+  x === null || x === undefined
+    ? '—'
+    : x === 0
+      ? '0'
+      : Math.abs(x) < 1e-3 || Math.abs(x) >= 1e5
+        ? x.toExponential(digits - 1)
+        : x.toPrecision(digits + 1);
+
+/**
+ * The session's precision stage: a run form (target, baseline, entry, dtype, mode), msprobe
+ * import, the history of runs, and the chosen run's modules in execution order with a heat
+ * colouring of their error, the first divergence and the checks.
+ */
+export function PrecisionStage(props: StageViewProps) {
+  const { session } = props;
+  const { t } = useTranslation();
+  const history = useCall('precision.history', { sessionId: session.id });
+  const [chosen, setChosen] = useState<number | null>(null);
+  const runId = chosen ?? history.data?.[0]?.stageRunId ?? null;
+  const run = session.runs.find((r) => r.id === runId) ?? null;
+  return (
+    <div className="precision-stage" data-testid="precision-stage">
+      <RunForm session={session} onStarted={(id) => setChosen(id)} />
+      <ImportForm sessionId={session.id} onImported={(id) => setChosen(id)} />
+      <h2>{t(`${NS}ui.history`)}</h2>
+      {history.error && <ErrorText error={history.error} />}
+      {history.data && !history.data.length && <p className="muted">{t(`${NS}ui.noRuns`)}</p>}
+      {!!history.data?.length && (
+        <table className="table" data-testid="precision-history">
+          <thead>
+            <tr>
+              <th>#</th>
+              <th>{t(`${NS}ui.target`)}</th>
+              <th>{t(`${NS}ui.baseline`)}</th>
+              <th>{t(`${NS}ui.entry`)}</th>
+              <th>{t(`${NS}ui.dtype`)}</th>
+              <th>{t(`${NS}ui.firstDivergence`)}</th>
+              <th>pass / warning / error</th>
+            </tr>
+          </thead>
+          <tbody>
+            {history.data.map((h) => (
+              <tr
+                key={h.stageRunId}
+                className={`clickable${h.stageRunId === runId ? ' selected' : ''}`}
+                onClick={() => setChosen(h.stageRunId)}
+                data-testid={`precision-run-${h.stageRunId}`}
+              >
+                <td>{h.stageRunId}</td>
+                <td>{h.host}</td>
+                <td>{h.baseline}</td>
+                <td>
+                  <code>{h.entry}</code>
+                </td>
+                <td>
+                  {h.dtype} · {h.mode}
+                </td>
+                <td>
+                  <code>{h.firstDivergence ?? '—'}</code>
+                </td>
+                <td>
+                  {h.counts.pass} / {h.counts.warning} / {h.counts.error}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {runId !== null && <RunView runId={runId} sessionId={session.id} />}
+      <div className="code-checks">
+        {run?.checks.map((c) => (
+          <CheckCard key={c.id} check={c} sessionId={session.id} host={run.host} busy={false} />
+        ))}
+      </div>
+    </div>
+  );
+}
+
+function RunForm(props: { session: SessionRecord; onStarted: (stageRunId: number) => void }) {
+  const { t } = useTranslation();
+  const hosts = useCall('hosts.list', {});
+  const names = hosts.data?.map((h) => h.name) ?? [];
+  const key = `amw.precision.${props.session.id}`;
+  const saved = JSON.parse(localStorage.getItem(key) ?? '{}') as Record<string, string>;
+  const [target, setTarget] = useState(saved.target ?? props.session.hosts[0] ?? '');
+  const [baseline, setBaseline] = useState(saved.baseline ?? '');
+  const [entry, setEntry] = useState(saved.entry ?? '');
+  const [dtype, setDtype] = useState<'fp32' | 'bf16' | 'fp16'>('fp32');
+  const [mode, setMode] = useState<'statistics' | 'tensor'>('statistics');
+  const [backward, setBackward] = useState(false);
+  const start = useAction('stages.run', ['jobs.list', 'sessions.get', 'precision.history']);
+  const job = useJob(start.data?.jobId ?? null);
+  const running = start.isPending || job?.status === 'running';
+  return (
+    <form
+      className="scan-form"
+      data-testid="precision-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        localStorage.setItem(key, JSON.stringify({ target, baseline, entry: entry.trim() }));
+        start.mutate(
+          {
+            stage: 'precision',
+            host: target,
+            baseline,
+            sessionId: props.session.id,
+            entry: entry.trim(),
+            dtype,
+            mode,
+            backward,
+          },
+          { onSuccess: (r) => props.onStarted(r.stageRunId) },
+        );
+      }}
+    >
+      <label>
+        <span>{t(`${NS}ui.target`)}</span>
+        <select
+          value={target}
+          required
+          onChange={(e) => setTarget(e.target.value)}
+          data-testid="precision-target"
+        >
+          <option value="" />
+          {names.map((n) => (
+            <option key={n} value={n}>
+              {n}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        <span>{t(`${NS}ui.baseline`)}</span>
+        <select
+          value={baseline}
+          required
+          onChange={(e) => setBaseline(e.target.value)}
+          data-testid="precision-baseline"
+        >
+          <option value="" />
+          {names.map((n) => (
+            <option key={n} value={n}>
+              {n}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="grow">
+        <span>{t(`${NS}ui.entry`)}</span>
+        <input
+          data-testid="precision-entry"
+          value={entry}
+          required
+          pattern="[^:]+:[A-Za-z_][A-Za-z0-9_]*"
+          placeholder="train/model.py:build_model_and_batches"
+          onChange={(e) => setEntry(e.target.value)}
+        />
+      </label>
+      <label>
+        <span>{t(`${NS}ui.dtype`)}</span>
+        <select
+          value={dtype}
+          onChange={(e) => setDtype(e.target.value as typeof dtype)}
+          data-testid="precision-dtype"
+        >
+          <option value="fp32">fp32</option>
+          <option value="bf16">bf16</option>
+          <option value="fp16">fp16</option>
+        </select>
+      </label>
+      <label>
+        <span>{t(`${NS}ui.mode`)}</span>
+        <select
+          value={mode}
+          onChange={(e) => setMode(e.target.value as typeof mode)}
+          data-testid="precision-mode"
+        >
+          <option value="statistics">statistics</option>
+          <option value="tensor">tensor</option>
+        </select>
+      </label>
+      <label className="check">
+        <input type="checkbox" checked={backward} onChange={(e) => setBackward(e.target.checked)} />
+        <span>{t(`${NS}ui.backward`)}</span>
+      </label>
+      <button className="primary" type="submit" disabled={running} data-testid="precision-run">
+        {t(`${NS}ui.run`)}
+      </button>
+      {start.error && <ErrorText error={start.error} />}
+      {job?.status === 'failed' && job.error && <ErrorText error={job.error} />}
+      {running && (
+        <p className="muted small">
+          {job?.message
+            ? t(`jobs.step.${job.message.key}`, job.message.params ?? {})
+            : t('common.loading')}
+        </p>
+      )}
+    </form>
+  );
+}
+
+function ImportForm(props: { sessionId: number; onImported: (stageRunId: number) => void }) {
+  const { t } = useTranslation();
+  const text = useText();
+  const [path, setPath] = useState('');
+  const imp = useAction('precision.import', ['sessions.get', 'precision.history']);
+  return (
+    <form
+      className="scan-form"
+      data-testid="precision-import"
+      onSubmit={(e) => {
+        e.preventDefault();
+        imp.mutate(
+          { path: path.trim(), sessionId: props.sessionId },
+          { onSuccess: (r) => props.onImported(r.stageRunId) },
+        );
+      }}
+    >
+      <label className="grow">
+        <span>{t(`${NS}ui.importPath`)}</span>
+        <input
+          value={path}
+          required
+          onChange={(e) => setPath(e.target.value)}
+          placeholder="/data/msprobe/dump_path"
+        />
+      </label>
+      <button type="submit" disabled={imp.isPending}>
+        {t(`${NS}ui.importButton`)}
+      </button>
+      {imp.error && <ErrorText error={imp.error} />}
+      {imp.data?.problems.map((p, i) => (
+        <p key={i} className="notice warn small">
+          {text(p)}
+        </p>
+      ))}
+    </form>
+  );
+}
+
+function RunView(props: { runId: number; sessionId: number }) {
+  const { t } = useTranslation();
+  const text = useText();
+  const view = useCall('precision.get', { stageRunId: props.runId });
+  const [onlyDiverging, setOnlyDiverging] = useState(false);
+  const [open, setOpen] = useState<number | null>(null);
+  const rows = useMemo(
+    () =>
+      (view.data?.modules ?? []).filter(
+        (m) => !onlyDiverging || m.result === 'warning' || m.result === 'error',
+      ),
+    [view.data, onlyDiverging],
+  );
+  if (view.error) return <ErrorText error={view.error} />;
+  const v = view.data;
+  if (!v) return <p className="muted">{t('common.loading')}</p>;
+  const f = v.firstDivergence;
+  return (
+    <div data-testid="precision-result">
+      {f ? (
+        <div
+          className={`callout ${f.result === 'error' ? 'fail' : 'warn'}`}
+          data-testid="precision-first"
+        >
+          <strong>{t(`${NS}ui.firstDivergence`)}:</strong> <code>{f.module}</code> ({f.result}){' '}
+          {f.review ? (
+            <a href={`#/code/${f.review.scanId}/${f.review.file}@${f.review.line}`}>
+              <code>{f.source}</code>
+            </a>
+          ) : (
+            <code>{f.source ?? ''}</code>
+          )}
+          {(() => {
+            const r = v.modules[f.order]?.reason;
+            return r ? (
+              <div className="small">{text({ key: `${NS}${r.key}`, params: r.params })}</div>
+            ) : null;
+          })()}
+        </div>
+      ) : (
+        <div className="callout ok">{t(`${NS}report.none`)}</div>
+      )}
+      {v.problems.map((p, i) => (
+        <p key={i} className="notice warn small">
+          {text(p)}
+        </p>
+      ))}
+      <Curve view={v} />
+      <label className="check">
+        <input
+          type="checkbox"
+          checked={onlyDiverging}
+          onChange={(e) => setOnlyDiverging(e.target.checked)}
+        />
+        <span>{t(`${NS}ui.onlyDiverging`)}</span>
+      </label>
+      <table className="table" data-testid="precision-modules">
+        <thead>
+          <tr>
+            <th>{t(`${NS}ui.order`)}</th>
+            <th>{t(`${NS}report.module`)}</th>
+            <th>{t(`${NS}report.result`)}</th>
+            <th>{t(`${NS}ui.cosine`)}</th>
+            <th>{t(`${NS}ui.maxAbsErr`)}</th>
+            <th>{t(`${NS}ui.maxRelErr`)}</th>
+            <th>{t(`${NS}ui.drift`)}</th>
+            <th>{t(`${NS}report.source`)}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.slice(0, 2000).map((m) => (
+            <ModuleRow
+              key={m.order}
+              m={m}
+              open={open === m.order}
+              onToggle={() => setOpen(open === m.order ? null : m.order)}
+            />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function ModuleRow(props: { m: ModuleCompare; open: boolean; onToggle: () => void }) {
+  const { t } = useTranslation();
+  const text = useText();
+  const { m } = props;
+  const stats = (s: TensorStats | null) =>
+    s
+      ? `${s.dtype} [${s.shape.join('×')}] ${fmt(s.max)} / ${fmt(s.min)} / ${fmt(s.mean)} / ${fmt(s.norm)}${s.nan || s.inf ? ` · NaN ${s.nan} Inf ${s.inf}` : ''}`
+      : '—';
+  return (
+    <>
+      <tr
+        className="clickable"
+        onClick={props.onToggle}
+        data-testid={`precision-module-${m.order}`}
+      >
+        <td>{m.order}</td>
+        <td>
+          <code>{m.module}</code> <span className="muted small">{m.cls}</span>
+        </td>
+        <td style={{ color: RESULT_COLOUR[m.result] }}>{m.result}</td>
+        <td>{fmt(m.cosine, 6)}</td>
+        <td style={{ background: heat(m.maxAbsErr) }}>{fmt(m.maxAbsErr)}</td>
+        <td>{fmt(m.maxRelErr)}</td>
+        <td style={{ background: heat(m.statDrift) }}>{fmt(m.statDrift)}</td>
+        <td>
+          <code className="small">{m.source ?? ''}</code>
+        </td>
+      </tr>
+      {props.open && (
+        <tr>
+          <td />
+          <td colSpan={7} className="small">
+            {m.reason && (
+              <div>{text({ key: `${NS}${m.reason.key}`, params: m.reason.params })}</div>
+            )}
+            <div>
+              {t(`${NS}side.baseline`)} ({t(`${NS}ui.stats`)}): {stats(m.baseline)}
+            </div>
+            <div>
+              {t(`${NS}side.target`)} ({t(`${NS}ui.stats`)}): {stats(m.target)}
+            </div>
+            {m.oneThousandthRatio !== null && (
+              <div>
+                One/Five Thousandths: {fmt(m.oneThousandthRatio)} / {fmt(m.fiveThousandthsRatio)} ·
+                MeanRelErr {fmt(m.meanRelErr)}
+              </div>
+            )}
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
+
+/** Along execution order: the error per module (log scale, bars coloured by result) and the cosine line. */
+function Curve(props: { view: PrecisionRunView }) {
+  const { t } = useTranslation();
+  const mods = props.view.modules.slice(0, 2000);
+  if (!mods.length) return null;
+  const W = 720;
+  const H = 140;
+  const step = W / mods.length;
+  const logs = mods.map((m) => {
+    const e = errorOf(m);
+    return e && e > 0 ? Math.log10(e) : null;
+  });
+  const lo = Math.min(-12, ...logs.filter((x): x is number => x !== null));
+  const hi = Math.max(0, ...logs.filter((x): x is number => x !== null));
+  const cos = mods.map((m) => m.cosine);
+  const cmin = Math.min(0.99, ...cos.filter((x): x is number => x !== null));
+  const points = cos
+    .map((c, i) =>
+      c === null
+        ? null
+        : `${i * step + step / 2},${10 + (1 - (c - cmin) / (1 - cmin || 1)) * (H - 30)}`,
+    )
+    .filter(Boolean)
+    .join(' ');
+  return (
+    <figure data-testid="precision-curve">
+      <svg viewBox={`0 0 ${W} ${H}`} width="100%" role="img" aria-label={t(`${NS}report.chart`)}>
+        <rect width={W} height={H} fill="none" stroke="currentColor" strokeOpacity={0.2} />
+        {mods.map((m, i) => {
+          const e = logs[i];
+          if (e === null || e === undefined) return null;
+          const h = ((e - lo) / (hi - lo || 1)) * (H - 20);
+          return (
+            <rect
+              key={i}
+              x={i * step}
+              y={H - h}
+              width={Math.max(step - 0.5, 0.5)}
+              height={h}
+              fill={RESULT_COLOUR[m.result]}
+            >
+              <title>{`${m.module}: ${fmt(errorOf(m))}`}</title>
+            </rect>
+          );
+        })}
+        {points && <polyline fill="none" stroke="currentColor" strokeWidth={1.5} points={points} />}
+      </svg>
+      <figcaption className="muted small">{t(`${NS}report.chart`)}</figcaption>
+    </figure>
+  );
+}

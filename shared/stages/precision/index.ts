@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { HostName } from '../../api/hosts';
+import { defineSharedStage, stageInput } from '../define';
+import { precisionApi } from './api';
+import { en } from './messages/en';
+import { precisionReport } from './report';
+import { zhCN } from './messages/zh-CN';
+
+/**
+ * Precision: the same model, weights and inputs on a baseline host and on the target (NPU)
+ * host, compared module by module in execution order; the first module that diverges.
+ */
+export const precisionStage = defineSharedStage({
+  id: 'precision',
+  runsOn: 'host',
+  input: stageInput('precision', 'host', {
+    /** The reference side: a GPU host, a CPU host, or the NPU host itself in fp32. */
+    baseline: HostName,
+    /** `FILE:FUNCTION` on both hosts; FUNCTION() returns (model, batches). */
+    entry: z
+      .string()
+      .max(4096)
+      .regex(/^[^\0\n]+:[A-Za-z_][A-Za-z0-9_]*$/, 'FILE:FUNCTION')
+      .optional(),
+    /** The target's policy (autocast on the target); the baseline runs fp32. */
+    dtype: z.enum(['fp32', 'bf16', 'fp16']).default('fp32'),
+    mode: z.enum(['statistics', 'tensor']).default('statistics'),
+    backward: z.boolean().optional(),
+  }),
+  messages: { en, 'zh-CN': zhCN },
+  report: precisionReport,
+  api: precisionApi,
+});

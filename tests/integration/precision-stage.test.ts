@@ -1,0 +1,352 @@
+import {
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCore, type Core } from '../../electron/core/api/core';
+import {
+  registerSimHost,
+  simHostsSupported,
+  startSimHost,
+  type SimHost,
+} from '../../e2e/hosts/sim-host';
+import type { StageRunRecord } from '../../shared/api';
+import { amw } from '../support/cli';
+import { en } from '../support/text';
+
+const support = simHostsSupported();
+const d = support.ok ? describe : describe.skip;
+const FIXTURES = '/work/shared/fixtures/precision';
+
+let cpu: SimHost; // the baseline: a plain Linux box, no Ascend, CPU torch
+let npu: SimHost; // an NPU-profile host (torch_npu stand-in, no real NPU: it runs on the CPU)
+let core: Core;
+let home: string;
+
+function withModels(sim: SimHost) {
+  const models = join(sim.dir, 'home', 'models');
+  cpSync(join(__dirname, '../fixtures/precision-models'), models, { recursive: true });
+  const { uid, gid } = statSync(join(sim.dir, 'home'));
+  chownSync(models, uid, gid);
+}
+
+async function runPrecision(
+  host: string,
+  entry: string,
+  extra: {
+    dtype?: 'fp32' | 'bf16' | 'fp16';
+    mode?: 'statistics' | 'tensor';
+    backward?: boolean;
+  } = {},
+) {
+  const started = await core.call('stages.run', {
+    stage: 'precision',
+    host,
+    baseline: 'cpu',
+    entry,
+    ...extra,
+  });
+  const job = await core.jobs.wait(started.jobId);
+  if (job.status !== 'succeeded') throw new Error(JSON.stringify(job.error));
+  return {
+    run: job.result as StageRunRecord,
+    view: await core.call('precision.get', { stageRunId: started.stageRunId }),
+    stageRunId: started.stageRunId,
+  };
+}
+const check = (run: StageRunRecord, id: string) => run.checks.find((c) => c.id === id)!;
+const leftovers = (sim: SimHost) => {
+  const dir = join(sim.dir, 'home', '.amw-precision');
+  return existsSync(dir) ? readdirSync(dir) : [];
+};
+
+d('precision stage: the same model on a CPU baseline host and an NPU-profile host', () => {
+  beforeAll(async () => {
+    [cpu, npu] = await Promise.all([
+      startSimHost('prec-cpu', 'no-cann'),
+      startSimHost('prec-npu', 'ascend-910b'),
+    ]);
+    withModels(cpu);
+    withModels(npu);
+    home = mkdtempSync(join(tmpdir(), 'amw-precision-'));
+    core = createCore({
+      env: { AMW_HOME: home } as NodeJS.ProcessEnv,
+      hostKeyPolicy: 'accept-new',
+      userKnownHosts: [],
+    });
+    await registerSimHost(core, cpu, { name: 'cpu' });
+    await registerSimHost(core, npu, { name: 'npu' });
+  }, 180_000);
+
+  afterAll(async () => {
+    await core?.close();
+    await Promise.all([cpu?.stop(), npu?.stop()]);
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
+
+  it('fp32 against fp32 on the same kernels: every module passes with error 0; files cleaned up', async () => {
+    const { run, view } = await runPrecision('npu', 'models/models.py:tiny', { backward: true });
+    expect(run.status, JSON.stringify(run.checks.map((c) => [c.id, c.status, en(c.summary)]))).toBe(
+      'pass',
+    );
+    // embed, pre, relu, block.proj, block.act, block.back, block.norm, block, head, the model; then grads
+    expect(
+      view.modules
+        .filter((m) => m.kind === 'forward')
+        .slice(0, 10)
+        .map((m) => m.module),
+    ).toEqual([
+      'embed',
+      'pre',
+      'relu',
+      'block.proj',
+      'block.act',
+      'block.back',
+      'block.norm',
+      'block',
+      'head',
+      '(model)',
+    ]);
+    expect(view.modules.some((m) => m.kind === 'grad' && m.module === 'head.weight (grad)')).toBe(
+      true,
+    );
+    expect(view.counts).toEqual({ pass: view.modules.length, warning: 0, error: 0 });
+    expect(view.modules.every((m) => m.statDrift === 0)).toBe(true);
+    expect(view.firstDivergence).toBeNull();
+    expect(view.inputsSha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(view.modules[3]!.source).toBe('models.py:17'); // block.proj is called in Block.forward
+    const dump = check(run, 'precision.dump');
+    // the NPU-profile host has torch_npu, but no NPU this machine: it says so and ran on the CPU
+    expect((dump.evidence as { target: { device: string; note: string } }).target.device).toBe(
+      'cpu',
+    );
+    expect((dump.evidence as { target: { note: string } }).target.note).toMatch(/npu/i);
+    expect(en(dump.summary)).toContain('npu has no usable NPU: the dump ran on the CPU');
+    expect(en(check(run, 'precision.determinism').summary)).toBe(
+      'Seed 1234 fixed and deterministic algorithms on, on both hosts.',
+    );
+    expect(leftovers(cpu)).toEqual([]);
+    expect(leftovers(npu)).toEqual([]);
+  }, 180_000);
+
+  it('weights and inputs really travel: a model built from OS entropy still matches exactly', async () => {
+    const a = await runPrecision('npu', 'models/models.py:unseeded');
+    const b = await runPrecision('npu', 'models/models.py:unseeded');
+    for (const r of [a, b]) {
+      expect(r.view.counts.error + r.view.counts.warning).toBe(0);
+      expect(r.view.modules.every((m) => m.statDrift === 0)).toBe(true);
+    }
+    // two builds of the model differ (so agreement above is the transfer's doing)
+    expect(a.view.modules[0]!.baseline!.mean).not.toBe(b.view.modules[0]!.baseline!.mean);
+    expect(a.view.inputsSha256).not.toBe(b.view.inputsSha256);
+  }, 180_000);
+
+  it('tensor mode: msprobe metrics per module, cosine 1 and MaxAbsErr 0 on the same kernels', async () => {
+    const { view } = await runPrecision('npu', 'models/models.py:tiny', { mode: 'tensor' });
+    expect(view.mode).toBe('tensor');
+    for (const m of view.modules) {
+      expect(m.cosine, m.module).toBeCloseTo(1, 12);
+      expect(m.maxAbsErr).toBe(0);
+      expect(m.oneThousandthRatio).toBe(1);
+      expect(m.result).toBe('pass');
+    }
+  }, 180_000);
+
+  it('bf16 autocast on the target: real drift reported as warnings within bf16 tolerance', async () => {
+    const { run, view } = await runPrecision('npu', 'models/models.py:mlp', { dtype: 'bf16' });
+    expect(view.modules[0]!.result).toBe('pass'); // the embedding stays fp32 under autocast
+    const up = view.modules.find((m) => m.module === 'up')!;
+    expect(up.target!.dtype).toBe('bfloat16');
+    expect(up.result).toBe('warning');
+    expect(up.statDrift).toBeGreaterThan(1e-6);
+    expect(view.counts.error).toBe(0);
+    expect(view.firstDivergence!.module).toBe('up');
+    expect(check(run, 'precision.first-divergence').status).toBe('warn');
+    expect(check(run, 'precision.amp-policy').status).toBe('warn'); // autocast ran on the CPU, not an NPU
+  }, 180_000);
+
+  it('a dump too large for stdout travels as a file: 16,004 module calls compared', async () => {
+    const { run, view } = await runPrecision('npu', 'models/models.py:deep');
+    expect(run.status, JSON.stringify(run.checks.map((c) => [c.id, en(c.summary)]))).toBe('pass');
+    expect(view.modules.length).toBe(4 * 4001);
+    expect(view.modules[16003]!.module).toBe('(model) #4');
+    expect(leftovers(npu)).toEqual([]);
+  }, 180_000);
+
+  it('a broken entry: the traceback of the side that failed is the evidence', async () => {
+    const { run } = await runPrecision('npu', 'models/models.py:broken');
+    const dump = check(run, 'precision.dump');
+    expect(dump.status).toBe('fail');
+    expect(en(dump.summary)).toContain('FileNotFoundError: model weights not found');
+    expect((dump.evidence as { side: string }).side).toBe('baseline');
+    expect(run.status).toBe('fail');
+  }, 180_000);
+
+  it('a model whose modules differ between the two sides: the parameters only one side has are named', async () => {
+    const write = (sim: SimHost, extra: string) => {
+      const file = join(sim.dir, 'home', 'models', 'differs.py');
+      writeFileSync(
+        file,
+        `import torch\nfrom torch import nn\n\ndef build():\n    m = nn.Sequential(nn.Linear(4, 4)${extra})\n    return m, [(torch.randn(2, 4),)]\n`,
+      );
+      const { uid, gid } = statSync(join(sim.dir, 'home'));
+      chownSync(file, uid, gid);
+    };
+    write(cpu, '');
+    write(npu, ', nn.Linear(4, 4)');
+    const { run } = await runPrecision('npu', 'models/differs.py:build');
+    const dump = check(run, 'precision.dump');
+    expect(dump.status).toBe('fail');
+    expect(en(dump.summary)).toContain('the model differs between the two sides');
+    expect(en(dump.summary)).toContain("'1.weight'");
+    expect((dump.evidence as { side: string }).side).toBe('target');
+    expect(leftovers(cpu)).toEqual([]);
+    expect(leftovers(npu)).toEqual([]);
+  }, 180_000);
+
+  it('NaN/Inf: the first module where they appear is named', async () => {
+    const { run, view } = await runPrecision('npu', 'models/models.py:overflow');
+    const o = check(run, 'precision.overflow');
+    expect(o.status).toBe('fail');
+    expect((o.evidence as { module: string }).module).toBe('block.back');
+    expect(en(o.summary)).toContain('block.back');
+    // both sides overflow alike: NaN on both is not a divergence of the target
+    expect(view.modules.find((m) => m.module === 'block.back')!.target!.inf).toBeGreaterThan(0);
+  }, 180_000);
+
+  it('a torch_npu stand-in that perturbs GELU (test double): the first divergence is exactly the GELU', async () => {
+    const odd = await startSimHost('prec-odd', 'npu-perturbed-gelu');
+    try {
+      withModels(odd);
+      await registerSimHost(core, odd, { name: 'odd' });
+      const { run, view } = await runPrecision('odd', 'models/models.py:tiny');
+      expect(view.firstDivergence).toMatchObject({
+        module: 'block.act',
+        result: 'error',
+        source: 'models.py:17',
+      });
+      const at = view.modules.findIndex((m) => m.module === 'block.act');
+      expect(view.modules.slice(0, at).map((m) => m.result)).toEqual([
+        'pass',
+        'pass',
+        'pass',
+        'pass',
+      ]);
+      expect(check(run, 'precision.first-divergence').status).toBe('fail');
+      expect(en(check(run, 'precision.first-divergence').summary)).toContain(
+        'First divergence: block.act',
+      );
+      expect(run.status).toBe('fail');
+      // with a code scan of the model in the session, the first divergence links into the review
+      const scan = await core.call('code.scan', {
+        path: join(__dirname, '../fixtures/precision-models'),
+        sessionId: run.sessionId,
+      });
+      const scanned = await core.jobs.wait(scan.jobId);
+      expect(scanned.status).toBe('succeeded');
+      const linked = await core.call('precision.get', { stageRunId: view.stageRunId });
+      expect(linked.firstDivergence!.review).toEqual({
+        scanId: (scanned.result as { scanId: number }).scanId,
+        file: 'models.py',
+        line: 17,
+      });
+      const history = await core.call('precision.history', { sessionId: run.sessionId });
+      expect(history[0]).toMatchObject({ host: 'odd', firstDivergence: 'block.act' });
+      // the report: first divergence, the per-layer chart inline, the checks
+      const report = await core.call('reports.build', {
+        source: { sessionId: run.sessionId },
+        language: 'en',
+      });
+      const section = (
+        report as unknown as { precision: { firstDivergence: { module: string } }[] }
+      ).precision;
+      expect(section[0]!.firstDivergence.module).toBe('block.act');
+      const html = await core.call('reports.export', {
+        source: { sessionId: run.sessionId },
+        format: 'html',
+        language: 'en',
+      });
+      expect(html.text).toContain('<svg');
+      expect(html.text).toContain('First divergence');
+      expect(html.text).toContain('block.act');
+    } finally {
+      await odd.stop();
+    }
+  }, 180_000);
+
+  it('amw run --stage precision --json prints the documented document; amw precision import reads msprobe output', async () => {
+    const r = await amw(
+      [
+        'run',
+        'npu',
+        '--stage',
+        'precision',
+        '--baseline',
+        'cpu',
+        '--entry',
+        'models/models.py:tiny',
+        '--json',
+      ],
+      { AMW_HOME: home },
+    );
+    expect(r.stderr).toBe('');
+    const doc = JSON.parse(r.stdout) as Record<string, unknown> & {
+      modules: Record<string, unknown>[];
+    };
+    expect(doc).toMatchObject({
+      stage: 'precision',
+      host: 'npu',
+      baseline: 'cpu',
+      status: 'pass',
+      dtype: 'fp32',
+      firstDivergence: null,
+    });
+    expect(Object.keys(doc.modules[0]!)).toEqual(
+      expect.arrayContaining([
+        'module',
+        'order',
+        'cosine',
+        'maxAbsErr',
+        'maxRelErr',
+        'meanRelErr',
+        'oneThousandthRatio',
+        'fiveThousandthsRatio',
+        'result',
+      ]),
+    );
+    expect(r.code).toBe(0);
+    const imp = await amw(
+      ['precision', 'import', join(FIXTURES, 'compare_result_legacy'), '--json'],
+      { AMW_HOME: home },
+    );
+    expect(imp.stderr).toBe('');
+    const idoc = JSON.parse(imp.stdout) as {
+      modules: number;
+      counts: { pass: number };
+      status: string;
+    };
+    expect(idoc).toMatchObject({ modules: 8, counts: { pass: 8 }, status: 'pass' });
+    expect(imp.code).toBe(0);
+    // msprobe's own format: an xlsx; NaN in it fails the overflow check, and the exit code says so
+    const xlsx = await amw(
+      ['precision', 'import', join(__dirname, '../fixtures/precision-xlsx'), '--json'],
+      { AMW_HOME: home },
+    );
+    const xdoc = JSON.parse(xlsx.stdout) as {
+      status: string;
+      checks: { id: string; status: string }[];
+      firstDivergence: { module: string };
+    };
+    expect(xdoc.firstDivergence.module).toBe('Functional.gelu.0.forward.output.0');
+    expect(xdoc.checks.find((c) => c.id === 'precision.overflow')!.status).toBe('fail');
+    expect(xlsx.code).toBe(1);
+  }, 180_000);
+});

@@ -13,6 +13,15 @@ export interface FileAnalysis {
   /** `if __name__ == "__main__":` at the top level: an entry point. */
   entryPoint: boolean;
   parseErrors: boolean;
+  /** Offset just after the last import of the file's leading import block (-1: none). */
+  importEnd: number;
+  /** `if __name__ == "__main__":` — where its body starts and the body's indentation. */
+  mainGuard: { start: number; bodyStart: number; indent: string } | null;
+  /**
+   * An enum that chooses kernels by backend with a pure-PyTorch member (TRITON / CUDA / PYTORCH):
+   * the project can run on NPU by selecting that member, before porting a single kernel.
+   */
+  backendSwitch: { line: number; name: string; member: string } | null;
 }
 
 type RuleOf<K extends Rule['match']['kind']> = Rule & {
@@ -31,6 +40,11 @@ interface Compiled {
   references: RuleOf<'reference'>[];
   calls: RuleOf<'call'>[];
   imports: RuleOf<'import'>[];
+  extensions: RuleOf<'extension'>[];
+  once: Set<string>;
+  loaderHint: RegExp | null;
+  conditionNames: { r: RuleOf<'condition-name'>; re: RegExp }[];
+  conditionHint: RegExp | null;
   /** First segments of every name a reference or call rule knows (torch, apex, nvtx…). */
   roots: Set<string>;
   /** Every name pattern of the reference and call rules. */
@@ -78,6 +92,23 @@ function compile(rules: Rule[]): Compiled {
     references,
     calls,
     imports: of('import'),
+    extensions: of('extension'),
+    once: new Set(rules.filter((r) => r.once).map((r) => r.id)),
+    loaderHint: of('extension').length
+      ? new RegExp(
+          `\\b(?:${[...new Set(of('extension').flatMap((r) => r.match.loaders.map((l) => l.split('.').pop()!)))].map(escape).join('|')})\\s*\\(`,
+          'g',
+        )
+      : null,
+    conditionNames: of('condition-name').map((r) => ({ r, re: new RegExp(r.match.regex) })),
+    conditionHint: of('condition-name').length
+      ? new RegExp(
+          of('condition-name')
+            .map((r) => `(?:${r.match.regex})`)
+            .join('|'),
+          'g',
+        )
+      : null,
     roots: new Set(patterns.map((n) => n.split('.')[0]!)),
     patterns,
     chainHints: new Map(),
@@ -194,7 +225,16 @@ export function analyzeSource(
   lang: Language,
 ): FileAnalysis {
   const tree = parser.parse(source);
-  if (!tree) return { findings: [], importsTorch: false, entryPoint: false, parseErrors: true };
+  if (!tree)
+    return {
+      findings: [],
+      importsTorch: false,
+      entryPoint: false,
+      parseErrors: true,
+      importEnd: -1,
+      mainGuard: null,
+      backendSwitch: null,
+    };
   const c = compile(rules);
   const root = tree.rootNode;
   // imports start a line: find the keywords, let the tree confirm (and skip strings, comments)
@@ -236,6 +276,8 @@ export function analyzeSource(
     const s = pos(node.startIndex);
     const e = pos(node.endIndex);
     const fill = (t: string) => t.replace(/\{\{(\w+)\}\}/g, (_, k: string) => vars[k] ?? '');
+    const hint = rule.hints?.find((h) => new RegExp(h.when).test(vars.name ?? vars.text ?? ''));
+    const fix = hint?.fix ?? rule.fix;
     findings.push({
       ruleId: rule.id,
       file,
@@ -246,8 +288,8 @@ export function analyzeSource(
       severity: rule.severity,
       category: rule.category,
       message: fill(rule.message[lang]),
-      ...(rule.fix || edits
-        ? { fix: { description: rule.fix ? rule.fix[lang] : '', edits: edits ?? [] } }
+      ...(fix || edits
+        ? { fix: { description: fix ? fill(fix[lang]) : '', edits: edits ?? [] } }
         : {}),
     });
   };
@@ -307,6 +349,8 @@ export function analyzeSource(
       doneChains.add(chain.startIndex * 1e6 + chain.endIndex);
       const name = canonicalName(chain, aliases);
       if (!name) continue;
+      // a type annotation (`x: torch.cuda.LongTensor`) runs nowhere: porters leave it
+      if (inAnnotation(chain)) continue;
       const best = bestReference(c.references, name);
       if (best) add(best.r, chain, { name }, renameSegment(best.r, chain));
       const call = chain.parent;
@@ -329,6 +373,13 @@ export function analyzeSource(
         const s = first ? stringContent(first) : null;
         if (!s || s.value !== r.match.stringArg) continue;
       }
+      if (r.match.argRegex) {
+        const re = new RegExp(r.match.argRegex);
+        const tested = r.match.firstArgOnly
+          ? argList.filter((a) => a.type !== 'keyword_argument').slice(0, 1)
+          : argList;
+        if (!tested.some((a) => re.test(a.text))) continue;
+      }
       if (r.id === 'add.set-device') {
         if (/\bset_device\s*\(/.test(source)) continue;
         add(r, call, { name }, setDeviceEdit(call));
@@ -342,15 +393,45 @@ export function analyzeSource(
   function setDeviceEdit(call: Node): Edit[] | undefined {
     const local = (full: string) => [...aliases].find(([, v]) => v === full)?.[0];
     const [os, torch] = [local('os'), local('torch')];
-    if (!os || !torch) return undefined;
+    if (!torch || (!os && !rankInScope(call))) return undefined;
     let stmt = call;
     while (stmt.parent && stmt.parent.type !== 'block' && stmt.parent.type !== 'module')
       stmt = stmt.parent;
     const lineStart = source.lastIndexOf('\n', stmt.startIndex - 1) + 1;
     const indent = source.slice(lineStart, stmt.startIndex);
     if (/\S/.test(indent)) return undefined;
-    const text = `${torch}.npu.set_device(int(${os}.environ.get("LOCAL_RANK", 0)))\n${indent}`;
+    // the rank variable in scope wins: a function launched by mp.spawn(fn, …) gets its rank as
+    // its first parameter and no LOCAL_RANK is set, so LOCAL_RANK would put every rank on NPU 0
+    const rank = rankInScope(call);
+    const device = rank ?? `int(${os}.environ.get("LOCAL_RANK", 0))`;
+    const text = `${torch}.npu.set_device(${device})\n${indent}`;
     return [{ start: stmt.startIndex, end: stmt.startIndex, text }];
+  }
+
+  /**
+   * The local rank as the enclosing function knows it: the first parameter of a function this
+   * file passes to `spawn(fn, …)` (torch.multiprocessing), else a parameter named like a local
+   * rank. Null where the function has neither (the environment's LOCAL_RANK is then right).
+   */
+  function rankInScope(node: Node): string | null {
+    let fn: Node | null = node.parent;
+    while (fn && fn.type !== 'function_definition') fn = fn.parent;
+    if (!fn) return null;
+    const name = fn.childForFieldName('name')?.text;
+    const params = (fn.childForFieldName('parameters')?.namedChildren ?? [])
+      .map((p) =>
+        p?.type === 'identifier'
+          ? p.text
+          : p?.type === 'typed_parameter' ||
+              p?.type === 'default_parameter' ||
+              p?.type === 'typed_default_parameter'
+            ? (p.childForFieldName('name')?.text ?? p.namedChildren[0]?.text ?? '')
+            : '',
+      )
+      .filter((p) => p && p !== 'self');
+    if (name && params.length && new RegExp(`\\bspawn\\s*\\(\\s*${escape(name)}\\b`).test(source))
+      return params[0]!;
+    return params.find((p) => /^(local_rank|local_gpu|gpu|gpu_id|device_id)$/.test(p)) ?? null;
   }
 
   // members: `.cuda()`, `.to(rank)`, `x.is_cuda`
@@ -388,8 +469,116 @@ export function analyzeSource(
             ? [{ start: ident.startIndex, end: ident.endIndex, text: r.rewrite.to }]
             : undefined;
         add(r, attr, { text: attr.text }, edits);
+        if (r.match.callers) returnedBy(attr, r);
       }
     }
+  }
+
+  /** `def num_sms(i): return props(i).multi_processor_count`: every `num_sms(…)` is flagged too. */
+  function returnedBy(node: Node, r: Rule) {
+    let up: Node | null = node.parent;
+    while (up && up.type !== 'return_statement' && up.type !== 'function_definition')
+      up = up.parent;
+    if (up?.type !== 'return_statement') return;
+    let fn: Node | null = up.parent;
+    while (fn && fn.type !== 'function_definition') fn = fn.parent;
+    const name = fn?.childForFieldName('name')?.text;
+    if (!fn || !name) return;
+    const re = new RegExp(`\\b${escape(name)}\\s*\\(`, 'g');
+    for (const [start] of matches(re, source)) {
+      const id = root.descendantForIndex(start);
+      const call = id?.parent;
+      if (id?.type !== 'identifier' || call?.type !== 'call') continue;
+      if (!call.childForFieldName('function')?.equals(id)) continue;
+      add(r, call, { text: `${name}()` });
+    }
+  }
+
+  // compiled extensions: `from . import _C`, `ext = ext_loader.load_ext(…)` → every `ext.op(…)`
+  if (c.extensions.length) {
+    const bound = new Map<string, Node>();
+    for (const stmt of importStatements) {
+      if (stmt.type !== 'import_from_statement') continue;
+      for (const n of stmt.childrenForFieldName('name')) {
+        if (!n) continue;
+        const imported = n.type === 'aliased_import' ? n.childForFieldName('name')?.text : n.text;
+        const local = n.type === 'aliased_import' ? n.childForFieldName('alias')?.text : n.text;
+        if (!imported || !local) continue;
+        if (c.extensions.some((r) => new RegExp(r.match.modules).test(imported.split('.').pop()!)))
+          bound.set(local, stmt);
+      }
+    }
+    for (const [start] of matches(c.loaderHint, source)) {
+      let call = root.descendantForIndex(start)?.parent ?? null;
+      while (call && call.type === 'attribute') call = call.parent;
+      if (call?.type !== 'call' || call.startIndex > start) continue;
+      const fn = call.childForFieldName('function');
+      if (!fn) continue;
+      const full = canonicalName(fn, aliases) ?? fn.text;
+      const loads = c.extensions.some((r) =>
+        r.match.loaders.some((l) => full === l || full.endsWith(`.${l}`) || fn.text === l),
+      );
+      const assign = call.parent;
+      const target = assign?.type === 'assignment' ? assign.childForFieldName('left') : null;
+      if (loads && target?.type === 'identifier') bound.set(target.text, assign!);
+    }
+    const module = rules.find((x) => x.id === 'ext.extension-module');
+    for (const [local, where] of bound) {
+      if (module) add(module, where, { name: local });
+      const re = new RegExp(`\\b${escape(local)}${GAP}\\.${GAP}\\w+${GAP}\\(`, 'g');
+      for (const [start] of matches(re, source)) {
+        const id = root.descendantForIndex(start);
+        const attr = id?.parent;
+        if (id?.type !== 'identifier' || attr?.type !== 'attribute') continue;
+        if (!attr.childForFieldName('object')?.equals(id)) continue;
+        const call = attr.parent;
+        if (call?.type !== 'call' || !call.childForFieldName('function')?.equals(attr)) continue;
+        for (const r of c.extensions) add(r, call, { name: attr.text.replace(/\s+/g, '') });
+      }
+    }
+  }
+
+  // names tested in conditions: `if is_nccl_backend:` guards what only NCCL does
+  const doneConditions = new Set<number>();
+  for (const [start] of matches(c.conditionHint, source)) {
+    let id = root.descendantForIndex(start);
+    if (id?.type !== 'identifier') continue;
+    const up = id.parent;
+    if (up?.type === 'attribute') {
+      // `nccl_cfg.enabled` tests something else; `self.use_nccl` is the name itself
+      if (up.childForFieldName('object')?.equals(id)) continue;
+      id = up;
+    }
+    // the statement whose condition this is
+    let cond: Node | null = id;
+    while (
+      cond?.parent &&
+      [
+        'boolean_operator',
+        'not_operator',
+        'comparison_operator',
+        'parenthesized_expression',
+      ].includes(cond.parent.type)
+    )
+      cond = cond.parent;
+    const stmt = cond?.parent;
+    if (
+      !cond ||
+      !stmt ||
+      !['if_statement', 'elif_clause', 'while_statement', 'conditional_expression'].includes(
+        stmt.type,
+      )
+    )
+      continue;
+    if (
+      stmt.type !== 'conditional_expression' &&
+      !stmt.childForFieldName('condition')?.equals(cond)
+    )
+      continue;
+    if (doneConditions.has(cond.startIndex)) continue;
+    doneConditions.add(cond.startIndex);
+    for (const { r, re: test } of c.conditionNames)
+      if (test.test(id.text)) add(r, cond, { name: id.text });
   }
 
   // keyword arguments: device_ids=, map_location=, pin_memory=True, fused=True
@@ -402,7 +591,15 @@ export function analyzeSource(
     for (const r of c.keywords) {
       if (ident.text !== r.match.name || !v) continue;
       if (r.match.valueRegex && !new RegExp(r.match.valueRegex).test(v.text)) continue;
-      add(r, kw, { text: v.text });
+      const rw = r.rewrite;
+      add(
+        r,
+        kw,
+        { text: v.text },
+        rw?.kind === 'replace-expression'
+          ? [{ start: kw.startIndex, end: kw.endIndex, text: rw.to }]
+          : undefined,
+      );
     }
   }
 
@@ -450,19 +647,108 @@ export function analyzeSource(
   }
 
   const importsTorch = [...aliases.values()].some((v) => v === 'torch' || v.startsWith('torch.'));
-  const entryPoint =
-    source.includes('__main__') &&
-    root.namedChildren.some(
-      (n) =>
-        n?.type === 'if_statement' &&
-        /^__name__\s*==\s*['"]__main__['"]$/.test(n.childForFieldName('condition')?.text ?? ''),
-    );
+  const guard = source.includes('__main__')
+    ? root.namedChildren.find(
+        (n) =>
+          n?.type === 'if_statement' &&
+          /^__name__\s*==\s*['"]__main__['"]$/.test(n.childForFieldName('condition')?.text ?? ''),
+      )
+    : undefined;
+  const body = guard?.childForFieldName('consequence');
+  const mainGuard =
+    guard && body
+      ? {
+          start: guard.startIndex,
+          // after the colon: the new line goes first in the block
+          bodyStart: source.lastIndexOf(':', body.startIndex) + 1,
+          indent: source.slice(source.lastIndexOf('\n', body.startIndex - 1) + 1, body.startIndex),
+        }
+      : null;
+  // the leading import block: module-level imports (and try/if blocks of imports) before the
+  // first definition or other statement
+  let importEnd = -1;
+  for (const n of root.namedChildren) {
+    if (!n || n.type === 'comment') continue;
+    if (n.type === 'import_statement' || n.type === 'import_from_statement') importEnd = n.endIndex;
+    else if (n.type === 'future_import_statement') importEnd = n.endIndex;
+    else if (n.type === 'expression_statement' && n.namedChildren[0]?.type === 'string') continue;
+    else if (
+      (n.type === 'try_statement' || n.type === 'if_statement') &&
+      /^\s*(import|from)\s/m.test(n.text) &&
+      n !== guard
+    )
+      importEnd = n.endIndex;
+    else if (importEnd >= 0) break;
+  }
   const parseErrors = root.hasError;
-  findings.sort(
-    (a, b) => a.line - b.line || a.column - b.column || a.ruleId.localeCompare(b.ruleId),
-  );
+  // rules that say it once per file: the first place, and how many there are
+  const once = new Map<string, Finding[]>();
+  for (const f of findings)
+    if (c.once.has(f.ruleId)) once.set(f.ruleId, [...(once.get(f.ruleId) ?? []), f]);
+  let kept = findings;
+  if (once.size) {
+    const drop = new Set<Finding>();
+    for (const all of once.values()) {
+      all.sort((a, b) => a.line - b.line || a.column - b.column);
+      all[0]!.message = all[0]!.message.replace(/\{\{count\}\}/g, String(all.length));
+      for (const f of all.slice(1)) drop.add(f);
+    }
+    kept = findings.filter((f) => !drop.has(f));
+  }
+  kept.sort((a, b) => a.line - b.line || a.column - b.column || a.ruleId.localeCompare(b.ruleId));
+  const backendSwitch = findBackendSwitch(root, source, pos);
   tree.delete();
-  return { findings, importsTorch, entryPoint, parseErrors };
+  return {
+    findings: kept,
+    importsTorch,
+    entryPoint: !!guard,
+    parseErrors,
+    importEnd,
+    mainGuard,
+    backendSwitch,
+  };
+}
+
+/** Inside a type annotation (`x: torch.cuda.LongTensor`, `-> torch.cuda.Stream`). */
+function inAnnotation(node: Node): boolean {
+  for (let up = node.parent; up; up = up.parent) {
+    if (up.type === 'type') return true;
+    if (up.type.endsWith('statement') || up.type === 'block' || up.type === 'module') return false;
+  }
+  return false;
+}
+
+const BACKEND_MEMBERS = /^(TRITON|CUDA|CUTLASS|FLASH|FBGEMM|GPU)$/i;
+const TORCH_MEMBERS =
+  /^(PYTORCH|TORCH|PT|NATIVE|REFERENCE|EAGER|PURE_PYTORCH|PYTHON|DEFAULT_TORCH)$/i;
+
+/**
+ * `class KernelBackend(Enum): TRITON = …; CUDA = …; PYTORCH = …` — kernels chosen by a switch
+ * that has a pure-PyTorch member. Returns the enum and that member.
+ */
+function findBackendSwitch(
+  root: Node,
+  source: string,
+  pos: (i: number) => { line: number },
+): FileAnalysis['backendSwitch'] {
+  if (!/\b(TRITON|CUDA)\b/i.test(source) || !/Enum\b/.test(source)) return null;
+  for (const n of root.namedChildren) {
+    if (n?.type !== 'class_definition') continue;
+    const bases = n.childForFieldName('superclasses')?.text ?? '';
+    if (!/Enum\b/.test(bases)) continue;
+    const members = (n.childForFieldName('body')?.namedChildren ?? [])
+      .map((st) => (st?.type === 'expression_statement' ? st.namedChildren[0] : null))
+      .filter((a): a is Node => a?.type === 'assignment')
+      .map((a) => a.childForFieldName('left')?.text ?? '');
+    const torch = members.find((m) => TORCH_MEMBERS.test(m));
+    if (torch && members.some((m) => BACKEND_MEMBERS.test(m)))
+      return {
+        line: pos(n.startIndex).line,
+        name: n.childForFieldName('name')?.text ?? '',
+        member: torch,
+      };
+  }
+  return null;
 }
 
 /**

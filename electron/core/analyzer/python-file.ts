@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Parser } from 'web-tree-sitter';
 import type { Language } from '../../../shared/api';
-import { analyzeSource, type Finding } from './analyze-file';
+import { analyzeSource, type FileAnalysis, type Finding } from './analyze-file';
 import type { Rule } from './rules';
 
 const prefilters = new WeakMap<Rule[], RegExp>();
@@ -32,6 +32,12 @@ export function prefilter(rules: Rule[]): RegExp {
     else if (m.kind === 'import') for (const mod of m.modules) words.add(mod.split('.')[0]!);
     else if (m.kind === 'method') for (const w of m.firstArgIdentifier ?? [m.name]) words.add(w);
     else if (m.kind === 'keyword' || m.kind === 'attribute') words.add(m.name);
+    else if (m.kind === 'extension') {
+      // an extension is bound by importing a name like _C / _ext / *_cuda, or by a loader call
+      for (const w of ['_C', '_ext', '_cuda']) words.add(w);
+      for (const l of m.loaders)
+        words.add(l.split('.').pop() === 'load' ? 'cpp_extension' : l.split('.').pop()!);
+    } else if (m.kind === 'condition-name') for (const w of ['nccl', 'NCCL', 'Nccl']) words.add(w);
     else if (m.kind === 'string') {
       // the literal text of the pattern, without classes and escapes
       const literal = m.regex.replace(/\[[^\]]*\]/g, ' ').replace(/\\./g, ' ');
@@ -44,11 +50,17 @@ export function prefilter(rules: Rule[]): RegExp {
   return re;
 }
 
+/** Why a file was skipped: a text file has no NUL bytes. */
+export const NOT_TEXT = 'not a text file (NUL bytes)';
+
 export interface PythonSource {
   text: string;
   kind: 'python';
   entryPoint: boolean;
   importsTorch: boolean;
+  /** Where `import torch_npu` goes and the `__main__` block: see FileAnalysis. */
+  importEnd: number;
+  mainGuard: FileAnalysis['mainGuard'];
 }
 
 export type PythonResult =
@@ -57,10 +69,13 @@ export type PythonResult =
       lines: number;
       parseErrors: boolean;
       findings: Finding[];
+      backendSwitch?: FileAnalysis['backendSwitch'];
       /** Kept only for files with findings or entry points: the fixes need the text. */
       source?: PythonSource;
     }
-  | { rel: string; error: string };
+  | { rel: string; error: string }
+  /** Not analysed: not text (NUL bytes), so neither its lines nor its findings count. */
+  | { rel: string; skipped: string };
 
 /** Reads and analyses one Python file, including what must be ADDED to it. */
 export function analyzePythonFile(
@@ -76,6 +91,7 @@ export function analyzePythonFile(
   } catch (err) {
     return { rel, error: `${rel}: ${(err as Error).message}` };
   }
+  if (src.includes('\0')) return { rel, skipped: NOT_TEXT };
   let lines = src.length ? 1 : 0;
   for (let i = src.indexOf('\n'); i >= 0; i = src.indexOf('\n', i + 1)) lines++;
   if (!prefilter(rules).test(src)) return { rel, lines, parseErrors: false, findings: [] };
@@ -88,35 +104,89 @@ export function analyzePythonFile(
           kind: 'python' as const,
           entryPoint: result.entryPoint,
           importsTorch: result.importsTorch,
+          importEnd: result.importEnd,
+          mainGuard: result.mainGuard,
         }
       : undefined;
-  const m =
-    result.importsTorch && findings.length && !/^\s*(import torch_npu|from torch_npu)/m.test(src)
-      ? (/^([ \t]*)import torch\b.*$/m.exec(src) ?? /^([ \t]*)from torch\b.*$/m.exec(src))
-      : null;
-  if (m) {
-    const at = m.index + m[0].length;
-    const line = src.slice(0, m.index).split('\n').length;
-    const add = (id: string, text: string) => {
-      const r = rules.find((x) => x.id === id)!;
-      findings.push({
-        ruleId: id,
-        file: rel,
-        line,
-        column: 1,
-        endLine: line,
-        endColumn: m[0].length + 1,
-        severity: r.severity,
-        category: r.category,
-        message: r.message[lang],
-        fix: { description: r.fix?.[lang] ?? '', edits: [{ start: at, end: at, text }] },
-      });
-    };
-    // import torch_npu where torch is used for the device; at an entry point the compile mode
-    // right after it (same offset, later edit, so it lands below the import)
-    add('add.import-torch-npu', `\n${m[1]}import torch_npu`);
-    if (result.entryPoint && !/set_compile_mode/.test(src))
-      add('add.compile-mode', `\n${m[1]}torch_npu.npu.set_compile_mode(jit_compile=False)`);
+  if (result.importsTorch && findings.length)
+    findings.push(...additions(src, rel, result, rules, lang));
+  findings.sort(
+    (a, b) => a.line - b.line || a.column - b.column || a.ruleId.localeCompare(b.ruleId),
+  );
+  return {
+    rel,
+    lines,
+    parseErrors: result.parseErrors,
+    findings,
+    ...(source ? { source } : {}),
+    ...(result.backendSwitch ? { backendSwitch: result.backendSwitch } : {}),
+  };
+}
+
+/**
+ * What must be added to a file that runs on the NPU: `import torch_npu` after its leading imports
+ * (where porters put it), and at an entry point the compile mode as the first line of its
+ * `__main__` block.
+ */
+export function additions(
+  src: string,
+  rel: string,
+  at: Pick<FileAnalysis, 'importEnd' | 'mainGuard' | 'entryPoint'>,
+  rules: Rule[],
+  lang: Language,
+): Finding[] {
+  if (/^\s*(import torch_npu|from torch_npu)/m.test(src)) return [];
+  const out: Finding[] = [];
+  const lineOf = (offset: number) => {
+    let n = 1;
+    for (let i = src.indexOf('\n'); i >= 0 && i < offset; i = src.indexOf('\n', i + 1)) n++;
+    return n;
+  };
+  const push = (id: string, offset: number, edit: { at: number; text: string }) => {
+    const r = rules.find((x) => x.id === id)!;
+    const line = lineOf(offset);
+    const lineStart = src.lastIndexOf('\n', offset - 1) + 1;
+    const lineEnd = src.indexOf('\n', offset);
+    out.push({
+      ruleId: id,
+      file: rel,
+      line,
+      column: 1,
+      endLine: line,
+      endColumn: (lineEnd < 0 ? src.length : lineEnd) - lineStart + 1,
+      severity: r.severity,
+      category: r.category,
+      message: r.message[lang],
+      fix: {
+        description: r.fix?.[lang] ?? '',
+        edits: [{ start: edit.at, end: edit.at, text: edit.text }],
+      },
+    });
+  };
+  if (at.importEnd >= 0) {
+    // the line of the block's last import (a parenthesised import: where it closes)
+    push('add.import-torch-npu', Math.max(0, at.importEnd - 1), {
+      at: at.importEnd,
+      text: '\nimport torch_npu',
+    });
+  } else {
+    const m = /^import torch\b.*$/m.exec(src) ?? /^from torch\b.*$/m.exec(src);
+    if (!m) return out;
+    push('add.import-torch-npu', m.index, {
+      at: m.index + m[0].length,
+      text: '\nimport torch_npu',
+    });
   }
-  return { rel, lines, parseErrors: result.parseErrors, findings, ...(source ? { source } : {}) };
+  const g = at.mainGuard;
+  if (at.entryPoint && g && !/set_compile_mode/.test(src)) {
+    const call = 'torch_npu.npu.set_compile_mode(jit_compile=False)';
+    push(
+      'add.compile-mode',
+      g.start,
+      /\S/.test(g.indent)
+        ? { at: g.start, text: `if __name__ == "__main__":\n    ${call}\n` }
+        : { at: g.bodyStart, text: `\n${g.indent}${call}` },
+    );
+  }
+  return out;
 }

@@ -22,10 +22,29 @@ const Match = z.discriminatedUnion('kind', [
     kind: z.literal('call'),
     names: z.array(z.string()),
     stringArg: z.string().optional(),
+    /** Some argument's source text matches this (`float("-inf")` in a mask, `x + mask`). */
+    argRegex: z.string().optional(),
+    /** Only the first positional argument is tested against argRegex. */
+    firstArgOnly: z.boolean().optional(),
   }),
   z.object({ kind: z.literal('import'), modules: z.array(z.string()) }),
-  /** An attribute read that is not a call: `x.is_cuda`. */
-  z.object({ kind: z.literal('attribute'), name: z.string() }),
+  /**
+   * An attribute read that is not a call: `x.is_cuda`. With `callers`, a module function that
+   * returns it (`def num_sms(): return props.multi_processor_count`) is flagged where it is called.
+   */
+  z.object({ kind: z.literal('attribute'), name: z.string(), callers: z.boolean().optional() }),
+  /**
+   * Calls into a compiled extension module: a name imported as `_C` / `_ext` / `*_cuda` (any
+   * `from … import` whose name matches `modules`), or bound by a loader call
+   * (`ext = ext_loader.load_ext(…)`, `torch.utils.cpp_extension.load(…)`): every `ext.op(…)`.
+   */
+  z.object({
+    kind: z.literal('extension'),
+    modules: z.string(),
+    loaders: z.array(z.string()),
+  }),
+  /** A plain name (not a string, not an attribute) tested in a condition: `if is_nccl_backend:`. */
+  z.object({ kind: z.literal('condition-name'), regex: z.string() }),
   /** Found by the scanner itself (what must be added, requirements, scripts), not by a pattern. */
   z.object({ kind: z.literal('none') }),
 ]);
@@ -58,6 +77,10 @@ export const Rule = z.object({
    * import rule already flags the import line, so this one does not repeat it there.
    */
   uses: z.boolean().optional(),
+  /** One finding per file (the first place), its message saying how many: `{{count}}`. */
+  once: z.boolean().optional(),
+  /** A more precise fix where the matched name says which op it is (`nms` → torchvision.ops.nms). */
+  hints: z.array(z.object({ when: z.string(), fix: Text })).optional(),
 });
 export type Rule = z.infer<typeof Rule>;
 

@@ -15,8 +15,6 @@ export interface FileAnalysis {
   parseErrors: boolean;
   /** Offset just after the last import of the file's leading import block (-1: none). */
   importEnd: number;
-  /** `if __name__ == "__main__":` — where its body starts and the body's indentation. */
-  mainGuard: { start: number; bodyStart: number; indent: string } | null;
   /**
    * An enum that chooses kernels by backend with a pure-PyTorch member (TRITON / CUDA / PYTORCH):
    * the project can run on NPU by selecting that member, before porting a single kernel.
@@ -232,7 +230,6 @@ export function analyzeSource(
       entryPoint: false,
       parseErrors: true,
       importEnd: -1,
-      mainGuard: null,
       backendSwitch: null,
     };
   const c = compile(rules);
@@ -305,8 +302,12 @@ export function analyzeSource(
     doneStrings.add(node.startIndex);
     const content = stringContent(node);
     if (!content) continue;
+    const compared =
+      node.parent?.type === 'comparison_operator' ||
+      (node.parent?.type === 'pair' && node.parent.childForFieldName('key')?.equals(node));
     for (const { r, re } of c.strings) {
       if (!re.test(content.value)) continue;
+      if (compared && r.match.notCompared) continue;
       const rw = r.rewrite;
       const piece =
         rw?.kind === 'string-replace'
@@ -373,6 +374,7 @@ export function analyzeSource(
         const s = first ? stringContent(first) : null;
         if (!s || s.value !== r.match.stringArg) continue;
       }
+      if (r.match.inProduct && !inProduct(call)) continue;
       if (r.match.argRegex) {
         const re = new RegExp(r.match.argRegex);
         const tested = r.match.firstArgOnly
@@ -448,6 +450,12 @@ export function analyzeSource(
         call.childForFieldName('arguments')?.namedChildren.filter((a): a is Node => !!a) ?? [];
       for (const r of c.methods) {
         if (ident.text !== r.match.name) continue;
+        if (r.match.inProduct && !inProduct(call)) continue;
+        if (
+          r.match.objectRegex &&
+          !new RegExp(r.match.objectRegex).test(attr.childForFieldName('object')?.text ?? '')
+        )
+          continue;
         if (r.match.firstArgIdentifier) {
           const first = argList[0];
           if (!first || !['identifier', 'attribute'].includes(first.type)) continue;
@@ -497,6 +505,7 @@ export function analyzeSource(
   // compiled extensions: `from . import _C`, `ext = ext_loader.load_ext(…)` → every `ext.op(…)`
   if (c.extensions.length) {
     const bound = new Map<string, Node>();
+    // the extension's CPU kernels (`ext.op_cpu_forward`) run anywhere
     for (const stmt of importStatements) {
       if (stmt.type !== 'import_from_statement') continue;
       for (const n of stmt.childrenForFieldName('name')) {
@@ -522,9 +531,7 @@ export function analyzeSource(
       const target = assign?.type === 'assignment' ? assign.childForFieldName('left') : null;
       if (loads && target?.type === 'identifier') bound.set(target.text, assign!);
     }
-    const module = rules.find((x) => x.id === 'ext.extension-module');
-    for (const [local, where] of bound) {
-      if (module) add(module, where, { name: local });
+    for (const local of bound.keys()) {
       const re = new RegExp(`\\b${escape(local)}${GAP}\\.${GAP}\\w+${GAP}\\(`, 'g');
       for (const [start] of matches(re, source)) {
         const id = root.descendantForIndex(start);
@@ -533,7 +540,15 @@ export function analyzeSource(
         if (!attr.childForFieldName('object')?.equals(id)) continue;
         const call = attr.parent;
         if (call?.type !== 'call' || !call.childForFieldName('function')?.equals(attr)) continue;
-        for (const r of c.extensions) add(r, call, { name: attr.text.replace(/\s+/g, '') });
+        const op = attr.childForFieldName('attribute')?.text ?? '';
+        if (/(^|_)cpu(_|$)/.test(op)) continue;
+        for (const r of c.extensions) {
+          add(r, call, { name: attr.text.replace(/\s+/g, '') });
+          const fnRule = r.match.functionRule && rules.find((x) => x.id === r.match.functionRule);
+          const forward = fnRule ? autogradForward(call) : null;
+          if (fnRule && forward)
+            add(fnRule, forward.def, { name: forward.cls, op: attr.text.replace(/\s+/g, '') });
+        }
       }
     }
   }
@@ -654,16 +669,6 @@ export function analyzeSource(
           /^__name__\s*==\s*['"]__main__['"]$/.test(n.childForFieldName('condition')?.text ?? ''),
       )
     : undefined;
-  const body = guard?.childForFieldName('consequence');
-  const mainGuard =
-    guard && body
-      ? {
-          start: guard.startIndex,
-          // after the colon: the new line goes first in the block
-          bodyStart: source.lastIndexOf(':', body.startIndex) + 1,
-          indent: source.slice(source.lastIndexOf('\n', body.startIndex - 1) + 1, body.startIndex),
-        }
-      : null;
   // the leading import block: module-level imports (and try/if blocks of imports) before the
   // first definition or other statement
   let importEnd = -1;
@@ -704,9 +709,31 @@ export function analyzeSource(
     entryPoint: !!guard,
     parseErrors,
     importEnd,
-    mainGuard,
     backendSwitch,
   };
+}
+
+/** An operand of `*` (through parentheses): `x * act(gate)`. */
+function inProduct(node: Node): boolean {
+  let up = node.parent;
+  while (up?.type === 'parenthesized_expression') up = up.parent;
+  return up?.type === 'binary_operator' && up.childForFieldName('operator')?.type === '*';
+}
+
+/**
+ * The `forward` of the torch.autograd.Function class a call is in (in its forward or backward):
+ * `class XFunction(Function): def forward(ctx, …)`.
+ */
+function autogradForward(node: Node): { def: Node; cls: string } | null {
+  let cls: Node | null = node.parent;
+  while (cls && cls.type !== 'class_definition') cls = cls.parent;
+  if (!cls || !/\bFunction\b/.test(cls.childForFieldName('superclasses')?.text ?? '')) return null;
+  for (const st of cls.childForFieldName('body')?.namedChildren ?? []) {
+    const def = st?.type === 'decorated_definition' ? st.childForFieldName('definition') : st;
+    if (def?.type === 'function_definition' && def.childForFieldName('name')?.text === 'forward')
+      return { def, cls: cls.childForFieldName('name')?.text ?? '' };
+  }
+  return null;
 }
 
 /** Inside a type annotation (`x: torch.cuda.LongTensor`, `-> torch.cuda.Stream`). */

@@ -50,6 +50,9 @@ export function prefilter(rules: Rule[]): RegExp {
   return re;
 }
 
+const DEVICE_CATEGORIES = new Set(['device', 'cuda-api', 'amp', 'distributed']);
+const usesDevice = (f: Finding) => DEVICE_CATEGORIES.has(f.category);
+
 /** Why a file was skipped: a text file has no NUL bytes. */
 export const NOT_TEXT = 'not a text file (NUL bytes)';
 
@@ -58,9 +61,8 @@ export interface PythonSource {
   kind: 'python';
   entryPoint: boolean;
   importsTorch: boolean;
-  /** Where `import torch_npu` goes and the `__main__` block: see FileAnalysis. */
+  /** Where `import torch_npu` goes: see FileAnalysis. */
   importEnd: number;
-  mainGuard: FileAnalysis['mainGuard'];
 }
 
 export type PythonResult =
@@ -94,7 +96,10 @@ export function analyzePythonFile(
   if (src.includes('\0')) return { rel, skipped: NOT_TEXT };
   let lines = src.length ? 1 : 0;
   for (let i = src.indexOf('\n'); i >= 0; i = src.indexOf('\n', i + 1)) lines++;
-  if (!prefilter(rules).test(src)) return { rel, lines, parseErrors: false, findings: [] };
+  // entry points are analysed even without CUDA words: a project that needs porting adds
+  // torch_npu to them
+  if (!prefilter(rules).test(src) && !(src.includes('__main__') && src.includes('__name__')))
+    return { rel, lines, parseErrors: false, findings: [] };
   const result = analyzeSource(parser, src, rel, rules, lang);
   const findings = result.findings;
   const source =
@@ -105,10 +110,11 @@ export function analyzePythonFile(
           entryPoint: result.entryPoint,
           importsTorch: result.importsTorch,
           importEnd: result.importEnd,
-          mainGuard: result.mainGuard,
         }
       : undefined;
-  if (result.importsTorch && findings.length)
+  // torch_npu is imported where the file uses the device (torch.npu, "npu", HCCL, NPU autocast)
+  // or starts the program; advice about kernels and ops alone names the torch_npu op to use
+  if (result.importsTorch && (result.entryPoint ? findings.length : findings.some(usesDevice)))
     findings.push(...additions(src, rel, result, rules, lang));
   findings.sort(
     (a, b) => a.line - b.line || a.column - b.column || a.ruleId.localeCompare(b.ruleId),
@@ -125,13 +131,12 @@ export function analyzePythonFile(
 
 /**
  * What must be added to a file that runs on the NPU: `import torch_npu` after its leading imports
- * (where porters put it), and at an entry point the compile mode as the first line of its
- * `__main__` block.
+ * (where porters put it), and at an entry point the compile mode right after it.
  */
 export function additions(
   src: string,
   rel: string,
-  at: Pick<FileAnalysis, 'importEnd' | 'mainGuard' | 'entryPoint'>,
+  at: Pick<FileAnalysis, 'importEnd' | 'entryPoint'>,
   rules: Rule[],
   lang: Language,
 ): Finding[] {
@@ -177,16 +182,27 @@ export function additions(
       text: '\nimport torch_npu',
     });
   }
-  const g = at.mainGuard;
-  if (at.entryPoint && g && !/set_compile_mode/.test(src)) {
-    const call = 'torch_npu.npu.set_compile_mode(jit_compile=False)';
-    push(
-      'add.compile-mode',
-      g.start,
-      /\S/.test(g.indent)
-        ? { at: g.start, text: `if __name__ == "__main__":\n    ${call}\n` }
-        : { at: g.bodyStart, text: `\n${g.indent}${call}` },
-    );
+  // at an entry point the compile mode right below the import (same offset, later edit)
+  if (at.entryPoint && out.length && !/set_compile_mode/.test(src)) {
+    const imp = out[0]!;
+    const edit = imp.fix!.edits[0]!;
+    out.push({
+      ...imp,
+      ruleId: 'add.compile-mode',
+      severity: rules.find((x) => x.id === 'add.compile-mode')!.severity,
+      category: rules.find((x) => x.id === 'add.compile-mode')!.category,
+      message: rules.find((x) => x.id === 'add.compile-mode')!.message[lang],
+      fix: {
+        description: rules.find((x) => x.id === 'add.compile-mode')!.fix?.[lang] ?? '',
+        edits: [
+          {
+            start: edit.start,
+            end: edit.end,
+            text: '\ntorch_npu.npu.set_compile_mode(jit_compile=False)',
+          },
+        ],
+      },
+    });
   }
   return out;
 }

@@ -6,11 +6,20 @@ import { resourcesDir } from '../paths';
 const Text = z.object({ en: z.string(), 'zh-CN': z.string() });
 
 const Match = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('string'), regex: z.string() }),
+  z.object({
+    kind: z.literal('string'),
+    regex: z.string(),
+    /** Not where the string is only compared or a dict key (`impl == "x"`): a setting, not a test. */
+    notCompared: z.boolean().optional(),
+  }),
   z.object({
     kind: z.literal('method'),
     name: z.string(),
     firstArgIdentifier: z.array(z.string()).optional(),
+    /** The object the method is called on, as written: `\\.pow\\(2\\)$` for `x.pow(2).mean(…)`. */
+    objectRegex: z.string().optional(),
+    /** Only as an operand of `*`: `x * self.gelu(gate)` (a gated activation). */
+    inProduct: z.boolean().optional(),
   }),
   z.object({ kind: z.literal('keyword'), name: z.string(), valueRegex: z.string().optional() }),
   z.object({
@@ -26,6 +35,8 @@ const Match = z.discriminatedUnion('kind', [
     argRegex: z.string().optional(),
     /** Only the first positional argument is tested against argRegex. */
     firstArgOnly: z.boolean().optional(),
+    /** Only as an operand of `*`: `F.silu(x) * y` (a gated activation). */
+    inProduct: z.boolean().optional(),
   }),
   z.object({ kind: z.literal('import'), modules: z.array(z.string()) }),
   /**
@@ -42,6 +53,11 @@ const Match = z.discriminatedUnion('kind', [
     kind: z.literal('extension'),
     modules: z.string(),
     loaders: z.array(z.string()),
+    /**
+     * This rule also flags, once per torch.autograd.Function whose forward/backward calls the
+     * extension, the forward's `def` line: where the NPU forward/backward pair is added.
+     */
+    functionRule: z.string().optional(),
   }),
   /** A plain name (not a string, not an attribute) tested in a condition: `if is_nccl_backend:`. */
   z.object({ kind: z.literal('condition-name'), regex: z.string() }),

@@ -40,6 +40,8 @@ interface Compiled {
   imports: RuleOf<'import'>[];
   extensions: RuleOf<'extension'>[];
   once: Set<string>;
+  /** [rule, the rule whose finding in the same file says it already]. */
+  subsumed: [string, string][];
   loaderHint: RegExp | null;
   conditionNames: { r: RuleOf<'condition-name'>; re: RegExp }[];
   conditionHint: RegExp | null;
@@ -92,6 +94,7 @@ function compile(rules: Rule[]): Compiled {
     imports: of('import'),
     extensions: of('extension'),
     once: new Set(rules.filter((r) => r.once).map((r) => r.id)),
+    subsumed: rules.filter((r) => r.subsumedBy).map((r) => [r.id, r.subsumedBy!]),
     loaderHint: of('extension').length
       ? new RegExp(
           `\\b(?:${[...new Set(of('extension').flatMap((r) => r.match.loaders.map((l) => l.split('.').pop()!)))].map(escape).join('|')})\\s*\\(`,
@@ -247,6 +250,25 @@ export function analyzeSource(
       importStatements.push(stmt);
   }
   const aliases = importAliases(importStatements);
+  // libraries imported only optionally (`try: import apex … except ImportError`, `if
+  // is_xformers_available(): import xformers`): the project already runs without them, so
+  // their uses are not findings
+  const libOf = (stmt: Node) =>
+    (stmt.type === 'import_from_statement'
+      ? [stmt.childForFieldName('module_name')?.text ?? '']
+      : stmt
+          .childrenForFieldName('name')
+          .map((n) =>
+            n?.type === 'aliased_import'
+              ? (n.childForFieldName('name')?.text ?? '')
+              : (n?.text ?? ''),
+          )
+    ).map((m) => m.split('.')[0]!);
+  const optionalLibs = new Set<string>();
+  const requiredLibs = new Set<string>();
+  for (const stmt of importStatements)
+    for (const lib of libOf(stmt)) (optionalImport(stmt) ? optionalLibs : requiredLibs).add(lib);
+  for (const lib of requiredLibs) optionalLibs.delete(lib);
 
   let lineStarts: number[] | undefined;
   const pos = (index: number) => {
@@ -275,6 +297,7 @@ export function analyzeSource(
     const fill = (t: string) => t.replace(/\{\{(\w+)\}\}/g, (_, k: string) => vars[k] ?? '');
     const hint = rule.hints?.find((h) => new RegExp(h.when).test(vars.name ?? vars.text ?? ''));
     const fix = hint?.fix ?? rule.fix;
+    const message = hint?.message ?? rule.message;
     findings.push({
       ruleId: rule.id,
       file,
@@ -284,7 +307,7 @@ export function analyzeSource(
       endColumn: e.column,
       severity: rule.severity,
       category: rule.category,
-      message: fill(rule.message[lang]),
+      message: fill(message[lang]),
       ...(fix || edits
         ? { fix: { description: fix ? fill(fix[lang]) : '', edits: edits ?? [] } }
         : {}),
@@ -353,7 +376,8 @@ export function analyzeSource(
       // a type annotation (`x: torch.cuda.LongTensor`) runs nowhere: porters leave it
       if (inAnnotation(chain)) continue;
       const best = bestReference(c.references, name);
-      if (best) add(best.r, chain, { name }, renameSegment(best.r, chain));
+      if (best && !(best.r.uses && optionalLibs.has(name.split('.')[0]!)))
+        add(best.r, chain, { name }, renameSegment(best.r, chain));
       const call = chain.parent;
       if (call?.type === 'call' && call.childForFieldName('function')?.equals(chain))
         checkCall(call, name);
@@ -628,7 +652,10 @@ export function analyzeSource(
               (n) =>
                 (n?.type === 'aliased_import' ? n.childForFieldName('name')?.text : n?.text) ?? '',
             );
+    // `try: import apex … except ImportError:` — the project already runs without the library
+    const guarded = optionalImport(stmt);
     for (const r of c.imports) {
+      if (guarded) break;
       const hit = modules.find((m) =>
         r.match.modules.some((want) => m === want || m.startsWith(`${want}.`)),
       );
@@ -691,6 +718,9 @@ export function analyzeSource(
   for (const f of findings)
     if (c.once.has(f.ruleId)) once.set(f.ruleId, [...(once.get(f.ruleId) ?? []), f]);
   let kept = findings;
+  const present = new Set(findings.map((f) => f.ruleId));
+  if (c.subsumed.some(([, by]) => present.has(by)))
+    kept = kept.filter((f) => !c.subsumed.some(([id, by]) => f.ruleId === id && present.has(by)));
   if (once.size) {
     const drop = new Set<Finding>();
     for (const all of once.values()) {
@@ -698,7 +728,7 @@ export function analyzeSource(
       all[0]!.message = all[0]!.message.replace(/\{\{count\}\}/g, String(all.length));
       for (const f of all.slice(1)) drop.add(f);
     }
-    kept = findings.filter((f) => !drop.has(f));
+    kept = kept.filter((f) => !drop.has(f));
   }
   kept.sort((a, b) => a.line - b.line || a.column - b.column || a.ruleId.localeCompare(b.ruleId));
   const backendSwitch = findBackendSwitch(root, source, pos);
@@ -711,6 +741,26 @@ export function analyzeSource(
     importEnd,
     backendSwitch,
   };
+}
+
+/**
+ * An import in a `try:` whose handler catches ImportError (or everything), or under
+ * `if is_<lib>_available():`: optional, the code runs without the library.
+ */
+function optionalImport(stmt: Node): boolean {
+  let up = stmt.parent;
+  if (up?.type === 'block') up = up.parent;
+  if (up?.type === 'if_statement' || up?.type === 'elif_clause')
+    return /\bis_\w+_available\s*\(/.test(up.childForFieldName('condition')?.text ?? '');
+  if (up?.type !== 'try_statement') return false;
+  return up.namedChildren.some(
+    (h) =>
+      h?.type === 'except_clause' &&
+      (!h.namedChildren.some((x) => x?.type !== 'block' && x?.type !== 'comment') ||
+        /\b(ImportError|ModuleNotFoundError|Exception)\b/.test(
+          h.namedChildren.find((x) => x?.type !== 'block')?.text ?? '',
+        )),
+  );
 }
 
 /** An operand of `*` (through parentheses): `x * act(gate)`. */

@@ -96,7 +96,11 @@ export const Rule = z.object({
   /** One finding per file (the first place), its message saying how many: `{{count}}`. */
   once: z.boolean().optional(),
   /** A more precise fix where the matched name says which op it is (`nms` → torchvision.ops.nms). */
-  hints: z.array(z.object({ when: z.string(), fix: Text })).optional(),
+  hints: z
+    .array(z.object({ when: z.string(), fix: Text.optional(), message: Text.optional() }))
+    .optional(),
+  /** Not reported in a file where this other rule has a finding (it says the same, closer). */
+  subsumedBy: z.string().optional(),
 });
 export type Rule = z.infer<typeof Rule>;
 

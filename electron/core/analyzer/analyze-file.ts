@@ -44,6 +44,8 @@ interface Compiled {
   subsumed: [string, string][];
   loaderHint: RegExp | null;
   conditionNames: { r: RuleOf<'condition-name'>; re: RegExp }[];
+  definitions: { r: RuleOf<'definition'>; re: RegExp }[];
+  definitionHint: RegExp | null;
   conditionHint: RegExp | null;
   /** First segments of every name a reference or call rule knows (torch, apex, nvtx…). */
   roots: Set<string>;
@@ -102,6 +104,15 @@ function compile(rules: Rule[]): Compiled {
         )
       : null,
     conditionNames: of('condition-name').map((r) => ({ r, re: new RegExp(r.match.regex) })),
+    definitions: of('definition').map((r) => ({ r, re: new RegExp(r.match.regex) })),
+    definitionHint: of('definition').length
+      ? new RegExp(
+          `\\bdef\\s+(?=\\w*(?:${of('definition')
+            .map((r) => r.match.regex)
+            .join('|')}))`,
+          'g',
+        )
+      : null,
     conditionHint: of('condition-name').length
       ? new RegExp(
           of('condition-name')
@@ -331,6 +342,7 @@ export function analyzeSource(
     for (const { r, re } of c.strings) {
       if (!re.test(content.value)) continue;
       if (compared && r.match.notCompared) continue;
+      if (r.match.onlyCompared && !comparedOperand(node)) continue;
       const rw = r.rewrite;
       const piece =
         rw?.kind === 'string-replace'
@@ -572,9 +584,37 @@ export function analyzeSource(
           const forward = fnRule ? autogradForward(call) : null;
           if (fnRule && forward)
             add(fnRule, forward.def, { name: forward.cls, op: attr.text.replace(/\s+/g, '') });
+          const ctxRule = r.match.ctxRule && rules.find((x) => x.id === r.match.ctxRule);
+          const at = ctxRule && forward ? lastCtxAssignment(forward.def) : null;
+          if (ctxRule && at) {
+            const lineStart = source.lastIndexOf('\n', at.stmt.startIndex - 1) + 1;
+            const indent = source.slice(lineStart, at.stmt.startIndex);
+            add(
+              ctxRule,
+              at.stmt,
+              { name: forward!.cls, input: at.input },
+              /\S/.test(indent) || !at.input
+                ? undefined
+                : [
+                    {
+                      start: at.stmt.endIndex,
+                      end: at.stmt.endIndex,
+                      text: `\n${indent}ctx.device = ${at.input}.device.type`,
+                    },
+                  ],
+            );
+          }
         }
       }
     }
+  }
+
+  // definitions: `def enable_xformers_memory_efficient_attention(…)` — a switch for a CUDA library
+  for (const [start, end] of matches(c.definitionHint, source)) {
+    const def = root.descendantForIndex(start, end)?.parent;
+    if (def?.type !== 'function_definition' || def.startIndex !== start) continue;
+    const name = def.childForFieldName('name')?.text ?? '';
+    for (const { r, re: test } of c.definitions) if (test.test(name)) add(r, def, { name });
   }
 
   // names tested in conditions: `if is_nccl_backend:` guards what only NCCL does
@@ -750,8 +790,13 @@ export function analyzeSource(
 function optionalImport(stmt: Node): boolean {
   let up = stmt.parent;
   if (up?.type === 'block') up = up.parent;
-  if (up?.type === 'if_statement' || up?.type === 'elif_clause')
+  if (up?.type === 'if_statement' || up?.type === 'elif_clause') {
+    // `else: raise …` makes the library required where this branch is asked for
+    const ifStmt = up.type === 'elif_clause' ? up.parent : up;
+    const orElse = ifStmt?.namedChildren.find((n) => n?.type === 'else_clause');
+    if (orElse && /^\s*raise\b/m.test(orElse.childForFieldName('body')?.text ?? '')) return false;
     return /\bis_\w+_available\s*\(/.test(up.childForFieldName('condition')?.text ?? '');
+  }
   if (up?.type !== 'try_statement') return false;
   return up.namedChildren.some(
     (h) =>
@@ -761,6 +806,35 @@ function optionalImport(stmt: Node): boolean {
           h.namedChildren.find((x) => x?.type !== 'block')?.text ?? '',
         )),
   );
+}
+
+/** A comparison operand, itself or as the argument of a call: `x == float("inf")`. */
+function comparedOperand(node: Node): boolean {
+  let n: Node | null = node;
+  if (n.parent?.type === 'argument_list' && n.parent.parent?.type === 'call') n = n.parent.parent;
+  return n.parent?.type === 'comparison_operator';
+}
+
+/**
+ * In an autograd forward `def forward(ctx, input, …)`: the last top-level `ctx.x = …` statement
+ * and the first tensor parameter after ctx.
+ */
+function lastCtxAssignment(def: Node): { stmt: Node; input: string } | null {
+  const params = (def.childForFieldName('parameters')?.namedChildren ?? [])
+    .map((p) =>
+      p?.type === 'identifier'
+        ? p.text
+        : (p?.childForFieldName('name')?.text ?? p?.namedChildren[0]?.text ?? ''),
+    )
+    .filter(Boolean);
+  if (params[0] !== 'ctx') return null;
+  let last: Node | null = null;
+  for (const st of def.childForFieldName('body')?.namedChildren ?? []) {
+    const a = st?.type === 'expression_statement' ? st.namedChildren[0] : null;
+    if (a?.type === 'assignment' && /^ctx\.\w+$/.test(a.childForFieldName('left')?.text ?? ''))
+      last = st;
+  }
+  return last ? { stmt: last, input: params[1] ?? '' } : null;
 }
 
 /** An operand of `*` (through parentheses): `x * act(gate)`. */

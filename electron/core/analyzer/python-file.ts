@@ -38,6 +38,8 @@ export function prefilter(rules: Rule[]): RegExp {
       for (const l of m.loaders)
         words.add(l.split('.').pop() === 'load' ? 'cpp_extension' : l.split('.').pop()!);
     } else if (m.kind === 'condition-name') for (const w of ['nccl', 'NCCL', 'Nccl']) words.add(w);
+    else if (m.kind === 'definition')
+      for (const w of m.regex.match(/[A-Za-z_]\w{2,}/g) ?? []) words.add(w);
     else if (m.kind === 'string') {
       // the literal text of the pattern, without classes and escapes
       const literal = m.regex.replace(/\[[^\]]*\]/g, ' ').replace(/\\./g, ' ');
@@ -116,6 +118,10 @@ export function analyzePythonFile(
   // or starts the program; advice about kernels and ops alone names the torch_npu op to use
   if (result.importsTorch && (result.entryPoint ? findings.length : findings.some(usesDevice)))
     findings.push(...additions(src, rel, result, rules, lang));
+  if (result.entryPoint && findings.some(usesDevice)) {
+    const select = selectDevice(src, rel, rules, lang);
+    if (select) findings.push(select);
+  }
   findings.sort(
     (a, b) => a.line - b.line || a.column - b.column || a.ruleId.localeCompare(b.ruleId),
   );
@@ -126,6 +132,38 @@ export function analyzePythonFile(
     findings,
     ...(source ? { source } : {}),
     ...(result.backendSwitch ? { backendSwitch: result.backendSwitch } : {}),
+  };
+}
+
+/** Launchers and trainers that pick each process's device themselves. */
+const PICKS_DEVICE =
+  /^\s*(?:from|import)\s+(?:accelerate|lightning|pytorch_lightning|deepspeed|transformers|mmengine|colossalai)\b/m;
+
+/**
+ * An entry point that uses a device but never selects one: no set_device, no
+ * init_process_group (add.set-device covers that), no launcher that picks it. The process's NPU
+ * is chosen right after the arguments are parsed (torch_npu runs ops on the current device).
+ */
+function selectDevice(src: string, rel: string, rules: Rule[], lang: Language): Finding | null {
+  if (/\bset_device\s*\(|init_process_group|\bLOCAL_RANK\b/.test(src) || PICKS_DEVICE.test(src))
+    return null;
+  const m = /^([ \t]*)[\w.]+\s*(?:,\s*[\w.]+\s*)*=\s*[\w.]+\.parse(?:_known)?_args\(.*$/m.exec(src);
+  if (!m) return null;
+  const r = rules.find((x) => x.id === 'add.select-device');
+  if (!r) return null;
+  let line = 1;
+  for (let i = src.indexOf('\n'); i >= 0 && i < m.index; i = src.indexOf('\n', i + 1)) line++;
+  return {
+    ruleId: r.id,
+    file: rel,
+    line,
+    column: m[1]!.length + 1,
+    endLine: line,
+    endColumn: m[0].length + 1,
+    severity: r.severity,
+    category: r.category,
+    message: r.message[lang],
+    ...(r.fix ? { fix: { description: r.fix[lang], edits: [] } } : {}),
   };
 }
 

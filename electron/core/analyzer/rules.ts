@@ -11,7 +11,11 @@ const Match = z.discriminatedUnion('kind', [
     regex: z.string(),
     /** Not where the string is only compared or a dict key (`impl == "x"`): a setting, not a test. */
     notCompared: z.boolean().optional(),
+    /** Only as a comparison operand, itself or in a call: `grad_norm == float("inf")`. */
+    onlyCompared: z.boolean().optional(),
   }),
+  /** A function definition whose name matches: `def enable_xformers_memory_efficient_attention`. */
+  z.object({ kind: z.literal('definition'), regex: z.string() }),
   z.object({
     kind: z.literal('method'),
     name: z.string(),
@@ -58,6 +62,8 @@ const Match = z.discriminatedUnion('kind', [
      * extension, the forward's `def` line: where the NPU forward/backward pair is added.
      */
     functionRule: z.string().optional(),
+    /** And at the forward's last `ctx.x = …`: where `ctx.device = input.device.type` goes. */
+    ctxRule: z.string().optional(),
   }),
   /** A plain name (not a string, not an attribute) tested in a condition: `if is_nccl_backend:`. */
   z.object({ kind: z.literal('condition-name'), regex: z.string() }),

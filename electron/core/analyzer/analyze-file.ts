@@ -828,11 +828,14 @@ function lastCtxAssignment(def: Node): { stmt: Node; input: string } | null {
     )
     .filter(Boolean);
   if (params[0] !== 'ctx') return null;
+  // the end of the first run of `ctx.x = …` (where the forward stores its arguments)
   let last: Node | null = null;
   for (const st of def.childForFieldName('body')?.namedChildren ?? []) {
     const a = st?.type === 'expression_statement' ? st.namedChildren[0] : null;
-    if (a?.type === 'assignment' && /^ctx\.\w+$/.test(a.childForFieldName('left')?.text ?? ''))
-      last = st;
+    const isCtx =
+      a?.type === 'assignment' && /^ctx\.\w+$/.test(a.childForFieldName('left')?.text ?? '');
+    if (isCtx) last = st;
+    else if (last && st?.type !== 'comment') break;
   }
   return last ? { stmt: last, input: params[1] ?? '' } : null;
 }

@@ -147,7 +147,7 @@ const PICKS_DEVICE =
 function selectDevice(src: string, rel: string, rules: Rule[], lang: Language): Finding | null {
   if (/\bset_device\s*\(|init_process_group|\bLOCAL_RANK\b/.test(src) || PICKS_DEVICE.test(src))
     return null;
-  const m = /^([ \t]*)[\w.]+\s*(?:,\s*[\w.]+\s*)*=\s*[\w.]+\.parse(?:_known)?_args\(.*$/m.exec(src);
+  const m = /^([ \t]*)[\w.]+\s*(?:,\s*[\w.]+\s*)*=\s*[\w.]+\.parse_\w*args\w*\(.*$/m.exec(src);
   if (!m) return null;
   const r = rules.find((x) => x.id === 'add.select-device');
   if (!r) return null;

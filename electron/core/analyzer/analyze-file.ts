@@ -305,7 +305,9 @@ export function analyzeSource(
     seen.add(key);
     const s = pos(node.startIndex);
     const e = pos(node.endIndex);
-    const fill = (t: string) => t.replace(/\{\{(\w+)\}\}/g, (_, k: string) => vars[k] ?? '');
+    // {{count}} is filled once the file is done (rules that report once per file)
+    const fill = (t: string) =>
+      t.replace(/\{\{(\w+)\}\}/g, (all, k: string) => vars[k] ?? (k === 'count' ? all : ''));
     const hint = rule.hints?.find((h) => new RegExp(h.when).test(vars.name ?? vars.text ?? ''));
     const fix = hint?.fix ?? rule.fix;
     const message = hint?.message ?? rule.message;

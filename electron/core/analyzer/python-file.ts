@@ -122,9 +122,8 @@ export function analyzePythonFile(
     const select = selectDevice(src, rel, rules, lang);
     if (select) findings.push(select);
   }
-  findings.sort(
-    (a, b) => a.line - b.line || a.column - b.column || a.ruleId.localeCompare(b.ruleId),
-  );
+  // stable: at one place the additions keep their order (the import before the compile mode)
+  findings.sort((a, b) => a.line - b.line || a.column - b.column);
   return {
     rel,
     lines,

@@ -464,10 +464,14 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
   // kernels chosen by a backend switch with a PyTorch path: select it on NPU first, one
   // project-level finding instead of one per Triton kernel
   if (backend) {
-    const triton = new Set(['lib.triton', 'lib.triton-kernel', 'triton.tuning', 'triton.sm-count']);
+    const triton = (id: string) => id === 'lib.triton' || ruleById.get(id)?.category === 'triton';
+    const kernels = new Set(
+      findings.filter((f) => f.ruleId === 'lib.triton-kernel' || triton(f.ruleId)),
+    );
     const before = findings.length;
     for (let i = findings.length - 1; i >= 0; i--)
-      if (triton.has(findings[i]!.ruleId)) findings.splice(i, 1);
+      if (kernels.has(findings[i]!) || findings[i]!.ruleId === 'lib.triton-kernel')
+        findings.splice(i, 1);
     finding(
       'project.backend-switch',
       backend.file,

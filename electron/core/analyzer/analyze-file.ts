@@ -490,6 +490,11 @@ export function analyzeSource(
         if (ident.text !== r.match.name) continue;
         if (r.match.inProduct && !inProduct(call)) continue;
         if (
+          r.match.argsRegex &&
+          !new RegExp(r.match.argsRegex).test(call.childForFieldName('arguments')?.text ?? '')
+        )
+          continue;
+        if (
           r.match.objectRegex &&
           !new RegExp(r.match.objectRegex).test(attr.childForFieldName('object')?.text ?? '')
         )

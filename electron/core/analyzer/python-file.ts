@@ -167,8 +167,8 @@ function selectDevice(src: string, rel: string, rules: Rule[], lang: Language): 
 }
 
 /**
- * What must be added to a file that runs on the NPU: `import torch_npu` after its leading imports
- * (where porters put it), and at an entry point the compile mode right after it.
+ * What must be added to a file that runs on the NPU: `import torch_npu` after its leading imports,
+ * and at an entry point the compile mode right after it.
  */
 export function additions(
   src: string,
@@ -205,13 +205,15 @@ export function additions(
       },
     });
   };
-  if (at.importEnd >= 0) {
+  // after the leading imports, where porters put it: every module that uses the device gets
+  // its own import, so the order among the project's imports does not matter
+  if (at.importEnd >= 0)
     // the line of the block's last import (a parenthesised import: where it closes)
     push('add.import-torch-npu', Math.max(0, at.importEnd - 1), {
       at: at.importEnd,
       text: '\nimport torch_npu',
     });
-  } else {
+  else {
     const m = /^import torch\b.*$/m.exec(src) ?? /^from torch\b.*$/m.exec(src);
     if (!m) return out;
     push('add.import-torch-npu', m.index, {

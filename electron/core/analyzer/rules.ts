@@ -24,6 +24,8 @@ const Match = z.discriminatedUnion('kind', [
     objectRegex: z.string().optional(),
     /** Only as an operand of `*`: `x * self.gelu(gate)` (a gated activation). */
     inProduct: z.boolean().optional(),
+    /** The call's argument list, as written, matches: `keepdim=True`. */
+    argsRegex: z.string().optional(),
   }),
   z.object({ kind: z.literal('keyword'), name: z.string(), valueRegex: z.string().optional() }),
   z.object({

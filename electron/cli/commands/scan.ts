@@ -104,6 +104,7 @@ export function registerScanCommand(program: Command, env: CommandEnv, configure
           lines: scan.lines,
           findings: scan.findings,
           effort: scan.effort,
+          skipped: scan.skipped,
         };
         if (o.json) printJson(io, summary);
         else {
@@ -121,6 +122,7 @@ export function registerScanCommand(program: Command, env: CommandEnv, configure
           if (o.fix || o.patch) io.stdout(`${t('cli.scanChanged', { count: changed.size })}\n`);
         }
         for (const w of scan.warnings) io.stderr(`warning: ${w}\n`);
+        for (const x of scan.skipped) io.stderr(`${t('cli.scanSkipped', { file: x.file })}\n`);
         if (scan.findings.some((f) => f.severity === 'error')) throw new ExitWith(EXIT.failed);
       },
     );

@@ -618,7 +618,8 @@ export function analyzeSource(
 
   // definitions: `def enable_xformers_memory_efficient_attention(…)` — a switch for a CUDA library
   for (const [start, end] of matches(c.definitionHint, source)) {
-    const def = root.descendantForIndex(start, end)?.parent;
+    let def = root.descendantForIndex(start, end - 1);
+    if (def && def.type !== 'function_definition') def = def.parent;
     if (def?.type !== 'function_definition' || def.startIndex !== start) continue;
     const name = def.childForFieldName('name')?.text ?? '';
     for (const { r, re: test } of c.definitions) if (test.test(name)) add(r, def, { name });

@@ -494,7 +494,7 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
     findings,
     effort: estimateEffort(findings),
     warnings,
-    skipped,
+    skipped: skipped.sort((a, b) => a.file.localeCompare(b.file)),
     sources,
   };
 }
@@ -605,8 +605,8 @@ function scanScript(rel: string, src: string, lang: Language, finding: AddFindin
 export function estimateEffort(findings: Finding[]): Effort {
   const count = (cats: string[]) => findings.filter((f) => cats.includes(f.category)).length;
   const d = {
-    device: count(['device', 'cuda-api', 'add']),
-    thirdParty: count(['third-party', 'extension', 'optimizer']),
+    device: count(['device', 'cuda-api', 'add', 'unsupported-op']),
+    thirdParty: count(['third-party', 'extension', 'optimizer', 'triton', 'attention']),
     mixedPrecision: count(['amp']),
     multiCard: count(['distributed']),
   };

@@ -1,6 +1,7 @@
 import type { Node, Parser } from 'web-tree-sitter';
 import type { CodeEdit, CodeFinding, Language } from '../../../shared/api';
 import { canonicalName, importAliases, nameMatches } from './names';
+import { relevantSource } from './relevant';
 import type { Rule } from './rules';
 
 export type Edit = CodeEdit;
@@ -33,6 +34,8 @@ interface Compiled {
   methods: RuleOf<'method'>[];
   attributes: RuleOf<'attribute'>[];
   memberHint: RegExp | null;
+  /** Attributes whose returning helpers are flagged where called (`multi_processor_count`). */
+  calledAttributes: RegExp | null;
   keywords: RuleOf<'keyword'>[];
   keywordHint: RegExp | null;
   references: RuleOf<'reference'>[];
@@ -57,7 +60,7 @@ interface Compiled {
 const compiledCache = new WeakMap<Rule[], Compiled>();
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-function compile(rules: Rule[]): Compiled {
+export function compile(rules: Rule[]): Compiled {
   const hit = compiledCache.get(rules);
   if (hit) return hit;
   const of = <K extends Rule['match']['kind']>(kind: K) =>
@@ -84,8 +87,15 @@ function compile(rules: Rule[]): Compiled {
       : null,
     methods,
     attributes,
-    memberHint: members.length
-      ? new RegExp(`\\.\\s*(?:${members.map(escape).join('|')})\\b`, 'g')
+    memberHint: members.length ? memberRegex(methods, attributes) : null,
+    calledAttributes: attributes.some((r) => r.match.callers)
+      ? new RegExp(
+          attributes
+            .filter((r) => r.match.callers)
+            .map((r) => `\\b${escape(r.match.name)}\\b`)
+            .join('|'),
+          'g',
+        )
       : null,
     keywords,
     keywordHint: keywordNames.length
@@ -163,6 +173,99 @@ const IMPORT_PARENTS = new Set([
 
 const IMPORT_HINT = /^[ \t]*(?:import|from)[ \t]/gm;
 
+/**
+ * `.name` where a method or attribute rule can match, narrowed by what the rule also needs
+ * (`.to` only before `(local_rank`, `.mean` only after `.pow(2)`); every match starts at the dot.
+ */
+function memberRegex(methods: RuleOf<'method'>[], attributes: RuleOf<'attribute'>[]): RegExp {
+  const plain = new Set<string>();
+  const special: string[] = [];
+  for (const r of methods) {
+    const name = escape(r.match.name);
+    if (r.match.firstArgIdentifier)
+      special.push(
+        `\\.\\s*${name}(?=\\s*\\(\\s*(?:[\\w.]*\\.)?(?:${r.match.firstArgIdentifier.map(escape).join('|')})\\b)`,
+      );
+    else if (r.match.objectRegex)
+      // the look-behind runs only where `.name` matched
+      special.push(
+        `\\.\\s*${name}\\b(?<=(?:${r.match.objectRegex.replace(/\$$/, '')})\\s*\\.\\s*${name})`,
+      );
+    else plain.add(name);
+  }
+  for (const r of attributes) plain.add(escape(r.match.name));
+  const alternatives = [
+    ...(plain.size ? [`\\.\\s*(?:${[...plain].join('|')})\\b`] : []),
+    ...special,
+  ];
+  return new RegExp(alternatives.join('|'), 'g');
+}
+
+/** Top-level blocks and classes kept whole: the entry point, enums (a kernel backend switch). */
+const KEEP = /__name__|\bEnum\b/;
+const TEXT_IMPORT =
+  /^[ \t]*(?:import[ \t]+([^\n#;]+)|from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+))/gm;
+const LOADED = /^[ \t]*(\w+)\s*=\s*[\w.]*?\b(?:load_ext|load|load_inline)\s*\(/gm;
+
+/** What the file's imports bind, read from the text (a superset of what the tree says). */
+function textAliases(source: string): { aliases: Map<string, string>; imported: string[] } {
+  const aliases = new Map<string, string>();
+  const imported: string[] = [];
+  TEXT_IMPORT.lastIndex = 0;
+  for (let m = TEXT_IMPORT.exec(source); m; m = TEXT_IMPORT.exec(source)) {
+    const parts = (m[1] ?? m[3] ?? '').replace(/[()\\\n]/g, ' ').split(',');
+    for (const part of parts) {
+      const w = /^\s*([\w.]+)(?:\s+as\s+(\w+))?/.exec(part);
+      if (!w) continue;
+      const [, name, alias] = w as unknown as [string, string, string | undefined];
+      imported.push(alias ?? name);
+      if (m[1] !== undefined)
+        aliases.set(alias ?? name.split('.')[0]!, alias ? name : name.split('.')[0]!);
+      else if (!m[2]!.startsWith('.')) aliases.set(alias ?? name, `${m[2]}.${name}`);
+    }
+  }
+  return { aliases, imported };
+}
+
+/** Offsets where some rule may match: the analysis's own text searches, run before parsing. */
+export function candidateOffsets(source: string, c: Compiled): number[] {
+  const at: number[] = [];
+  const all = (re: RegExp | null) => {
+    for (const [start] of matches(re, source)) at.push(start);
+  };
+  all(IMPORT_HINT);
+  all(c.stringHint);
+  all(c.memberHint);
+  all(c.keywordHint);
+  all(c.conditionHint);
+  all(c.definitionHint);
+  all(c.loaderHint);
+  const { aliases, imported } = textAliases(source);
+  all(chainHint(c, aliases));
+  // an extension's call sites, wherever the module is bound
+  const ext = new Set<string>();
+  for (const name of imported)
+    if (c.extensions.some((r) => new RegExp(r.match.modules).test(name.split('.').pop()!)))
+      ext.add(name);
+  if (c.extensions.length) for (const m of source.matchAll(LOADED)) ext.add(m[1]!);
+  if (ext.size) {
+    all(new RegExp(`\\b(?:${[...ext].map(escape).join('|')})${GAP}\\.`, 'g'));
+    // an autograd forward's ctx attributes: where ctx.device goes
+    all(/^[ \t]*ctx\.\w+\s*=/gm);
+  }
+  // `else: raise` tells a required import from an optional one
+  all(/^[ \t]*raise\b/gm);
+  // the callers of a helper that returns an SM count
+  const helpers = new Set<string>();
+  for (const [start] of matches(c.calledAttributes, source)) {
+    const before = source.slice(Math.max(0, start - 4000), start);
+    const def = [...before.matchAll(/^[ \t]*def[ \t]+(\w+)/gm)].at(-1);
+    if (def) helpers.add(def[1]!);
+  }
+  if (helpers.size) all(new RegExp(`\\b(?:${[...helpers].map(escape).join('|')})\\s*\\(`, 'g'));
+  return at;
+}
+
 /** The most specific reference rule for a dotted name (longest matching pattern wins). */
 function bestReference(rules: RuleOf<'reference'>[], name: string) {
   let best: { r: RuleOf<'reference'>; p: string } | undefined;
@@ -214,7 +317,28 @@ function chainHint(c: Compiled, aliases: Map<string, string>): RegExp | null {
 }
 
 /** Every match of a global regex over the text: [start, end) of the whole match. */
-function* matches(re: RegExp | null, text: string): Generator<[number, number, string]> {
+let memoText: string | null = null;
+const memo = new Map<RegExp, [number, number, string][]>();
+
+/**
+ * Every match of a global regex over the text, [start, end) of the whole match: kept for the
+ * last text, so the searches that choose what to parse serve the analysis too.
+ */
+function matches(re: RegExp | null, text: string): [number, number, string][] {
+  if (!re) return [];
+  if (text !== memoText) {
+    memo.clear();
+    memoText = text;
+  }
+  let hit = memo.get(re);
+  if (!hit) {
+    hit = [...scan(re, text)];
+    memo.set(re, hit);
+  }
+  return hit;
+}
+
+function* scan(re: RegExp, text: string): Generator<[number, number, string]> {
   if (!re) return;
   re.lastIndex = 0;
   for (let m = re.exec(text); m; m = re.exec(text)) {
@@ -236,7 +360,13 @@ export function analyzeSource(
   rules: Rule[],
   lang: Language,
 ): FileAnalysis {
-  const tree = parser.parse(source);
+  const c0 = compile(rules);
+  const relevant = relevantSource(source, candidateOffsets(source, c0), KEEP);
+  const tree = parser.parse(
+    relevant.text,
+    null,
+    relevant.ranges.length ? { includedRanges: relevant.ranges } : undefined,
+  );
   if (!tree)
     return {
       findings: [],

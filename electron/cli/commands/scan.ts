@@ -51,7 +51,11 @@ export function registerScanCommand(program: Command, env: CommandEnv, configure
         const sessionId = o.session === undefined ? undefined : Number(o.session);
         if (sessionId !== undefined && !(Number.isInteger(sessionId) && sessionId > 0))
           throw new AmwError('VALIDATION', `--session takes a session id, not ${o.session}`);
-        const scan = await scanProject(root, { exclude: o.exclude, lang: global.lang });
+        const scan = await scanProject(root, {
+          exclude: o.exclude,
+          lang: global.lang,
+          keepSources: !!(o.fix || o.patch),
+        });
         if (sessionId !== undefined) {
           // the session's code stage: the same scan, stored with its texts for review in the app
           await withCore(env, async (core) => {

@@ -88,6 +88,8 @@ export function analyzePythonFile(
   rel: string,
   rules: Rule[],
   lang: Language,
+  /** Keep the text of files with findings (fixes, review); without, only entry points keep it. */
+  keepSources = true,
 ): PythonResult {
   let src: string;
   try {
@@ -105,7 +107,7 @@ export function analyzePythonFile(
   const result = analyzeSource(parser, src, rel, rules, lang);
   const findings = result.findings;
   const source =
-    findings.length || result.entryPoint
+    (findings.length && keepSources) || (result.entryPoint && !findings.length)
       ? {
           text: src,
           kind: 'python' as const,

@@ -43,6 +43,11 @@ export interface ScanOptions {
   onProgress?: (done: number, total: number) => void;
   /** From how many Python files on the scan uses worker threads (default WORKER_THRESHOLD). */
   workerThreshold?: number;
+  /**
+   * Keep each file's text for fixes and review (default). Off, memory stays bounded by the
+   * largest file rather than the tree: a plain `amw scan` only prints findings.
+   */
+  keepSources?: boolean;
 }
 
 /**
@@ -76,7 +81,7 @@ async function inProcess(
       await new Promise((r) => setImmediate(r));
       if (opts.signal?.aborted) throw new AmwError('CANCELLED', 'The scan was cancelled.');
     }
-    out.push(analyzePythonFile(parser, f.abs, f.rel, rules, lang));
+    out.push(analyzePythonFile(parser, f.abs, f.rel, rules, lang, opts.keepSources ?? true));
   }
   return out;
 }
@@ -146,7 +151,12 @@ async function inWorkers(
             w.once('exit', onExit);
             w.once('error', reject);
             // interleaved, so big and small files spread evenly
-            w.postMessage({ id, lang, files: python.filter((_, i) => i % ws.length === n) });
+            w.postMessage({
+              id,
+              lang,
+              keepSources: opts.keepSources ?? true,
+              files: python.filter((_, i) => i % ws.length === n),
+            });
           }),
       ),
     );

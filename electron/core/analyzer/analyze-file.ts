@@ -815,7 +815,9 @@ export function analyzeSource(
         { text: v.text },
         rw?.kind === 'replace-expression'
           ? [{ start: kw.startIndex, end: kw.endIndex, text: rw.to }]
-          : undefined,
+          : rw?.kind === 'remove-argument'
+            ? removeArgument(kw)
+            : undefined,
       );
     }
   }
@@ -904,6 +906,9 @@ export function analyzeSource(
     for (const all of once.values()) {
       all.sort((a, b) => a.line - b.line || a.column - b.column);
       all[0]!.message = all[0]!.message.replace(/\{\{count\}\}/g, String(all.length));
+      // said once, fixed everywhere: the first finding carries every place's edit
+      const edits = all.flatMap((f) => f.fix?.edits ?? []);
+      if (all[0]!.fix && edits.length) all[0]!.fix.edits = edits;
       for (const f of all.slice(1)) drop.add(f);
     }
     kept = kept.filter((f) => !drop.has(f));
@@ -976,6 +981,19 @@ function lastCtxAssignment(def: Node): { stmt: Node; input: string } | null {
     else if (last && st?.type !== 'comment') break;
   }
   return last ? { stmt: last, input: params[1] ?? '' } : null;
+}
+
+/** `f(a, num_warps=8)` → `f(a)`: the argument and the comma before it (or after, when first). */
+function removeArgument(kw: Node): Edit[] | undefined {
+  const list = kw.parent;
+  if (list?.type !== 'argument_list') return undefined;
+  const args = list.namedChildren.filter((a): a is Node => !!a && a.type !== 'comment');
+  const i = args.findIndex((a) => a.equals(kw));
+  if (i > 0) return [{ start: args[i - 1]!.endIndex, end: kw.endIndex, text: '' }];
+  if (i === 0 && args.length > 1)
+    return [{ start: kw.startIndex, end: args[1]!.startIndex, text: '' }];
+  if (i === 0) return [{ start: kw.startIndex, end: kw.endIndex, text: '' }];
+  return undefined;
 }
 
 /** An operand of `*` (through parentheses): `x * act(gate)`. */

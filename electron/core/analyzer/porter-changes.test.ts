@@ -113,6 +113,15 @@ describe('Triton tuning and occupancy', () => {
     );
   });
 
+  it('rewrite mode removes the GPU tuning arguments everywhere (one finding, every place fixed)', async () => {
+    const scan = await scanProject(join(FIXTURES, 'triton-ops'));
+    const after = migratedFiles(scan, 'rewrite', await pythonParser()).get('kernels/reduce.py')!;
+    expect(after.parses).toBe(true);
+    expect(after.after).not.toMatch(/num_warps=|num_stages=|allow_tf32/);
+    expect(after.after).toContain('sum_rows_kernel[grid](x, out, lock, x.shape[1], BLOCK=1024)\n');
+    expect(after.after).toContain('acc += tl.dot(a, b)\n');
+  });
+
   it('a backend switch with a PyTorch member: one project-level finding instead of the Triton ones', async () => {
     const scan = await scanProject(join(FIXTURES, 'backend-switch'));
     expect(where(scan)).toEqual([

@@ -80,6 +80,8 @@ const Rewrite = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('attribute-rename'), to: z.string() }),
   /** The whole matched expression becomes this text (e.g. dist.Backend.NCCL → "hccl"). */
   z.object({ kind: z.literal('replace-expression'), to: z.string() }),
+  /** The keyword argument goes, with its comma (`, num_warps=8`): a removal, not a rewrite. */
+  z.object({ kind: z.literal('remove-argument') }),
 ]);
 
 export const Rule = z.object({

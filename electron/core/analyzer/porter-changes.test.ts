@@ -270,6 +270,42 @@ describe('set_device uses the rank in scope', () => {
   });
 });
 
+describe('only code a rule can match is parsed', () => {
+  it('a long file: the same findings, and the rewrite parses, with imports in try/except and functions left out', async () => {
+    const filler = Array.from(
+      { length: 60 },
+      (_, i) => `def helper_${i}(x):\n    y = x * ${i}\n    return y + 1\n`,
+    ).join('\n');
+    const src = [
+      'import torch',
+      'try:',
+      '    import horovod.torch as hvd',
+      'except ImportError:',
+      '    hvd = None',
+      '',
+      filler,
+      'def main():',
+      '    model = torch.nn.Linear(2, 2).cuda()',
+      '    return model',
+      '',
+      filler.replaceAll('helper_', 'other_'),
+    ].join('\n');
+    expect(src.length).toBeGreaterThan(2000);
+    const r = await analyze(src);
+    expect(r.parseErrors).toBe(false);
+    expect(r.findings.map((f) => `${f.line}:${f.ruleId}`)).toEqual([
+      `${src.split('\n').indexOf('    model = torch.nn.Linear(2, 2).cuda()') + 1}:device.cuda-method`,
+    ]);
+    // the import block ends after the try statement, not inside it
+    expect(r.importEnd).toBe(src.indexOf('    hvd = None') + '    hvd = None'.length);
+    const after = applyEdits(
+      src,
+      r.findings.flatMap((f) => f.fix?.edits ?? []),
+    );
+    expect(after).toContain('model = torch.nn.Linear(2, 2).npu()');
+  });
+});
+
 describe('what a scan skips and what it adds', () => {
   it('a binary file is skipped with its reason and its lines are not counted', async () => {
     const dir = tempDir();

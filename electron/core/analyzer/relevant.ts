@@ -105,6 +105,13 @@ export function relevantSource(
       const body = l.start + l.indent;
       const next = n + 1 < stmts.length ? stmts[n + 1]!.i : i1;
       if (depth === 0 && keep.test(src.slice(body, Math.min(st.end, body + 400)))) continue;
+      // a top-level try/if around imports is read whole (where the import block ends)
+      if (
+        depth === 0 &&
+        (st.word === 'try' || st.word === 'if') &&
+        /^[ \t]*(?:import|from)[ \t]/m.test(src.slice(body, st.end))
+      )
+        continue;
       if (!hit(l.start, st.end)) {
         if (st.end - body >= 4) blanks.push([body, st.end]);
         continue;

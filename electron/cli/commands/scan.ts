@@ -51,7 +51,11 @@ export function registerScanCommand(program: Command, env: CommandEnv, configure
         const sessionId = o.session === undefined ? undefined : Number(o.session);
         if (sessionId !== undefined && !(Number.isInteger(sessionId) && sessionId > 0))
           throw new AmwError('VALIDATION', `--session takes a session id, not ${o.session}`);
-        const scan = await scanProject(root, { exclude: o.exclude, lang: global.lang });
+        const scan = await scanProject(root, {
+          exclude: o.exclude,
+          lang: global.lang,
+          keepSources: !!(o.fix || o.patch),
+        });
         if (sessionId !== undefined) {
           // the session's code stage: the same scan, stored with its texts for review in the app
           await withCore(env, async (core) => {
@@ -104,6 +108,7 @@ export function registerScanCommand(program: Command, env: CommandEnv, configure
           lines: scan.lines,
           findings: scan.findings,
           effort: scan.effort,
+          skipped: scan.skipped,
         };
         if (o.json) printJson(io, summary);
         else {
@@ -121,6 +126,7 @@ export function registerScanCommand(program: Command, env: CommandEnv, configure
           if (o.fix || o.patch) io.stdout(`${t('cli.scanChanged', { count: changed.size })}\n`);
         }
         for (const w of scan.warnings) io.stderr(`warning: ${w}\n`);
+        for (const x of scan.skipped) io.stderr(`${t('cli.scanSkipped', { file: x.file })}\n`);
         if (scan.findings.some((f) => f.severity === 'error')) throw new ExitWith(EXIT.failed);
       },
     );

@@ -1,6 +1,7 @@
 import type { Node, Parser } from 'web-tree-sitter';
 import type { CodeEdit, CodeFinding, Language } from '../../../shared/api';
 import { canonicalName, importAliases, nameMatches } from './names';
+import { relevantSource } from './relevant';
 import type { Rule } from './rules';
 
 export type Edit = CodeEdit;
@@ -13,6 +14,13 @@ export interface FileAnalysis {
   /** `if __name__ == "__main__":` at the top level: an entry point. */
   entryPoint: boolean;
   parseErrors: boolean;
+  /** Offset just after the last import of the file's leading import block (-1: none). */
+  importEnd: number;
+  /**
+   * An enum that chooses kernels by backend with a pure-PyTorch member (TRITON / CUDA / PYTORCH):
+   * the project can run on NPU by selecting that member, before porting a single kernel.
+   */
+  backendSwitch: { line: number; name: string; member: string } | null;
 }
 
 type RuleOf<K extends Rule['match']['kind']> = Rule & {
@@ -26,11 +34,22 @@ interface Compiled {
   methods: RuleOf<'method'>[];
   attributes: RuleOf<'attribute'>[];
   memberHint: RegExp | null;
+  /** Attributes whose returning helpers are flagged where called (`multi_processor_count`). */
+  calledAttributes: RegExp | null;
   keywords: RuleOf<'keyword'>[];
   keywordHint: RegExp | null;
   references: RuleOf<'reference'>[];
   calls: RuleOf<'call'>[];
   imports: RuleOf<'import'>[];
+  extensions: RuleOf<'extension'>[];
+  once: Set<string>;
+  /** [rule, the rule whose finding in the same file says it already]. */
+  subsumed: [string, string][];
+  loaderHint: RegExp | null;
+  conditionNames: { r: RuleOf<'condition-name'>; re: RegExp }[];
+  definitions: { r: RuleOf<'definition'>; re: RegExp }[];
+  definitionHint: RegExp | null;
+  conditionHint: RegExp | null;
   /** First segments of every name a reference or call rule knows (torch, apex, nvtx…). */
   roots: Set<string>;
   /** Every name pattern of the reference and call rules. */
@@ -41,7 +60,7 @@ interface Compiled {
 const compiledCache = new WeakMap<Rule[], Compiled>();
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-function compile(rules: Rule[]): Compiled {
+export function compile(rules: Rule[]): Compiled {
   const hit = compiledCache.get(rules);
   if (hit) return hit;
   const of = <K extends Rule['match']['kind']>(kind: K) =>
@@ -68,8 +87,15 @@ function compile(rules: Rule[]): Compiled {
       : null,
     methods,
     attributes,
-    memberHint: members.length
-      ? new RegExp(`\\.\\s*(?:${members.map(escape).join('|')})\\b`, 'g')
+    memberHint: members.length ? memberRegex(methods, attributes) : null,
+    calledAttributes: attributes.some((r) => r.match.callers)
+      ? new RegExp(
+          attributes
+            .filter((r) => r.match.callers)
+            .map((r) => `\\b${escape(r.match.name)}\\b`)
+            .join('|'),
+          'g',
+        )
       : null,
     keywords,
     keywordHint: keywordNames.length
@@ -78,6 +104,33 @@ function compile(rules: Rule[]): Compiled {
     references,
     calls,
     imports: of('import'),
+    extensions: of('extension'),
+    once: new Set(rules.filter((r) => r.once).map((r) => r.id)),
+    subsumed: rules.filter((r) => r.subsumedBy).map((r) => [r.id, r.subsumedBy!]),
+    loaderHint: of('extension').length
+      ? new RegExp(
+          `\\b(?:${[...new Set(of('extension').flatMap((r) => r.match.loaders.map((l) => l.split('.').pop()!)))].map(escape).join('|')})\\s*\\(`,
+          'g',
+        )
+      : null,
+    conditionNames: of('condition-name').map((r) => ({ r, re: new RegExp(r.match.regex) })),
+    definitions: of('definition').map((r) => ({ r, re: new RegExp(r.match.regex) })),
+    definitionHint: of('definition').length
+      ? new RegExp(
+          `\\bdef\\s+(?=\\w*(?:${of('definition')
+            .map((r) => r.match.regex)
+            .join('|')}))`,
+          'g',
+        )
+      : null,
+    conditionHint: of('condition-name').length
+      ? new RegExp(
+          of('condition-name')
+            .map((r) => `(?:${r.match.regex})`)
+            .join('|'),
+          'g',
+        )
+      : null,
     roots: new Set(patterns.map((n) => n.split('.')[0]!)),
     patterns,
     chainHints: new Map(),
@@ -119,6 +172,99 @@ const IMPORT_PARENTS = new Set([
 ]);
 
 const IMPORT_HINT = /^[ \t]*(?:import|from)[ \t]/gm;
+
+/**
+ * `.name` where a method or attribute rule can match, narrowed by what the rule also needs
+ * (`.to` only before `(local_rank`, `.mean` only after `.pow(2)`); every match starts at the dot.
+ */
+function memberRegex(methods: RuleOf<'method'>[], attributes: RuleOf<'attribute'>[]): RegExp {
+  const plain = new Set<string>();
+  const special: string[] = [];
+  for (const r of methods) {
+    const name = escape(r.match.name);
+    if (r.match.firstArgIdentifier)
+      special.push(
+        `\\.\\s*${name}(?=\\s*\\(\\s*(?:[\\w.]*\\.)?(?:${r.match.firstArgIdentifier.map(escape).join('|')})\\b)`,
+      );
+    else if (r.match.objectRegex)
+      // the look-behind runs only where `.name` matched
+      special.push(
+        `\\.\\s*${name}\\b(?<=(?:${r.match.objectRegex.replace(/\$$/, '')})\\s*\\.\\s*${name})`,
+      );
+    else plain.add(name);
+  }
+  for (const r of attributes) plain.add(escape(r.match.name));
+  const alternatives = [
+    ...(plain.size ? [`\\.\\s*(?:${[...plain].join('|')})\\b`] : []),
+    ...special,
+  ];
+  return new RegExp(alternatives.join('|'), 'g');
+}
+
+/** Top-level blocks and classes kept whole: the entry point, enums (a kernel backend switch). */
+const KEEP = /__name__|\bEnum\b/;
+const TEXT_IMPORT =
+  /^[ \t]*(?:import[ \t]+([^\n#;]+)|from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+))/gm;
+const LOADED = /^[ \t]*(\w+)\s*=\s*[\w.]*?\b(?:load_ext|load|load_inline)\s*\(/gm;
+
+/** What the file's imports bind, read from the text (a superset of what the tree says). */
+function textAliases(source: string): { aliases: Map<string, string>; imported: string[] } {
+  const aliases = new Map<string, string>();
+  const imported: string[] = [];
+  TEXT_IMPORT.lastIndex = 0;
+  for (let m = TEXT_IMPORT.exec(source); m; m = TEXT_IMPORT.exec(source)) {
+    const parts = (m[1] ?? m[3] ?? '').replace(/[()\\\n]/g, ' ').split(',');
+    for (const part of parts) {
+      const w = /^\s*([\w.]+)(?:\s+as\s+(\w+))?/.exec(part);
+      if (!w) continue;
+      const [, name, alias] = w as unknown as [string, string, string | undefined];
+      imported.push(alias ?? name);
+      if (m[1] !== undefined)
+        aliases.set(alias ?? name.split('.')[0]!, alias ? name : name.split('.')[0]!);
+      else if (!m[2]!.startsWith('.')) aliases.set(alias ?? name, `${m[2]}.${name}`);
+    }
+  }
+  return { aliases, imported };
+}
+
+/** Offsets where some rule may match: the analysis's own text searches, run before parsing. */
+export function candidateOffsets(source: string, c: Compiled): number[] {
+  const at: number[] = [];
+  const all = (re: RegExp | null) => {
+    for (const [start] of matches(re, source)) at.push(start);
+  };
+  all(IMPORT_HINT);
+  all(c.stringHint);
+  all(c.memberHint);
+  all(c.keywordHint);
+  all(c.conditionHint);
+  all(c.definitionHint);
+  all(c.loaderHint);
+  const { aliases, imported } = textAliases(source);
+  all(chainHint(c, aliases));
+  // an extension's call sites, wherever the module is bound
+  const ext = new Set<string>();
+  for (const name of imported)
+    if (c.extensions.some((r) => new RegExp(r.match.modules).test(name.split('.').pop()!)))
+      ext.add(name);
+  if (c.extensions.length) for (const m of source.matchAll(LOADED)) ext.add(m[1]!);
+  if (ext.size) {
+    all(new RegExp(`\\b(?:${[...ext].map(escape).join('|')})${GAP}\\.`, 'g'));
+    // an autograd forward's ctx attributes: where ctx.device goes
+    all(/^[ \t]*ctx\.\w+\s*=/gm);
+  }
+  // `else: raise` tells a required import from an optional one
+  all(/^[ \t]*raise\b/gm);
+  // the callers of a helper that returns an SM count
+  const helpers = new Set<string>();
+  for (const [start] of matches(c.calledAttributes, source)) {
+    const before = source.slice(Math.max(0, start - 4000), start);
+    const def = [...before.matchAll(/^[ \t]*def[ \t]+(\w+)/gm)].at(-1);
+    if (def) helpers.add(def[1]!);
+  }
+  if (helpers.size) all(new RegExp(`\\b(?:${[...helpers].map(escape).join('|')})\\s*\\(`, 'g'));
+  return at;
+}
 
 /** The most specific reference rule for a dotted name (longest matching pattern wins). */
 function bestReference(rules: RuleOf<'reference'>[], name: string) {
@@ -171,7 +317,28 @@ function chainHint(c: Compiled, aliases: Map<string, string>): RegExp | null {
 }
 
 /** Every match of a global regex over the text: [start, end) of the whole match. */
-function* matches(re: RegExp | null, text: string): Generator<[number, number, string]> {
+let memoText: string | null = null;
+const memo = new Map<RegExp, [number, number, string][]>();
+
+/**
+ * Every match of a global regex over the text, [start, end) of the whole match: kept for the
+ * last text, so the searches that choose what to parse serve the analysis too.
+ */
+function matches(re: RegExp | null, text: string): [number, number, string][] {
+  if (!re) return [];
+  if (text !== memoText) {
+    memo.clear();
+    memoText = text;
+  }
+  let hit = memo.get(re);
+  if (!hit) {
+    hit = [...scan(re, text)];
+    memo.set(re, hit);
+  }
+  return hit;
+}
+
+function* scan(re: RegExp, text: string): Generator<[number, number, string]> {
   if (!re) return;
   re.lastIndex = 0;
   for (let m = re.exec(text); m; m = re.exec(text)) {
@@ -193,8 +360,22 @@ export function analyzeSource(
   rules: Rule[],
   lang: Language,
 ): FileAnalysis {
-  const tree = parser.parse(source);
-  if (!tree) return { findings: [], importsTorch: false, entryPoint: false, parseErrors: true };
+  const c0 = compile(rules);
+  const relevant = relevantSource(source, candidateOffsets(source, c0), KEEP);
+  const tree = parser.parse(
+    relevant.text,
+    null,
+    relevant.ranges.length ? { includedRanges: relevant.ranges } : undefined,
+  );
+  if (!tree)
+    return {
+      findings: [],
+      importsTorch: false,
+      entryPoint: false,
+      parseErrors: true,
+      importEnd: -1,
+      backendSwitch: null,
+    };
   const c = compile(rules);
   const root = tree.rootNode;
   // imports start a line: find the keywords, let the tree confirm (and skip strings, comments)
@@ -210,6 +391,25 @@ export function analyzeSource(
       importStatements.push(stmt);
   }
   const aliases = importAliases(importStatements);
+  // libraries imported only optionally (`try: import apex … except ImportError`, `if
+  // is_xformers_available(): import xformers`): the project already runs without them, so
+  // their uses are not findings
+  const libOf = (stmt: Node) =>
+    (stmt.type === 'import_from_statement'
+      ? [stmt.childForFieldName('module_name')?.text ?? '']
+      : stmt
+          .childrenForFieldName('name')
+          .map((n) =>
+            n?.type === 'aliased_import'
+              ? (n.childForFieldName('name')?.text ?? '')
+              : (n?.text ?? ''),
+          )
+    ).map((m) => m.split('.')[0]!);
+  const optionalLibs = new Set<string>();
+  const requiredLibs = new Set<string>();
+  for (const stmt of importStatements)
+    for (const lib of libOf(stmt)) (optionalImport(stmt) ? optionalLibs : requiredLibs).add(lib);
+  for (const lib of requiredLibs) optionalLibs.delete(lib);
 
   let lineStarts: number[] | undefined;
   const pos = (index: number) => {
@@ -235,7 +435,12 @@ export function analyzeSource(
     seen.add(key);
     const s = pos(node.startIndex);
     const e = pos(node.endIndex);
-    const fill = (t: string) => t.replace(/\{\{(\w+)\}\}/g, (_, k: string) => vars[k] ?? '');
+    // {{count}} is filled once the file is done (rules that report once per file)
+    const fill = (t: string) =>
+      t.replace(/\{\{(\w+)\}\}/g, (all, k: string) => vars[k] ?? (k === 'count' ? all : ''));
+    const hint = rule.hints?.find((h) => new RegExp(h.when).test(vars.name ?? vars.text ?? ''));
+    const fix = hint?.fix ?? rule.fix;
+    const message = hint?.message ?? rule.message;
     findings.push({
       ruleId: rule.id,
       file,
@@ -245,9 +450,9 @@ export function analyzeSource(
       endColumn: e.column,
       severity: rule.severity,
       category: rule.category,
-      message: fill(rule.message[lang]),
-      ...(rule.fix || edits
-        ? { fix: { description: rule.fix ? rule.fix[lang] : '', edits: edits ?? [] } }
+      message: fill(message[lang]),
+      ...(fix || edits
+        ? { fix: { description: fix ? fill(fix[lang]) : '', edits: edits ?? [] } }
         : {}),
     });
   };
@@ -263,8 +468,13 @@ export function analyzeSource(
     doneStrings.add(node.startIndex);
     const content = stringContent(node);
     if (!content) continue;
+    const compared =
+      node.parent?.type === 'comparison_operator' ||
+      (node.parent?.type === 'pair' && node.parent.childForFieldName('key')?.equals(node));
     for (const { r, re } of c.strings) {
       if (!re.test(content.value)) continue;
+      if (compared && r.match.notCompared) continue;
+      if (r.match.onlyCompared && !comparedOperand(node)) continue;
       const rw = r.rewrite;
       const piece =
         rw?.kind === 'string-replace'
@@ -307,8 +517,11 @@ export function analyzeSource(
       doneChains.add(chain.startIndex * 1e6 + chain.endIndex);
       const name = canonicalName(chain, aliases);
       if (!name) continue;
+      // a type annotation (`x: torch.cuda.LongTensor`) runs nowhere: porters leave it
+      if (inAnnotation(chain)) continue;
       const best = bestReference(c.references, name);
-      if (best) add(best.r, chain, { name }, renameSegment(best.r, chain));
+      if (best && !(best.r.uses && optionalLibs.has(name.split('.')[0]!)))
+        add(best.r, chain, { name }, renameSegment(best.r, chain));
       const call = chain.parent;
       if (call?.type === 'call' && call.childForFieldName('function')?.equals(chain))
         checkCall(call, name);
@@ -329,6 +542,14 @@ export function analyzeSource(
         const s = first ? stringContent(first) : null;
         if (!s || s.value !== r.match.stringArg) continue;
       }
+      if (r.match.inProduct && !inProduct(call)) continue;
+      if (r.match.argRegex) {
+        const re = new RegExp(r.match.argRegex);
+        const tested = r.match.firstArgOnly
+          ? argList.filter((a) => a.type !== 'keyword_argument').slice(0, 1)
+          : argList;
+        if (!tested.some((a) => re.test(a.text))) continue;
+      }
       if (r.id === 'add.set-device') {
         if (/\bset_device\s*\(/.test(source)) continue;
         add(r, call, { name }, setDeviceEdit(call));
@@ -342,15 +563,45 @@ export function analyzeSource(
   function setDeviceEdit(call: Node): Edit[] | undefined {
     const local = (full: string) => [...aliases].find(([, v]) => v === full)?.[0];
     const [os, torch] = [local('os'), local('torch')];
-    if (!os || !torch) return undefined;
+    if (!torch || (!os && !rankInScope(call))) return undefined;
     let stmt = call;
     while (stmt.parent && stmt.parent.type !== 'block' && stmt.parent.type !== 'module')
       stmt = stmt.parent;
     const lineStart = source.lastIndexOf('\n', stmt.startIndex - 1) + 1;
     const indent = source.slice(lineStart, stmt.startIndex);
     if (/\S/.test(indent)) return undefined;
-    const text = `${torch}.npu.set_device(int(${os}.environ.get("LOCAL_RANK", 0)))\n${indent}`;
+    // the rank variable in scope wins: a function launched by mp.spawn(fn, …) gets its rank as
+    // its first parameter and no LOCAL_RANK is set, so LOCAL_RANK would put every rank on NPU 0
+    const rank = rankInScope(call);
+    const device = rank ?? `int(${os}.environ.get("LOCAL_RANK", 0))`;
+    const text = `${torch}.npu.set_device(${device})\n${indent}`;
     return [{ start: stmt.startIndex, end: stmt.startIndex, text }];
+  }
+
+  /**
+   * The local rank as the enclosing function knows it: the first parameter of a function this
+   * file passes to `spawn(fn, …)` (torch.multiprocessing), else a parameter named like a local
+   * rank. Null where the function has neither (the environment's LOCAL_RANK is then right).
+   */
+  function rankInScope(node: Node): string | null {
+    let fn: Node | null = node.parent;
+    while (fn && fn.type !== 'function_definition') fn = fn.parent;
+    if (!fn) return null;
+    const name = fn.childForFieldName('name')?.text;
+    const params = (fn.childForFieldName('parameters')?.namedChildren ?? [])
+      .map((p) =>
+        p?.type === 'identifier'
+          ? p.text
+          : p?.type === 'typed_parameter' ||
+              p?.type === 'default_parameter' ||
+              p?.type === 'typed_default_parameter'
+            ? (p.childForFieldName('name')?.text ?? p.namedChildren[0]?.text ?? '')
+            : '',
+      )
+      .filter((p) => p && p !== 'self');
+    if (name && params.length && new RegExp(`\\bspawn\\s*\\(\\s*${escape(name)}\\b`).test(source))
+      return params[0]!;
+    return params.find((p) => /^(local_rank|local_gpu|gpu|gpu_id|device_id)$/.test(p)) ?? null;
   }
 
   // members: `.cuda()`, `.to(rank)`, `x.is_cuda`
@@ -367,6 +618,17 @@ export function analyzeSource(
         call.childForFieldName('arguments')?.namedChildren.filter((a): a is Node => !!a) ?? [];
       for (const r of c.methods) {
         if (ident.text !== r.match.name) continue;
+        if (r.match.inProduct && !inProduct(call)) continue;
+        if (
+          r.match.argsRegex &&
+          !new RegExp(r.match.argsRegex).test(call.childForFieldName('arguments')?.text ?? '')
+        )
+          continue;
+        if (
+          r.match.objectRegex &&
+          !new RegExp(r.match.objectRegex).test(attr.childForFieldName('object')?.text ?? '')
+        )
+          continue;
         if (r.match.firstArgIdentifier) {
           const first = argList[0];
           if (!first || !['identifier', 'attribute'].includes(first.type)) continue;
@@ -388,8 +650,152 @@ export function analyzeSource(
             ? [{ start: ident.startIndex, end: ident.endIndex, text: r.rewrite.to }]
             : undefined;
         add(r, attr, { text: attr.text }, edits);
+        if (r.match.callers) returnedBy(attr, r);
       }
     }
+  }
+
+  /** `def num_sms(i): return props(i).multi_processor_count`: every `num_sms(…)` is flagged too. */
+  function returnedBy(node: Node, r: Rule) {
+    let up: Node | null = node.parent;
+    while (up && up.type !== 'return_statement' && up.type !== 'function_definition')
+      up = up.parent;
+    if (up?.type !== 'return_statement') return;
+    let fn: Node | null = up.parent;
+    while (fn && fn.type !== 'function_definition') fn = fn.parent;
+    const name = fn?.childForFieldName('name')?.text;
+    if (!fn || !name) return;
+    const re = new RegExp(`\\b${escape(name)}\\s*\\(`, 'g');
+    for (const [start] of matches(re, source)) {
+      const id = root.descendantForIndex(start);
+      const call = id?.parent;
+      if (id?.type !== 'identifier' || call?.type !== 'call') continue;
+      if (!call.childForFieldName('function')?.equals(id)) continue;
+      add(r, call, { text: `${name}()` });
+    }
+  }
+
+  // compiled extensions: `from . import _C`, `ext = ext_loader.load_ext(…)` → every `ext.op(…)`
+  if (c.extensions.length) {
+    const bound = new Map<string, Node>();
+    // the extension's CPU kernels (`ext.op_cpu_forward`) run anywhere
+    for (const stmt of importStatements) {
+      if (stmt.type !== 'import_from_statement') continue;
+      for (const n of stmt.childrenForFieldName('name')) {
+        if (!n) continue;
+        const imported = n.type === 'aliased_import' ? n.childForFieldName('name')?.text : n.text;
+        const local = n.type === 'aliased_import' ? n.childForFieldName('alias')?.text : n.text;
+        if (!imported || !local) continue;
+        if (c.extensions.some((r) => new RegExp(r.match.modules).test(imported.split('.').pop()!)))
+          bound.set(local, stmt);
+      }
+    }
+    for (const [start] of matches(c.loaderHint, source)) {
+      let call = root.descendantForIndex(start)?.parent ?? null;
+      while (call && call.type === 'attribute') call = call.parent;
+      if (call?.type !== 'call' || call.startIndex > start) continue;
+      const fn = call.childForFieldName('function');
+      if (!fn) continue;
+      const full = canonicalName(fn, aliases) ?? fn.text;
+      const loads = c.extensions.some((r) =>
+        r.match.loaders.some((l) => full === l || full.endsWith(`.${l}`) || fn.text === l),
+      );
+      const assign = call.parent;
+      const target = assign?.type === 'assignment' ? assign.childForFieldName('left') : null;
+      if (loads && target?.type === 'identifier') bound.set(target.text, assign!);
+    }
+    for (const local of bound.keys()) {
+      const re = new RegExp(`\\b${escape(local)}${GAP}\\.${GAP}\\w+${GAP}\\(`, 'g');
+      for (const [start] of matches(re, source)) {
+        const id = root.descendantForIndex(start);
+        const attr = id?.parent;
+        if (id?.type !== 'identifier' || attr?.type !== 'attribute') continue;
+        if (!attr.childForFieldName('object')?.equals(id)) continue;
+        const call = attr.parent;
+        if (call?.type !== 'call' || !call.childForFieldName('function')?.equals(attr)) continue;
+        const op = attr.childForFieldName('attribute')?.text ?? '';
+        if (/(^|_)cpu(_|$)/.test(op)) continue;
+        for (const r of c.extensions) {
+          add(r, call, { name: attr.text.replace(/\s+/g, '') });
+          const fnRule = r.match.functionRule && rules.find((x) => x.id === r.match.functionRule);
+          const forward = fnRule ? autogradForward(call) : null;
+          if (fnRule && forward)
+            add(fnRule, forward.def, { name: forward.cls, op: attr.text.replace(/\s+/g, '') });
+          const ctxRule = r.match.ctxRule && rules.find((x) => x.id === r.match.ctxRule);
+          const at = ctxRule && forward ? lastCtxAssignment(forward.def) : null;
+          if (ctxRule && at) {
+            const lineStart = source.lastIndexOf('\n', at.stmt.startIndex - 1) + 1;
+            const indent = source.slice(lineStart, at.stmt.startIndex);
+            add(
+              ctxRule,
+              at.stmt,
+              { name: forward!.cls, input: at.input },
+              /\S/.test(indent) || !at.input
+                ? undefined
+                : [
+                    {
+                      start: at.stmt.endIndex,
+                      end: at.stmt.endIndex,
+                      text: `\n${indent}ctx.device = ${at.input}.device.type`,
+                    },
+                  ],
+            );
+          }
+        }
+      }
+    }
+  }
+
+  // definitions: `def enable_xformers_memory_efficient_attention(…)` — a switch for a CUDA library
+  for (const [start, end] of matches(c.definitionHint, source)) {
+    let def = root.descendantForIndex(start, end - 1);
+    if (def && def.type !== 'function_definition') def = def.parent;
+    if (def?.type !== 'function_definition' || def.startIndex !== start) continue;
+    const name = def.childForFieldName('name')?.text ?? '';
+    for (const { r, re: test } of c.definitions) if (test.test(name)) add(r, def, { name });
+  }
+
+  // names tested in conditions: `if is_nccl_backend:` guards what only NCCL does
+  const doneConditions = new Set<number>();
+  for (const [start] of matches(c.conditionHint, source)) {
+    let id = root.descendantForIndex(start);
+    if (id?.type !== 'identifier') continue;
+    const up = id.parent;
+    if (up?.type === 'attribute') {
+      // `nccl_cfg.enabled` tests something else; `self.use_nccl` is the name itself
+      if (up.childForFieldName('object')?.equals(id)) continue;
+      id = up;
+    }
+    // the statement whose condition this is
+    let cond: Node | null = id;
+    while (
+      cond?.parent &&
+      [
+        'boolean_operator',
+        'not_operator',
+        'comparison_operator',
+        'parenthesized_expression',
+      ].includes(cond.parent.type)
+    )
+      cond = cond.parent;
+    const stmt = cond?.parent;
+    if (
+      !cond ||
+      !stmt ||
+      !['if_statement', 'elif_clause', 'while_statement', 'conditional_expression'].includes(
+        stmt.type,
+      )
+    )
+      continue;
+    if (
+      stmt.type !== 'conditional_expression' &&
+      !stmt.childForFieldName('condition')?.equals(cond)
+    )
+      continue;
+    if (doneConditions.has(cond.startIndex)) continue;
+    doneConditions.add(cond.startIndex);
+    for (const { r, re: test } of c.conditionNames)
+      if (test.test(id.text)) add(r, cond, { name: id.text });
   }
 
   // keyword arguments: device_ids=, map_location=, pin_memory=True, fused=True
@@ -402,7 +808,17 @@ export function analyzeSource(
     for (const r of c.keywords) {
       if (ident.text !== r.match.name || !v) continue;
       if (r.match.valueRegex && !new RegExp(r.match.valueRegex).test(v.text)) continue;
-      add(r, kw, { text: v.text });
+      const rw = r.rewrite;
+      add(
+        r,
+        kw,
+        { text: v.text },
+        rw?.kind === 'replace-expression'
+          ? [{ start: kw.startIndex, end: kw.endIndex, text: rw.to }]
+          : rw?.kind === 'remove-argument'
+            ? removeArgument(kw)
+            : undefined,
+      );
     }
   }
 
@@ -416,7 +832,10 @@ export function analyzeSource(
               (n) =>
                 (n?.type === 'aliased_import' ? n.childForFieldName('name')?.text : n?.text) ?? '',
             );
+    // `try: import apex … except ImportError:` — the project already runs without the library
+    const guarded = optionalImport(stmt);
     for (const r of c.imports) {
+      if (guarded) break;
       const hit = modules.find((m) =>
         r.match.modules.some((want) => m === want || m.startsWith(`${want}.`)),
       );
@@ -450,19 +869,196 @@ export function analyzeSource(
   }
 
   const importsTorch = [...aliases.values()].some((v) => v === 'torch' || v.startsWith('torch.'));
-  const entryPoint =
-    source.includes('__main__') &&
-    root.namedChildren.some(
-      (n) =>
-        n?.type === 'if_statement' &&
-        /^__name__\s*==\s*['"]__main__['"]$/.test(n.childForFieldName('condition')?.text ?? ''),
-    );
+  const guard = source.includes('__main__')
+    ? root.namedChildren.find(
+        (n) =>
+          n?.type === 'if_statement' &&
+          /^__name__\s*==\s*['"]__main__['"]$/.test(n.childForFieldName('condition')?.text ?? ''),
+      )
+    : undefined;
+  // the leading import block: module-level imports (and try/if blocks of imports) before the
+  // first definition or other statement
+  let importEnd = -1;
+  for (const n of root.namedChildren) {
+    if (!n || n.type === 'comment') continue;
+    if (n.type === 'import_statement' || n.type === 'import_from_statement') importEnd = n.endIndex;
+    else if (n.type === 'future_import_statement') importEnd = n.endIndex;
+    else if (n.type === 'expression_statement' && n.namedChildren[0]?.type === 'string') continue;
+    else if (
+      (n.type === 'try_statement' || n.type === 'if_statement') &&
+      /^\s*(import|from)\s/m.test(n.text) &&
+      n !== guard
+    )
+      importEnd = n.endIndex;
+    else if (importEnd >= 0) break;
+  }
   const parseErrors = root.hasError;
-  findings.sort(
-    (a, b) => a.line - b.line || a.column - b.column || a.ruleId.localeCompare(b.ruleId),
-  );
+  // rules that say it once per file: the first place, and how many there are
+  const once = new Map<string, Finding[]>();
+  for (const f of findings)
+    if (c.once.has(f.ruleId)) once.set(f.ruleId, [...(once.get(f.ruleId) ?? []), f]);
+  let kept = findings;
+  const present = new Set(findings.map((f) => f.ruleId));
+  if (c.subsumed.some(([, by]) => present.has(by)))
+    kept = kept.filter((f) => !c.subsumed.some(([id, by]) => f.ruleId === id && present.has(by)));
+  if (once.size) {
+    const drop = new Set<Finding>();
+    for (const all of once.values()) {
+      all.sort((a, b) => a.line - b.line || a.column - b.column);
+      all[0]!.message = all[0]!.message.replace(/\{\{count\}\}/g, String(all.length));
+      // said once, fixed everywhere: the first finding carries every place's edit
+      const edits = all.flatMap((f) => f.fix?.edits ?? []);
+      if (all[0]!.fix && edits.length) all[0]!.fix.edits = edits;
+      for (const f of all.slice(1)) drop.add(f);
+    }
+    kept = kept.filter((f) => !drop.has(f));
+  }
+  kept.sort((a, b) => a.line - b.line || a.column - b.column || a.ruleId.localeCompare(b.ruleId));
+  const backendSwitch = findBackendSwitch(root, source, pos);
   tree.delete();
-  return { findings, importsTorch, entryPoint, parseErrors };
+  return {
+    findings: kept,
+    importsTorch,
+    entryPoint: !!guard,
+    parseErrors,
+    importEnd,
+    backendSwitch,
+  };
+}
+
+/**
+ * An import in a `try:` whose handler catches ImportError (or everything), or under
+ * `if is_<lib>_available():`: optional, the code runs without the library.
+ */
+function optionalImport(stmt: Node): boolean {
+  let up = stmt.parent;
+  if (up?.type === 'block') up = up.parent;
+  if (up?.type === 'if_statement' || up?.type === 'elif_clause') {
+    // `else: raise …` makes the library required where this branch is asked for
+    const ifStmt = up.type === 'elif_clause' ? up.parent : up;
+    const orElse = ifStmt?.namedChildren.find((n) => n?.type === 'else_clause');
+    if (orElse && /^\s*raise\b/m.test(orElse.childForFieldName('body')?.text ?? '')) return false;
+    return /\bis_\w+_available\s*\(/.test(up.childForFieldName('condition')?.text ?? '');
+  }
+  if (up?.type !== 'try_statement') return false;
+  return up.namedChildren.some(
+    (h) =>
+      h?.type === 'except_clause' &&
+      (!h.namedChildren.some((x) => x?.type !== 'block' && x?.type !== 'comment') ||
+        /\b(ImportError|ModuleNotFoundError|Exception)\b/.test(
+          h.namedChildren.find((x) => x?.type !== 'block')?.text ?? '',
+        )),
+  );
+}
+
+/** A comparison operand, itself or as the argument of a call: `x == float("inf")`. */
+function comparedOperand(node: Node): boolean {
+  let n: Node | null = node;
+  if (n.parent?.type === 'argument_list' && n.parent.parent?.type === 'call') n = n.parent.parent;
+  return n.parent?.type === 'comparison_operator';
+}
+
+/**
+ * In an autograd forward `def forward(ctx, input, …)`: the last top-level `ctx.x = …` statement
+ * and the first tensor parameter after ctx.
+ */
+function lastCtxAssignment(def: Node): { stmt: Node; input: string } | null {
+  const params = (def.childForFieldName('parameters')?.namedChildren ?? [])
+    .map((p) =>
+      p?.type === 'identifier'
+        ? p.text
+        : (p?.childForFieldName('name')?.text ?? p?.namedChildren[0]?.text ?? ''),
+    )
+    .filter(Boolean);
+  if (params[0] !== 'ctx') return null;
+  // the end of the first run of `ctx.x = …` (where the forward stores its arguments)
+  let last: Node | null = null;
+  for (const st of def.childForFieldName('body')?.namedChildren ?? []) {
+    const a = st?.type === 'expression_statement' ? st.namedChildren[0] : null;
+    const isCtx =
+      a?.type === 'assignment' && /^ctx\.\w+$/.test(a.childForFieldName('left')?.text ?? '');
+    if (isCtx) last = st;
+    else if (last && st?.type !== 'comment') break;
+  }
+  return last ? { stmt: last, input: params[1] ?? '' } : null;
+}
+
+/** `f(a, num_warps=8)` → `f(a)`: the argument and the comma before it (or after, when first). */
+function removeArgument(kw: Node): Edit[] | undefined {
+  const list = kw.parent;
+  if (list?.type !== 'argument_list') return undefined;
+  const args = list.namedChildren.filter((a): a is Node => !!a && a.type !== 'comment');
+  const i = args.findIndex((a) => a.equals(kw));
+  if (i > 0) return [{ start: args[i - 1]!.endIndex, end: kw.endIndex, text: '' }];
+  if (i === 0 && args.length > 1)
+    return [{ start: kw.startIndex, end: args[1]!.startIndex, text: '' }];
+  if (i === 0) return [{ start: kw.startIndex, end: kw.endIndex, text: '' }];
+  return undefined;
+}
+
+/** An operand of `*` (through parentheses): `x * act(gate)`. */
+function inProduct(node: Node): boolean {
+  let up = node.parent;
+  while (up?.type === 'parenthesized_expression') up = up.parent;
+  return up?.type === 'binary_operator' && up.childForFieldName('operator')?.type === '*';
+}
+
+/**
+ * The `forward` of the torch.autograd.Function class a call is in (in its forward or backward):
+ * `class XFunction(Function): def forward(ctx, …)`.
+ */
+function autogradForward(node: Node): { def: Node; cls: string } | null {
+  let cls: Node | null = node.parent;
+  while (cls && cls.type !== 'class_definition') cls = cls.parent;
+  if (!cls || !/\bFunction\b/.test(cls.childForFieldName('superclasses')?.text ?? '')) return null;
+  for (const st of cls.childForFieldName('body')?.namedChildren ?? []) {
+    const def = st?.type === 'decorated_definition' ? st.childForFieldName('definition') : st;
+    if (def?.type === 'function_definition' && def.childForFieldName('name')?.text === 'forward')
+      return { def, cls: cls.childForFieldName('name')?.text ?? '' };
+  }
+  return null;
+}
+
+/** Inside a type annotation (`x: torch.cuda.LongTensor`, `-> torch.cuda.Stream`). */
+function inAnnotation(node: Node): boolean {
+  for (let up = node.parent; up; up = up.parent) {
+    if (up.type === 'type') return true;
+    if (up.type.endsWith('statement') || up.type === 'block' || up.type === 'module') return false;
+  }
+  return false;
+}
+
+const BACKEND_MEMBERS = /^(TRITON|CUDA|CUTLASS|FLASH|FBGEMM|GPU)$/i;
+const TORCH_MEMBERS =
+  /^(PYTORCH|TORCH|PT|NATIVE|REFERENCE|EAGER|PURE_PYTORCH|PYTHON|DEFAULT_TORCH)$/i;
+
+/**
+ * `class KernelBackend(Enum): TRITON = …; CUDA = …; PYTORCH = …` — kernels chosen by a switch
+ * that has a pure-PyTorch member. Returns the enum and that member.
+ */
+function findBackendSwitch(
+  root: Node,
+  source: string,
+  pos: (i: number) => { line: number },
+): FileAnalysis['backendSwitch'] {
+  if (!/\b(TRITON|CUDA)\b/i.test(source) || !/Enum\b/.test(source)) return null;
+  for (const n of root.namedChildren) {
+    if (n?.type !== 'class_definition') continue;
+    const bases = n.childForFieldName('superclasses')?.text ?? '';
+    if (!/Enum\b/.test(bases)) continue;
+    const members = (n.childForFieldName('body')?.namedChildren ?? [])
+      .map((st) => (st?.type === 'expression_statement' ? st.namedChildren[0] : null))
+      .filter((a): a is Node => a?.type === 'assignment')
+      .map((a) => a.childForFieldName('left')?.text ?? '');
+    const torch = members.find((m) => TORCH_MEMBERS.test(m));
+    if (torch && members.some((m) => BACKEND_MEMBERS.test(m)))
+      return {
+        line: pos(n.startIndex).line,
+        name: n.childForFieldName('name')?.text ?? '',
+        member: torch,
+      };
+  }
+  return null;
 }
 
 /**

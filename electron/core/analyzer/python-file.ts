@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Parser } from 'web-tree-sitter';
 import type { Language } from '../../../shared/api';
-import { analyzeSource, type Finding } from './analyze-file';
+import { analyzeSource, type FileAnalysis, type Finding } from './analyze-file';
 import type { Rule } from './rules';
 
 const prefilters = new WeakMap<Rule[], RegExp>();
@@ -32,6 +32,14 @@ export function prefilter(rules: Rule[]): RegExp {
     else if (m.kind === 'import') for (const mod of m.modules) words.add(mod.split('.')[0]!);
     else if (m.kind === 'method') for (const w of m.firstArgIdentifier ?? [m.name]) words.add(w);
     else if (m.kind === 'keyword' || m.kind === 'attribute') words.add(m.name);
+    else if (m.kind === 'extension') {
+      // an extension is bound by importing a name like _C / _ext / *_cuda, or by a loader call
+      for (const w of ['_C', '_ext', '_cuda']) words.add(w);
+      for (const l of m.loaders)
+        words.add(l.split('.').pop() === 'load' ? 'cpp_extension' : l.split('.').pop()!);
+    } else if (m.kind === 'condition-name') for (const w of ['nccl', 'NCCL', 'Nccl']) words.add(w);
+    else if (m.kind === 'definition')
+      for (const w of m.regex.match(/[A-Za-z_]\w{2,}/g) ?? []) words.add(w);
     else if (m.kind === 'string') {
       // the literal text of the pattern, without classes and escapes
       const literal = m.regex.replace(/\[[^\]]*\]/g, ' ').replace(/\\./g, ' ');
@@ -44,11 +52,19 @@ export function prefilter(rules: Rule[]): RegExp {
   return re;
 }
 
+const DEVICE_CATEGORIES = new Set(['device', 'cuda-api', 'amp', 'distributed']);
+const usesDevice = (f: Finding) => DEVICE_CATEGORIES.has(f.category);
+
+/** Why a file was skipped: a text file has no NUL bytes. */
+export const NOT_TEXT = 'not a text file (NUL bytes)';
+
 export interface PythonSource {
   text: string;
   kind: 'python';
   entryPoint: boolean;
   importsTorch: boolean;
+  /** Where `import torch_npu` goes: see FileAnalysis. */
+  importEnd: number;
 }
 
 export type PythonResult =
@@ -57,10 +73,13 @@ export type PythonResult =
       lines: number;
       parseErrors: boolean;
       findings: Finding[];
+      backendSwitch?: FileAnalysis['backendSwitch'];
       /** Kept only for files with findings or entry points: the fixes need the text. */
       source?: PythonSource;
     }
-  | { rel: string; error: string };
+  | { rel: string; error: string }
+  /** Not analysed: not text (NUL bytes), so neither its lines nor its findings count. */
+  | { rel: string; skipped: string };
 
 /** Reads and analyses one Python file, including what must be ADDED to it. */
 export function analyzePythonFile(
@@ -69,6 +88,8 @@ export function analyzePythonFile(
   rel: string,
   rules: Rule[],
   lang: Language,
+  /** Keep the text of files with findings (fixes, review); without, only entry points keep it. */
+  keepSources = true,
 ): PythonResult {
   let src: string;
   try {
@@ -76,47 +97,153 @@ export function analyzePythonFile(
   } catch (err) {
     return { rel, error: `${rel}: ${(err as Error).message}` };
   }
+  if (src.includes('\0')) return { rel, skipped: NOT_TEXT };
   let lines = src.length ? 1 : 0;
   for (let i = src.indexOf('\n'); i >= 0; i = src.indexOf('\n', i + 1)) lines++;
-  if (!prefilter(rules).test(src)) return { rel, lines, parseErrors: false, findings: [] };
+  // entry points are analysed even without CUDA words: a project that needs porting adds
+  // torch_npu to them
+  if (!prefilter(rules).test(src) && !(src.includes('__main__') && src.includes('__name__')))
+    return { rel, lines, parseErrors: false, findings: [] };
   const result = analyzeSource(parser, src, rel, rules, lang);
   const findings = result.findings;
   const source =
-    findings.length || result.entryPoint
+    (findings.length && keepSources) || (result.entryPoint && !findings.length)
       ? {
           text: src,
           kind: 'python' as const,
           entryPoint: result.entryPoint,
           importsTorch: result.importsTorch,
+          importEnd: result.importEnd,
         }
       : undefined;
-  const m =
-    result.importsTorch && findings.length && !/^\s*(import torch_npu|from torch_npu)/m.test(src)
-      ? (/^([ \t]*)import torch\b.*$/m.exec(src) ?? /^([ \t]*)from torch\b.*$/m.exec(src))
-      : null;
-  if (m) {
-    const at = m.index + m[0].length;
-    const line = src.slice(0, m.index).split('\n').length;
-    const add = (id: string, text: string) => {
-      const r = rules.find((x) => x.id === id)!;
-      findings.push({
-        ruleId: id,
-        file: rel,
-        line,
-        column: 1,
-        endLine: line,
-        endColumn: m[0].length + 1,
-        severity: r.severity,
-        category: r.category,
-        message: r.message[lang],
-        fix: { description: r.fix?.[lang] ?? '', edits: [{ start: at, end: at, text }] },
-      });
-    };
-    // import torch_npu where torch is used for the device; at an entry point the compile mode
-    // right after it (same offset, later edit, so it lands below the import)
-    add('add.import-torch-npu', `\n${m[1]}import torch_npu`);
-    if (result.entryPoint && !/set_compile_mode/.test(src))
-      add('add.compile-mode', `\n${m[1]}torch_npu.npu.set_compile_mode(jit_compile=False)`);
+  // torch_npu is imported where the file uses the device (torch.npu, "npu", HCCL, NPU autocast)
+  // or starts the program; advice about kernels and ops alone names the torch_npu op to use
+  if (result.importsTorch && (result.entryPoint ? findings.length : findings.some(usesDevice)))
+    findings.push(...additions(src, rel, result, rules, lang));
+  if (result.entryPoint && findings.some(usesDevice)) {
+    const select = selectDevice(src, rel, rules, lang);
+    if (select) findings.push(select);
   }
-  return { rel, lines, parseErrors: result.parseErrors, findings, ...(source ? { source } : {}) };
+  // stable: at one place the additions keep their order (the import before the compile mode)
+  findings.sort((a, b) => a.line - b.line || a.column - b.column);
+  return {
+    rel,
+    lines,
+    parseErrors: result.parseErrors,
+    findings,
+    ...(source ? { source } : {}),
+    ...(result.backendSwitch ? { backendSwitch: result.backendSwitch } : {}),
+  };
+}
+
+/** Launchers and trainers that pick each process's device themselves. */
+const PICKS_DEVICE =
+  /^\s*(?:from|import)\s+(?:accelerate|lightning|pytorch_lightning|deepspeed|transformers|mmengine|colossalai)\b/m;
+
+/**
+ * An entry point that uses a device but never selects one: no set_device, no
+ * init_process_group (add.set-device covers that), no launcher that picks it. The process's NPU
+ * is chosen right after the arguments are parsed (torch_npu runs ops on the current device).
+ */
+function selectDevice(src: string, rel: string, rules: Rule[], lang: Language): Finding | null {
+  if (/\bset_device\s*\(|init_process_group|\bLOCAL_RANK\b/.test(src) || PICKS_DEVICE.test(src))
+    return null;
+  const m = /^([ \t]*)[\w.]+\s*(?:,\s*[\w.]+\s*)*=\s*[\w.]+\.parse_\w*args\w*\(.*$/m.exec(src);
+  if (!m) return null;
+  const r = rules.find((x) => x.id === 'add.select-device');
+  if (!r) return null;
+  let line = 1;
+  for (let i = src.indexOf('\n'); i >= 0 && i < m.index; i = src.indexOf('\n', i + 1)) line++;
+  return {
+    ruleId: r.id,
+    file: rel,
+    line,
+    column: m[1]!.length + 1,
+    endLine: line,
+    endColumn: m[0].length + 1,
+    severity: r.severity,
+    category: r.category,
+    message: r.message[lang],
+    ...(r.fix ? { fix: { description: r.fix[lang], edits: [] } } : {}),
+  };
+}
+
+/**
+ * What must be added to a file that runs on the NPU: `import torch_npu` after its leading imports,
+ * and at an entry point the compile mode right after it.
+ */
+export function additions(
+  src: string,
+  rel: string,
+  at: Pick<FileAnalysis, 'importEnd' | 'entryPoint'>,
+  rules: Rule[],
+  lang: Language,
+): Finding[] {
+  if (/^\s*(import torch_npu|from torch_npu)/m.test(src)) return [];
+  const out: Finding[] = [];
+  const lineOf = (offset: number) => {
+    let n = 1;
+    for (let i = src.indexOf('\n'); i >= 0 && i < offset; i = src.indexOf('\n', i + 1)) n++;
+    return n;
+  };
+  const push = (id: string, offset: number, edit: { at: number; text: string }) => {
+    const r = rules.find((x) => x.id === id)!;
+    const line = lineOf(offset);
+    const lineStart = src.lastIndexOf('\n', offset - 1) + 1;
+    const lineEnd = src.indexOf('\n', offset);
+    out.push({
+      ruleId: id,
+      file: rel,
+      line,
+      column: 1,
+      endLine: line,
+      endColumn: (lineEnd < 0 ? src.length : lineEnd) - lineStart + 1,
+      severity: r.severity,
+      category: r.category,
+      message: r.message[lang],
+      fix: {
+        description: r.fix?.[lang] ?? '',
+        edits: [{ start: edit.at, end: edit.at, text: edit.text }],
+      },
+    });
+  };
+  // after the leading imports, where porters put it: every module that uses the device gets
+  // its own import, so the order among the project's imports does not matter
+  if (at.importEnd >= 0)
+    // the line of the block's last import (a parenthesised import: where it closes)
+    push('add.import-torch-npu', Math.max(0, at.importEnd - 1), {
+      at: at.importEnd,
+      text: '\nimport torch_npu',
+    });
+  else {
+    const m = /^import torch\b.*$/m.exec(src) ?? /^from torch\b.*$/m.exec(src);
+    if (!m) return out;
+    push('add.import-torch-npu', m.index, {
+      at: m.index + m[0].length,
+      text: '\nimport torch_npu',
+    });
+  }
+  // at an entry point the compile mode right below the import (same offset, later edit)
+  if (at.entryPoint && out.length && !/set_compile_mode/.test(src)) {
+    const imp = out[0]!;
+    const edit = imp.fix!.edits[0]!;
+    out.push({
+      ...imp,
+      ruleId: 'add.compile-mode',
+      severity: rules.find((x) => x.id === 'add.compile-mode')!.severity,
+      category: rules.find((x) => x.id === 'add.compile-mode')!.category,
+      message: rules.find((x) => x.id === 'add.compile-mode')!.message[lang],
+      fix: {
+        description: rules.find((x) => x.id === 'add.compile-mode')!.fix?.[lang] ?? '',
+        edits: [
+          {
+            start: edit.start,
+            end: edit.end,
+            text: '\ntorch_npu.npu.set_compile_mode(jit_compile=False)',
+          },
+        ],
+      },
+    });
+  }
+  return out;
 }

@@ -6,11 +6,26 @@ import { resourcesDir } from '../paths';
 const Text = z.object({ en: z.string(), 'zh-CN': z.string() });
 
 const Match = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('string'), regex: z.string() }),
+  z.object({
+    kind: z.literal('string'),
+    regex: z.string(),
+    /** Not where the string is only compared or a dict key (`impl == "x"`): a setting, not a test. */
+    notCompared: z.boolean().optional(),
+    /** Only as a comparison operand, itself or in a call: `grad_norm == float("inf")`. */
+    onlyCompared: z.boolean().optional(),
+  }),
+  /** A function definition whose name matches: `def enable_xformers_memory_efficient_attention`. */
+  z.object({ kind: z.literal('definition'), regex: z.string() }),
   z.object({
     kind: z.literal('method'),
     name: z.string(),
     firstArgIdentifier: z.array(z.string()).optional(),
+    /** The object the method is called on, as written: `\\.pow\\(2\\)$` for `x.pow(2).mean(…)`. */
+    objectRegex: z.string().optional(),
+    /** Only as an operand of `*`: `x * self.gelu(gate)` (a gated activation). */
+    inProduct: z.boolean().optional(),
+    /** The call's argument list, as written, matches: `keepdim=True`. */
+    argsRegex: z.string().optional(),
   }),
   z.object({ kind: z.literal('keyword'), name: z.string(), valueRegex: z.string().optional() }),
   z.object({
@@ -22,10 +37,38 @@ const Match = z.discriminatedUnion('kind', [
     kind: z.literal('call'),
     names: z.array(z.string()),
     stringArg: z.string().optional(),
+    /** Some argument's source text matches this (`float("-inf")` in a mask, `x + mask`). */
+    argRegex: z.string().optional(),
+    /** Only the first positional argument is tested against argRegex. */
+    firstArgOnly: z.boolean().optional(),
+    /** Only as an operand of `*`: `F.silu(x) * y` (a gated activation). */
+    inProduct: z.boolean().optional(),
   }),
   z.object({ kind: z.literal('import'), modules: z.array(z.string()) }),
-  /** An attribute read that is not a call: `x.is_cuda`. */
-  z.object({ kind: z.literal('attribute'), name: z.string() }),
+  /**
+   * An attribute read that is not a call: `x.is_cuda`. With `callers`, a module function that
+   * returns it (`def num_sms(): return props.multi_processor_count`) is flagged where it is called.
+   */
+  z.object({ kind: z.literal('attribute'), name: z.string(), callers: z.boolean().optional() }),
+  /**
+   * Calls into a compiled extension module: a name imported as `_C` / `_ext` / `*_cuda` (any
+   * `from … import` whose name matches `modules`), or bound by a loader call
+   * (`ext = ext_loader.load_ext(…)`, `torch.utils.cpp_extension.load(…)`): every `ext.op(…)`.
+   */
+  z.object({
+    kind: z.literal('extension'),
+    modules: z.string(),
+    loaders: z.array(z.string()),
+    /**
+     * This rule also flags, once per torch.autograd.Function whose forward/backward calls the
+     * extension, the forward's `def` line: where the NPU forward/backward pair is added.
+     */
+    functionRule: z.string().optional(),
+    /** And at the forward's last `ctx.x = …`: where `ctx.device = input.device.type` goes. */
+    ctxRule: z.string().optional(),
+  }),
+  /** A plain name (not a string, not an attribute) tested in a condition: `if is_nccl_backend:`. */
+  z.object({ kind: z.literal('condition-name'), regex: z.string() }),
   /** Found by the scanner itself (what must be added, requirements, scripts), not by a pattern. */
   z.object({ kind: z.literal('none') }),
 ]);
@@ -37,6 +80,8 @@ const Rewrite = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('attribute-rename'), to: z.string() }),
   /** The whole matched expression becomes this text (e.g. dist.Backend.NCCL → "hccl"). */
   z.object({ kind: z.literal('replace-expression'), to: z.string() }),
+  /** The keyword argument goes, with its comma (`, num_warps=8`): a removal, not a rewrite. */
+  z.object({ kind: z.literal('remove-argument') }),
 ]);
 
 export const Rule = z.object({
@@ -58,6 +103,14 @@ export const Rule = z.object({
    * import rule already flags the import line, so this one does not repeat it there.
    */
   uses: z.boolean().optional(),
+  /** One finding per file (the first place), its message saying how many: `{{count}}`. */
+  once: z.boolean().optional(),
+  /** A more precise fix where the matched name says which op it is (`nms` → torchvision.ops.nms). */
+  hints: z
+    .array(z.object({ when: z.string(), fix: Text.optional(), message: Text.optional() }))
+    .optional(),
+  /** Not reported in a file where this other rule has a finding (it says the same, closer). */
+  subsumedBy: z.string().optional(),
 });
 export type Rule = z.infer<typeof Rule>;
 

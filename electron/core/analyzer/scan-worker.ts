@@ -10,6 +10,7 @@ export interface ScanRequest {
   id: number;
   files: { abs: string; rel: string }[];
   lang: Language;
+  keepSources: boolean;
 }
 
 const BATCH = 25;
@@ -19,7 +20,7 @@ parentPort!.on('message', (req: ScanRequest) => {
   // results go back in batches: one message per file costs the main thread more than the batch
   let batch: PythonResult[] = [];
   for (const f of req.files) {
-    batch.push(analyzePythonFile(parser, f.abs, f.rel, rules, req.lang));
+    batch.push(analyzePythonFile(parser, f.abs, f.rel, rules, req.lang, req.keepSources));
     if (batch.length === BATCH) {
       parentPort!.postMessage({ id: req.id, results: batch });
       batch = [];

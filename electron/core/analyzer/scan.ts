@@ -8,7 +8,7 @@ import type { Effort, Language } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
 import { loadKnowledge } from '../knowledge/load';
 import type { Edit, Finding } from './analyze-file';
-import { analyzePythonFile, type PythonResult } from './python-file';
+import { additions, analyzePythonFile, NOT_TEXT, type PythonResult } from './python-file';
 import { pythonParser } from './python-parser';
 import { loadRules, type Rule } from './rules';
 
@@ -30,6 +30,8 @@ export interface ScanResult {
   effort: Effort;
   /** Files that could not be read or parsed cleanly (findings there may be incomplete). */
   warnings: string[];
+  /** Files not analysed and why (binary files): neither their lines nor findings count. */
+  skipped: { file: string; reason: string }[];
   /** Per file with findings: its text as scanned, for fixes and review. */
   sources: Map<string, SourceFile>;
 }
@@ -41,6 +43,11 @@ export interface ScanOptions {
   onProgress?: (done: number, total: number) => void;
   /** From how many Python files on the scan uses worker threads (default WORKER_THRESHOLD). */
   workerThreshold?: number;
+  /**
+   * Keep each file's text for fixes and review (default). Off, memory stays bounded by the
+   * largest file rather than the tree: a plain `amw scan` only prints findings.
+   */
+  keepSources?: boolean;
 }
 
 /**
@@ -74,7 +81,7 @@ async function inProcess(
       await new Promise((r) => setImmediate(r));
       if (opts.signal?.aborted) throw new AmwError('CANCELLED', 'The scan was cancelled.');
     }
-    out.push(analyzePythonFile(parser, f.abs, f.rel, rules, lang));
+    out.push(analyzePythonFile(parser, f.abs, f.rel, rules, lang, opts.keepSources ?? true));
   }
   return out;
 }
@@ -144,7 +151,12 @@ async function inWorkers(
             w.once('exit', onExit);
             w.once('error', reject);
             // interleaved, so big and small files spread evenly
-            w.postMessage({ id, lang, files: python.filter((_, i) => i % ws.length === n) });
+            w.postMessage({
+              id,
+              lang,
+              keepSources: opts.keepSources ?? true,
+              files: python.filter((_, i) => i % ws.length === n),
+            });
           }),
       ),
     );
@@ -166,6 +178,17 @@ const SKIP_DIRS = new Set([
   'dist',
   '.eggs',
 ]);
+/** Output folders skipped by the plain walk, except where they hold Python source. */
+const OUTPUT_DIRS = new Set(['build', 'dist']);
+const isPackage = (dir: string) =>
+  existsSync(join(dir, '__init__.py')) ||
+  (() => {
+    try {
+      return readdirSync(dir).some((f) => f.endsWith('.py'));
+    } catch {
+      return false;
+    }
+  })();
 const REQUIREMENT_LIBS: Record<string, string> = {
   'flash-attn': 'lib.flash-attn',
   flash_attn: 'lib.flash-attn',
@@ -262,7 +285,10 @@ function listFiles(root: string, exclude: RegExp[]): string[] {
     const walk = (dir: string) => {
       for (const entry of readdirSync(dir, { withFileTypes: true })) {
         if (entry.isDirectory()) {
-          if (!SKIP_DIRS.has(entry.name)) walk(join(dir, entry.name));
+          // build/ and dist/ are output folders, unless they are a Python package (mmengine.dist)
+          const sub = join(dir, entry.name);
+          if (!SKIP_DIRS.has(entry.name) || (OUTPUT_DIRS.has(entry.name) && isPackage(sub)))
+            walk(sub);
         } else if (entry.isFile()) files.push(join(dir, entry.name));
       }
     };
@@ -328,13 +354,19 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
       category: r.category,
       message: opts.message ?? fill(r.message[lang]),
       ...(r.fix || opts.edits
-        ? { fix: { description: r.fix?.[lang] ?? '', edits: opts.edits ?? [] } }
+        ? { fix: { description: fill(r.fix?.[lang] ?? ''), edits: opts.edits ?? [] } }
         : {}),
     });
   };
+  const skipped: { file: string; reason: string }[] = [];
   const text = (file: string, rel: string): string | null => {
     try {
-      return readFileSync(file, 'utf8');
+      const t = readFileSync(file, 'utf8');
+      if (t.includes('\0')) {
+        skipped.push({ file: rel, reason: NOT_TEXT });
+        return null;
+      }
+      return t;
     } catch (err) {
       warnings.push(`${rel}: ${(err as Error).message}`);
       return null;
@@ -374,6 +406,17 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
         sources.set(rel, { text: src, kind: 'text', entryPoint: false, importsTorch: false });
       continue;
     }
+    // packages a setup.py / pyproject.toml / setup.cfg installs: CUDA-only ones are flagged
+    if (/(^|\/)(setup\.py|pyproject\.toml|setup\.cfg)$/.test(rel)) {
+      const src = text(abs, rel);
+      if (src === null) continue;
+      scanPackageDependencies(rel, src, finding);
+      if (!rel.endsWith('.py')) {
+        if (/CUDA|NCCL|nvidia|nccl|cuda|nvcr|MULTI_GPU/.test(src))
+          scanScript(rel, src, lang, finding);
+        continue;
+      }
+    }
     if (SCRIPT_FILE.test(rel)) {
       const src = text(abs, rel);
       if (src === null || !/CUDA|NCCL|nvidia|nccl|cuda|nvcr|MULTI_GPU/.test(src)) continue;
@@ -390,18 +433,66 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
     workerScript()
       ? await inWorkers(python, lang, opts, files.length - python.length, files.length)
       : await inProcess(python, lang, opts, files.length - python.length, files.length);
+  const entries: Extract<PythonResult, { lines: number }>[] = [];
+  let backend: { file: string; line: number; name: string; member: string } | undefined;
   for (const r of results) {
     if (!r) continue;
     if ('error' in r) {
       warnings.push(r.error);
       continue;
     }
+    if ('skipped' in r) {
+      skipped.push({ file: r.rel, reason: r.skipped });
+      continue;
+    }
+    if (r.backendSwitch && !backend) backend = { file: r.rel, ...r.backendSwitch };
+    if (r.source?.entryPoint && !r.findings.length) entries.push(r);
     pyFiles++;
     lines += r.lines;
     if (r.parseErrors)
       warnings.push(`${r.rel}: Python syntax errors; findings there may be incomplete`);
     findings.push(...r.findings);
     if (r.source) sources.set(r.rel, r.source);
+  }
+  // a project that needs porting: its entry points import torch_npu (and set the compile mode)
+  // even where they hold no CUDA code themselves — when they import torch or the project's own
+  // package (a folder on their own path)
+  if (findings.length)
+    for (const r of entries) {
+      const src = r.source!;
+      const dirs = new Set(r.rel.split('/').slice(0, -1));
+      const own = [...src.text.matchAll(/^(?:from|import)\s+([A-Za-z_]\w*)/gm)].some(
+        (m) => dirs.has(m[1]!) || m[1] === 'torch',
+      );
+      if (!own && !/^from\s+\./m.test(src.text)) continue;
+      const added = additions(src.text, r.rel, src, rules, lang);
+      if (!added.length) continue;
+      findings.push(...added);
+      sources.set(r.rel, src);
+    }
+  // kernels chosen by a backend switch with a PyTorch path: select it on NPU first, one
+  // project-level finding instead of one per Triton kernel
+  if (backend) {
+    const triton = (id: string) => id === 'lib.triton' || ruleById.get(id)?.category === 'triton';
+    const kernels = new Set(
+      findings.filter((f) => f.ruleId === 'lib.triton-kernel' || triton(f.ruleId)),
+    );
+    const before = findings.length;
+    for (let i = findings.length - 1; i >= 0; i--)
+      if (kernels.has(findings[i]!) || findings[i]!.ruleId === 'lib.triton-kernel')
+        findings.splice(i, 1);
+    finding(
+      'project.backend-switch',
+      backend.file,
+      { line: backend.line, column: 1, endColumn: 1 },
+      {
+        vars: {
+          name: backend.name,
+          member: backend.member,
+          count: String(before - findings.length),
+        },
+      },
+    );
   }
   opts.onProgress?.(files.length, files.length);
   findings.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
@@ -412,6 +503,7 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
     findings,
     effort: estimateEffort(findings),
     warnings,
+    skipped: skipped.sort((a, b) => a.file.localeCompare(b.file)),
     sources,
   };
 }
@@ -422,6 +514,29 @@ type AddFinding = (
   at: { line: number; column: number; endColumn: number },
   opts?: { vars?: Record<string, string>; message?: string; edits?: Edit[] },
 ) => void;
+
+/**
+ * `install_requires=[…]` in setup.py, `dependencies = […]` in pyproject.toml, `install_requires =`
+ * in setup.cfg: a quoted (or, in setup.cfg, listed) requirement naming a CUDA-only package.
+ */
+function scanPackageDependencies(rel: string, src: string, finding: AddFinding): void {
+  if (!/install_requires|dependencies|requires/.test(src)) return;
+  src.split('\n').forEach((line, i) => {
+    if (/^\s*#/.test(line)) return;
+    const specs = rel.endsWith('.cfg')
+      ? [/^\s+([A-Za-z0-9_.-]+)\s*(?:[<>=!~;[]|$)/.exec(line)].filter(
+          (m): m is RegExpExecArray => !!m,
+        )
+      : [...line.matchAll(/["']([A-Za-z0-9_.-]+)\s*(?:\[[^\]]*\])?\s*(?:[<>=!~;@][^"']*)?["']/g)];
+    for (const m of specs) {
+      const name = m[1]!.toLowerCase();
+      const ruleId = REQUIREMENT_LIBS[name];
+      if (!ruleId) continue;
+      const col = (m.index ?? 0) + 1;
+      finding(ruleId, rel, { line: i + 1, column: col, endColumn: col + m[0].length });
+    }
+  });
+}
 
 function scanRequirements(rel: string, src: string, finding: AddFinding): void {
   const starts = lineOffsets(src);
@@ -499,8 +614,8 @@ function scanScript(rel: string, src: string, lang: Language, finding: AddFindin
 export function estimateEffort(findings: Finding[]): Effort {
   const count = (cats: string[]) => findings.filter((f) => cats.includes(f.category)).length;
   const d = {
-    device: count(['device', 'cuda-api', 'add']),
-    thirdParty: count(['third-party', 'extension', 'optimizer']),
+    device: count(['device', 'cuda-api', 'add', 'unsupported-op']),
+    thirdParty: count(['third-party', 'extension', 'optimizer', 'triton', 'attention']),
     mixedPrecision: count(['amp']),
     multiCard: count(['distributed']),
   };

@@ -93,6 +93,7 @@ export const cli = {
   scanStored: 'Stored as code scan #{{scanId}} of session {{sessionId}}.',
   reportWritten: 'Wrote {{file}}',
   scanChanged: '{{count}} files changed.',
+  scanSkipped: 'skipped: {{file}}: not a text file (NUL bytes); its lines are not counted',
   serving: 'Serving the workbench; press Ctrl+C to stop.',
   stopped: 'Stopped.',
   backupDone: 'Backup written: {{file}} ({{bytes}} bytes)',

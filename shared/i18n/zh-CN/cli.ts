@@ -88,6 +88,7 @@ export const cli: Messages['cli'] = {
   scanStored: '已保存为会话 {{sessionId}} 的代码扫描 #{{scanId}}。',
   reportWritten: '已写入 {{file}}',
   scanChanged: '修改了 {{count}} 个文件。',
+  scanSkipped: '已跳过 {{file}}：不是文本文件（含 NUL 字节），其行数不计入',
   serving: '工作台服务已启动；按 Ctrl+C 停止。',
   stopped: '已停止。',
   backupDone: '备份已写入：{{file}}（{{bytes}} 字节）',

@@ -1,0 +1,104 @@
+// Figures on real ports (../shared/corpus-dev: real GPU→NPU file pairs with labelled changes):
+// what the scanner finds (score.py's recall by kind, required and all, findings per 1000 lines,
+// share on changed lines), and the speed of a fresh `amw scan` process over ≥ 200k lines of that
+// real model code (the corpus copied until it is that large): lines per CPU-second, peak RSS.
+import { execFileSync, spawnSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname ?? '.', '../..');
+const corpus = process.env.AMW_CORPUS_DEV ?? resolve(root, '..', 'shared', 'corpus-dev');
+const amw = join(root, 'bin', 'amw.js');
+
+if (!existsSync(join(corpus, 'files')) || !existsSync(join(corpus, 'score.py'))) {
+  console.log(`skipped: no development corpus at ${corpus} (set AMW_CORPUS_DEV to its folder)`);
+  process.exit(0);
+}
+
+const tmp = mkdtempSync(join(tmpdir(), 'amw-bench-corpus-'));
+// Reports the CLI process's own CPU time (all threads) and peak RSS as it exits.
+const usage = join(tmp, 'usage.cjs');
+writeFileSync(
+  usage,
+  `process.on('exit', () => {
+  const u = process.cpuUsage();
+  require('fs').writeSync(2, '\\nAMW_USAGE ' + JSON.stringify({ cpu: (u.user + u.system) / 1e6, rss: process.resourceUsage().maxRSS * 1024 }) + '\\n');
+});\n`,
+);
+
+/** One fresh `amw scan DIR --json` process: its output, CPU seconds and peak RSS. */
+function scanOnce(dir: string, out: string) {
+  const r = spawnSync(process.execPath, ['--require', usage, amw, 'scan', dir, '--json'], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+  });
+  writeFileSync(out, r.stdout);
+  const m = /AMW_USAGE (\{.*\})/.exec(r.stderr);
+  if (!m) throw new Error(`amw scan failed (${r.status}): ${r.stderr.slice(-500)}`);
+  return JSON.parse(m[1]!) as { cpu: number; rss: number };
+}
+
+// 1. recall and precision as score.py measures them
+const findings = join(tmp, 'dev-scan.json');
+scanOnce(join(corpus, 'files'), findings);
+let python = 'python3';
+try {
+  execFileSync(python, ['--version'], { stdio: 'ignore' });
+} catch {
+  python = '';
+}
+if (python) {
+  const score = execFileSync(
+    python,
+    [
+      join(corpus, 'score.py'),
+      '--findings',
+      findings,
+      '--root',
+      join(corpus, 'files'),
+      '--by-kind',
+    ],
+    { encoding: 'utf8' },
+  );
+  console.log(score.replace(/^findings: .*\n/, '').trimEnd());
+} else console.log('score: skipped (python3 not found)');
+
+// 2. one-shot speed: the corpus's Python files (both sides of each port) copied until ≥ 200k lines
+const big = join(tmp, 'tree');
+let lines = 0;
+let largest = 0;
+const countLines = (dir: string): void => {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) countLines(p);
+    else if (e.name.endsWith('.py')) {
+      lines += readFileSync(p, 'utf8').split('\n').length;
+      largest = Math.max(largest, statSync(p).size);
+    }
+  }
+};
+for (let copy = 0; lines < 200_000; copy++) {
+  cpSync(join(corpus, 'files'), join(big, `copy${copy}`), { recursive: true });
+  countLines(join(big, `copy${copy}`));
+}
+const runs = [0, 1, 2].map(() => scanOnce(big, join(tmp, 'big.json')));
+const scanned = (JSON.parse(readFileSync(join(tmp, 'big.json'), 'utf8')) as { lines: number })
+  .lines;
+runs.sort((a, b) => a.cpu - b.cpu);
+const mid = runs[1]!;
+console.log(
+  `one-shot CLI: ${scanned} lines of real model code, ${(scanned / mid.cpu).toFixed(0)} lines per CPU-second ` +
+    `(${mid.cpu.toFixed(2)} CPU-s, median of 3: ${runs.map((r) => r.cpu.toFixed(2)).join(' / ')}), ` +
+    `peak RSS ${(mid.rss / 2 ** 20).toFixed(0)} MiB (largest file ${(largest / 1024).toFixed(0)} KiB)`,
+);
+rmSync(tmp, { recursive: true, force: true });

@@ -11,6 +11,7 @@ import { registerParseCommand } from './commands/parse';
 import { registerRunCommand } from './commands/run';
 import { registerScanCommand } from './commands/scan';
 import { registerReportCommand } from './commands/report';
+import { registerProfileCommand } from './commands/profile';
 import { registerHostsCommands, registerInventoryCommand } from './commands/hosts';
 import { registerServeCommand } from './commands/serve';
 import { registerSettingsCommands } from './commands/settings';
@@ -80,6 +81,7 @@ export function buildProgram(io: CliIO, lang: Language): { program: Command; env
   registerRunCommand(program, env, configure);
   registerScanCommand(program, env, configure);
   registerReportCommand(program, env, configure);
+  registerProfileCommand(program, env, configure);
   return { program, env };
 }
 

@@ -2,6 +2,7 @@ import type { StageDefinition } from './define';
 import { envDefinition } from './env/definition';
 import { codeDefinition } from './code/definition';
 import { opsDefinition } from './ops/definition';
+import { profilingDefinition } from './profiling/definition';
 
 /**
  * Every stage of this build, one line each, in the order of shared/stages (the seeds' order).
@@ -11,6 +12,7 @@ export const STAGE_DEFINITIONS: readonly StageDefinition[] = [
   envDefinition,
   codeDefinition,
   opsDefinition,
+  profilingDefinition,
 ] as unknown as readonly StageDefinition[];
 
 export function stageDefinition(id: string): StageDefinition | undefined {

@@ -176,7 +176,7 @@ export const profilingApi = {
   ).returns<{ jobId: string; sessionId: number; stageRunId: number }>(),
   /** A stored profile (from a run on a host or an import). */
   'profiling.get': method(z.object({ stageRunId: RunId }).strict()).returns<
-    ProfileResult & { stageRunId: number }
+    ProfileResult & { stageRunId: number; entry: string | null; profiler: string | null }
   >(),
   /** Two stored profiles side by side: b against a. */
   'profiling.compare': method(z.object({ a: RunId, b: RunId }).strict()).returns<ProfileCompare>(),

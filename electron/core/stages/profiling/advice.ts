@@ -43,6 +43,13 @@ const Rule = z.discriminatedUnion('kind', [
 const AdviceFile = z.object({
   thresholds: z.object({ topN: z.number().int().min(1), dataloaderUs: z.number() }),
   severity: z.object({ high: z.number(), medium: z.number() }),
+  /** The stage's checks (prof.*): a share of step time above which the check warns. */
+  checks: z.object({
+    aicpuShare: z.number(),
+    freeShare: z.number(),
+    communicationShare: z.number(),
+    stepTimeRatio: z.number(),
+  }),
   rules: z.array(Rule).min(1),
 });
 export type AdviceRules = z.infer<typeof AdviceFile>;

@@ -56,6 +56,7 @@ export function streamCsv(
     Papa.parse(stream as unknown as File, {
       header: false,
       skipEmptyLines: false,
+      delimiter: ',', // always a comma; guessing reads the start twice and can fail on tiny files
       step(results: Papa.ParseStepResult<string[]>, parser: Papa.Parser) {
         const fields = results.data;
         const at = line;

@@ -218,15 +218,18 @@ export async function importProfile(
   let bytes = 0;
   const total = units.reduce((a, u) => a + u.files.length, 0);
   let done = 0;
+  const order: Role[] = ['kernels', 'opStatistic', 'steps', 'clusterSteps', 'clusterComm', 'trace'];
   for (const u of units) {
-    const roles = new Set(u.files.map((f) => f.role));
+    const filesBefore = kernels.files;
+    u.files.sort((a, b) => order.indexOf(a.role) - order.indexOf(b.role));
     for (const f of u.files) {
       opts.signal?.throwIfAborted();
       opts.onFile?.(done++, total, label(f.path));
       const l = label(f.path);
       if (f.role === 'kernels')
         bytes += await readKernelTable(f.path, l, kernels, warn, opts.signal);
-      else if (f.role === 'opStatistic' && !roles.has('kernels'))
+      // op_statistic.csv only stands in for a kernel table that is absent or unreadable
+      else if (f.role === 'opStatistic' && kernels.files === filesBefore)
         bytes += await readOpStatistic(f.path, l, kernels, warn);
       else if (f.role === 'steps' || f.role === 'clusterSteps') {
         const r = await readStepTrace(f.path, l, u.rank, warn);

@@ -435,3 +435,56 @@ describe('amw profile import / compare', () => {
     expect(r.stderr).toContain('ASCEND_PROFILER_OUTPUT/kernel_details.csv:17');
   });
 });
+
+describe('profiling.import stores an import as a stage run of a session', () => {
+  it('checks, the stored profile, the CLI --session path and the report section', async () => {
+    const { createCore } = await import('../../api/core');
+    const home = scratch();
+    const core = createCore({ env: { AMW_HOME: home } as NodeJS.ProcessEnv });
+    try {
+      const started = await core.call('profiling.import', {
+        dir: join(F, 'torch_npu_level1_rank0_ascend_pt'),
+      });
+      const job = await core.jobs.wait(started.jobId);
+      expect(job.status).toBe('succeeded');
+      const run = await core.call('stages.get', { id: started.stageRunId });
+      expect(run.stage).toBe('profiling');
+      expect(Object.fromEntries(run.checks.map((c) => [c.id, c.status]))).toEqual({
+        'prof.run': 'pass',
+        'prof.aicpu': 'pass',
+        'prof.free': 'warn',
+        'prof.communication': 'warn',
+        'prof.dynamic-shapes': 'warn',
+        'prof.step-time': 'skip',
+      });
+      expect(run.status).toBe('warn');
+      const p = await core.call('profiling.get', { stageRunId: started.stageRunId });
+      expect(p.kernels!.count).toBe(191);
+      const md = await core.call('reports.export', {
+        source: { sessionId: started.sessionId },
+        format: 'md',
+        language: 'zh-CN',
+        hideNames: false,
+      });
+      expect(md.text).toContain('## 性能分析');
+      expect(md.text).toContain('hcom_allReduce__586_0_1');
+      expect(md.text).toContain('空闲时间占单步耗时的 18.85%');
+      const html = await core.call('reports.export', {
+        source: { sessionId: started.sessionId },
+        format: 'html',
+        language: 'en',
+        hideNames: false,
+      });
+      expect(html.text).toContain('<section id="profiling">');
+    } finally {
+      await core.close();
+    }
+    const cli = await amw(
+      ['profile', 'import', join(F, 'cluster_analysis_output_16rank'), '--store', '--json'],
+      { AMW_HOME: home },
+    );
+    expect(cli.code).toBe(0);
+    expect(cli.stderr).toMatch(/^session \d+, run \d+\n$/);
+    expect((JSON.parse(cli.stdout) as { steps: unknown[] }).steps).toHaveLength(16);
+  }, 60_000);
+});

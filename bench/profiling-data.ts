@@ -57,7 +57,7 @@ export function writeKernelDetails(file: string, targetBytes: number) {
     (i) => {
       const step = 1 + Math.floor(i / 100_000);
       if (i % 50 === 7)
-        return `${step},4294967295,N/A,N/A,hcom_allReduce__586_${i}_1,hcom_allReduce_,N/A,HCCL,${1764246877079027 + i}.200\t,${(400 + (i % 97)).toFixed(3)},12.5,0,N/A,N/A,N/A,N/A,N/A,N/A,N/A,N/A,N/A,${Array(25).fill('N/A').join(',')}\n`;
+        return `${step},4294967295,N/A,N/A,hcom_allReduce__586_${i % 1000}_1,hcom_allReduce_,N/A,HCCL,${1764246877079027 + i}.200\t,${(400 + (i % 97)).toFixed(3)},12.5,0,N/A,N/A,N/A,N/A,N/A,N/A,N/A,N/A,N/A,${Array(25).fill('N/A').join(',')}\n`;
       const [name, type, core, shapes] = KERNELS[i % KERNELS.length]!;
       return `${step},4294967295,${34000 + (i % 60000)},2,${name},${type},${i % 11 ? 'dynamic' : 'static'},${core},${1764246877079027 + i}.200\t,${(10 + (i % 173) * 1.25).toFixed(3)},1.43,20,0,NO,${shapes},DT_BF16;DT_BF16,ND;ND,"""4096,4096""",DT_BF16,ND,N/A,${pmu}\n`;
     },

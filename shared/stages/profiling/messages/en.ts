@@ -132,6 +132,12 @@ export const en = {
     baseline: 'a stored profiling run of the GPU baseline to compare step times with',
     targetRatio: 'the step-time ratio against the baseline that passes (default 1.2)',
   },
+  ui: {
+    noRuns:
+      'No profile yet: run the stage on a host, or import a folder (amw profile import DIR --session ID).',
+    run: 'Profile',
+    search: 'Search kernels and op types',
+  },
   report: {
     title: 'Profiling',
     run: '{{source}} ({{kind}}), {{ranks}} rank folder(s)',

@@ -126,6 +126,12 @@ export const zhCN: ProfilingMessages = {
     baseline: '用于对比单步耗时的 GPU 基线的已存储性能分析运行',
     targetRatio: '相对基线通过的单步耗时比（默认 1.2）',
   },
+  ui: {
+    noRuns:
+      '还没有性能数据：在主机上运行本阶段，或导入一个目录（amw profile import DIR --session ID）。',
+    run: '性能数据',
+    search: '搜索 kernel 和算子类型',
+  },
   report: {
     title: '性能分析',
     run: '{{source}}（{{kind}}），{{ranks}} 个 rank 目录',

@@ -29,6 +29,16 @@ async function runCandidate(name: string, file: string): Promise<number> {
         } as never,
       );
     });
+  } else if (name === 'papaparse-chunk') {
+    const Papa = (await import('papaparse')).default;
+    await new Promise<void>((resolve, reject) => {
+      Papa.parse(createReadStream(file) as unknown as File, {
+        delimiter: ',',
+        chunk: (r: { data: string[][] }) => void (n += r.data.length),
+        complete: () => resolve(),
+        error: reject,
+      } as never);
+    });
   } else if (name === 'stream-json') {
     const { parser } = await import('stream-json');
     const { streamArray } = await import('stream-json/streamers/stream-array.js');
@@ -64,7 +74,7 @@ if (process.argv[2] === '--child') {
     await writeTraceView(json, jsonMB * 1e6);
     const self = process.argv[1]!;
     console.log(`CSV candidates on ${csvMB} MB kernel_details.csv:`);
-    for (const c of ['csv-parse', 'papaparse'])
+    for (const c of ['csv-parse', 'papaparse', 'papaparse-chunk'])
       spawnSync(process.execPath, [self, '--child', c, csv], { stdio: 'inherit' });
     console.log(`JSON candidates on ${jsonMB} MB trace_view.json:`);
     for (const c of ['stream-json', '@streamparser/json'])

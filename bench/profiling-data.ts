@@ -81,7 +81,7 @@ export function writeTraceView(file: string, targetBytes: number) {
         case 0:
           return `,{"ph":"X","name":"aten::matmul","pid":100,"tid":7,"ts":${ts},"dur":28.19,"cat":"cpu_op","args":{"Sequence number":${i},"Fwd thread id":0,"Input Dims":"4096,1024;\\r\\n1024,1024","Input type":"c10::BFloat16;\\r\\nc10::BFloat16"}}`;
         case 1:
-          return `,{"ph":"X","name":"AscendCL@${i % 40 ? 'aclnnMatmul' : 'aclopCompileAndExecute'}","pid":200,"tid":7,"ts":${ts},"dur":5.1,"args":{"Thread Id":7,"Mode":"ACL_OP","level":"acl","id":"0","item_id":"0","connection_id":${i}}}`;
+          return `,{"ph":"X","name":"AscendCL@${(i >> 2) % 10 ? 'aclnnMatmul' : 'aclopCompileAndExecute'}","pid":200,"tid":7,"ts":${ts},"dur":5.1,"args":{"Thread Id":7,"Mode":"ACL_OP","level":"acl","id":"0","item_id":"0","connection_id":${i}}}`;
         case 2:
           return `,{"name":"MatMulV3","pid":300,"tid":2,"ts":${ts},"dur":313.88628125,"args":{"Model Id":4294967295,"Task Type":"AI_CORE","Physic Stream Id":2,"Task Id":${i % 65536},"Batch Id":0,"Subtask Id":4294967295,"connection_id":${i}},"ph":"X"}`;
         default:

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import {
   chownSync,
   cpSync,
@@ -6,6 +7,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -180,3 +182,81 @@ d('profiling stage on a simulated host with CPU PyTorch (torch.profiler as the s
     expect(md.text).toContain('(torch)');
   }, 300_000);
 });
+
+d(
+  'gathering one run from two simulated hosts: every rank folder copied, the missing rank reported',
+  () => {
+    let a: SimHost;
+    let b: SimHost;
+    let c: Core;
+    let dir: string;
+    const F = '/work/shared/fixtures/profiling/torch_npu_level1_rank0_ascend_pt';
+
+    beforeAll(async () => {
+      a = await startSimHost('gather-a', 'ascend-910b');
+      b = await startSimHost('gather-b', 'ascend-910b');
+      // node a wrote rank 0, node b rank 2: rank 1's folder was never copied to either
+      for (const [host, rank] of [
+        [a, 0],
+        [b, 2],
+      ] as const) {
+        const target = join(host.dir, 'home', 'prof', `node_rank${rank}_ascend_pt`);
+        cpSync(F, target, { recursive: true });
+        writeFileSync(join(target, 'profiler_info_0.json'), JSON.stringify({ rank_id: rank }));
+        const { uid, gid } = statSync(join(host.dir, 'home'));
+        execFileSync('chown', ['-R', `${uid}:${gid}`, join(host.dir, 'home', 'prof')]);
+      }
+      dir = mkdtempSync(join(tmpdir(), 'amw-gather-'));
+      c = createCore({
+        env: { AMW_HOME: dir } as NodeJS.ProcessEnv,
+        hostKeyPolicy: 'accept-new',
+        userKnownHosts: [],
+      });
+      await registerSimHost(c, a, { name: 'a' });
+      await registerSimHost(c, b, { name: 'b' });
+    }, 120_000);
+
+    afterAll(async () => {
+      await c?.close();
+      await a?.stop();
+      await b?.stop();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('profiling.gather: files from both hosts, sha256 checked, one import, rank 1 missing', async () => {
+      const started = await c.call('profiling.gather', { hosts: ['a', 'b'], dir: 'prof' });
+      const job = await c.jobs.wait(started.jobId);
+      expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
+      const p = await c.call('profiling.get', { stageRunId: started.stageRunId });
+      expect(p.source).toBe('a,b:prof');
+      expect(p.ranks.map((r) => [r.rank, r.dir])).toEqual([
+        [0, 'a/node_rank0_ascend_pt'],
+        [2, 'b/node_rank2_ascend_pt'],
+      ]);
+      expect(p.warnings.map((w) => w.message)).toContainEqual({
+        key: 'stage-profiling:warn.missingRanks',
+        params: { ranks: '1' },
+      });
+      expect(p.steps.map((s) => s.rank)).toEqual([0, 2]);
+      const run = await c.call('stages.get', { id: started.stageRunId });
+      expect(run.checks.find((x) => x.id === 'prof.run')!.status).toBe('warn');
+      // gathered again into the same run folder, nothing is copied twice: the hashes match
+      const local = join(dir, 'profiles', String(started.stageRunId), 'a', 'node_rank0_ascend_pt');
+      expect(existsSync(join(local, 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'))).toBe(true);
+    }, 300_000);
+
+    it('a host without the folder is a warning naming it, the other host is still read', async () => {
+      const cli = await amw(['profile', 'gather', 'a,b', 'prof/node_rank2_ascend_pt', '--json'], {
+        AMW_HOME: dir,
+      });
+      expect(cli.code).toBe(0);
+      const doc = JSON.parse(cli.stdout) as {
+        ranks: { rank: number }[];
+        warnings: { file: string; message: string }[];
+      };
+      expect(doc.ranks.map((r) => r.rank)).toEqual([2]);
+      expect(doc.warnings[0]!.file).toBe('a');
+      expect(doc.warnings[0]!.message).toMatch(/^Nothing gathered from a: /);
+    }, 300_000);
+  },
+);

@@ -9,12 +9,14 @@ import { importProfile } from '../../core/stages/profiling/import';
 import { compareProfiles } from '../../core/stages/profiling/compare';
 import { printJson, type CommandEnv } from '../io';
 import type { Configure } from '../program';
-import { awaitJob, withCore } from './with-core';
+import { awaitJob, passwordFrom, withCore } from './with-core';
 
 const us = (x: number | null) => (x === null ? '-' : Math.round(x).toLocaleString('en-US'));
 const pc = (x: number) => `${(x * 100).toFixed(1)}%`;
 
 /**
+ * `amw profile gather HOST[,HOST…] DIR [--session ID] [--json]`: every host's DIR (the rank folders
+ * that node wrote) over SFTP into the data dir, read as one import; missing ranks are warnings.
  * `amw profile import DIR [--session ID | --store] [--json]`: reads torch_npu.profiler, msprof or
  * msprof-analyze output (any mix, any depth) and prints where the step goes and what to do.
  * `amw profile compare A B [--json]`: A and B are folders or stored profiling runs (their ids).
@@ -56,6 +58,39 @@ export function registerProfileCommand(
       if (o.json) return printJson(io, profileDocument(r, show));
       printProfile(r);
     });
+
+  configure(profile.command('gather'))
+    .description(k('gather'))
+    .argument('<hosts>', k('hosts'))
+    .argument('<dir>', k('remoteDir'))
+    .option('--session <id>', k('session'))
+    .option('--json', t('cli.opt.json'))
+    .option('--password-stdin', t('cli.opt.passwordStdin'))
+    .action(
+      async (
+        hosts: string,
+        dir: string,
+        o: { session?: string; json?: boolean; passwordStdin?: boolean },
+      ) => {
+        const password = await passwordFrom(env, o);
+        const r = await withCore(env, async (core) => {
+          const started = await core.call('profiling.gather', {
+            hosts: hosts
+              .split(',')
+              .map((h) => h.trim())
+              .filter(Boolean),
+            dir,
+            sessionId: o.session ? Number(o.session) : undefined,
+            password,
+          });
+          await awaitJob(env, core, started.jobId, !o.json);
+          io.stderr(`session ${started.sessionId}, run ${started.stageRunId}\n`);
+          return core.call('profiling.get', { stageRunId: started.stageRunId });
+        });
+        if (o.json) return printJson(io, profileDocument(r, show));
+        printProfile(r);
+      },
+    );
 
   configure(profile.command('compare'))
     .description(k('compare'))

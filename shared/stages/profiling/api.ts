@@ -174,6 +174,22 @@ export const profilingApi = {
       })
       .strict(),
   ).returns<{ jobId: string; sessionId: number; stageRunId: number }>(),
+  /**
+   * Copies a folder of profiler output (the same path on each host: every rank a node wrote) off
+   * several hosts over SFTP into the data dir, then reads it all as one import; a host that
+   * cannot be reached or lacks the folder, and ranks missing from the whole, are warnings.
+   */
+  'profiling.gather': method(
+    z
+      .object({
+        hosts: z.array(z.string().min(1).max(255)).min(1).max(1024),
+        dir: Dir,
+        sessionId: z.number().int().positive().optional(),
+        project: z.string().min(1).max(80).optional(),
+        password: z.string().max(1024).optional(),
+      })
+      .strict(),
+  ).returns<{ jobId: string; sessionId: number; stageRunId: number }>(),
   /** A stored profile (from a run on a host or an import). */
   'profiling.get': method(z.object({ stageRunId: RunId }).strict()).returns<
     ProfileResult & { stageRunId: number; entry: string | null; profiler: string | null }

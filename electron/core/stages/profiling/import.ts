@@ -181,7 +181,9 @@ class TimelineAgg {
       this.slowDataloader.push({ name, us: dur });
     const step = STEP.exec(name);
     if (step) this.stepTimes.push({ rank, step: Number(step[1]), us: dur });
-    else if (e.cat === 'cpu_op') {
+    // kineto writes cat "cpu_op"; the legacy exporter (torch built without kineto, as Debian's
+    // 1.13) writes no cat and pid "CPU functions"
+    else if (e.cat === 'cpu_op' || (e.cat === undefined && e.pid === 'CPU functions')) {
       const o = this.ops.get(name);
       if (o) {
         o.us += dur;
@@ -248,6 +250,17 @@ export async function importProfile(
     }
   }
   if (!units.length) warn({ file: '.', line: null, message: m('warn.nothing') });
+  // a torch_npu rank folder always has these two (a half-copied folder does not)
+  for (const u of units) {
+    if (!u.files.some((f) => basename(dirname(f.path)) === 'ASCEND_PROFILER_OUTPUT')) continue;
+    for (const file of ['kernel_details.csv', 'step_trace_time.csv'])
+      if (!u.files.some((f) => basename(f.path) === file))
+        warn({
+          file: label(join(u.dir, 'ASCEND_PROFILER_OUTPUT')),
+          line: null,
+          message: m('warn.missingFile', { file }),
+        });
+  }
   // several rank folders, one of which has no rank: say so (a half-copied cluster)
   const rankless = units.filter((u) => u.rank === null && u.kind !== 'cluster');
   if (units.length > 1 && rankless.length)

@@ -291,6 +291,29 @@ describe('bad input: warnings naming file and line, everything readable still sh
     expect(r.communication!.slowRank).toHaveLength(3);
   });
 
+  it('a half-copied rank folder (no step_trace_time.csv) is named; its kernels are still read', async () => {
+    const d = scratch();
+    const out = join(d, 'rank_3_ascend_pt', 'ASCEND_PROFILER_OUTPUT');
+    mkdirSync(out, { recursive: true });
+    cpSync(
+      join(F, 'torch_npu_level0_rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv'),
+      join(out, 'kernel_details.csv'),
+    );
+    const r = await importProfile(d);
+    expect(r.warnings).toEqual([
+      {
+        file: 'rank_3_ascend_pt/ASCEND_PROFILER_OUTPUT',
+        line: null,
+        message: {
+          key: 'stage-profiling:warn.missingFile',
+          params: { file: 'step_trace_time.csv' },
+        },
+      },
+    ]);
+    expect(r.kernels!.count).toBe(191);
+    expect(r.ranks[0]!.rank).toBe(3);
+  });
+
   it('an empty folder says nothing was found', async () => {
     const r = await importProfile(scratch());
     expect(r.kind).toBe('empty');
@@ -355,6 +378,27 @@ describe('op dispatch, dataloader and torch.profiler traces', () => {
       { rank: null, step: 2, us: 1200 },
     ]);
     const cmp = compareProfiles(a, b);
+    // the legacy exporter (torch without kineto, Debian's 1.13): an array, no cat, pid "CPU functions"
+    const legacy = scratch();
+    writeFileSync(
+      join(legacy, 'vm_1.17.pt.trace.json'),
+      JSON.stringify([
+        {
+          name: 'ProfilerStep#0',
+          ph: 'X',
+          ts: 130,
+          dur: 56,
+          tid: 1,
+          pid: 'CPU functions',
+          args: {},
+        },
+        { name: 'aten::mm', ph: 'X', ts: 131, dur: 20, tid: 1, pid: 'CPU functions', args: {} },
+      ]),
+    );
+    const l = await importProfile(legacy);
+    expect(l.kind).toBe('torch');
+    expect(l.stepTimes).toEqual([{ rank: null, step: 0, us: 56 }]);
+    expect(l.timeline!.ops).toEqual([{ name: 'aten::mm', us: 20, count: 1 }]);
     expect(cmp.stepRatio).toBe(2);
     expect(cmp.byOpType).toEqual([
       { name: 'aten::mm', aUs: 300, bUs: 600, ratio: 2 },

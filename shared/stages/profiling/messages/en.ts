@@ -31,6 +31,8 @@ export const en = {
     missingRanks: 'Ranks missing from the folders read: {{ranks}}.',
     standIn:
       'torch_npu is not on this host: the run used torch.profiler on the CPU as a stand-in (no kernels, no step breakdown; step times and op times only).',
+    hostFailed: 'Nothing gathered from {{host}}: {{error}}',
+    missingFile: 'This rank folder has no {{file}}.',
     gather: 'Gathered {{files}} files ({{mb}} MB) from {{host}}; sha256 checked.',
   },
   advice: {
@@ -123,6 +125,10 @@ export const en = {
   cli: {
     profile: 'Import profiler output and compare profiles',
     import: 'Read a folder of torch_npu.profiler, msprof or msprof-analyze cluster output',
+    gather:
+      'Copy a folder of profiler output off several hosts (SFTP, sha256 checked) and read it as one',
+    hosts: 'host names, comma-separated',
+    remoteDir: 'the folder on each host (relative to the home directory, or absolute)',
     compare: 'Compare two profiles (folders or stored run ids): b against a',
     dir: 'the folder (any of *_ascend_pt, PROF_*, cluster_analysis_output, or a parent of several)',
     session: 'store the import in this session (a new one when absent)',

@@ -29,6 +29,8 @@ export const zhCN: ProfilingMessages = {
     missingRanks: '读取的目录中缺少这些 rank：{{ranks}}。',
     standIn:
       '该主机上没有 torch_npu：本次以 CPU 上的 torch.profiler 代替（没有 kernel 和 step 拆解，只有单步耗时和算子耗时）。',
+    hostFailed: '未能从 {{host}} 收集：{{error}}',
+    missingFile: '该 rank 目录中没有 {{file}}。',
     gather: '已从 {{host}} 收集 {{files}} 个文件（{{mb}} MB），sha256 已校验。',
   },
   advice: {
@@ -117,6 +119,9 @@ export const zhCN: ProfilingMessages = {
   cli: {
     profile: '导入性能数据并对比',
     import: '读取 torch_npu.profiler、msprof 或 msprof-analyze 集群分析的输出目录',
+    gather: '从多台主机拷贝性能数据目录（SFTP，校验 sha256），合并读取',
+    hosts: '主机名，用逗号分隔',
+    remoteDir: '每台主机上的目录（相对家目录，或绝对路径）',
     compare: '对比两份性能数据（目录或已存储的运行 id）：b 相对 a',
     dir: '目录（*_ascend_pt、PROF_*、cluster_analysis_output 之一，或包含多个的上级目录）',
     session: '把导入结果存入该会话（不指定则新建）',

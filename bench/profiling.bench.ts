@@ -21,7 +21,7 @@ if (process.argv[2] === '--child') {
     : `${r.timeline?.events ?? 0} events, ${r.timeline?.opCompile.count ?? 0} aclopCompileAndExecute`;
   const rss = process.resourceUsage().maxRSS / 1024;
   console.log(
-    `  ${mb.toFixed(0)} MB in ${s.toFixed(1)} s = ${(mb / s).toFixed(1)} MB/s (goal ≥ 100), peak RSS ${rss.toFixed(0)} MB (goal ≤ 300); ${what}, ${r.warnings.length} warnings`,
+    `  ${mb.toFixed(0)} MB in ${s.toFixed(1)} s = ${(mb / s).toFixed(1)} MB/s (goal ≥ 100), peak RSS ${rss.toFixed(0)} MB (goal ≤ 300); ${what}; warnings: ${[...new Set(r.warnings.map((w) => w.message.key.replace('stage-profiling:', '')))].join(', ') || 'none'}`,
   );
 } else {
   const csvMB = Number(process.env.AMW_BENCH_CSV_MB ?? 400);

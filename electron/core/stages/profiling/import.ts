@@ -221,6 +221,11 @@ export async function importProfile(
   const total = units.reduce((a, u) => a + u.files.length, 0);
   let done = 0;
   const order: Role[] = ['kernels', 'opStatistic', 'steps', 'clusterSteps', 'clusterComm', 'trace'];
+  // msprof-analyze writes cluster_analysis_output beside the rank folders it read: the ranks'
+  // own step traces are then the same steps, so the cluster's table is not read twice
+  const rankSteps = units.some(
+    (u) => u.kind !== 'cluster' && u.files.some((f) => f.role === 'steps'),
+  );
   for (const u of units) {
     const filesBefore = kernels.files;
     u.files.sort((a, b) => order.indexOf(a.role) - order.indexOf(b.role));
@@ -233,7 +238,7 @@ export async function importProfile(
       // op_statistic.csv only stands in for a kernel table that is absent or unreadable
       else if (f.role === 'opStatistic' && kernels.files === filesBefore)
         bytes += await readOpStatistic(f.path, l, kernels, warn);
-      else if (f.role === 'steps' || f.role === 'clusterSteps') {
+      else if (f.role === 'steps' || (f.role === 'clusterSteps' && !rankSteps)) {
         const r = await readStepTrace(f.path, l, u.rank, warn);
         steps.push(...r.steps);
         bytes += r.bytes;

@@ -314,6 +314,21 @@ describe('bad input: warnings naming file and line, everything readable still sh
     expect(r.ranks[0]!.rank).toBe(3);
   });
 
+  it("msprof-analyze's cluster_analysis_output beside the rank folders: steps are not counted twice", async () => {
+    const d = scratch();
+    cpSync(join(F, 'torch_npu_level1_rank0_ascend_pt'), join(d, 'node_rank0_ascend_pt'), {
+      recursive: true,
+    });
+    cpSync(join(F, 'cluster_analysis_output_16rank'), join(d, 'cluster_analysis_output'), {
+      recursive: true,
+    });
+    const r = await importProfile(d);
+    expect(r.kind).toBe('mixed');
+    expect(r.steps.map((s) => [s.rank, s.step])).toEqual([[0, 50]]);
+    // the cluster's communication is still read
+    expect(r.communication!.slowLink.map((l) => l.transport)).toEqual(['RDMA', 'SDMA']);
+  });
+
   it('an empty folder says nothing was found', async () => {
     const r = await importProfile(scratch());
     expect(r.kind).toBe('empty');

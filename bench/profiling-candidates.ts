@@ -32,12 +32,15 @@ async function runCandidate(name: string, file: string): Promise<number> {
   } else if (name === 'papaparse-chunk') {
     const Papa = (await import('papaparse')).default;
     await new Promise<void>((resolve, reject) => {
-      Papa.parse(createReadStream(file) as unknown as File, {
-        delimiter: ',',
-        chunk: (r: { data: string[][] }) => void (n += r.data.length),
-        complete: () => resolve(),
-        error: reject,
-      } as never);
+      Papa.parse(
+        createReadStream(file) as unknown as File,
+        {
+          delimiter: ',',
+          chunk: (r: { data: string[][] }) => void (n += r.data.length),
+          complete: () => resolve(),
+          error: reject,
+        } as never,
+      );
     });
   } else if (name === 'stream-json') {
     const { parser } = await import('stream-json');

@@ -64,8 +64,11 @@ def profiler(active):
     if npu is not None:
         P = npu.profiler
         level = getattr(P.ProfilerLevel, ARGS.get("level") or "Level1")
-        cfg = P._ExperimentalConfig(profiler_level=level, aic_metrics=P.AiCMetrics.PipeUtilization,
-                                    data_simplification=True)
+        try:
+            cfg = P._ExperimentalConfig(profiler_level=level, aic_metrics=P.AiCMetrics.PipeUtilization,
+                                        data_simplification=True)
+        except TypeError:  # older torch_npu: fewer options
+            cfg = P._ExperimentalConfig(profiler_level=level)
         out["profiler"] = "torch_npu.profiler"
         out["device"] = "npu"
         return P.profile(activities=[P.ProfilerActivity.CPU, P.ProfilerActivity.NPU],

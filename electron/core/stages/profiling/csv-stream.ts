@@ -52,6 +52,7 @@ export function streamCsv(
     let rows = 0;
     let skip = false;
     let ragged = 0;
+    // 64 KB reads (the default): measured against 256 KB and 1 MB, which papaparse takes slower
     const stream = createReadStream(path);
     const onAbort = () => stream.destroy(new Error('aborted'));
     signal?.addEventListener('abort', onAbort, { once: true });

@@ -545,5 +545,42 @@ describe('profiling.import stores an import as a stage run of a session', () => 
     expect(cli.code).toBe(0);
     expect(cli.stderr).toMatch(/^session \d+, run \d+\n$/);
     expect((JSON.parse(cli.stdout) as { steps: unknown[] }).steps).toHaveLength(16);
+    // stored runs compare by id, and a stored run against a folder
+    const l0 = await amw(
+      ['profile', 'import', join(F, 'torch_npu_level0_rank0_ascend_pt'), '--store'],
+      {
+        AMW_HOME: home,
+      },
+    );
+    const runOf = (stderr: string) => /run (\d+)/.exec(stderr)![1]!;
+    const l1 = await amw(
+      ['profile', 'import', join(F, 'torch_npu_level1_rank0_ascend_pt'), '--store'],
+      {
+        AMW_HOME: home,
+      },
+    );
+    const byId = await amw(['profile', 'compare', runOf(l0.stderr), runOf(l1.stderr), '--json'], {
+      AMW_HOME: home,
+    });
+    expect(byId.code).toBe(0);
+    const cmp = JSON.parse(byId.stdout) as ReturnType<typeof compareProfiles>;
+    expect(cmp.stepRatio).toBeCloseTo(136581.009 / 116251.182, 6);
+    expect(cmp.byTaskType.map((r) => r.name)).toEqual(
+      expect.arrayContaining(['HCCL', 'N/A', 'AI_VECTOR_CORE']),
+    );
+    const mixed = await amw(
+      [
+        'profile',
+        'compare',
+        runOf(l0.stderr),
+        join(F, 'torch_npu_level1_rank0_ascend_pt'),
+        '--json',
+      ],
+      { AMW_HOME: home },
+    );
+    expect((JSON.parse(mixed.stdout) as typeof cmp).stepRatio).toBeCloseTo(cmp.stepRatio!, 12);
+    const bad = await amw(['profile', 'compare', 'nope', runOf(l0.stderr)], { AMW_HOME: home });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('nope is neither a folder nor a stored run id');
   }, 60_000);
 });

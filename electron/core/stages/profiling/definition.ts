@@ -12,7 +12,7 @@ import { m } from './csv-stream';
 import { gatherFolder } from './gather';
 import { profilingHandlers } from './handlers';
 import { importProfile } from './import';
-import { profilingOutcomes, PROFILING_CHECK_IDS } from './outcomes';
+import { profilingOutcomes, PROFILING_CHECK_IDS, projectStepMs } from './outcomes';
 import { profilingReport } from './report';
 import { ProfileRepository } from './repository';
 
@@ -69,7 +69,7 @@ export const profilingDefinition = defineStage({
     }
     return input;
   },
-  async run({ input, host, runId, job, services }) {
+  async run({ input, host, runId, sessionId, job, services }) {
     const name = host!;
     const steps = input.steps ?? 5;
     const remote = `.amw/profiles/run-${runId}-${Date.now()}`;
@@ -116,6 +116,7 @@ export const profilingDefinition = defineStage({
       host: name,
       steps,
       baseline,
+      projectStepMs: baseline ? null : projectStepMs(services.sessions, sessionId),
       targetRatio: input.targetRatio ?? null,
     };
     const pick = (outcomes: ReturnType<typeof profilingOutcomes>) => ({

@@ -8,7 +8,7 @@ import { markEndedRun } from '../run-stage';
 import { profilingAdvice } from './advice';
 import { compareProfiles } from './compare';
 import { importProfile } from './import';
-import { profilingOutcomes } from './outcomes';
+import { profilingOutcomes, projectStepMs } from './outcomes';
 import { ProfileRepository, type GatheredFile } from './repository';
 import { m } from './csv-stream';
 import { gatherFolder } from './gather';
@@ -117,6 +117,7 @@ function storeImport(
               host: at.hosts.join(',') || '(local)',
               steps: 0,
               baseline: null,
+              projectStepMs: projectStepMs(s.sessions, session),
               targetRatio: null,
             },
             rules,

@@ -5,6 +5,18 @@ import { stepBasis } from './advice';
 import { meanStepUs } from './compare';
 import { m } from './csv-stream';
 
+/** The GPU step time the project was created with (its baseline), in ms, if it has one. */
+export function projectStepMs(
+  sessions: {
+    session(id: number): { project: string | null };
+    project(name: string): { baseline: { stepTimeMs?: number } | null };
+  },
+  sessionId: number,
+): number | null {
+  const name = sessions.session(sessionId).project;
+  return name ? (sessions.project(name).baseline?.stepTimeMs ?? null) : null;
+}
+
 export interface ProfilingFacts {
   result: ProfileResult | null;
   /** The profiled run itself failed (the user's code). */
@@ -15,6 +27,8 @@ export interface ProfilingFacts {
   host: string;
   steps: number;
   baseline: ProfileResult | null;
+  /** The project's GPU baseline step time (projects.create baseline.stepTimeMs), when no run is given. */
+  projectStepMs?: number | null;
   targetRatio: number | null;
 }
 
@@ -153,8 +167,9 @@ export function profilingOutcomes(f: ProfilingFacts, rules: AdviceRules): CheckO
   }
   // step time against the GPU baseline
   const npu = meanStepUs(r);
-  const gpu = f.baseline ? meanStepUs(f.baseline) : null;
-  if (!f.baseline) results.push(out('prof.step-time', 'skip', m('check.noBaseline')));
+  const gpu = f.baseline ? meanStepUs(f.baseline) : f.projectStepMs ? f.projectStepMs * 1000 : null;
+  if (!f.baseline && !f.projectStepMs)
+    results.push(out('prof.step-time', 'skip', m('check.noBaseline')));
   else if (npu === null || !gpu) results.push(out('prof.step-time', 'skip', m('check.noSteps')));
   else {
     const target = f.targetRatio ?? c.stepTimeRatio;
@@ -169,7 +184,13 @@ export function profilingOutcomes(f: ProfilingFacts, rules: AdviceRules): CheckO
           ratio: Math.round(ratio * 100) / 100,
           target,
         }),
-        { npuUs: npu, gpuUs: gpu, ratio, target, baseline: f.baseline.source },
+        {
+          npuUs: npu,
+          gpuUs: gpu,
+          ratio,
+          target,
+          baseline: f.baseline ? f.baseline.source : 'project baseline (stepTimeMs)',
+        },
         ratio > target ? (r.advice[0]?.suggestion ?? null) : null,
       ),
     );

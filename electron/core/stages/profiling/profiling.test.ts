@@ -495,6 +495,33 @@ describe('amw profile import / compare', () => {
   });
 });
 
+describe('the step-time check against the GPU baseline of the project', () => {
+  it('an import into a session of a project with baseline.stepTimeMs: a ratio over the target fails', async () => {
+    const { createCore } = await import('../../api/core');
+    const core = createCore({ env: { AMW_HOME: scratch() } as NodeJS.ProcessEnv });
+    try {
+      await core.call('projects.create', { name: 'gpt', baseline: { stepTimeMs: 100 } });
+      const session = await core.call('sessions.create', { project: 'gpt' });
+      const started = await core.call('profiling.import', {
+        dir: join(F, 'torch_npu_level1_rank0_ascend_pt'),
+        sessionId: session.id,
+      });
+      await core.jobs.wait(started.jobId);
+      const run = await core.call('stages.get', { id: started.stageRunId });
+      const st = run.checks.find((c) => c.id === 'prof.step-time')!;
+      expect(st.status).toBe('fail'); // 136.58 ms on the NPU against 100 ms: 1.37x > 1.2x
+      expect(st.evidence).toMatchObject({ gpuUs: 100_000, target: 1.2 });
+      expect((st.evidence as { ratio: number }).ratio).toBeCloseTo(1.36581009, 6);
+      expect(st.summary).toMatchObject({
+        key: 'stage-profiling:check.stepTime',
+        params: { npuMs: 136.58, gpuMs: 100, ratio: 1.37, target: 1.2 },
+      });
+    } finally {
+      await core.close();
+    }
+  }, 60_000);
+});
+
 describe('profiling.import stores an import as a stage run of a session', () => {
   it('checks, the stored profile, the CLI --session path and the report section', async () => {
     const { createCore } = await import('../../api/core');

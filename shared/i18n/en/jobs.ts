@@ -20,6 +20,7 @@ export const jobs = {
     fleet_inventory: 'Fleet inventory',
     stage_env: 'Environment stage',
     stage_ops: 'Operator coverage stage',
+    stage_profiling: 'Profiling stage',
     maintenance_backup: 'Database backup',
     code_scan: 'Code scan',
     maintenance_check: 'Database check',

@@ -21,6 +21,7 @@ export const jobs: Messages['jobs'] = {
     fleet_inventory: '集群清单采集',
     stage_env: '环境阶段',
     stage_ops: '算子覆盖阶段',
+    stage_profiling: '性能分析阶段',
     maintenance_backup: '数据库备份',
     code_scan: '代码扫描',
     maintenance_check: '数据库检查',

@@ -12,6 +12,7 @@ import { registerParseCommand } from './commands/parse';
 import { registerRunCommand } from './commands/run';
 import { registerScanCommand } from './commands/scan';
 import { registerReportCommand } from './commands/report';
+import { registerProfileCommand } from './commands/profile';
 import { registerHostsCommands, registerInventoryCommand } from './commands/hosts';
 import { registerServeCommand } from './commands/serve';
 import { registerSettingsCommands } from './commands/settings';
@@ -84,6 +85,7 @@ export function buildProgram(io: CliIO, lang: Language): { program: Command; env
   registerReportCommand(program, env, configure);
   registerDoctorCommand(program, env, configure);
   registerStageCommands(program, env, configure);
+  registerProfileCommand(program, env, configure);
   return { program, env };
 }
 

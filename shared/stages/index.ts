@@ -5,13 +5,20 @@ import { envStage } from './env';
 import { codeStage } from './code';
 import { opsStage } from './ops';
 import { precisionStage } from './precision';
+import { profilingStage } from './profiling';
 
 /**
  * The stages this build has, in the order a migration walks them (the seeds' order). Adding a
  * stage is one line here, one in electron/core/stages/registry.ts and one in
  * renderer/src/stages/registry.ts (docs/ARCHITECTURE.md).
  */
-export const SHARED_STAGES = [envStage, codeStage, opsStage, precisionStage] as const;
+export const SHARED_STAGES = [
+  envStage,
+  codeStage,
+  opsStage,
+  precisionStage,
+  profilingStage,
+] as const;
 
 export type StageId = (typeof SHARED_STAGES)[number]['id'];
 

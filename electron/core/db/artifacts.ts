@@ -12,7 +12,8 @@ import { mkdirPrivate, PRIVATE_FILE } from './private-files';
 export class ArtifactStore {
   constructor(
     private readonly db: Db,
-    private readonly dataDir: string,
+    /** The data dir (artifacts live under it; stages may keep gathered folders beside them). */
+    readonly dataDir: string,
   ) {}
 
   pathOf(sha256: string): string {

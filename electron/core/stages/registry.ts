@@ -3,6 +3,7 @@ import { envDefinition } from './env/definition';
 import { codeDefinition } from './code/definition';
 import { opsDefinition } from './ops/definition';
 import { precisionDefinition } from './precision/definition';
+import { profilingDefinition } from './profiling/definition';
 
 /**
  * Every stage of this build, one line each, in the order of shared/stages (the seeds' order).
@@ -13,6 +14,7 @@ export const STAGE_DEFINITIONS: readonly StageDefinition[] = [
   codeDefinition,
   opsDefinition,
   precisionDefinition,
+  profilingDefinition,
 ] as unknown as readonly StageDefinition[];
 
 export function stageDefinition(id: string): StageDefinition | undefined {

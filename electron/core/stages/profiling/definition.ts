@@ -1,0 +1,152 @@
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { profilingStage } from '../../../../shared/stages/profiling';
+import { AmwError } from '../../../../shared/errors';
+import { nowIso } from '../../db/open';
+import { decodeProbe, parseInventory } from '../../hosts/inventory-parse';
+import { resourcesDir } from '../../paths';
+import { defineStage } from '../define';
+import { profilingAdvice } from './advice';
+import { profilingCli } from './cli';
+import { m } from './csv-stream';
+import { gatherFolder } from './gather';
+import { profilingHandlers } from './handlers';
+import { importProfile } from './import';
+import { profilingOutcomes, PROFILING_CHECK_IDS, projectStepMs } from './outcomes';
+import { profilingReport } from './report';
+import { ProfileRepository } from './repository';
+
+const MARKER = '@@AMW-PROFILE@@';
+
+interface HarnessResult {
+  out: string;
+  steps: number[];
+  profiler: string | null;
+  device: string;
+  torch?: string;
+  torchNpu?: string | null;
+  notes: string[];
+  error: { type: string; message: string; traceback: string } | null;
+}
+
+function readHarness(text: string): HarnessResult {
+  const at = text.lastIndexOf(MARKER);
+  if (at < 0)
+    throw new AmwError(
+      'PROBE_FAILED',
+      `The profiling run printed no result. Last output: ${text.slice(-600) || '(nothing)'}`,
+    );
+  try {
+    return JSON.parse(text.slice(at + MARKER.length).split('\n')[0]!) as HarnessResult;
+  } catch {
+    throw new AmwError('PROBE_FAILED', 'The profiling run printed a result that is not JSON.');
+  }
+}
+
+/**
+ * The profiling stage on one host: the entry runs for N steps under torch_npu.profiler (or
+ * torch.profiler on a host without an NPU, said so in the evidence), the output folder comes back
+ * over SFTP (sha256 checked, kept under <data dir>/profiles/<run>/<host>), and it is read with the
+ * same parsers as `amw profile import`.
+ */
+export const profilingDefinition = defineStage({
+  shared: profilingStage,
+  merge: 'replace',
+  report: profilingReport,
+  cli: profilingCli,
+  handlers: profilingHandlers,
+  knowledge: () => ({ profilingAdvice: profilingAdvice().rules.map((r) => r.id) }),
+  prepare(input, services) {
+    if (!input.entry === !input.script)
+      throw new AmwError('VALIDATION', 'The profiling stage needs either an entry or a script.', {
+        issues: [{ path: 'entry', message: 'stage-profiling:needsEntry' }],
+      });
+    if (input.baseline) new ProfileRepository(services.db, services.artifacts).get(input.baseline);
+    if (input.checks?.length) {
+      const unknown = input.checks.filter((c) => !(PROFILING_CHECK_IDS as string[]).includes(c));
+      if (unknown.length)
+        throw new AmwError('VALIDATION', `No such checks: ${unknown.join(', ')}`, { unknown });
+    }
+    return input;
+  },
+  async run({ input, host, runId, sessionId, job, services }) {
+    const name = host!;
+    const steps = input.steps ?? 5;
+    const remote = `.amw/profiles/run-${runId}-${Date.now()}`;
+    const args = {
+      ...(input.script ? { script: input.script } : { entry: input.entry }),
+      steps,
+      level: input.level ?? 'Level1',
+      backward: !!input.backward,
+      out: `~/${remote}`,
+    };
+    const res = await services.hosts.runProbe(
+      name,
+      {
+        name: 'profile',
+        parts: ['inventory', 'profile'],
+        timeoutMs: 3_700_000,
+        inject: {
+          AMW_PROFILE_ARGS: JSON.stringify(args),
+          PROFILE_HARNESS: readFileSync(join(resourcesDir(), 'probes', 'profile_run.py'), 'utf8'),
+        },
+      },
+      job,
+      input.password,
+    );
+    job.throwIfCancelled();
+    const sections = decodeProbe(res.stdout, 'profile');
+    services.hosts.saveInventory(name, parseInventory(res.stdout, name, nowIso()), res.stdout);
+    const section = sections.profile_run;
+    if (!section)
+      throw new AmwError(
+        'PROBE_FAILED',
+        `${name} has no python3 on the PATH of a non-interactive shell: profiling needs Python with torch.`,
+        { host: name },
+      );
+    const harness = readHarness(section.out);
+    const repo = new ProfileRepository(services.db, services.artifacts);
+    const rules = profilingAdvice();
+    const entry = input.script ?? input.entry ?? '';
+    const baseline = input.baseline ? repo.get(input.baseline) : null;
+    const facts = {
+      error: harness.error,
+      profiler: harness.profiler,
+      entry,
+      host: name,
+      steps,
+      baseline,
+      projectStepMs: baseline ? null : projectStepMs(services.sessions, sessionId),
+      targetRatio: input.targetRatio ?? null,
+    };
+    const pick = (outcomes: ReturnType<typeof profilingOutcomes>) => ({
+      outcomes: input.checks?.length
+        ? outcomes.filter((o) => input.checks!.includes(o.id))
+        : outcomes,
+    });
+    // the user's code failed: its traceback is the evidence, there is nothing to gather
+    if (harness.error) return pick(profilingOutcomes({ ...facts, result: null }, rules));
+    job.progress(0.6, { key: 'connecting', params: { host: name } });
+    const local = join(services.artifacts.dataDir, 'profiles', String(runId), name);
+    rmSync(local, { recursive: true, force: true });
+    const files = await gatherFolder(services.hosts, name, harness.out, local, {
+      password: input.password,
+      signal: job.signal,
+    });
+    job.progress(0.8, { key: 'evaluating', params: { host: name } });
+    const result = await importProfile(local, { signal: job.signal, rules });
+    result.source = `${name}:${harness.out}`;
+    if (harness.profiler && harness.profiler !== 'torch_npu.profiler')
+      result.warnings.unshift({ file: '.', line: null, message: m('warn.standIn') });
+    // the harness's own wall-clock step times stand in where the profile has none
+    if (!result.stepTimes.length)
+      result.stepTimes = harness.steps.map((s, i) => ({ rank: null, step: i + 1, us: s * 1e6 }));
+    repo.save(runId, result, {
+      entry,
+      profiler: harness.profiler,
+      filesDir: local,
+      files,
+    });
+    return pick(profilingOutcomes({ ...facts, result }, rules));
+  },
+});

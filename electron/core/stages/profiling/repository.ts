@@ -1,0 +1,78 @@
+import type { ProfileResult } from '../../../../shared/stages/profiling/api';
+import { AmwError } from '../../../../shared/errors';
+import type { ArtifactStore } from '../../db/artifacts';
+import type { Db } from '../../db/open';
+import { nowIso } from '../../db/open';
+
+export interface GatheredFile {
+  host: string;
+  path: string;
+  size: number;
+  sha256: string;
+}
+
+/** The profiling stage's tables: a run's analysed profile (an artifact) and the files it came from. */
+export class ProfileRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly artifacts: ArtifactStore,
+  ) {}
+
+  save(
+    runId: number,
+    result: ProfileResult,
+    at: {
+      entry?: string | null;
+      profiler?: string | null;
+      filesDir?: string | null;
+      files?: GatheredFile[];
+    } = {},
+  ): void {
+    const sha = this.artifacts.put(JSON.stringify(result), 'profile', 'application/json');
+    this.db.transaction(() => {
+      this.db
+        .prepare(
+          'INSERT OR REPLACE INTO profiles (stage_run_id, source, kind, entry, profiler, result_sha256, files_dir, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        )
+        .run(
+          runId,
+          result.source,
+          result.kind,
+          at.entry ?? null,
+          at.profiler ?? null,
+          sha,
+          at.filesDir ?? null,
+          nowIso(),
+        );
+      const insert = this.db.prepare(
+        'INSERT OR REPLACE INTO profile_files (stage_run_id, host, path, size, sha256) VALUES (?, ?, ?, ?, ?)',
+      );
+      for (const f of at.files ?? []) insert.run(runId, f.host, f.path, f.size, f.sha256);
+    })();
+  }
+
+  has(runId: number): boolean {
+    return !!this.db.prepare('SELECT 1 FROM profiles WHERE stage_run_id = ?').get(runId);
+  }
+
+  get(runId: number): ProfileResult & { entry: string | null; profiler: string | null } {
+    const row = this.db
+      .prepare('SELECT entry, profiler, result_sha256 FROM profiles WHERE stage_run_id = ?')
+      .get(runId) as
+      { entry: string | null; profiler: string | null; result_sha256: string } | undefined;
+    if (!row) throw new AmwError('NOT_FOUND', `Stage run ${runId} has no stored profile.`);
+    return {
+      ...(JSON.parse(this.artifacts.readText(row.result_sha256)) as ProfileResult),
+      entry: row.entry,
+      profiler: row.profiler,
+    };
+  }
+
+  files(runId: number): GatheredFile[] {
+    return this.db
+      .prepare(
+        'SELECT host, path, size, sha256 FROM profile_files WHERE stage_run_id = ? ORDER BY host, path',
+      )
+      .all(runId) as GatheredFile[];
+  }
+}

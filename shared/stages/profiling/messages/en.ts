@@ -1,0 +1,175 @@
+import type { Widen } from '../../../i18n/en';
+
+/** Namespace `stage-profiling`. */
+export const en = {
+  name: 'Profiling',
+  title: {
+    run: 'Profile capture',
+    aicpu: 'AI CPU share',
+    free: 'Free (idle) share',
+    dynamic: 'Dynamic-shape operators',
+    communication: 'Uncovered communication',
+    stepTime: 'Step time against the GPU baseline',
+  },
+  warn: {
+    empty: 'The file is empty (0 bytes): nothing read.',
+    csvError: 'CSV: {{error}}',
+    ragged:
+      'This row has {{fields}} fields where the header has {{header}}: kept, read by position; values after the gap may be shifted.',
+    raggedMore: '{{count}} more rows with a different number of fields than the header.',
+    unknownColumns: 'Unknown column set ({{columns}} …): the file was not read.',
+    badStep: 'A step row without Computing, Communication(Not Overlapped) or Free: skipped.',
+    notTrace: 'Not a Chrome trace (neither an event array nor {"traceEvents": …}).',
+    truncated:
+      'The timeline stops before its end ({{error}}): the {{events}} events read up to here are used.',
+    tooLarge: 'The file is {{mb}} MB, more than this reader takes whole: skipped.',
+    badJson: 'Not valid JSON ({{error}}).',
+    nothing:
+      'No profiler output found (kernel_details.csv, op_summary_*.csv, step_trace_time.csv, trace_view.json, cluster_step_trace_time.csv …).',
+    noRank:
+      'A rank folder without profiler_info_<rank>.json or a rank in its name: its rank is unknown.',
+    missingRanks: 'Ranks missing from the folders read: {{ranks}}.',
+    standIn:
+      'torch_npu is not on this host: the run used torch.profiler on the CPU as a stand-in (no kernels, no step breakdown; step times and op times only).',
+    hostFailed: 'Nothing gathered from {{host}}: {{error}}',
+    missingFile: 'This rank folder has no {{file}}.',
+    gather: 'Gathered {{files}} files ({{mb}} MB) from {{host}}; sha256 checked.',
+  },
+  advice: {
+    overallFree: {
+      message:
+        'Free (idle) time is {{percent}}% of the step time, above the {{threshold}}% threshold: the device waits for the host.',
+      suggestion:
+        'Look for host-bound work between kernels: slow data loading (num_workers, pin_memory), synchronisations (.item(), .cpu(), ASCEND_LAUNCH_BLOCKING), many small operators dispatched one by one (graph mode, fused operators).',
+    },
+    communicationUncovered: {
+      message:
+        'Communication not overlapped with computation is {{percent}}% of the step time (threshold {{threshold}}%).',
+      suggestion:
+        'Overlap HCCL with computation: DDP gradient_as_bucket_view=True and larger buckets, overlap_with_ddp for a sharded optimizer, and keep tensor parallelism inside one node; check the slow rank below if there is one.',
+    },
+    aicpu: {
+      message: '{{count}} kernels ran on the AI CPU ({{ops}}): {{percent}}% of the step time.',
+      suggestion:
+        'AI CPU operators are slow and break the AI Core pipeline. Replace them or their dtypes (e.g. int64 indices, float64, Cast to UINT64) with AI Core ones; dynamic shapes push Gather/Index/Mask ops to the AI CPU — make shapes static first.',
+    },
+    dynamicShape: {
+      message:
+        'Every operator with an OP State is dynamic ({{count}} kernels): none ran as static.',
+      suggestion:
+        'Call torch_npu.npu.set_compile_mode(jit_compile=False) and torch_npu.npu.config.allow_internal_format = False; fix input lengths (pad or bucket to a few sizes), then try graph mode.',
+    },
+    opDispatch: {
+      message:
+        'aclopCompileAndExecute was called {{count}} times (threshold {{threshold}}): operators are compiled while the model runs.',
+      suggestion:
+        'Use torch_npu.npu.set_compile_mode(jit_compile=False) so binary kernels are used, and keep shapes static; graph mode dispatches the whole graph at once.',
+    },
+    dataloader: {
+      message: '{{count}} dataloader calls took 10 ms or more (longest {{maxMs}} ms).',
+      suggestion:
+        'Raise num_workers (about a quarter of the CPU cores), set pin_memory=True and persistent_workers=True, and move preprocessing out of the step.',
+    },
+    slowRank: {
+      message:
+        'Ranks differ in {{dimensions}}: rank {{rank}} is off by {{percent}}% of the mean step time in {{dimension}}.',
+      suggestion:
+        'Compare the slow rank with a fast one (its kernels and host): an uneven load, a slower card or host, or a pipeline stage with more layers.',
+    },
+    slowLink: {
+      message:
+        '{{transport}} bandwidth differs between ranks by {{percent}}% of the mean ({{mean}} GB/s); rank {{rank}} is slowest at {{min}} GB/s.',
+      suggestion:
+        'Check the slow rank’s links (hccn_tool, RoCE/HCCS health, the switch port) and small packets; HCCL_RDMA_TC/SL and HCCL_ALGO settings can change it.',
+    },
+    envVars: {
+      message: 'Environment variables to review: {{vars}}.',
+      suggestion:
+        'Per msprof-analyze: ASCEND_GLOBAL_LOG_LEVEL=3, ACLNN_CACHE_LIMIT ≥ 10000, HOST_CACHE_CAPACITY > 0, PYTORCH_NPU_ALLOC_CONF with expandable_segments:True, ASCEND_LAUNCH_BLOCKING unset; leave HCCL_RDMA_TC, HCCL_RDMA_SL and HCCL_ALGO at their defaults unless measured.',
+    },
+    fusedOpsAttention: {
+      message:
+        'Attention runs as separate operators ({{ops}}) and no FlashAttention kernel is seen.',
+      suggestion:
+        'Use {{api}} (input_layout "BSH"; keep_prob is the keep probability, not the dropout rate).',
+    },
+    fusedOpsRmsNorm: {
+      message: 'RMSNorm looks composed of small operators ({{ops}}).',
+      suggestion: 'Use {{api}} for the fused kernel.',
+    },
+    fusedOpsAdamw: {
+      message: 'The optimizer step runs as element-wise operators ({{ops}}).',
+      suggestion: 'Use {{api}} (a fused optimizer step).',
+    },
+  },
+  check: {
+    imported:
+      '{{ranks}} rank folder(s) read ({{kind}}): {{kernels}} kernels, {{steps}} step rows, {{advice}} advice, {{warnings}} warnings.',
+    nothing: 'Nothing to measure: no profiler output was read.',
+    aicpu: 'AI CPU time is {{percent}}% of the step time (limit {{limit}}%).',
+    noAicpu: 'No kernel ran on the AI CPU.',
+    free: 'Free time is {{percent}}% of the step time (limit {{limit}}%).',
+    dynamic: 'No operator ran as static ({{count}} dynamic).',
+    static: '{{static}} static and {{dynamic}} dynamic operators.',
+    noState: 'The kernel table has no OP State column (CANN before 8.0, or Level0).',
+    communication: 'Uncovered communication is {{percent}}% of the step time (limit {{limit}}%).',
+    stepTime:
+      'Mean step {{npuMs}} ms against {{gpuMs}} ms on the GPU baseline: {{ratio}}× (target ≤ {{target}}×).',
+    noBaseline: 'No GPU baseline: run the stage on the baseline host, or give --baseline RUN.',
+    noSteps: 'No step times to compare.',
+    ranOn: 'Profiled {{steps}} steps of {{entry}} on {{host}} with {{profiler}}.',
+    failed: 'The profiled run failed: {{type}}: {{message}}',
+    fixEntry:
+      'Fix the entry so it runs on this host (FUNCTION() returns (model, batches)), then run the stage again.',
+  },
+  cli: {
+    profile: 'Import profiler output and compare profiles',
+    import: 'Read a folder of torch_npu.profiler, msprof or msprof-analyze cluster output',
+    gather:
+      'Copy a folder of profiler output off several hosts (SFTP, sha256 checked) and read it as one',
+    hosts: 'host names, comma-separated',
+    remoteDir: 'the folder on each host (relative to the home directory, or absolute)',
+    compare: 'Compare two profiles (folders or stored run ids): b against a',
+    dir: 'the folder (any of *_ascend_pt, PROF_*, cluster_analysis_output, or a parent of several)',
+    session: 'store the import in this session (a new one when absent)',
+    store: 'store the import in a session (with --session, that one)',
+    steps: 'steps to profile (after one warm-up step)',
+    level: 'torch_npu.profiler level: Level0, Level1 or Level2',
+    baseline: 'a stored profiling run of the GPU baseline to compare step times with',
+    targetRatio: 'the step-time ratio against the baseline that passes (default 1.2)',
+  },
+  ui: {
+    noRuns:
+      'No profile yet: run the stage on a host, or import a folder (amw profile import DIR --session ID).',
+    run: 'Profile',
+    search: 'Search kernels and op types',
+  },
+  report: {
+    title: 'Profiling',
+    run: '{{source}} ({{kind}}), {{ranks}} rank folder(s)',
+    breakdown: 'Step breakdown per rank (µs)',
+    rank: 'Rank',
+    step: 'Step',
+    computing: 'Computing',
+    communication: 'Communication (not overlapped)',
+    overlapped: 'Overlapped',
+    free: 'Free',
+    bubble: 'Bubble',
+    taskTypes: 'Kernel time by task type',
+    top: 'Top kernels',
+    kernel: 'Kernel',
+    opType: 'OP type',
+    taskType: 'Task type',
+    time: 'Time (µs)',
+    count: 'Count',
+    share: 'Share',
+    advice: 'Advice',
+    noAdvice: 'No rule fired.',
+    warnings: 'Warnings',
+    severity: { high: 'High', medium: 'Medium', low: 'Low' },
+  },
+  needsEntry:
+    'The profiling stage needs either an entry (FILE:FUNCTION returning (model, batches)) or a script.',
+} as const;
+
+export type ProfilingMessages = Widen<typeof en>;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { method } from './define';
 import type { IsoTime } from './common';
 import type { JobStarted } from './jobs';
+import type { Msg } from './text';
 
 export const FIX_MODES = ['rewrite', 'transfer'] as const;
 export type FixMode = (typeof FIX_MODES)[number];
@@ -25,8 +26,11 @@ export interface CodeFinding {
   endColumn: number;
   severity: Severity;
   category: string;
+  /** In the scan's language (the CLI's `--json`, SARIF); `text` re-renders it in any language. */
   message: string;
   fix?: { description: string; edits: CodeEdit[] };
+  /** The message and the fix as i18n keys (rule texts, namespace `rules`), for stored scans. */
+  text?: { message: Msg; fix?: Msg };
 }
 
 export interface Effort {

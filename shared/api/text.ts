@@ -9,7 +9,7 @@ export interface Msg {
   key: string;
   params?: Record<string, MsgParam>;
 }
-export type MsgParam = string | number | boolean | null | Msg | MsgParam[];
+export type MsgParam = string | number | boolean | null | Msg | Localized | MsgParam[];
 
 /** Text stored before engine messages were keys: both languages, already filled in. Still read. */
 export type Localized = Record<Language, string>;
@@ -22,4 +22,14 @@ export const msg = (key: string, params?: Record<string, MsgParam>): Msg =>
 
 export function isMsg(x: unknown): x is Msg {
   return typeof x === 'object' && x !== null && typeof (x as Msg).key === 'string';
+}
+
+/** Text in both languages (knowledge data carries it so): a parameter read in the reader's. */
+export function isLocalized(x: unknown): x is Localized {
+  return (
+    typeof x === 'object' &&
+    x !== null &&
+    typeof (x as Localized).en === 'string' &&
+    typeof (x as Localized)['zh-CN'] === 'string'
+  );
 }

@@ -1,6 +1,6 @@
 import i18next, { type i18n, type Resource } from 'i18next';
 import type { Language } from '../api/common';
-import { isMsg, type MsgParam, type Text } from '../api/text';
+import { isLocalized, isMsg, type MsgParam, type Text } from '../api/text';
 import { en, type Messages } from './en';
 import { zhCN } from './zh-CN';
 
@@ -81,7 +81,7 @@ function renderParam(t: Translate, lang: Language, v: MsgParam): unknown {
       return v.map((x) => renderParam(t, lang, x)).join(t('common.join.sentences'));
     return v.map((x) => renderParam(t, lang, x)).join(t('common.join.list'));
   }
-  if (isMsg(v)) return renderText(t, lang, v);
+  if (isMsg(v) || isLocalized(v)) return renderText(t, lang, v);
   return v;
 }
 

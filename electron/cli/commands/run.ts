@@ -28,13 +28,21 @@ export function registerRunCommand(program: Command, env: CommandEnv, configure:
     .option('--session <id>', t('cli.opt.session'))
     .option('--junit <file>', t('cli.opt.junit'))
     .option('--json', t('cli.opt.json'));
-  const seen = new Set<string>();
+  // stages share an option only when they mean the same by it (same flags); the same name
+  // with another meaning is a mistake in a stage definition, refused here so a test catches it
+  const seen = new Map<string, string>();
   for (const d of STAGE_DEFINITIONS)
-    for (const o of d.cli?.options ?? [])
-      if (!seen.has(o.flags)) {
-        seen.add(o.flags);
+    for (const o of d.cli?.options ?? []) {
+      const name = o.flags.split(/[ ,]/)[0]!;
+      const before = seen.get(name);
+      if (before === undefined) {
+        seen.set(name, o.flags);
         cmd.option(o.flags, t(o.help));
-      }
+      } else if (before !== o.flags)
+        throw new Error(
+          `amw run ${name}: two stages define it differently (${before}, ${o.flags})`,
+        );
+    }
   cmd.action(
     async (
       host: string | undefined,

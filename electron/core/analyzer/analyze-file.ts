@@ -2,7 +2,7 @@ import type { Node, Parser } from 'web-tree-sitter';
 import type { CodeEdit, CodeFinding, Language } from '../../../shared/api';
 import { canonicalName, importAliases, nameMatches } from './names';
 import { relevantSource } from './relevant';
-import type { Rule } from './rules';
+import { ruleMsg, type Rule } from './rules';
 
 export type Edit = CodeEdit;
 export type Finding = CodeFinding;
@@ -438,9 +438,17 @@ export function analyzeSource(
     // {{count}} is filled once the file is done (rules that report once per file)
     const fill = (t: string) =>
       t.replace(/\{\{(\w+)\}\}/g, (all, k: string) => vars[k] ?? (k === 'count' ? all : ''));
-    const hint = rule.hints?.find((h) => new RegExp(h.when).test(vars.name ?? vars.text ?? ''));
+    const hintAt = rule.hints?.findIndex((h) =>
+      new RegExp(h.when).test(vars.name ?? vars.text ?? ''),
+    );
+    const hint = hintAt !== undefined && hintAt >= 0 ? rule.hints![hintAt] : undefined;
     const fix = hint?.fix ?? rule.fix;
     const message = hint?.message ?? rule.message;
+    // the same texts as keys, so a stored scan reads in whichever language is chosen later
+    const text = {
+      message: ruleMsg(rule.id, 'message', vars, hint?.message ? hintAt : undefined),
+      ...(fix ? { fix: ruleMsg(rule.id, 'fix', vars, hint?.fix ? hintAt : undefined) } : {}),
+    };
     findings.push({
       ruleId: rule.id,
       file,
@@ -454,6 +462,7 @@ export function analyzeSource(
       ...(fix || edits
         ? { fix: { description: fix ? fill(fix[lang]) : '', edits: edits ?? [] } }
         : {}),
+      text,
     });
   };
   const inComment = (n: Node | null) => n?.type === 'comment';
@@ -896,7 +905,11 @@ export function analyzeSource(
   // rules that say it once per file: the first place, and how many there are
   const once = new Map<string, Finding[]>();
   for (const f of findings)
-    if (c.once.has(f.ruleId)) once.set(f.ruleId, [...(once.get(f.ruleId) ?? []), f]);
+    if (c.once.has(f.ruleId)) {
+      const list = once.get(f.ruleId);
+      if (list) list.push(f);
+      else once.set(f.ruleId, [f]);
+    }
   let kept = findings;
   const present = new Set(findings.map((f) => f.ruleId));
   if (c.subsumed.some(([, by]) => present.has(by)))
@@ -906,6 +919,8 @@ export function analyzeSource(
     for (const all of once.values()) {
       all.sort((a, b) => a.line - b.line || a.column - b.column);
       all[0]!.message = all[0]!.message.replace(/\{\{count\}\}/g, String(all.length));
+      for (const m of [all[0]!.text?.message, all[0]!.text?.fix])
+        if (m) m.params = { ...m.params, count: all.length };
       // said once, fixed everywhere: the first finding carries every place's edit
       const edits = all.flatMap((f) => f.fix?.edits ?? []);
       if (all[0]!.fix && edits.length) all[0]!.fix.edits = edits;

@@ -425,6 +425,8 @@ describe('realistic fixtures: exactly what a porter changes', () => {
         }
       }
     },
+    // several Python runs, each importing torch: slow on a busy machine
+    120_000,
   );
 });
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Parser } from 'web-tree-sitter';
 import type { Language } from '../../../shared/api';
 import { analyzeSource, type FileAnalysis, type Finding } from './analyze-file';
-import type { Rule } from './rules';
+import { ruleMsg, type Rule } from './rules';
 
 const prefilters = new WeakMap<Rule[], RegExp>();
 const CUDA_ISH = /cuda|cudnn|nccl|nvtx/i;
@@ -165,6 +165,7 @@ function selectDevice(src: string, rel: string, rules: Rule[], lang: Language): 
     category: r.category,
     message: r.message[lang],
     ...(r.fix ? { fix: { description: r.fix[lang], edits: [] } } : {}),
+    text: { message: ruleMsg(r.id, 'message'), ...(r.fix ? { fix: ruleMsg(r.id, 'fix') } : {}) },
   };
 }
 
@@ -205,6 +206,7 @@ export function additions(
         description: r.fix?.[lang] ?? '',
         edits: [{ start: edit.at, end: edit.at, text: edit.text }],
       },
+      text: { message: ruleMsg(id, 'message'), ...(r.fix ? { fix: ruleMsg(id, 'fix') } : {}) },
     });
   };
   // after the leading imports, where porters put it: every module that uses the device gets
@@ -233,6 +235,10 @@ export function additions(
       severity: rules.find((x) => x.id === 'add.compile-mode')!.severity,
       category: rules.find((x) => x.id === 'add.compile-mode')!.category,
       message: rules.find((x) => x.id === 'add.compile-mode')!.message[lang],
+      text: {
+        message: ruleMsg('add.compile-mode', 'message'),
+        fix: ruleMsg('add.compile-mode', 'fix'),
+      },
       fix: {
         description: rules.find((x) => x.id === 'add.compile-mode')!.fix?.[lang] ?? '',
         edits: [

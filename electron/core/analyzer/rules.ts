@@ -2,6 +2,26 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { resourcesDir } from '../paths';
+import { msg, type Msg, type MsgParam } from '../../../shared/api/text';
+
+/** The i18n key of a rule's text (namespace `rules`, built from this file's texts). */
+export function ruleKey(
+  id: string,
+  field: 'title' | 'message' | 'why' | 'fix',
+  hint?: number,
+): string {
+  return `rules:${id}.${hint === undefined ? '' : `hints.${hint}.`}${field}`;
+}
+
+/** A finding's message or fix as a message: the rule's (or its hint's) text and the values. */
+export function ruleMsg(
+  id: string,
+  field: 'message' | 'fix',
+  vars: Record<string, MsgParam> = {},
+  hint?: number,
+): Msg {
+  return msg(ruleKey(id, field, hint), vars);
+}
 
 const Text = z.object({ en: z.string(), 'zh-CN': z.string() });
 

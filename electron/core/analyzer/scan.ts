@@ -10,7 +10,8 @@ import { loadKnowledge } from '../knowledge/load';
 import type { Edit, Finding } from './analyze-file';
 import { additions, analyzePythonFile, NOT_TEXT, type PythonResult } from './python-file';
 import { pythonParser } from './python-parser';
-import { loadRules, type Rule } from './rules';
+import { loadRules, ruleMsg, type Rule } from './rules';
+import { msg, type Msg } from '../../../shared/api/text';
 
 export type { Effort };
 
@@ -339,9 +340,13 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
     ruleId: string,
     file: string,
     at: { line: number; column: number; endColumn: number },
-    opts: { vars?: Record<string, string>; message?: string; edits?: Edit[] } = {},
+    opts: { vars?: Record<string, string>; message?: string; text?: Msg; edits?: Edit[] } = {},
   ) => {
     const r: Rule = ruleById.get(ruleId)!;
+    const text = {
+      message: opts.text ?? ruleMsg(ruleId, 'message', opts.vars),
+      ...(r.fix ? { fix: ruleMsg(ruleId, 'fix', opts.vars) } : {}),
+    };
     const fill = (t: string) => t.replace(/\{\{(\w+)\}\}/g, (_, k: string) => opts.vars?.[k] ?? '');
     findings.push({
       ruleId,
@@ -356,6 +361,7 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
       ...(r.fix || opts.edits
         ? { fix: { description: fill(r.fix?.[lang] ?? ''), edits: opts.edits ?? [] } }
         : {}),
+      text,
     });
   };
   const skipped: { file: string; reason: string }[] = [];
@@ -393,6 +399,7 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
             lang === 'en'
               ? `${rel} is CUDA C++ source: it has to be ported.`
               : `${rel} 是 CUDA C++ 源码，需要移植。`,
+          text: msg('stage-code:cudaSource', { file: rel }),
         },
       );
       continue;
@@ -512,7 +519,7 @@ type AddFinding = (
   ruleId: string,
   file: string,
   at: { line: number; column: number; endColumn: number },
-  opts?: { vars?: Record<string, string>; message?: string; edits?: Edit[] },
+  opts?: { vars?: Record<string, string>; message?: string; text?: Msg; edits?: Edit[] },
 ) => void;
 
 /**
@@ -603,6 +610,7 @@ function scanScript(rel: string, src: string, lang: Language, finding: AddFindin
         { line: i + 1, column: m.index + 1, endColumn: m.index + m[0].length + 1 },
         {
           vars: { text: p.say[lang] },
+          text: ruleMsg('script.cuda-env', 'message', { text: p.say }),
           edits: p.edit ? [{ start, end: start + m[0].length, text: p.edit(m) }] : undefined,
         },
       );

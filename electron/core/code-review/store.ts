@@ -59,6 +59,7 @@ interface FindingRow {
   category: string;
   message: string;
   fix: string | null;
+  text: string | null;
 }
 
 export interface NewScan {
@@ -122,8 +123,8 @@ export class CodeReviewStore {
       );
       for (const [f, s] of shas) file.run(id, f, s.original, s.proposed, s.parses ? 1 : 0);
       const finding = this.db.prepare(
-        `INSERT INTO findings (session_id, scan_id, file, line, col, end_line, end_col, rule_id, severity, category, message, fix, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO findings (session_id, scan_id, file, line, col, end_line, end_col, rule_id, severity, category, message, fix, text, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       );
       for (const f of scan.findings) {
         finding.run(
@@ -139,6 +140,7 @@ export class CodeReviewStore {
           f.category,
           f.message,
           f.fix ? JSON.stringify(f.fix) : null,
+          f.text ? JSON.stringify(f.text) : null,
           now,
         );
       }
@@ -205,6 +207,7 @@ export class CodeReviewStore {
       category: r.category,
       message: r.message,
       ...(r.fix ? { fix: JSON.parse(r.fix) as CodeFinding['fix'] } : {}),
+      ...(r.text ? { text: JSON.parse(r.text) as CodeFinding['text'] } : {}),
     }));
   }
 

@@ -23,6 +23,19 @@ export function knowledgeNamespaces(): Namespaces {
         message: r.message[lang],
         why: r.why[lang],
         ...(r.fix ? { fix: r.fix[lang] } : {}),
+        ...(r.hints?.length
+          ? {
+              hints: Object.fromEntries(
+                r.hints.map((h, i) => [
+                  i,
+                  {
+                    ...(h.message ? { message: h.message[lang] } : {}),
+                    ...(h.fix ? { fix: h.fix[lang] } : {}),
+                  },
+                ]),
+              ),
+            }
+          : {}),
       };
     }
   }

@@ -2,7 +2,7 @@ import type { CheckOutcome, FixMode, Language } from '../../../../shared/api';
 import { msg } from '../../../../shared/api/text';
 import { migratedFiles } from '../../analyzer/fix';
 import { pythonParser } from '../../analyzer/python-parser';
-import { loadRules } from '../../analyzer/rules';
+import { loadRules, ruleKey } from '../../analyzer/rules';
 import { scanProject, type ScanResult } from '../../analyzer/scan';
 import type { CodeReviewStore } from '../../code-review/store';
 import type { JobContext } from '../../jobs/runner';
@@ -21,7 +21,7 @@ export function codeOutcomes(scan: Pick<ScanResult, 'findings'>): CheckOutcome[]
     const files = new Set(list.map((f) => f.file)).size;
     return {
       id,
-      title: r.title,
+      title: msg(ruleKey(id, 'title')),
       status: r.severity === 'error' ? 'fail' : r.severity === 'warning' ? 'warn' : 'pass',
       summary: msg('stage-code:findings', {
         count: list.length,
@@ -31,7 +31,7 @@ export function codeOutcomes(scan: Pick<ScanResult, 'findings'>): CheckOutcome[]
         count: list.length,
         at: list.slice(0, 50).map((f) => `${f.file}:${f.line}:${f.column}`),
       },
-      remediation: r.fix ?? r.why,
+      remediation: msg(ruleKey(id, r.fix ? 'fix' : 'why')),
     };
   });
 }

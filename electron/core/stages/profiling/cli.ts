@@ -47,7 +47,7 @@ export function profileDocument(r: ProfileResult, show: (t: Text) => string) {
   };
 }
 
-/** `amw run HOST --stage profiling --entry FILE:FUNCTION [--steps N] [--level L] [--baseline RUN]` */
+/** `amw run HOST --stage profiling --entry FILE:FUNCTION [--steps N] [--level L] [--baseline-run RUN]` */
 export const profilingCli: StageCli = {
   options: [
     { flags: '--entry <file:function>', key: 'entry', help: 'cli.opt.entry' },
@@ -55,7 +55,7 @@ export const profilingCli: StageCli = {
     { flags: '--backward', key: 'backward', help: 'cli.opt.backward' },
     { flags: '--steps <n>', key: 'steps', help: 'stage-profiling:cli.steps' },
     { flags: '--level <level>', key: 'level', help: 'stage-profiling:cli.level' },
-    { flags: '--baseline <run>', key: 'baseline', help: 'stage-profiling:cli.baseline' },
+    { flags: '--baseline-run <run>', key: 'baselineRun', help: 'stage-profiling:cli.baseline' },
     { flags: '--target-ratio <x>', key: 'targetRatio', help: 'stage-profiling:cli.targetRatio' },
   ],
   input: (o) => ({
@@ -64,7 +64,7 @@ export const profilingCli: StageCli = {
     backward: o.backward,
     steps: o.steps === undefined ? undefined : Number(o.steps),
     level: o.level,
-    baseline: o.baseline === undefined ? undefined : Number(o.baseline),
+    baseline: o.baselineRun === undefined ? undefined : Number(o.baselineRun),
     targetRatio: o.targetRatio === undefined ? undefined : Number(o.targetRatio),
   }),
   async json(run, call, stageRunId) {

@@ -1,6 +1,8 @@
 import { useState, type UIEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { CodeFinding } from '../../../../shared/api';
+import { useText } from '../../i18n';
+import { findingText } from './finding-text';
 
 /** Row height in px (one line per finding; the full text is in the row's tooltip). */
 const ROW = 26;
@@ -14,6 +16,7 @@ const HEIGHT = 240;
  */
 export function FindingsList(props: { findings: CodeFinding[]; onPick: (line: number) => void }) {
   const { t } = useTranslation();
+  const show = useText();
   const [top, setTop] = useState(0);
   const { findings } = props;
   const first = Math.max(0, Math.floor(top / ROW) - SPARE);
@@ -29,7 +32,7 @@ export function FindingsList(props: { findings: CodeFinding[]; onPick: (line: nu
     >
       <div style={{ height: findings.length * ROW, position: 'relative' }}>
         {findings.slice(first, last).map((f, i) => {
-          const text = f.fix?.description ? `${f.message} → ${f.fix.description}` : f.message;
+          const text = findingText(f, show);
           return (
             <button
               key={`${f.ruleId}@${f.line}:${f.column}`}

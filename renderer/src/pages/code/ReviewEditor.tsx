@@ -5,6 +5,8 @@ import { loadMonaco, type Monaco } from '../../monaco/load';
 import { seedDiff } from '../../monaco/diff-provider';
 import { leaseDiffEditor } from '../../monaco/diff-editor-pool';
 import { takeFileRequested } from './open-timing';
+import { useText } from '../../i18n';
+import { findingText } from './finding-text';
 import type * as MonacoApi from 'monaco-editor/editor/editor.api';
 
 type LineChange = MonacoApi.editor.ILineChange;
@@ -35,6 +37,7 @@ export interface ReviewEditorProps {
  */
 export function ReviewEditor(props: ReviewEditorProps) {
   const { t } = useTranslation();
+  const say = useText();
   const host = useRef<HTMLDivElement>(null);
   const editor = useRef<DiffEditor | null>(null);
   const monacoRef = useRef<Monaco | null>(null);
@@ -113,7 +116,7 @@ export function ReviewEditor(props: ReviewEditorProps) {
                   : f.severity === 'warning'
                     ? monaco.MarkerSeverity.Warning
                     : monaco.MarkerSeverity.Info,
-              message: f.fix?.description ? `${f.message}\n→ ${f.fix.description}` : f.message,
+              message: findingText(f, say, '\n→ '),
               code: f.ruleId,
               source: 'amw',
               startLineNumber: f.line,

@@ -2,6 +2,7 @@ import type { Widen } from '../../../i18n/en';
 
 /** Namespace `stage-code`. */
 export const en = {
+  cudaSource: '{{file}} is CUDA C++ source: it has to be ported.',
   name: 'Code',
   files_one: '{{count}} file',
   files_other: '{{count}} files',

@@ -2,6 +2,7 @@ import type { CodeMessages } from './en';
 
 /** 命名空间 `stage-code`。 */
 export const zhCN: CodeMessages = {
+  cudaSource: '{{file}} 是 CUDA C++ 源码，需要移植。',
   name: '代码',
   files_one: '{{count}} 个文件',
   files_other: '{{count}} 个文件',

@@ -115,7 +115,7 @@ export const en = {
     communication: 'Uncovered communication is {{percent}}% of the step time (limit {{limit}}%).',
     stepTime:
       'Mean step {{npuMs}} ms against {{gpuMs}} ms on the GPU baseline: {{ratio}}× (target ≤ {{target}}×).',
-    noBaseline: 'No GPU baseline: run the stage on the baseline host, or give --baseline RUN.',
+    noBaseline: 'No GPU baseline: run the stage on the baseline host, or give --baseline-run RUN.',
     noSteps: 'No step times to compare.',
     ranOn: 'Profiled {{steps}} steps of {{entry}} on {{host}} with {{profiler}}.',
     failed: 'The profiled run failed: {{type}}: {{message}}',

@@ -109,7 +109,7 @@ export const zhCN: ProfilingMessages = {
     communication: '未被掩盖的通信占单步耗时的 {{percent}}%（上限 {{limit}}%）。',
     stepTime:
       '平均单步 {{npuMs}} ms，GPU 基线为 {{gpuMs}} ms：{{ratio}} 倍（目标 ≤ {{target}} 倍）。',
-    noBaseline: '没有 GPU 基线：请在基线主机上运行本阶段，或用 --baseline RUN 指定。',
+    noBaseline: '没有 GPU 基线：请在基线主机上运行本阶段，或用 --baseline-run RUN 指定。',
     noSteps: '没有可对比的单步耗时。',
     ranOn: '在 {{host}} 上用 {{profiler}} 对 {{entry}} 采集了 {{steps}} 步。',
     failed: '被采集的运行失败：{{type}}：{{message}}',

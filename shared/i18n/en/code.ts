@@ -43,6 +43,7 @@ export const code = {
     rejected: 'Rejected: the file stays as it is',
     edited: 'Accepted with changes',
     applied: 'Applied to the folder',
+    partial: 'Partly accepted: {{accepted}} of {{total}} changes',
   },
   reviewShort: {
     pending: '•',
@@ -64,7 +65,13 @@ export const code = {
   acceptFile: 'Accept file',
   rejectFile: 'Reject file',
   resetFile: 'Reset to proposal',
+  reviewCol: 'Review',
   exportPatch: 'Export patch',
+  exportNothing:
+    'Nothing to export yet: the patch holds only accepted changes. Accept a change or a file first.',
+  exported_one: 'Exported a patch of {{count}} file.',
+  exported_other: 'Exported a patch of {{count}} files.',
+  reviewedCount: '{{accepted}} of {{changed}} changed files accepted',
   apply_one: 'Apply {{count}} file',
   apply_other: 'Apply {{count}} files',
   applyTitle: 'Apply the reviewed changes',

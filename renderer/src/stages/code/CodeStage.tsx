@@ -51,6 +51,7 @@ export function CodeStage(props: StageViewProps) {
               <th>{t('code.when')}</th>
               <th>{t('code.findings')}</th>
               <th>{t('code.effortCol')}</th>
+              <th>{t('code.reviewCol')}</th>
               <th />
             </tr>
           </thead>
@@ -65,6 +66,12 @@ export function CodeStage(props: StageViewProps) {
                   <span className="sev info">{s.counts.info}</span>
                 </td>
                 <td>{t(`code.level.${s.effort.level}`)}</td>
+                <td data-testid="code-stage-reviewed">
+                  {t('code.reviewedCount', {
+                    accepted: s.reviewed.accepted + s.reviewed.edited + s.reviewed.applied,
+                    changed: s.reviewed.changed,
+                  })}
+                </td>
                 <td>
                   <a href={href.scan(s.id)}>{t('code.open')}</a>
                 </td>

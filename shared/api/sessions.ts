@@ -66,6 +66,17 @@ export const sessionsApi = {
       .strict(),
   ).returns<ProjectRecord>(),
   'projects.list': method(z.object({}).strict()).returns<ProjectRecord[]>(),
+  /** Changes a project's code location, target hosts or baseline (the fields given). */
+  'projects.update': method(
+    z
+      .object({
+        name: ProjectName,
+        codeLocation: z.string().max(4096).nullish(),
+        targetHosts: z.array(HostName).optional(),
+        baseline: GpuBaseline.nullish(),
+      })
+      .strict(),
+  ).returns<ProjectRecord>(),
   'sessions.create': method(
     z
       .object({
@@ -80,6 +91,10 @@ export const sessionsApi = {
     SessionRecord[]
   >(),
   'sessions.get': method(z.object({ id: SessionId }).strict()).returns<SessionRecord>(),
+  /** The hosts a session targets, at any time (runs already made on a removed host stay). */
+  'sessions.setHosts': method(
+    z.object({ id: SessionId, hosts: z.array(HostName).max(256) }).strict(),
+  ).returns<SessionRecord>(),
   /** Runs one stage as a job (on its host, hosts or this machine); a session is made if not given. */
   'stages.run': method(StageRunInput).returns<
     JobStarted & { sessionId: number; stageRunId: number }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Settings } from '../../../shared/api';
 import { tempDir } from '../../../tests/support/temp';
 import { createCore } from './core';
+import { explainError, translator } from '../../../shared/i18n';
 
 function core() {
   const dir = tempDir();
@@ -19,6 +20,31 @@ describe('dispatch through the contract', () => {
     expect(res.error.detail).toMatchObject({ issues: [{ path: 'language' }] });
     expect((await c.call('settings.get', {})).language).toBe('en');
     await c.close();
+  });
+
+  it('says what is wrong with each field once, in the chosen language', async () => {
+    const c = core();
+    const res = await c.dispatch(
+      'hosts.add',
+      { name: '', hostname: 'h', port: Number('abc') },
+      { transport: 'test' },
+    );
+    await c.close();
+    if (res.ok) throw new Error('accepted');
+    expect(explainError(translator('en'), res.error)).toBe(
+      'Some input is not valid: Name: is required. Port: must be a number.',
+    );
+    const zh = explainError(translator('zh-CN'), res.error);
+    expect(zh).toBe('输入无效：名称：为必填项。端口：必须是数字。');
+    const project = await core().dispatch(
+      'projects.create',
+      { name: 'p', baseline: { stepTimeMs: Number('abc') }, targetHosts: [] },
+      { transport: 'test' },
+    );
+    if (project.ok) throw new Error('accepted');
+    expect(explainError(translator('en'), project.error)).toMatch(
+      /Step time \(ms\): must be a number/,
+    );
   });
 
   it('rejects unknown keys and non-object input', async () => {

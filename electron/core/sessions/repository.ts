@@ -94,6 +94,30 @@ export class SessionRepository {
     };
   }
 
+  /** Changes the fields given; `null` clears the code location or the baseline. */
+  updateProject(
+    name: string,
+    change: { codeLocation?: string | null; targetHosts?: string[]; baseline?: unknown },
+  ): ProjectRecord {
+    const before = this.project(name);
+    const codeLocation =
+      change.codeLocation === undefined ? before.codeLocation : change.codeLocation;
+    const targetHosts = change.targetHosts ?? before.targetHosts;
+    const baseline = change.baseline === undefined ? before.baseline : change.baseline;
+    this.db
+      .prepare(
+        'UPDATE projects SET code_location = ?, target_hosts = ?, baseline = ?, updated_at = ? WHERE id = ?',
+      )
+      .run(
+        codeLocation,
+        JSON.stringify(targetHosts),
+        baseline ? JSON.stringify(baseline) : null,
+        nowIso(),
+        before.id,
+      );
+    return this.project(name);
+  }
+
   projects(): ProjectRecord[] {
     return (
       this.db.prepare('SELECT name FROM projects ORDER BY name').all() as { name: string }[]
@@ -126,6 +150,14 @@ export class SessionRepository {
         .run(project?.id ?? null, title, codeCommit, JSON.stringify(hosts), nowIso())
         .lastInsertRowid,
     );
+  }
+
+  /** The hosts a session targets, replaced as a whole. */
+  setHosts(sessionId: number, hosts: string[]): void {
+    this.session(sessionId);
+    this.db
+      .prepare('UPDATE sessions SET hosts = ? WHERE id = ?')
+      .run(JSON.stringify(hosts), sessionId);
   }
 
   /** Adds a host to a session's targets the first time a stage runs there. */

@@ -15,6 +15,7 @@ import { report } from './report';
 import { reports } from './reports';
 import { jobs } from './jobs';
 import { errors } from './errors';
+import { validation } from './validation';
 import { cli } from './cli';
 
 // One file per namespace (top-level key); a new capability adds its own file and one line here.
@@ -32,6 +33,7 @@ export const en = {
   reports,
   jobs,
   errors,
+  validation,
   cli,
 } as const;
 

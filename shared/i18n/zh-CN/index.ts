@@ -12,6 +12,7 @@ import { report } from './report';
 import { reports } from './reports';
 import { jobs } from './jobs';
 import { errors } from './errors';
+import { validation } from './validation';
 import { cli } from './cli';
 
 /** 简体中文。键与 en 完全一致；每个命名空间一个文件。 */
@@ -29,5 +30,6 @@ export const zhCN: Messages = {
   reports,
   jobs,
   errors,
+  validation,
   cli,
 };

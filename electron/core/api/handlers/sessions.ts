@@ -6,12 +6,21 @@ export function sessionsHandlers(
   return {
     'projects.create': (p) => s.sessions.createProject(p),
     'projects.list': () => s.sessions.projects(),
+    'projects.update': ({ name, ...change }) => {
+      change.targetHosts?.forEach((h) => s.hostRepo.get(h));
+      return s.sessions.updateProject(name, change);
+    },
     'sessions.create': (o) => {
       o.hosts?.forEach((h) => s.hostRepo.get(h));
       return s.sessions.session(s.sessions.createSession(o));
     },
     'sessions.list': ({ project }) => s.sessions.sessions(project),
     'sessions.get': ({ id }) => s.sessions.session(id),
+    'sessions.setHosts': ({ id, hosts }) => {
+      hosts.forEach((h) => s.hostRepo.get(h));
+      s.sessions.setHosts(id, [...new Set(hosts)]);
+      return s.sessions.session(id);
+    },
     'checks.waive': ({ sessionId, checkId, host, reason, by }) => {
       s.sessions.waive(sessionId, s.hostRepo.get(host).id, checkId, reason, by);
       return { ok: true as const };

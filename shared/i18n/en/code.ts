@@ -84,6 +84,10 @@ export const code = {
   stageEmpty: 'No code scan in this session yet.',
   stageScan: 'Scan {{path}}',
   stageNoLocation:
-    'The project has no local code folder: scan from the Code page and pick this session.',
+    'This stage scans the project’s code, and the project has no local code folder yet. Set its code location, or scan from the Code page and pick this session.',
+  stageNoProject:
+    'This stage scans code, and this session belongs to no project with a code folder. Scan a folder from the Code page and pick this session.',
+  stageSetLocation: 'Set the project’s code location',
+  stageOpenCode: 'Open the Code page',
   open: 'Review',
 } as const;

@@ -83,6 +83,11 @@ export const code: Messages['code'] = {
   stageTitle: '本会话的代码扫描',
   stageEmpty: '本会话还没有代码扫描。',
   stageScan: '扫描 {{path}}',
-  stageNoLocation: '该项目没有本地代码目录：请在“代码”页扫描并选择本会话。',
+  stageNoLocation:
+    '此阶段扫描项目代码，而该项目还没有本地代码目录。请设置代码位置，或在“代码”页扫描并选择本会话。',
+  stageNoProject:
+    '此阶段扫描代码，而本会话不属于任何带代码目录的项目。请在“代码”页扫描一个目录并选择本会话。',
+  stageSetLocation: '设置项目的代码位置',
+  stageOpenCode: '打开“代码”页',
   open: '审阅',
 };

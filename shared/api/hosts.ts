@@ -198,6 +198,10 @@ export const hostsApi = {
   ).returns<HostRecord>(),
   'hosts.remove': method(NameOnly).returns<{ removed: string }>(),
   /** Reads ~/.ssh/config (or `file`) with Include; `names` limits what is imported. */
+  /**
+   * Reads ~/.ssh/config (or `file`); with no file given and no ~/.ssh/config, `missing` names the
+   * path looked for instead of failing.
+   */
   'hosts.importSshConfig': method(
     z
       .object({
@@ -206,7 +210,7 @@ export const hostsApi = {
         dryRun: z.boolean().optional(),
       })
       .strict(),
-  ).returns<ImportResult & { candidates: HostInput[] }>(),
+  ).returns<ImportResult & { candidates: HostInput[]; missing?: string }>(),
   /** Connects and runs `uname`; never throws for a connection problem: the result explains it. */
   'hosts.test': method(
     z.object({ name: HostName, password: Password }).strict(),

@@ -82,8 +82,9 @@ export const cli = {
   noHosts: 'No hosts yet. Add one: amw hosts add NAME --host ADDRESS',
   imported: 'Imported: {{added}} added, {{updated}} updated, {{skipped}} skipped.',
   testOk: '{{name}}: connected in {{ms}} ms ({{system}})',
+  sessionRef: 'session {{id}}',
   scanSummary:
-    '{{files}} Python files, {{lines}} lines, {{findings}} findings. Effort: {{level}} (device {{device}}, third-party {{thirdParty}}, mixed precision {{amp}}, multi-card {{multiCard}}).',
+    '{{files}}, {{lines}}, {{findings}}. Effort: {{level}} (device {{device}}, third-party {{thirdParty}}, mixed precision {{amp}}, multi-card {{multiCard}}).',
   scanStored: 'Stored as code scan #{{scanId}} of session {{sessionId}}.',
   reportWritten: 'Wrote {{file}}',
   scanChanged: '{{count}} files changed.',

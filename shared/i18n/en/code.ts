@@ -17,8 +17,24 @@ export const code = {
   allScans: 'All scans',
   effort: 'Migration effort: {{level}}',
   level: { low: 'low', medium: 'medium', high: 'high' },
-  summary:
-    '{{files}} Python files, {{lines}} lines · {{errors}} errors, {{warnings}} warnings, {{infos}} notes · {{changed}} files with a proposed change',
+  summary: '{{files}}, {{lines}} · {{errors}}, {{warnings}}, {{infos}} · {{changed}}',
+  /** Counts with their noun, singular or plural (the summaries above put them together). */
+  n: {
+    pyFiles_one: '{{count}} Python file',
+    pyFiles_other: '{{count}} Python files',
+    lines_one: '{{count}} line',
+    lines_other: '{{count}} lines',
+    errors_one: '{{count}} error',
+    errors_other: '{{count}} errors',
+    warnings_one: '{{count}} warning',
+    warnings_other: '{{count}} warnings',
+    notes_one: '{{count}} note',
+    notes_other: '{{count}} notes',
+    findings_one: '{{count}} finding',
+    findings_other: '{{count}} findings',
+    changed_one: '{{count}} file with a proposed change',
+    changed_other: '{{count}} files with a proposed change',
+  },
   dimensions:
     'device {{device}} · third-party CUDA libraries {{thirdParty}} · mixed precision {{amp}} · multi-card {{multiCard}}',
   warnings_one: '{{count}} file could not be read or parsed cleanly',

@@ -79,8 +79,9 @@ export const cli: Messages['cli'] = {
   noHosts: '还没有主机。添加：amw hosts add NAME --host ADDRESS',
   imported: '导入完成：新增 {{added}}，更新 {{updated}}，跳过 {{skipped}}。',
   testOk: '{{name}}：{{ms}} 毫秒内连接成功（{{system}}）',
+  sessionRef: '会话 {{id}}',
   scanSummary:
-    '{{files}} 个 Python 文件，{{lines}} 行，{{findings}} 处发现。迁移工作量：{{level}}（设备 {{device}}，第三方库 {{thirdParty}}，混合精度 {{amp}}，多卡 {{multiCard}}）。',
+    '{{files}}，{{lines}}，{{findings}}。迁移工作量：{{level}}（设备 {{device}}，第三方库 {{thirdParty}}，混合精度 {{amp}}，多卡 {{multiCard}}）。',
   scanStored: '已保存为会话 {{sessionId}} 的代码扫描 #{{scanId}}。',
   reportWritten: '已写入 {{file}}',
   scanChanged: '修改了 {{count}} 个文件。',

@@ -59,7 +59,15 @@ export function ReviewEditor(props: ReviewEditorProps) {
       .then((monaco) => {
         if (disposed || !host.current) return;
         monacoRef.current = monaco;
-        const dark = document.documentElement.dataset.theme === 'dark';
+        // Monaco's theme is global: set it now (a pooled editor keeps the one it was made with)
+        // and follow <html data-theme> as the app's theme changes
+        const themeOf = () =>
+          document.documentElement.dataset.theme === 'dark' ? 'vs-dark' : 'vs';
+        monaco.editor.setTheme(themeOf());
+        const themeWatch = new MutationObserver(() => monaco.editor.setTheme(themeOf()));
+        themeWatch.observe(document.documentElement, { attributeFilter: ['data-theme'] });
+        disposables.push({ dispose: () => themeWatch.disconnect() });
+        const dark = themeOf() === 'vs-dark';
         const lease = leaseDiffEditor(monaco, host.current, {
           automaticLayout: true,
           readOnly: !!props.readOnly,

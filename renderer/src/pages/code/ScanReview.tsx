@@ -158,12 +158,12 @@ function ScanReviewLoaded(props: {
       </header>
       <p className="muted small" data-testid="scan-summary">
         {t('code.summary', {
-          files: scan.files,
-          lines: scan.lines,
-          errors: scan.counts.error,
-          warnings: scan.counts.warning,
-          infos: scan.counts.info,
-          changed: changed.length,
+          files: t('code.n.pyFiles', { count: scan.files }),
+          lines: t('code.n.lines', { count: scan.lines }),
+          errors: t('code.n.errors', { count: scan.counts.error }),
+          warnings: t('code.n.warnings', { count: scan.counts.warning }),
+          infos: t('code.n.notes', { count: scan.counts.info }),
+          changed: t('code.n.changed', { count: changed.length }),
         })}{' '}
         ·{' '}
         {t('code.dimensions', {

@@ -48,10 +48,11 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     await expect(page.getByTestId('findings')).toContainText('dist.nccl');
     await expect(page.getByTestId('hunk-label')).toContainText('Change 1 of');
 
-    // the first change adds `import torch_npu`: reject it; the file becomes "edited"
+    // the first change adds `import torch_npu`: reject it; nothing is taken yet, so the file
+    // stays pending until a change is accepted
     await page.getByTestId('hunk-reject').click();
     const trainEntry = page.locator('[data-testid=tree-file][data-file="train.py"]');
-    await expect(trainEntry.getByTestId('review-state')).toHaveText('✎');
+    await expect(trainEntry.getByTestId('review-state')).toHaveAttribute('data-state', 'pending');
     await page.getByTestId('file-accept').click();
     await expect(page.getByTestId('apply-open')).toHaveText('Apply 1 file');
 

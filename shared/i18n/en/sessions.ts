@@ -34,8 +34,7 @@ export const sessions = {
     runWhy: 'The {{stage}} stage has no result yet, and a migration goes in this order: {{order}}.',
     running: 'The {{stage}} stage is running',
     runningWhy: 'Its results appear here when it ends; the next step follows from them.',
-    fix_one: 'Fix or waive what fails in the {{stage}} stage',
-    fix_other: 'Fix or waive what fails in the {{stage}} stage',
+    fix: 'Fix or waive what fails in the {{stage}} stage',
     fixWhy_one:
       '{{count}} check fails in the {{stage}} stage and nobody waived it; the stages after it build on it.',
     fixWhy_other:

@@ -253,7 +253,10 @@ export function ReviewEditor(props: ReviewEditorProps) {
     m.pushEditOperations([], [{ range, text }], () => null);
     ours.current = false;
     setAccepted(keep);
-    props.onReview('edited', reviewed ?? m.getValue());
+    // nothing taken yet and other changes still to decide: the file stays pending (it is
+    // "rejected" only once every change is)
+    if (reviewed !== null && keep.size === 0 && hunks.length > 1) props.onReview('pending');
+    else props.onReview('edited', reviewed ?? m.getValue());
   };
 
   /**

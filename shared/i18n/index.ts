@@ -109,9 +109,13 @@ export function explainError(
       ? (error.detail as Record<string, unknown>)
       : {};
   const issues = error.code === 'VALIDATION' ? validationIssues(detail.issues) : [];
+  // an engine message with a key of its own (a connection failure) reads in the language shown
+  const own = typeof detail.messageKey === 'string' ? t(detail.messageKey, detail) : null;
   const message = issues.length
     ? issues.map((i) => explainIssue(t, i)).join(t('common.join.sentences'))
-    : error.message;
+    : own && own !== detail.messageKey
+      ? own
+      : error.message;
   const text = t(`errors.${error.code}`, { ...detail, message });
   return text === `errors.${error.code}` ? message : text;
 }

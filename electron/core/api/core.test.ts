@@ -4,6 +4,8 @@ import type { Settings } from '../../../shared/api';
 import { tempDir } from '../../../tests/support/temp';
 import { createCore } from './core';
 import { explainError, translator } from '../../../shared/i18n';
+import { toWireError } from '../../../shared/errors';
+import { classifyConnectError } from '../ssh/connect';
 
 function core() {
   const dir = tempDir();
@@ -45,6 +47,20 @@ describe('dispatch through the contract', () => {
     expect(explainError(translator('en'), project.error)).toMatch(
       /Step time \(ms\): must be a number/,
     );
+  });
+
+  it('a connection failure reads wholly in the language shown', () => {
+    const err = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), {
+      code: 'ECONNREFUSED',
+    });
+    const wire = toWireError(
+      classifyConnectError(err, { host: '127.0.0.1', port: 1, username: 'root' } as never, []),
+    );
+    const zh = explainError(translator('zh-CN'), wire);
+    expect(zh).toBe(
+      '连接被拒绝：127.0.0.1:1 拒绝了连接。请确认该主机上 sshd 正在运行，以及端口 1 是否正确。',
+    );
+    expect(explainError(translator('en'), wire)).toContain('refused the connection');
   });
 
   it('rejects unknown keys and non-object input', async () => {

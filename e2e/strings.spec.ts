@@ -73,6 +73,22 @@ for (const lang of ['en', 'zh-CN'] as const) {
     await check(page, lang, 'hosts');
     await dialog('open-add-host', 'add-host-dialog', 'add host');
     await dialog('open-import', 'import-dialog', 'ssh config import');
+    // refused fields, then a key file that is not there: a warning at save, not a refusal
+    await page.getByTestId('open-add-host').click();
+    const d = page.getByTestId('add-host-dialog');
+    await d.getByTestId('host-name').fill('bad name!');
+    await d.getByTestId('host-save').click();
+    await expect(d.locator('.error').first()).toBeVisible();
+    await check(page, lang, 'add host, refused fields');
+    await d.getByTestId('host-name').fill('npu-x');
+    await d.getByTestId('host-hostname').fill('127.0.0.1');
+    await d.getByTestId('host-identityFile').fill('/nonexistent/id_ed25519');
+    await d.getByTestId('host-save').click();
+    await expect(d.getByTestId('host-warnings')).toContainText('/nonexistent/id_ed25519');
+    await check(page, lang, 'add host, key file missing');
+    await d.getByTestId('host-warnings-ok').click();
+    await expect(page.getByTestId('host-title')).toHaveText('npu-x');
+    await check(page, lang, 'host detail');
 
     await shell.nav('sessions').click();
     await check(page, lang, 'sessions (empty)');

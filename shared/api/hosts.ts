@@ -1,3 +1,4 @@
+import type { Text } from './text';
 import { z } from 'zod';
 import { event, method } from './define';
 import type { IsoTime } from './common';
@@ -192,10 +193,11 @@ export const hostsApi = {
     HostSummary[]
   >(),
   'hosts.get': method(NameOnly).returns<HostSummary>(),
-  'hosts.add': method(HostInput).returns<HostRecord>(),
+  /** Saved even when its key file is missing: `warnings` say so (a Test would fail on it). */
+  'hosts.add': method(HostInput).returns<HostRecord & { warnings?: Text[] }>(),
   'hosts.update': method(
     z.object({ name: HostName, patch: HostInput.partial().strict() }).strict(),
-  ).returns<HostRecord>(),
+  ).returns<HostRecord & { warnings?: Text[] }>(),
   'hosts.remove': method(NameOnly).returns<{ removed: string }>(),
   /** Reads ~/.ssh/config (or `file`) with Include; `names` limits what is imported. */
   /**

@@ -78,6 +78,11 @@ export const hosts = {
     tags: 'Tags (space-separated)',
     save: 'Add host',
   },
+  warn: {
+    keyMissing:
+      'Saved, but the key file {{file}} does not exist on the machine the workbench runs on: connecting will fail until it does.',
+    continue: 'Continue',
+  },
   import: {
     title: 'Import from ~/.ssh/config',
     none: 'No concrete hosts found in ~/.ssh/config.',

@@ -80,6 +80,10 @@ export const hosts: Messages['hosts'] = {
     tags: '标签（以空格分隔）',
     save: '添加主机',
   },
+  warn: {
+    keyMissing: '已保存，但工作台所在机器上不存在密钥文件 {{file}}：在它存在之前连接会失败。',
+    continue: '继续',
+  },
   import: {
     title: '从 ~/.ssh/config 导入',
     none: '~/.ssh/config 中没有具体的主机。',

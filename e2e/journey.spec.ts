@@ -135,6 +135,8 @@ for (const lang of ['en', 'zh-CN'] as const) {
         t('sessions.project.sessionCount', { count: 1 }),
       );
       await page.getByTestId('session-row-1').click();
+      // the timeline has the scan and the review decision on train.py
+      await expect(page.getByTestId('timeline-code-review')).toContainText('train.py');
       // the code stage has a (failing) result now; the environment still needs its host
       await expect(page.getByTestId('stage-code')).not.toHaveAttribute('data-status', 'none');
       await page.getByTestId('next-add-host').click();

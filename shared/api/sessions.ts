@@ -52,6 +52,15 @@ export interface CompareRow {
   change: 'improved' | 'regressed' | 'same' | 'new' | 'gone';
 }
 
+/** What happened in a session, for its timeline: every run, waiver and review, with its time. */
+export type TimelineEvent = { at: IsoTime } & (
+  | { kind: 'run'; runId: number; stage: string; host: string; status: StageRunRecord['status'] }
+  | { kind: 'waiver'; checkId: string; host: string; by: string; reason: string }
+  | { kind: 'code-review'; scanId: number; file: string; review: string }
+  | { kind: 'comment'; author: string; target: string; text: string }
+  | { kind: 'decision'; by: string; decision: 'approve' | 'changes-requested'; note: string }
+);
+
 const SessionId = z.number().int().positive();
 
 export const sessionsApi = {
@@ -118,6 +127,8 @@ export const sessionsApi = {
   'checks.unwaive': method(
     z.object({ sessionId: SessionId, checkId: z.string().min(1).max(80), host: HostName }).strict(),
   ).returns<{ ok: true }>(),
+  /** Newest first: stage runs (reruns too), waivers, code review decisions, report reviews. */
+  'sessions.timeline': method(z.object({ id: SessionId }).strict()).returns<TimelineEvent[]>(),
   'sessions.compare': method(z.object({ a: SessionId, b: SessionId }).strict()).returns<
     CompareRow[]
   >(),

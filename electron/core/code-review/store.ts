@@ -212,6 +212,26 @@ export class CodeReviewStore {
     };
   }
 
+  /** The review decisions on a session's scans (the newest per file), for its timeline. */
+  reviewHistory(
+    sessionId: number,
+  ): { at: string; scanId: number; file: string; review: ReviewState }[] {
+    return (
+      this.db
+        .prepare(
+          `SELECT f.scan_id, f.file, f.review, f.reviewed_at FROM code_files f
+           JOIN code_scans s ON s.id = f.scan_id
+           WHERE s.session_id = ? AND f.reviewed_at IS NOT NULL`,
+        )
+        .all(sessionId) as {
+        scan_id: number;
+        file: string;
+        review: ReviewState;
+        reviewed_at: string;
+      }[]
+    ).map((r) => ({ at: r.reviewed_at, scanId: r.scan_id, file: r.file, review: r.review }));
+  }
+
   list(sessionId?: number): CodeScanSummary[] {
     const rows = (
       sessionId

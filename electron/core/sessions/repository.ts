@@ -8,6 +8,7 @@ import type {
   SessionRecord,
   StageRunRecord,
   StageStatus,
+  TimelineEvent,
 } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
 import type { Db } from '../db/open';
@@ -150,6 +151,54 @@ export class SessionRepository {
         .run(project?.id ?? null, title, codeCommit, JSON.stringify(hosts), nowIso())
         .lastInsertRowid,
     );
+  }
+
+  /** Every run (reruns too) and every waiver of a session, for its timeline. */
+  history(sessionId: number): TimelineEvent[] {
+    this.session(sessionId);
+    const runs = this.db
+      .prepare(
+        `SELECT r.id, r.stage, COALESCE(r.target, h.name, '') AS host, r.status,
+                COALESCE(r.finished_at, r.started_at) AS at
+         FROM stage_runs r LEFT JOIN hosts h ON h.id = r.host_id WHERE r.session_id = ?`,
+      )
+      .all(sessionId) as {
+      id: number;
+      stage: string;
+      host: string;
+      status: StageStatus;
+      at: string;
+    }[];
+    const waivers = this.db
+      .prepare(
+        `SELECT w.check_id, COALESCE(h.name, '') AS host, w.waived_by, w.reason, w.created_at
+         FROM waivers w LEFT JOIN hosts h ON h.id = w.host_id WHERE w.session_id = ?`,
+      )
+      .all(sessionId) as {
+      check_id: string;
+      host: string;
+      waived_by: string;
+      reason: string;
+      created_at: string;
+    }[];
+    return [
+      ...runs.map((r) => ({
+        kind: 'run' as const,
+        at: r.at,
+        runId: r.id,
+        stage: r.stage,
+        host: r.host,
+        status: r.status,
+      })),
+      ...waivers.map((w) => ({
+        kind: 'waiver' as const,
+        at: w.created_at,
+        checkId: w.check_id,
+        host: w.host,
+        by: w.waived_by,
+        reason: w.reason,
+      })),
+    ];
   }
 
   /** The hosts a session targets, replaced as a whole. */

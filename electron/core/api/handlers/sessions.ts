@@ -1,3 +1,4 @@
+import type { TimelineEvent } from '../../../../shared/api';
 import type { DomainHandlers, MethodsOf, Services } from '../services';
 
 export function sessionsHandlers(
@@ -30,5 +31,27 @@ export function sessionsHandlers(
       return { ok: true as const };
     },
     'sessions.compare': ({ a, b }) => s.sessions.compare(a, b),
+    'sessions.timeline': ({ id }) => {
+      const review = s.reviews.review({ sessionId: id });
+      const events: TimelineEvent[] = [
+        ...s.sessions.history(id),
+        ...s.code.reviewHistory(id).map((r) => ({ kind: 'code-review' as const, ...r })),
+        ...review.comments.map((c) => ({
+          kind: 'comment' as const,
+          at: c.at,
+          author: c.author,
+          target: c.target,
+          text: c.text,
+        })),
+        ...review.decisions.map((d) => ({
+          kind: 'decision' as const,
+          at: d.at,
+          by: d.by,
+          decision: d.decision,
+          note: d.note,
+        })),
+      ];
+      return events.sort((x, y) => y.at.localeCompare(x.at));
+    },
   };
 }

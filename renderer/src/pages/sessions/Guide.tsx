@@ -1,5 +1,9 @@
+import { useEffect } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import type { SessionRecord, StageStatus } from '../../../../shared/api';
+import type { SessionRecord, StageStatus, TimelineEvent } from '../../../../shared/api';
+import { useCall } from '../../api';
+import { ErrorText } from '../../components/ErrorText';
 import { href, navigate } from '../../routes';
 import { useStageName } from '../../stages/shared/names';
 import { StatusBadge } from '../../stages/shared/StageStatus';
@@ -202,58 +206,82 @@ export function Gate(props: {
   );
 }
 
-/** The session's history, newest first: stage runs and waivers. */
+/** The session's history, newest first: stage runs, waivers, code review decisions, reviews. */
 export function Timeline(props: { session: SessionRecord; stages: StageInfo[] }) {
   const { t, i18n } = useTranslation();
   const name = useStageName();
+  const client = useQueryClient();
+  const events = useCall('sessions.timeline', { id: props.session.id });
+  // the session refetched (a run ended, a waiver was given): so is its history
+  useEffect(() => {
+    void client.invalidateQueries({ queryKey: ['sessions.timeline'] });
+  }, [client, props.session]);
   const date = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'short', timeStyle: 'short' });
   const stageName = (id: string) => {
     const st = props.stages.find((s) => s.id === id);
     return st ? name(st) : id;
   };
-  const events = [
-    ...props.session.runs.map((r) => ({
-      at: r.finishedAt ?? r.startedAt,
-      key: `run-${r.id}`,
-      kind: 'run' as const,
-      text: t('sessions.timeline.run', { stage: stageName(r.stage), host: r.host }),
-      status: r.status,
-    })),
-    ...props.session.runs.flatMap((r) =>
-      r.checks
-        .filter((c) => c.waiver)
-        .map((c) => ({
-          at: c.waiver!.at,
-          key: `waiver-${r.id}-${c.id}`,
-          kind: 'waiver' as const,
+  const line = (e: TimelineEvent) => {
+    switch (e.kind) {
+      case 'run':
+        return {
+          badge: <StatusBadge status={e.status} />,
+          text: t('sessions.timeline.run', { stage: stageName(e.stage), host: e.host || '—' }),
+        };
+      case 'waiver':
+        return {
+          badge: <span className="badge warn">{t('sessions.timeline.waived')}</span>,
           text: t('sessions.timeline.waiver', {
-            check: c.id,
-            host: r.host,
-            by: c.waiver!.by,
-            reason: c.waiver!.reason,
+            check: e.checkId,
+            host: e.host,
+            by: e.by,
+            reason: e.reason,
           }),
-          status: null,
-        })),
-    ),
-  ].sort((a, b) => b.at.localeCompare(a.at));
+        };
+      case 'code-review':
+        return {
+          badge: <span className="badge">{t('sessions.timeline.reviewed')}</span>,
+          text: t('sessions.timeline.codeReview', {
+            file: e.file,
+            review: t(`code.review.${e.review}`),
+            scan: e.scanId,
+          }),
+        };
+      case 'comment':
+        return {
+          badge: <span className="badge">{t('sessions.timeline.commented')}</span>,
+          text: t('sessions.timeline.comment', { author: e.author, text: e.text }),
+        };
+      case 'decision':
+        return {
+          badge: (
+            <span className={`badge ${e.decision === 'approve' ? 'ok' : 'warn'}`}>
+              {t(`sessions.timeline.decision.${e.decision}`)}
+            </span>
+          ),
+          text: t('sessions.timeline.decided', { by: e.by, note: e.note || '—' }),
+        };
+    }
+  };
+  const list = events.data ?? [];
   return (
     <section className="timeline" data-testid="timeline">
       <h2>{t('sessions.timeline.title')}</h2>
-      {events.length === 0 ? (
+      {events.error && <ErrorText error={events.error} />}
+      {events.data && list.length === 0 && (
         <p className="muted small">{t('sessions.timeline.empty')}</p>
-      ) : (
+      )}
+      {list.length > 0 && (
         <ol>
-          {events.map((e) => (
-            <li key={e.key} data-testid={`timeline-${e.kind}`}>
-              <span className="muted small">{date.format(new Date(e.at))}</span>{' '}
-              {e.status ? (
-                <StatusBadge status={e.status} />
-              ) : (
-                <span className="badge warn">{t('sessions.timeline.waived')}</span>
-              )}{' '}
-              {e.text}
-            </li>
-          ))}
+          {list.map((e, n) => {
+            const l = line(e);
+            return (
+              <li key={n} data-testid={`timeline-${e.kind}`}>
+                <span className="muted small">{date.format(new Date(e.at))}</span> {l.badge}{' '}
+                {l.text}
+              </li>
+            );
+          })}
         </ol>
       )}
     </section>

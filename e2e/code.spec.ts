@@ -21,6 +21,21 @@ function bigModule(): string {
   return `import torch\n\n${Array.from({ length: 500 }, (_, i) => block(i)).join('\n')}`;
 }
 
+test('a tiny scan (one file that is not UTF-8) still opens its review', async ({ app }) => {
+  const dir = mkdtempSync(join(tmpdir(), 'amw-e2e-tiny-'));
+  writeFileSync(join(dir, 'bad.py'), Buffer.from([0xff, 0xfe, 0x41, 0x0a]));
+  try {
+    const { page } = app;
+    await new Shell(page).ready();
+    await page.getByTestId('nav-code').click();
+    await page.getByTestId('scan-path').fill(dir);
+    await page.getByTestId('scan-start').click();
+    await expect(page.getByTestId('scan-review')).toBeVisible({ timeout: 30_000 });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.describe('code migration: scan, review the diff per change, export, apply', () => {
   let project: string;
   test.beforeEach(() => {

@@ -54,7 +54,7 @@ export const codeReport: StageReport<Section | null> = {
     const h = (s: string) => out.push(s);
     h(`<section id="code"><h2>${esc(t('report.code'))}</h2>`);
     h(
-      `<p>${esc(t('report.codeSummary', { scanId: c.scanId, root: c.root, mode: c.mode, files: c.files, lines: c.lines, error: c.counts.error, warning: c.counts.warning, info: c.counts.info, level: c.effort.level }))}</p>`,
+      `<p>${esc(t('report.codeSummary', { scanId: c.scanId, root: c.root, mode: c.mode, files: c.files, lines: c.lines, error: c.counts.error, warning: c.counts.warning, info: c.counts.info, level: t(`code.level.${c.effort.level}`) }))}</p>`,
     );
     if (c.history.length > 1)
       h(
@@ -65,7 +65,7 @@ export const codeReport: StageReport<Section | null> = {
     );
     for (const f of c.findings.slice(0, MAX_ROWS))
       h(
-        `<tr><td><code>${esc(f.file)}:${f.line}:${f.column}</code></td><td>${pill(f.severity === 'info' ? 'skip' : f.severity === 'warning' ? 'warn' : 'fail', f.severity)} <code>${esc(f.ruleId)}</code></td><td>${esc(f.message)}</td></tr>`,
+        `<tr><td><code>${esc(f.file)}:${f.line}:${f.column}</code></td><td>${pill(f.severity === 'info' ? 'skip' : f.severity === 'warning' ? 'warn' : 'fail', t(`code.severity.${f.severity}`))} <code>${esc(f.ruleId)}</code></td><td>${esc(f.message)}</td></tr>`,
       );
     h(`</table>`);
     if (c.findings.length > MAX_ROWS)
@@ -100,14 +100,16 @@ export const codeReport: StageReport<Section | null> = {
         error: c.counts.error,
         warning: c.counts.warning,
         info: c.counts.info,
-        level: c.effort.level,
+        level: t(`code.level.${c.effort.level}`),
       }),
     );
     p();
     p(`| ${t('report.file')} | ${t('report.rule')} | ${t('report.message')} |`);
     p('|---|---|---|');
     for (const f of c.findings.slice(0, MD_ROWS))
-      p(`| \`${f.file}:${f.line}\` | ${f.severity} \`${f.ruleId}\` | ${cell(f.message)} |`);
+      p(
+        `| \`${f.file}:${f.line}\` | ${t(`code.severity.${f.severity}`)} \`${f.ruleId}\` | ${cell(f.message)} |`,
+      );
     if (c.findings.length > MD_ROWS)
       p(`\n_${t('report.truncated', { shown: MD_ROWS, total: c.findings.length })}_`);
     p();

@@ -21,6 +21,21 @@ function bigModule(): string {
   return `import torch\n\n${Array.from({ length: 500 }, (_, i) => block(i)).join('\n')}`;
 }
 
+test('a tiny scan (one file that is not UTF-8) still opens its review', async ({ app }) => {
+  const dir = mkdtempSync(join(tmpdir(), 'amw-e2e-tiny-'));
+  writeFileSync(join(dir, 'bad.py'), Buffer.from([0xff, 0xfe, 0x41, 0x0a]));
+  try {
+    const { page } = app;
+    await new Shell(page).ready();
+    await page.getByTestId('nav-code').click();
+    await page.getByTestId('scan-path').fill(dir);
+    await page.getByTestId('scan-start').click();
+    await expect(page.getByTestId('scan-review')).toBeVisible({ timeout: 30_000 });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.describe('code migration: scan, review the diff per change, export, apply', () => {
   let project: string;
   test.beforeEach(() => {
@@ -48,10 +63,11 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     await expect(page.getByTestId('findings')).toContainText('dist.nccl');
     await expect(page.getByTestId('hunk-label')).toContainText('Change 1 of');
 
-    // the first change adds `import torch_npu`: reject it; the file becomes "edited"
+    // the first change adds `import torch_npu`: reject it; nothing is taken yet, so the file
+    // stays pending until a change is accepted
     await page.getByTestId('hunk-reject').click();
     const trainEntry = page.locator('[data-testid=tree-file][data-file="train.py"]');
-    await expect(trainEntry.getByTestId('review-state')).toHaveText('✎');
+    await expect(trainEntry.getByTestId('review-state')).toHaveAttribute('data-state', 'pending');
     await page.getByTestId('file-accept').click();
     await expect(page.getByTestId('apply-open')).toHaveText('Apply 1 file');
 

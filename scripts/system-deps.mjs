@@ -19,6 +19,11 @@ export const SYSTEM_PACKAGES = [
   // the report tests read exported PDFs as text and validate JUnit XML against its schema
   { pkg: 'poppler-utils', check: () => existsSync('/usr/bin/pdftotext') },
   { pkg: 'libxml2-utils', check: () => existsSync('/usr/bin/xmllint') },
+  // zh-CN in the e2e run and the screenshots: without a CJK font Chromium draws boxes
+  {
+    pkg: 'fonts-noto-cjk',
+    check: () => existsSync('/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc'),
+  },
   {
     pkg: 'fonts-wqy-microhei',
     check: () => existsSync('/usr/share/fonts/truetype/wqy/wqy-microhei.ttc'),

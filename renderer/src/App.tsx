@@ -89,6 +89,7 @@ export function App() {
               <button
                 key={l}
                 data-testid={`lang-${l}`}
+                lang={l}
                 aria-pressed={settings?.language === l}
                 onClick={() => switchLanguage(l)}
               >

@@ -59,6 +59,11 @@ export interface CodeFileEntry {
   /** The proposed text parses (a file whose rewrite would not parse is never proposed). */
   parses: boolean;
   review: ReviewState;
+  /**
+   * An edited file: how many of the proposal's changes its reviewed text takes (a file accepted
+   * change by change, part way, has accepted < total).
+   */
+  changes?: { accepted: number; total: number };
   appliedAt: IsoTime | null;
 }
 
@@ -73,6 +78,14 @@ export interface CodeScanSummary {
   effort: Effort;
   /** Files that could not be read or parsed cleanly. */
   warnings: string[];
+  /** Files with a proposed change, by the review's decision (applied files counted apart). */
+  reviewed: {
+    changed: number;
+    accepted: number;
+    edited: number;
+    rejected: number;
+    applied: number;
+  };
   createdAt: IsoTime;
 }
 

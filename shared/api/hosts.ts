@@ -1,3 +1,4 @@
+import type { Text } from './text';
 import { z } from 'zod';
 import { event, method } from './define';
 import type { IsoTime } from './common';
@@ -194,12 +195,17 @@ export const hostsApi = {
     HostSummary[]
   >(),
   'hosts.get': method(NameOnly).returns<HostSummary>(),
-  'hosts.add': method(HostInput).returns<HostRecord>(),
+  /** Saved even when its key file is missing: `warnings` say so (a Test would fail on it). */
+  'hosts.add': method(HostInput).returns<HostRecord & { warnings?: Text[] }>(),
   'hosts.update': method(
     z.object({ name: HostName, patch: HostInput.partial().strict() }).strict(),
-  ).returns<HostRecord>(),
+  ).returns<HostRecord & { warnings?: Text[] }>(),
   'hosts.remove': method(NameOnly).returns<{ removed: string }>(),
   /** Reads ~/.ssh/config (or `file`) with Include; `names` limits what is imported. */
+  /**
+   * Reads ~/.ssh/config (or `file`); with no file given and no ~/.ssh/config, `missing` names the
+   * path looked for instead of failing.
+   */
   'hosts.importSshConfig': method(
     z
       .object({
@@ -208,7 +214,7 @@ export const hostsApi = {
         dryRun: z.boolean().optional(),
       })
       .strict(),
-  ).returns<ImportResult & { candidates: HostInput[] }>(),
+  ).returns<ImportResult & { candidates: HostInput[]; missing?: string }>(),
   /** Connects and runs `uname`; never throws for a connection problem: the result explains it. */
   'hosts.test': method(
     z.object({ name: HostName, password: Password }).strict(),

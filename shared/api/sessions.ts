@@ -52,6 +52,15 @@ export interface CompareRow {
   change: 'improved' | 'regressed' | 'same' | 'new' | 'gone';
 }
 
+/** What happened in a session, for its timeline: every run, waiver and review, with its time. */
+export type TimelineEvent = { at: IsoTime } & (
+  | { kind: 'run'; runId: number; stage: string; host: string; status: StageRunRecord['status'] }
+  | { kind: 'waiver'; checkId: string; host: string; by: string; reason: string }
+  | { kind: 'code-review'; scanId: number; file: string; review: string }
+  | { kind: 'comment'; author: string; target: string; text: string }
+  | { kind: 'decision'; by: string; decision: 'approve' | 'changes-requested'; note: string }
+);
+
 const SessionId = z.number().int().positive();
 
 export const sessionsApi = {
@@ -66,6 +75,17 @@ export const sessionsApi = {
       .strict(),
   ).returns<ProjectRecord>(),
   'projects.list': method(z.object({}).strict()).returns<ProjectRecord[]>(),
+  /** Changes a project's code location, target hosts or baseline (the fields given). */
+  'projects.update': method(
+    z
+      .object({
+        name: ProjectName,
+        codeLocation: z.string().max(4096).nullish(),
+        targetHosts: z.array(HostName).optional(),
+        baseline: GpuBaseline.nullish(),
+      })
+      .strict(),
+  ).returns<ProjectRecord>(),
   'sessions.create': method(
     z
       .object({
@@ -80,6 +100,10 @@ export const sessionsApi = {
     SessionRecord[]
   >(),
   'sessions.get': method(z.object({ id: SessionId }).strict()).returns<SessionRecord>(),
+  /** The hosts a session targets, at any time (runs already made on a removed host stay). */
+  'sessions.setHosts': method(
+    z.object({ id: SessionId, hosts: z.array(HostName).max(256) }).strict(),
+  ).returns<SessionRecord>(),
   /** Runs one stage as a job (on its host, hosts or this machine); a session is made if not given. */
   'stages.run': method(StageRunInput).returns<
     JobStarted & { sessionId: number; stageRunId: number }
@@ -103,6 +127,8 @@ export const sessionsApi = {
   'checks.unwaive': method(
     z.object({ sessionId: SessionId, checkId: z.string().min(1).max(80), host: HostName }).strict(),
   ).returns<{ ok: true }>(),
+  /** Newest first: stage runs (reruns too), waivers, code review decisions, report reviews. */
+  'sessions.timeline': method(z.object({ id: SessionId }).strict()).returns<TimelineEvent[]>(),
   'sessions.compare': method(z.object({ a: SessionId, b: SessionId }).strict()).returns<
     CompareRow[]
   >(),

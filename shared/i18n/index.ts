@@ -108,6 +108,62 @@ export function explainError(
     typeof error.detail === 'object' && error.detail !== null
       ? (error.detail as Record<string, unknown>)
       : {};
-  const text = t(`errors.${error.code}`, { ...detail, message: error.message });
-  return text === `errors.${error.code}` ? error.message : text;
+  const issues = error.code === 'VALIDATION' ? validationIssues(detail.issues) : [];
+  // an engine message with a key of its own (a connection failure) reads in the language shown
+  const own = typeof detail.messageKey === 'string' ? t(detail.messageKey, detail) : null;
+  const message = issues.length
+    ? issues.map((i) => explainIssue(t, i)).join(t('common.join.sentences'))
+    : own && own !== detail.messageKey
+      ? own
+      : error.message;
+  const text = t(`errors.${error.code}`, { ...detail, message });
+  return text === `errors.${error.code}` ? message : text;
+}
+
+/** A refused field as the engine describes it (`validationError` in the core). */
+export interface ValidationIssue {
+  path: string;
+  field: string;
+  rule: string;
+  params?: Record<string, string | number>;
+}
+
+const validationIssues = (v: unknown): ValidationIssue[] =>
+  Array.isArray(v)
+    ? v.filter(
+        (i): i is ValidationIssue =>
+          typeof i === 'object' &&
+          i !== null &&
+          typeof (i as ValidationIssue).rule === 'string' &&
+          typeof (i as ValidationIssue).field === 'string',
+      )
+    : [];
+
+/** A field's name in words, else the field as the contract names it. */
+export function fieldName(t: Translate, field: string): string {
+  const key = `validation.field.${field}`;
+  const name = t(key);
+  return name === key ? field : name;
+}
+
+/** "Port: must be a number" — one refused field, in the user's language. */
+export function explainIssue(t: Translate, issue: ValidationIssue): string {
+  const key = `validation.rule.${issue.rule}`;
+  const problem = t(key, issue.params ?? {});
+  return t('validation.issue', {
+    field: fieldName(t, issue.field),
+    problem: problem === key ? t('validation.rule.invalid') : problem,
+  });
+}
+
+/** The issues of a VALIDATION error, by field (a form shows each by its input). */
+export function fieldIssues(error: {
+  code: string;
+  detail?: unknown;
+}): Map<string, ValidationIssue> {
+  const out = new Map<string, ValidationIssue>();
+  if (error.code !== 'VALIDATION' || typeof error.detail !== 'object' || !error.detail) return out;
+  for (const i of validationIssues((error.detail as { issues?: unknown }).issues))
+    if (!out.has(i.field)) out.set(i.field, i);
+  return out;
 }

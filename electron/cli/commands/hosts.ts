@@ -140,6 +140,10 @@ export function registerHostsCommands(
           core.call('hosts.importSshConfig', { file, names: o.only, dryRun: o.dryRun }),
         );
         if (o.json) return printJson(io, r);
+        if (r.missing) {
+          io.stderr(`amw: ${t('hosts.import.missingCli', { path: r.missing })}\n`);
+          throw new ExitWith(EXIT.error);
+        }
         if (o.dryRun)
           for (const c of r.candidates)
             io.stdout(

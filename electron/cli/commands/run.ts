@@ -4,7 +4,7 @@ import type { StageRunRecord } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
 import { EXIT, ExitWith, printJson, type CommandEnv } from '../io';
 import { junitXml } from '../../core/reports/junit';
-import { textIn } from '../../core/i18n';
+import { engineTranslator, textIn } from '../../core/i18n';
 import { STAGE_DEFINITIONS, stageDefinition } from '../../core/stages/registry';
 import type { StageJson } from '../../core/stages/define';
 import type { Configure } from '../program';
@@ -67,6 +67,7 @@ export function registerRunCommand(program: Command, env: CommandEnv, configure:
         );
       const password = await passwordFrom(env, o);
       const show = textIn(global.lang);
+      const word = engineTranslator(global.lang);
       const docs: object[] = [];
       const runs: StageRunRecord[] = [];
       await withCore(
@@ -129,7 +130,9 @@ export function registerRunCommand(program: Command, env: CommandEnv, configure:
       if (o.json) printJson(io, docs.length === 1 ? docs[0] : docs);
       else
         for (const run of runs) {
-          io.stdout(`${run.stage} @ ${run.host}: ${run.status}  (session ${run.sessionId})\n`);
+          io.stdout(
+            `${run.stage} @ ${run.host}: ${word(`sessions.status.${run.status}`)}  (${word('cli.sessionRef', { id: run.sessionId })})\n`,
+          );
           for (const c of run.checks) {
             io.stdout(`  ${MARK[c.status] ?? '?'} ${c.id.padEnd(24)} ${show(c.summary)}\n`);
             if (c.remediation && (c.status === 'fail' || c.status === 'warn'))

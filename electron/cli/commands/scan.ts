@@ -116,12 +116,12 @@ export function registerScanCommand(program: Command, env: CommandEnv, configure
           for (const f of scan.findings) {
             if (f.file !== current) io.stdout(`\n${(current = f.file)}\n`);
             io.stdout(
-              `  ${String(f.line).padStart(5)}:${String(f.column).padEnd(4)} ${f.severity.padEnd(7)} ${f.ruleId.padEnd(24)} ${f.message}\n`,
+              `  ${String(f.line).padStart(5)}:${String(f.column).padEnd(4)} ${t(`code.severity.${f.severity}`).padEnd(7)} ${f.ruleId.padEnd(24)} ${f.message}\n`,
             );
           }
           const e = scan.effort;
           io.stdout(
-            `\n${t('cli.scanSummary', { files: scan.files, lines: scan.lines, findings: scan.findings.length, level: e.level, device: e.dimensions.device, thirdParty: e.dimensions.thirdParty, amp: e.dimensions.mixedPrecision, multiCard: e.dimensions.multiCard })}\n`,
+            `\n${t('cli.scanSummary', { files: t('code.n.pyFiles', { count: scan.files }), lines: t('code.n.lines', { count: scan.lines }), findings: t('code.n.findings', { count: scan.findings.length }), level: t(`code.level.${e.level}`), device: e.dimensions.device, thirdParty: e.dimensions.thirdParty, amp: e.dimensions.mixedPrecision, multiCard: e.dimensions.multiCard })}\n`,
           );
           if (o.fix || o.patch) io.stdout(`${t('cli.scanChanged', { count: changed.size })}\n`);
         }

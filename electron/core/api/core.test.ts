@@ -3,6 +3,9 @@ import { describe, expect, it } from 'vitest';
 import type { Settings } from '../../../shared/api';
 import { tempDir } from '../../../tests/support/temp';
 import { createCore } from './core';
+import { explainError, translator } from '../../../shared/i18n';
+import { toWireError } from '../../../shared/errors';
+import { classifyConnectError } from '../ssh/connect';
 
 function core() {
   const dir = tempDir();
@@ -19,6 +22,45 @@ describe('dispatch through the contract', () => {
     expect(res.error.detail).toMatchObject({ issues: [{ path: 'language' }] });
     expect((await c.call('settings.get', {})).language).toBe('en');
     await c.close();
+  });
+
+  it('says what is wrong with each field once, in the chosen language', async () => {
+    const c = core();
+    const res = await c.dispatch(
+      'hosts.add',
+      { name: '', hostname: 'h', port: Number('abc') },
+      { transport: 'test' },
+    );
+    await c.close();
+    if (res.ok) throw new Error('accepted');
+    expect(explainError(translator('en'), res.error)).toBe(
+      'Some input is not valid: Name: is required. Port: must be a number.',
+    );
+    const zh = explainError(translator('zh-CN'), res.error);
+    expect(zh).toBe('输入无效：名称：为必填项。端口：必须是数字。');
+    const project = await core().dispatch(
+      'projects.create',
+      { name: 'p', baseline: { stepTimeMs: Number('abc') }, targetHosts: [] },
+      { transport: 'test' },
+    );
+    if (project.ok) throw new Error('accepted');
+    expect(explainError(translator('en'), project.error)).toMatch(
+      /Step time \(ms\): must be a number/,
+    );
+  });
+
+  it('a connection failure reads wholly in the language shown', () => {
+    const err = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), {
+      code: 'ECONNREFUSED',
+    });
+    const wire = toWireError(
+      classifyConnectError(err, { host: '127.0.0.1', port: 1, username: 'root' } as never, []),
+    );
+    const zh = explainError(translator('zh-CN'), wire);
+    expect(zh).toBe(
+      '连接被拒绝：127.0.0.1:1 拒绝了连接。请确认该主机上 sshd 正在运行，以及端口 1 是否正确。',
+    );
+    expect(explainError(translator('en'), wire)).toContain('refused the connection');
   });
 
   it('rejects unknown keys and non-object input', async () => {

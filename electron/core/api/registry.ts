@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { fieldIssues } from '../../../shared/api/validation';
 import {
   contract,
   isMethodName,
@@ -22,12 +23,12 @@ export type Handlers = { [K in MethodName]: Handler<K> };
 
 export type CallResult = { ok: true; value: unknown } | { ok: false; error: WireError };
 
-/** Turns zod issues into a VALIDATION error that names each bad field. */
-export function validationError(method: string, error: z.ZodError): AmwError {
-  const issues = error.issues.map((i) => ({
-    path: i.path.map(String).join('.') || '(input)',
-    message: i.message,
-  }));
+/**
+ * Turns zod issues into a VALIDATION error with one issue per field, each as a rule and its
+ * params, so the UI and the CLI say it in the user's language.
+ */
+export function validationError(method: string, error: z.ZodError, input?: unknown): AmwError {
+  const issues = fieldIssues(error, input);
   const text = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
   return new AmwError('VALIDATION', `Invalid input for ${method}: ${text}`, { method, issues });
 }
@@ -49,7 +50,7 @@ export async function dispatch(
       });
     }
     const parsed = contract[method].input.safeParse(input ?? {});
-    if (!parsed.success) throw validationError(method, parsed.error);
+    if (!parsed.success) throw validationError(method, parsed.error, input);
     const handler = handlers[method] as (i: unknown, c: CallContext) => unknown;
     return { ok: true, value: await handler(parsed.data, ctx) };
   } catch (err) {

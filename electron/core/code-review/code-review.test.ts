@@ -126,6 +126,33 @@ describe('code review: scan, review per file, patch, apply', () => {
     expect((await core.call('code.patch', { scanId })).files).toEqual([]);
   });
 
+  it('a file accepted change by change counts: partly accepted, in the patch, the apply and the scan summary', async () => {
+    const { scanId } = await scan();
+    const file = await core.call('code.file', { scanId, file: 'train.py' });
+    expect(file.diff.length).toBeGreaterThan(1);
+    // take only the first proposed block, as the review does when one change is accepted
+    const [a0, a1, b0, b1] = file.diff[0]!;
+    const o = file.original.split('\n');
+    const p = file.proposed.split('\n');
+    const text = [...o.slice(0, a0 - 1), ...p.slice(b0 - 1, b1 - 1), ...o.slice(a1 - 1)].join('\n');
+    const entry = await core.call('code.review', {
+      scanId,
+      file: 'train.py',
+      review: 'edited',
+      text,
+    });
+    expect(entry.review).toBe('edited');
+    expect(entry.changes).toEqual({ accepted: 1, total: file.diff.length });
+    const s = await core.call('code.get', { scanId });
+    expect(s.fileList.find((f) => f.file === 'train.py')!.changes?.accepted).toBe(1);
+    expect(s.reviewed).toMatchObject({ edited: 1, accepted: 0 });
+    const patch = await core.call('code.patch', { scanId });
+    expect(patch.files).toEqual(['train.py']);
+    expect(patch.patch).toContain(p[b0 - 1]!);
+    expect((await core.call('code.apply', { scanId })).applied).toEqual(['train.py']);
+    expect(readFileSync(join(project, 'train.py'), 'utf8')).toBe(text);
+  });
+
   it('refuses to apply over a file changed since the scan, writing nothing', async () => {
     const { scanId } = await scan();
     await core.call('code.review', { scanId, file: 'train.py', review: 'accepted' });

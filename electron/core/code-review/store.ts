@@ -25,6 +25,7 @@ import { AmwError } from '../../../shared/errors';
 import type { ArtifactStore } from '../db/artifacts';
 import { nowIso, type Db } from '../db/open';
 import { unifiedPatch } from '../analyzer/fix';
+import { lineBlocks } from '../../../shared/diff/line-diff';
 
 interface ScanRow {
   id: number;
@@ -171,8 +172,66 @@ export class CodeReviewStore {
       counts,
       effort: JSON.parse(row.effort) as Effort,
       warnings: JSON.parse(row.warnings) as string[],
+      reviewed: this.reviewCounts(row.id),
       createdAt: row.created_at,
     };
+  }
+
+  private reviewCounts(scanId: number): CodeScanSummary['reviewed'] {
+    const out = { changed: 0, accepted: 0, edited: 0, rejected: 0, applied: 0 };
+    for (const r of this.db
+      .prepare(
+        `SELECT review, applied_at IS NOT NULL AS applied, COUNT(*) AS n FROM code_files
+         WHERE scan_id = ? AND original_sha256 <> proposed_sha256 GROUP BY review, applied`,
+      )
+      .all(scanId) as { review: ReviewState; applied: number; n: number }[]) {
+      out.changed += r.n;
+      if (r.applied) out.applied += r.n;
+      else if (r.review !== 'pending') out[r.review] += r.n;
+    }
+    return out;
+  }
+
+  /**
+   * How many of the proposal's changes an edited text takes: a proposed block counts when the
+   * reviewed text has the same block (same original lines, same new lines).
+   */
+  private changesTaken(row: FileRow): { accepted: number; total: number } | undefined {
+    if (row.review !== 'edited' || !row.reviewed_sha256) return undefined;
+    const split = (t: string) => t.split(/\r\n|\r|\n/);
+    const original = split(this.text(row.original_sha256));
+    const proposed = split(this.text(row.proposed_sha256));
+    const reviewed = split(this.text(row.reviewed_sha256));
+    const key = (b: [number, number, number, number], side: string[]) =>
+      `${b[0]}:${b[1]}:${side.slice(b[2], b[3]).join('\n')}`;
+    const wanted = lineBlocks(original, proposed);
+    const got = lineBlocks(original, reviewed);
+    if (!wanted || !got) return undefined;
+    const have = new Set(got.map((b) => key(b, reviewed)));
+    return {
+      accepted: wanted.filter((b) => have.has(key(b, proposed))).length,
+      total: wanted.length,
+    };
+  }
+
+  /** The review decisions on a session's scans (the newest per file), for its timeline. */
+  reviewHistory(
+    sessionId: number,
+  ): { at: string; scanId: number; file: string; review: ReviewState }[] {
+    return (
+      this.db
+        .prepare(
+          `SELECT f.scan_id, f.file, f.review, f.reviewed_at FROM code_files f
+           JOIN code_scans s ON s.id = f.scan_id
+           WHERE s.session_id = ? AND f.reviewed_at IS NOT NULL`,
+        )
+        .all(sessionId) as {
+        scan_id: number;
+        file: string;
+        review: ReviewState;
+        reviewed_at: string;
+      }[]
+    ).map((r) => ({ at: r.reviewed_at, scanId: r.scan_id, file: r.file, review: r.review }));
   }
 
   list(sessionId?: number): CodeScanSummary[] {
@@ -227,6 +286,7 @@ export class CodeReviewStore {
 
   private entry(row: FileRow, findings: CodeFinding[]): CodeFileEntry {
     const mine = findings.filter((f) => f.file === row.file);
+    const changes = this.changesTaken(row);
     return {
       file: row.file,
       errors: mine.filter((f) => f.severity === 'error').length,
@@ -236,6 +296,7 @@ export class CodeReviewStore {
       changed: row.original_sha256 !== row.proposed_sha256,
       parses: row.parses === 1,
       review: row.review,
+      ...(changes ? { changes } : {}),
       appliedAt: row.applied_at,
     };
   }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { HostInput, ImportResult } from '../../../shared/api';
 import { HostName } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
@@ -78,7 +79,10 @@ export function planImport(hosts: SshConfigHost[], only?: string[]): HostInput[]
 export function importSshConfig(
   repo: HostRepository,
   opts: { file?: string; names?: string[]; dryRun?: boolean },
-): ImportResult & { candidates: HostInput[] } {
+): ImportResult & { candidates: HostInput[]; missing?: string } {
+  // no ~/.ssh/config is a normal state, not an error: the caller explains it and offers a file
+  if (!opts.file && !existsSync(defaultSshConfigPath()))
+    return { added: [], updated: [], skipped: [], candidates: [], missing: defaultSshConfigPath() };
   const read = readSshConfigWithWarnings(opts.file ?? defaultSshConfigPath());
   const plan = planImport(read.hosts, opts.names);
   const result: ImportResult & { candidates: HostInput[] } = {

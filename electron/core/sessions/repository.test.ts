@@ -44,6 +44,38 @@ describe('sessions', () => {
     await core.close();
   });
 
+  it('a project is edited field by field; a session takes hosts added and removed later', async () => {
+    const core = createCore({ env: { AMW_HOME: tempDir() } as NodeJS.ProcessEnv });
+    await core.call('hosts.add', { name: 'npu-a', hostname: '10.0.0.1', port: 22, tags: [] });
+    await core.call('hosts.add', { name: 'npu-b', hostname: '10.0.0.2', port: 22, tags: [] });
+    await core.call('projects.create', {
+      name: 'p',
+      targetHosts: [],
+      baseline: { gpuModel: 'A100', stepTimeMs: 850 },
+    });
+    const edited = await core.call('projects.update', { name: 'p', targetHosts: ['npu-a'] });
+    // fields not given stay as they were
+    expect(edited).toMatchObject({ targetHosts: ['npu-a'], baseline: { stepTimeMs: 850 } });
+    expect(
+      (await core.call('projects.update', { name: 'p', codeLocation: '/src', baseline: null }))
+        .baseline,
+    ).toBeNull();
+    await expect(core.call('projects.update', { name: 'nope' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    const s = await core.call('sessions.create', { title: 'no hosts' });
+    expect(s.hosts).toEqual([]);
+    const two = await core.call('sessions.setHosts', { id: s.id, hosts: ['npu-a', 'npu-b'] });
+    expect(two.hosts).toEqual(['npu-a', 'npu-b']);
+    expect((await core.call('sessions.setHosts', { id: s.id, hosts: ['npu-b'] })).hosts).toEqual([
+      'npu-b',
+    ]);
+    await expect(
+      core.call('sessions.setHosts', { id: s.id, hosts: ['ghost'] }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await core.close();
+  });
+
   it('a stage passes only when every failure is waived', () => {
     const c = (status: 'pass' | 'warn' | 'fail' | 'error', waived = false) => ({
       id: status,

@@ -8,6 +8,7 @@ import type {
   SessionRecord,
   StageRunRecord,
   StageStatus,
+  TimelineEvent,
 } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
 import type { Db } from '../db/open';
@@ -94,6 +95,30 @@ export class SessionRepository {
     };
   }
 
+  /** Changes the fields given; `null` clears the code location or the baseline. */
+  updateProject(
+    name: string,
+    change: { codeLocation?: string | null; targetHosts?: string[]; baseline?: unknown },
+  ): ProjectRecord {
+    const before = this.project(name);
+    const codeLocation =
+      change.codeLocation === undefined ? before.codeLocation : change.codeLocation;
+    const targetHosts = change.targetHosts ?? before.targetHosts;
+    const baseline = change.baseline === undefined ? before.baseline : change.baseline;
+    this.db
+      .prepare(
+        'UPDATE projects SET code_location = ?, target_hosts = ?, baseline = ?, updated_at = ? WHERE id = ?',
+      )
+      .run(
+        codeLocation,
+        JSON.stringify(targetHosts),
+        baseline ? JSON.stringify(baseline) : null,
+        nowIso(),
+        before.id,
+      );
+    return this.project(name);
+  }
+
   projects(): ProjectRecord[] {
     return (
       this.db.prepare('SELECT name FROM projects ORDER BY name').all() as { name: string }[]
@@ -126,6 +151,62 @@ export class SessionRepository {
         .run(project?.id ?? null, title, codeCommit, JSON.stringify(hosts), nowIso())
         .lastInsertRowid,
     );
+  }
+
+  /** Every run (reruns too) and every waiver of a session, for its timeline. */
+  history(sessionId: number): TimelineEvent[] {
+    this.session(sessionId);
+    const runs = this.db
+      .prepare(
+        `SELECT r.id, r.stage, COALESCE(r.target, h.name, '') AS host, r.status,
+                COALESCE(r.finished_at, r.started_at) AS at
+         FROM stage_runs r LEFT JOIN hosts h ON h.id = r.host_id WHERE r.session_id = ?`,
+      )
+      .all(sessionId) as {
+      id: number;
+      stage: string;
+      host: string;
+      status: StageStatus;
+      at: string;
+    }[];
+    const waivers = this.db
+      .prepare(
+        `SELECT w.check_id, COALESCE(h.name, '') AS host, w.waived_by, w.reason, w.created_at
+         FROM waivers w LEFT JOIN hosts h ON h.id = w.host_id WHERE w.session_id = ?`,
+      )
+      .all(sessionId) as {
+      check_id: string;
+      host: string;
+      waived_by: string;
+      reason: string;
+      created_at: string;
+    }[];
+    return [
+      ...runs.map((r) => ({
+        kind: 'run' as const,
+        at: r.at,
+        runId: r.id,
+        stage: r.stage,
+        host: r.host,
+        status: r.status,
+      })),
+      ...waivers.map((w) => ({
+        kind: 'waiver' as const,
+        at: w.created_at,
+        checkId: w.check_id,
+        host: w.host,
+        by: w.waived_by,
+        reason: w.reason,
+      })),
+    ];
+  }
+
+  /** The hosts a session targets, replaced as a whole. */
+  setHosts(sessionId: number, hosts: string[]): void {
+    this.session(sessionId);
+    this.db
+      .prepare('UPDATE sessions SET hosts = ? WHERE id = ?')
+      .run(JSON.stringify(hosts), sessionId);
   }
 
   /** Adds a host to a session's targets the first time a stage runs there. */

@@ -271,7 +271,9 @@ export function classifyConnectError(
   tried: string[],
 ): AmwError {
   const where = `${ep.host}:${ep.port}`;
-  const detail = { host: ep.host, port: ep.port, cause: err.message };
+  // messageKey: the same explanation in the user's language (explainError renders it)
+  const base = { host: ep.host, port: ep.port, where, cause: err.message, errno: err.code ?? '' };
+  const k = (reason: string) => ({ ...base, messageKey: `errors.ssh.${reason}` });
   switch (err.code) {
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
@@ -279,13 +281,13 @@ export function classifyConnectError(
       return new AmwError(
         'DNS',
         `The host name ${ep.host} cannot be resolved. Check the spelling, the HostName in your ssh config, or your DNS/VPN.`,
-        detail,
+        k('dns'),
       );
     case 'ECONNREFUSED':
       return new AmwError(
         'CONNECTION_REFUSED',
         `${where} refused the connection. Is sshd running there, and is ${ep.port} the right port?`,
-        detail,
+        k('refused'),
       );
     case 'ETIMEDOUT':
     case 'EHOSTUNREACH':
@@ -293,20 +295,20 @@ export function classifyConnectError(
       return new AmwError(
         'CONNECT_TIMEOUT',
         `${where} did not answer (${err.code}). Check the address, firewalls, or whether you need a jump host.`,
-        detail,
+        k('unreachable'),
       );
     case 'ECONNRESET':
       return new AmwError(
         'DISCONNECTED',
         `${where} reset the connection during the handshake. The server may limit connections (MaxStartups) or block your address.`,
-        detail,
+        k('reset'),
       );
   }
   if (err.level === 'client-timeout' || /timed out/i.test(err.message)) {
     return new AmwError(
       'CONNECT_TIMEOUT',
       `${where} did not complete the SSH handshake in time. Check the address, firewalls, or whether you need a jump host.`,
-      detail,
+      k('handshakeTimeout'),
     );
   }
   if (err.level === 'client-authentication') {
@@ -314,15 +316,24 @@ export function classifyConnectError(
     return new AmwError(
       'AUTH_FAILED',
       `${ep.username}@${where} rejected every login method tried: ${methods}. Check the user name, that your public key is in ~/.ssh/authorized_keys there, or give a password.`,
-      { ...detail, username: ep.username, tried },
+      {
+        ...k(tried.length ? 'auth' : 'authNone'),
+        username: ep.username,
+        tried,
+        methods: tried.join(', '),
+      },
     );
   }
   if (/handshake|kex|no matching/i.test(err.message)) {
     return new AmwError(
       'DISCONNECTED',
       `The SSH handshake with ${where} failed: ${err.message}`,
-      detail,
+      k('handshake'),
     );
   }
-  return new AmwError('DISCONNECTED', `The connection to ${where} failed: ${err.message}`, detail);
+  return new AmwError(
+    'DISCONNECTED',
+    `The connection to ${where} failed: ${err.message}`,
+    k('other'),
+  );
 }

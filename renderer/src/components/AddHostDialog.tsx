@@ -1,6 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { HostInput, type HostRecord } from '../../../shared/api';
+import { HostInput, type HostRecord, type Text } from '../../../shared/api';
+import { fieldIssues } from '../../../shared/api/validation';
+import { useText } from '../i18n';
 import { useAction, useCall } from '../api';
 import { Dialog } from './Dialog';
 import { ErrorText } from './ErrorText';
@@ -43,20 +45,22 @@ export function AddHostDialog(props: {
     tags: form.tags.split(/[\s,]+/).filter(Boolean),
   };
   const parsed = HostInput.safeParse(candidate);
-  const fieldError = (field: string) =>
-    touched && !parsed.success
-      ? parsed.error.issues.find((issue) => issue.path[0] === field)?.message
-      : undefined;
+  // the engine's rules, said in the language shown (one message per field)
+  const issues = !parsed.success ? fieldIssues(parsed.error, candidate) : [];
+  const fieldError = (field: string) => {
+    const issue = touched ? issues.find((x) => x.path.split('.')[0] === field) : undefined;
+    return issue ? t(`validation.rule.${issue.rule}`, issue.params) : undefined;
+  };
+  const [warned, setWarned] = useState<{ name: string; warnings: Text[] } | null>(null);
+  const text = useText();
+  const saved = (h: { name: string; warnings?: Text[] }) =>
+    h.warnings?.length ? setWarned({ name: h.name, warnings: h.warnings }) : props.onAdded(h.name);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setTouched(true);
     if (!parsed.success) return;
-    if (i)
-      update.mutate(
-        { name: i.name, patch: candidate },
-        { onSuccess: (h) => props.onAdded(h.name) },
-      );
-    else add.mutate(candidate, { onSuccess: (h) => props.onAdded(h.name) });
+    if (i) update.mutate({ name: i.name, patch: candidate }, { onSuccess: saved });
+    else add.mutate(candidate, { onSuccess: saved });
   };
   const field = (
     key: keyof typeof form,
@@ -106,6 +110,21 @@ export function AddHostDialog(props: {
         {field('group', t('hosts.add.group'), { placeholder: 'cluster-a' })}
         {field('tags', t('hosts.add.tags'), { placeholder: 'a2 train' })}
         {action.error && <ErrorText error={action.error} />}
+        {warned && (
+          <div className="notice warn span" data-testid="host-warnings">
+            {warned.warnings.map((w, n) => (
+              <p key={n}>{text(w)}</p>
+            ))}
+            <button
+              type="button"
+              className="primary"
+              onClick={() => props.onAdded(warned.name)}
+              data-testid="host-warnings-ok"
+            >
+              {t('hosts.warn.continue')}
+            </button>
+          </div>
+        )}
         <div className="row end span">
           <button type="button" onClick={props.onClose}>
             {t('common.cancel')}

@@ -25,8 +25,12 @@ export function SettingsPage(props: { settings: Settings; onOpenJobs: () => void
             value={props.settings.language}
             onChange={(e) => set.mutate({ language: e.target.value as Language })}
           >
-            <option value="zh-CN">简体中文</option>
-            <option value="en">English</option>
+            <option value="zh-CN" lang="zh-CN">
+              简体中文
+            </option>
+            <option value="en" lang="en">
+              English
+            </option>
           </select>
         </label>
         <label className="field">

@@ -17,8 +17,24 @@ export const code = {
   allScans: 'All scans',
   effort: 'Migration effort: {{level}}',
   level: { low: 'low', medium: 'medium', high: 'high' },
-  summary:
-    '{{files}} Python files, {{lines}} lines · {{errors}} errors, {{warnings}} warnings, {{infos}} notes · {{changed}} files with a proposed change',
+  summary: '{{files}}, {{lines}} · {{errors}}, {{warnings}}, {{infos}} · {{changed}}',
+  /** Counts with their noun, singular or plural (the summaries above put them together). */
+  n: {
+    pyFiles_one: '{{count}} Python file',
+    pyFiles_other: '{{count}} Python files',
+    lines_one: '{{count}} line',
+    lines_other: '{{count}} lines',
+    errors_one: '{{count}} error',
+    errors_other: '{{count}} errors',
+    warnings_one: '{{count}} warning',
+    warnings_other: '{{count}} warnings',
+    notes_one: '{{count}} note',
+    notes_other: '{{count}} notes',
+    findings_one: '{{count}} finding',
+    findings_other: '{{count}} findings',
+    changed_one: '{{count}} file with a proposed change',
+    changed_other: '{{count}} files with a proposed change',
+  },
   dimensions:
     'device {{device}} · third-party CUDA libraries {{thirdParty}} · mixed precision {{amp}} · multi-card {{multiCard}}',
   warnings_one: '{{count}} file could not be read or parsed cleanly',
@@ -43,6 +59,7 @@ export const code = {
     rejected: 'Rejected: the file stays as it is',
     edited: 'Accepted with changes',
     applied: 'Applied to the folder',
+    partial: 'Partly accepted: {{accepted}} of {{total}} changes',
   },
   reviewShort: {
     pending: '•',
@@ -64,7 +81,13 @@ export const code = {
   acceptFile: 'Accept file',
   rejectFile: 'Reject file',
   resetFile: 'Reset to proposal',
+  reviewCol: 'Review',
   exportPatch: 'Export patch',
+  exportNothing:
+    'Nothing to export yet: the patch holds only accepted changes. Accept a change or a file first.',
+  exported_one: 'Exported a patch of {{count}} file.',
+  exported_other: 'Exported a patch of {{count}} files.',
+  reviewedCount: '{{accepted}} of {{changed}} changed files accepted',
   apply_one: 'Apply {{count}} file',
   apply_other: 'Apply {{count}} files',
   applyTitle: 'Apply the reviewed changes',
@@ -77,6 +100,10 @@ export const code = {
   stageEmpty: 'No code scan in this session yet.',
   stageScan: 'Scan {{path}}',
   stageNoLocation:
-    'The project has no local code folder: scan from the Code page and pick this session.',
+    'This stage scans the project’s code, and the project has no local code folder yet. Set its code location, or scan from the Code page and pick this session.',
+  stageNoProject:
+    'This stage scans code, and this session belongs to no project with a code folder. Scan a folder from the Code page and pick this session.',
+  stageSetLocation: 'Set the project’s code location',
+  stageOpenCode: 'Open the Code page',
   open: 'Review',
 } as const;

@@ -4,6 +4,7 @@ export const common = {
   cancel: 'Cancel',
   close: 'Close',
   retry: 'Retry',
+  edit: 'Edit',
   /** How engine messages join sentences and lists in this language. */
   join: { sentences: ' ', list: ', ' },
   notYet: 'Not in this build yet',

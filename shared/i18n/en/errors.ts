@@ -1,4 +1,21 @@
 export const errors = {
+  /** SSH connection failures, by cause (the engine sends the key with host, port, where). */
+  ssh: {
+    dns: 'The host name {{host}} cannot be resolved. Check the spelling, the HostName in your ssh config, or your DNS/VPN.',
+    refused:
+      '{{where}} refused the connection. Is sshd running there, and is {{port}} the right port?',
+    unreachable:
+      '{{where}} did not answer ({{errno}}). Check the address, firewalls, or whether you need a jump host.',
+    reset:
+      '{{where}} reset the connection during the handshake. The server may limit connections (MaxStartups) or block your address.',
+    handshakeTimeout:
+      '{{where}} did not complete the SSH handshake in time. Check the address, firewalls, or whether you need a jump host.',
+    auth: '{{username}}@{{where}} rejected every login method tried: {{methods}}. Check the user name, that your public key is in ~/.ssh/authorized_keys there, or give a password.',
+    authNone:
+      '{{username}}@{{where}} needs a login method, and none was available (no agent, no key, no password). Give a key file or a password.',
+    handshake: 'The SSH handshake with {{where}} failed ({{cause}}).',
+    other: 'The connection to {{where}} failed ({{cause}}).',
+  },
   VALIDATION: 'Some input is not valid: {{message}}',
   UNKNOWN_METHOD: 'The engine does not know this request: {{message}}',
   BAD_MESSAGE: 'The request could not be read: {{message}}',

@@ -75,11 +75,24 @@ export const hosts = {
     jump: 'Jump host',
     noJump: '(direct)',
     group: 'Group',
+    tags: 'Tags (space-separated)',
     save: 'Add host',
+  },
+  warn: {
+    keyMissing:
+      'Saved, but the key file {{file}} does not exist on the machine the workbench runs on: connecting will fail until it does.',
+    continue: 'Continue',
   },
   import: {
     title: 'Import from ~/.ssh/config',
     none: 'No concrete hosts found in ~/.ssh/config.',
+    missing:
+      'There is no ~/.ssh/config here ({{path}}): add hosts by hand, or choose another ssh config file.',
+    file: 'An ssh config file (a path on the machine the workbench runs on)',
+    read: 'Read this file',
+    byHand: 'Add a host by hand',
+    missingCli:
+      'There is no ~/.ssh/config ({{path}}): add hosts with `amw hosts add`, or name a file: `amw hosts import-ssh-config FILE`.',
     run_one: 'Import {{count}} host',
     run_other: 'Import {{count}} hosts',
   },

@@ -15,6 +15,7 @@ import { report } from './report';
 import { reports } from './reports';
 import { jobs } from './jobs';
 import { errors } from './errors';
+import { validation } from './validation';
 import { cli } from './cli';
 import { doctor } from './doctor';
 import { local } from './local';
@@ -34,6 +35,7 @@ export const en = {
   reports,
   jobs,
   errors,
+  validation,
   cli,
   doctor,
   local,

@@ -1,6 +1,5 @@
 export const ops = {
-  noHosts:
-    'This session has no hosts yet: add one when you create the session, or run a stage on a host.',
+  noHosts: 'This session has no hosts yet: add one with “Hosts…” at the top of the session.',
   entry: 'Entry on the host (FILE:FUNCTION)',
   entryHelp:
     'FUNCTION() must return (model, batches); each batch is a tuple of positional arguments. A path relative to the login directory works. Runs on any host with PyTorch — no NPU needed.',

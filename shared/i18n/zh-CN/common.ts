@@ -5,6 +5,7 @@ export const common: Messages['common'] = {
   back: '返回',
   cancel: '取消',
   close: '关闭',
+  edit: '编辑',
   retry: '重试',
   /** How engine messages join sentences and lists in this language. */
   join: { sentences: '', list: '、' },

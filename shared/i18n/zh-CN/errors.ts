@@ -1,6 +1,19 @@
 import type { Messages } from '../en';
 
 export const errors: Messages['errors'] = {
+  ssh: {
+    dns: '无法解析主机名 {{host}}。请检查拼写、ssh 配置中的 HostName，或 DNS/VPN。',
+    refused: '{{where}} 拒绝了连接。请确认该主机上 sshd 正在运行，以及端口 {{port}} 是否正确。',
+    unreachable: '{{where}} 没有响应（{{errno}}）。请检查地址、防火墙，或是否需要跳板机。',
+    reset:
+      '{{where}} 在握手期间重置了连接。服务器可能限制了连接数（MaxStartups）或屏蔽了你的地址。',
+    handshakeTimeout: '{{where}} 未能及时完成 SSH 握手。请检查地址、防火墙，或是否需要跳板机。',
+    auth: '{{username}}@{{where}} 拒绝了所有尝试过的登录方式：{{methods}}。请检查用户名、公钥是否已加入该主机的 ~/.ssh/authorized_keys，或提供密码。',
+    authNone:
+      '{{username}}@{{where}} 需要登录方式，但没有可用的方式（无 agent、无密钥、无密码）。请提供密钥文件或密码。',
+    handshake: '与 {{where}} 的 SSH 握手失败（{{cause}}）。',
+    other: '连接 {{where}} 失败（{{cause}}）。',
+  },
   VALIDATION: '输入无效：{{message}}',
   UNKNOWN_METHOD: '引擎不认识这个请求：{{message}}',
   BAD_MESSAGE: '无法读取请求：{{message}}',

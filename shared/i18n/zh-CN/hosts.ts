@@ -77,11 +77,22 @@ export const hosts: Messages['hosts'] = {
     jump: '跳板机',
     noJump: '（直连）',
     group: '分组',
+    tags: '标签（以空格分隔）',
     save: '添加主机',
+  },
+  warn: {
+    keyMissing: '已保存，但工作台所在机器上不存在密钥文件 {{file}}：在它存在之前连接会失败。',
+    continue: '继续',
   },
   import: {
     title: '从 ~/.ssh/config 导入',
     none: '~/.ssh/config 中没有具体的主机。',
+    missing: '这里没有 ~/.ssh/config（{{path}}）：请手动添加主机，或选择另一个 ssh 配置文件。',
+    file: 'ssh 配置文件（工作台所在机器上的路径）',
+    read: '读取此文件',
+    byHand: '手动添加主机',
+    missingCli:
+      '没有 ~/.ssh/config（{{path}}）：请用 `amw hosts add` 添加主机，或指定文件：`amw hosts import-ssh-config FILE`。',
     run_one: '导入 {{count}} 台主机',
     run_other: '导入 {{count}} 台主机',
   },

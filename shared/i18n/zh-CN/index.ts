@@ -12,6 +12,7 @@ import { report } from './report';
 import { reports } from './reports';
 import { jobs } from './jobs';
 import { errors } from './errors';
+import { validation } from './validation';
 import { cli } from './cli';
 import { doctor } from './doctor';
 import { local } from './local';
@@ -31,6 +32,7 @@ export const zhCN: Messages = {
   reports,
   jobs,
   errors,
+  validation,
   cli,
   doctor,
   local,

@@ -1,7 +1,7 @@
 import type { Messages } from '../en';
 
 export const ops: Messages['ops'] = {
-  noHosts: '本会话还没有主机：创建会话时添加主机，或在某台主机上运行一个阶段。',
+  noHosts: '本会话还没有主机：请用会话顶部的“主机…”添加。',
   entry: '主机上的入口（FILE:FUNCTION）',
   entryHelp:
     'FUNCTION() 必须返回 (model, batches)；每个 batch 是位置参数组成的元组。可使用相对于登录目录的路径。任何装有 PyTorch 的主机都能运行，无需 NPU。',

@@ -1,7 +1,20 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { msg, type Text } from '../../../../shared/api/text';
 import type { Inventory } from '../../../../shared/api';
 import { diffJson } from '../../hosts/diff';
 import { importSshConfig } from '../../hosts/import-ssh-config';
 import type { DomainHandlers, MethodsOf, Services } from '../services';
+
+/** A key file that is not there is worth a warning at save, not a refusal (it may come later). */
+function withKeyWarning<H extends { identityFile: string | null }>(
+  host: H,
+): H & { warnings?: Text[] } {
+  const file = host.identityFile;
+  if (!file) return host;
+  const path = file.replace(/^~(?=\/|$)/, homedir());
+  return existsSync(path) ? host : { ...host, warnings: [msg('hosts.warn.keyMissing', { file })] };
+}
 
 export function hostsHandlers(
   s: Services,
@@ -15,12 +28,12 @@ export function hostsHandlers(
     'hosts.add': (input) => {
       const host = s.hostRepo.add(input);
       s.bus.emit('hosts.changed', { name: host.name });
-      return host;
+      return withKeyWarning(host);
     },
     'hosts.update': ({ name, patch }) => {
       const host = s.hostRepo.update(name, patch);
       s.bus.emit('hosts.changed', { name: host.name });
-      return host;
+      return withKeyWarning(host);
     },
     'hosts.remove': ({ name }) => {
       s.hostRepo.remove(name);

@@ -55,7 +55,7 @@ export const codeReport: StageReport<Section | null> = {
     const h = (s: string) => out.push(s);
     h(`<section id="code"><h2>${esc(t('report.code'))}</h2>`);
     h(
-      `<p>${esc(t('report.codeSummary', { scanId: c.scanId, root: c.root, mode: c.mode, files: c.files, lines: c.lines, error: c.counts.error, warning: c.counts.warning, info: c.counts.info, level: c.effort.level }))}</p>`,
+      `<p>${esc(t('report.codeSummary', { scanId: c.scanId, root: c.root, mode: c.mode, files: c.files, lines: c.lines, error: c.counts.error, warning: c.counts.warning, info: c.counts.info, level: t(`code.level.${c.effort.level}`) }))}</p>`,
     );
     if (c.history.length > 1)
       h(
@@ -66,7 +66,7 @@ export const codeReport: StageReport<Section | null> = {
     );
     for (const f of c.findings.slice(0, MAX_ROWS))
       h(
-        `<tr><td><code>${esc(f.file)}:${f.line}:${f.column}</code></td><td>${pill(f.severity === 'info' ? 'skip' : f.severity === 'warning' ? 'warn' : 'fail', f.severity)} <code>${esc(f.ruleId)}</code></td><td>${esc(f.message)}</td></tr>`,
+        `<tr><td><code>${esc(f.file)}:${f.line}:${f.column}</code></td><td>${pill(f.severity === 'info' ? 'skip' : f.severity === 'warning' ? 'warn' : 'fail', t(`code.severity.${f.severity}`))} <code>${esc(f.ruleId)}</code></td><td>${esc(f.message)}</td></tr>`,
       );
     h(`</table>`);
     if (c.findings.length > MAX_ROWS)
@@ -103,7 +103,7 @@ export const codeReport: StageReport<Section | null> = {
           error: c.counts.error,
           warning: c.counts.warning,
           info: c.counts.info,
-          level: c.effort.level,
+          level: t(`code.level.${c.effort.level}`),
         }),
       ),
     );
@@ -112,7 +112,7 @@ export const codeReport: StageReport<Section | null> = {
     p('|---|---|---|');
     for (const f of c.findings.slice(0, MD_ROWS))
       p(
-        `| ${code(`${f.file}:${f.line}`)} | ${f.severity} ${code(f.ruleId)} | ${cell(f.message)} |`,
+        `| ${code(`${f.file}:${f.line}`)} | ${t(`code.severity.${f.severity}`)} ${code(f.ruleId)} | ${cell(f.message)} |`,
       );
     if (c.findings.length > MD_ROWS)
       p(`\n_${t('report.truncated', { shown: MD_ROWS, total: c.findings.length })}_`);

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useState, useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { FIX_MODES, type FixMode } from '../../../../shared/api';
 import { useAction, useCall, useEvent } from '../../api';
@@ -27,6 +27,15 @@ export function CodePage(props: { selected: string | null; open: (id: string | n
       if (result?.scanId) props.open(String(result.scanId));
     }
   });
+  // a small scan can end before its job id is back from code.scan (its event then came too
+  // early to match): the job as listed opens it instead
+  const opened = useRef<string | null>(null);
+  useEffect(() => {
+    if (!job || job.status !== 'succeeded' || opened.current === job.id) return;
+    opened.current = job.id;
+    const result = job.result as { scanId?: number } | null;
+    if (result?.scanId) props.open(String(result.scanId));
+  }, [job, props]);
 
   if (props.selected) {
     // `#/code/12` opens scan 12; `#/code/12/src/model.py@34` opens that file at that line

@@ -49,6 +49,7 @@ export function ReviewEditor(props: ReviewEditorProps) {
   const saveTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const pendingSave = useRef<(() => void) | null>(null);
   const ours = useRef(false); // content changes we make ourselves are saved by their own action
+  const handEdited = useRef(false);
   const onReview = useRef(props.onReview);
   onReview.current = props.onReview;
   const { content } = props;
@@ -61,7 +62,15 @@ export function ReviewEditor(props: ReviewEditorProps) {
       .then((monaco) => {
         if (disposed || !host.current) return;
         monacoRef.current = monaco;
-        const dark = document.documentElement.dataset.theme === 'dark';
+        // Monaco's theme is global: set it now (a pooled editor keeps the one it was made with)
+        // and follow <html data-theme> as the app's theme changes
+        const themeOf = () =>
+          document.documentElement.dataset.theme === 'dark' ? 'vs-dark' : 'vs';
+        monaco.editor.setTheme(themeOf());
+        const themeWatch = new MutationObserver(() => monaco.editor.setTheme(themeOf()));
+        themeWatch.observe(document.documentElement, { attributeFilter: ['data-theme'] });
+        disposables.push({ dispose: () => themeWatch.disconnect() });
+        const dark = themeOf() === 'vs-dark';
         const lease = leaseDiffEditor(monaco, host.current, {
           automaticLayout: true,
           readOnly: !!props.readOnly,
@@ -131,9 +140,13 @@ export function ReviewEditor(props: ReviewEditorProps) {
         disposables.push(original, modified, { dispose: () => lease.release() });
         disposables.push(
           diff.onDidUpdateDiff(() => {
-            setHunks(diff.getLineChanges() ?? []);
+            const changes = diff.getLineChanges() ?? [];
+            setHunks(changes);
             if (first) {
               first = false;
+              // a file reviewed before opens with the changes its text took marked accepted
+              if (content.review === 'accepted' || content.review === 'edited')
+                setAccepted(new Set(changes.map(hunkKey)));
               // ready once the frame showing the diff is painted (a task queued from the
               // animation frame runs after it): from the click to here is how long this file
               // took to open, for the bench, the e2e trace and the curious
@@ -156,6 +169,7 @@ export function ReviewEditor(props: ReviewEditorProps) {
           }),
           modified.onDidChangeContent(() => {
             if (ours.current) return;
+            handEdited.current = true;
             clearTimeout(saveTimer.current);
             const save = () => {
               pendingSave.current = null;
@@ -234,10 +248,46 @@ export function ReviewEditor(props: ReviewEditorProps) {
       );
       text = originalLines(h).join(eol);
     }
+    // what counts: the accepted changes, without this one (computed before the edit moves lines)
+    const keep = new Set(accepted);
+    keep.delete(hunkKey(h));
+    const reviewed = handEdited.current ? null : withAccepted(keep);
     ours.current = true;
     m.pushEditOperations([], [{ range, text }], () => null);
     ours.current = false;
-    props.onReview('edited', m.getValue());
+    setAccepted(keep);
+    // nothing taken yet and other changes still to decide: the file stays pending (it is
+    // "rejected" only once every change is)
+    if (reviewed !== null && keep.size === 0 && hunks.length > 1) props.onReview('pending');
+    else props.onReview('edited', reviewed ?? m.getValue());
+  };
+
+  /**
+   * The original with just the accepted changes in it: what a file reviewed change by change
+   * amounts to (changes not decided yet stay out until accepted).
+   */
+  const withAccepted = (keys: Set<string>): string | null => {
+    const model = editor.current?.getModel();
+    if (!model) return null;
+    const o = model.original.getLinesContent();
+    const m = model.modified.getLinesContent();
+    const out: string[] = [];
+    let pos = 1; // the next original line to copy
+    const copyTo = (last: number) => {
+      for (; pos <= last; pos++) out.push(o[pos - 1]!);
+    };
+    for (const h of [...hunks].sort(
+      (a, b) => a.originalStartLineNumber - b.originalStartLineNumber,
+    )) {
+      if (!keys.has(hunkKey(h))) continue;
+      if (h.originalEndLineNumber === 0) copyTo(h.originalStartLineNumber);
+      else copyTo(h.originalStartLineNumber - 1);
+      if (h.modifiedEndLineNumber !== 0)
+        out.push(...m.slice(h.modifiedStartLineNumber - 1, h.modifiedEndLineNumber));
+      if (h.originalEndLineNumber !== 0) pos = h.originalEndLineNumber + 1;
+    }
+    copyTo(o.length);
+    return out.join(model.modified.getEOL());
   };
 
   const accept = (h: LineChange) => {
@@ -245,8 +295,10 @@ export function ReviewEditor(props: ReviewEditorProps) {
     setAccepted(next);
     const following = hunks.findIndex((x) => !next.has(hunkKey(x)));
     if (following >= 0) show(following);
-    const m = modifiedModel();
-    if (m && hunks.every((x) => next.has(hunkKey(x)))) props.onReview('edited', m.getValue());
+    // each accepted change counts at once: the file is saved with the accepted ones in it (after
+    // a hand edit the right-hand side as it stands is the review)
+    const text = handEdited.current ? (modifiedModel()?.getValue() ?? null) : withAccepted(next);
+    if (text !== null) props.onReview('edited', text);
   };
 
   const setAll = (text: string, review: ReviewState) => {
@@ -255,6 +307,7 @@ export function ReviewEditor(props: ReviewEditorProps) {
     ours.current = true;
     m.setValue(text);
     ours.current = false;
+    handEdited.current = false;
     setAccepted(new Set());
     props.onReview(review, review === 'edited' ? text : undefined);
   };
@@ -285,7 +338,9 @@ export function ReviewEditor(props: ReviewEditorProps) {
               disabled={!ready}
               onClick={() => {
                 const m = modifiedModel();
-                if (m) props.onReview('edited', m.getValue());
+                if (!m) return;
+                setAccepted(new Set(hunks.map(hunkKey)));
+                props.onReview('edited', m.getValue());
               }}
             >
               {t('code.acceptFile')}

@@ -101,6 +101,7 @@ function ScanReviewLoaded(props: {
   const apply = useAction('code.apply', ['code.get']);
   const [confirm, setConfirm] = useState(false);
   const [patchError, setPatchError] = useState<unknown>(null);
+  const [exported, setExported] = useState<number | null>(null);
   const categories = useMemo(
     () => [...new Set(scan.findings.map((f) => f.category))].sort(),
     [scan.findings],
@@ -118,9 +119,13 @@ function ScanReviewLoaded(props: {
 
   const exportPatch = async () => {
     setPatchError(null);
+    setExported(null);
     try {
       const p = await transport.call('code.patch', { scanId: scan.id });
+      // a patch of nothing is said, not downloaded as an empty file
+      if (!p.files.length) return setExported(0);
       download(`amw-scan-${scan.id}.patch`, p.patch);
+      setExported(p.files.length);
     } catch (err) {
       setPatchError(err);
     }
@@ -153,12 +158,12 @@ function ScanReviewLoaded(props: {
       </header>
       <p className="muted small" data-testid="scan-summary">
         {t('code.summary', {
-          files: scan.files,
-          lines: scan.lines,
-          errors: scan.counts.error,
-          warnings: scan.counts.warning,
-          infos: scan.counts.info,
-          changed: changed.length,
+          files: t('code.n.pyFiles', { count: scan.files }),
+          lines: t('code.n.lines', { count: scan.lines }),
+          errors: t('code.n.errors', { count: scan.counts.error }),
+          warnings: t('code.n.warnings', { count: scan.counts.warning }),
+          infos: t('code.n.notes', { count: scan.counts.info }),
+          changed: t('code.n.changed', { count: changed.length }),
         })}{' '}
         ·{' '}
         {t('code.dimensions', {
@@ -169,6 +174,16 @@ function ScanReviewLoaded(props: {
         })}
       </p>
       {patchError !== null && <ErrorText error={patchError} />}
+      {exported === 0 && (
+        <p className="notice warn" data-testid="export-nothing">
+          {t('code.exportNothing')}
+        </p>
+      )}
+      {exported !== null && exported > 0 && (
+        <p className="notice ok" data-testid="export-done">
+          {t('code.exported', { count: exported })}
+        </p>
+      )}
       {apply.error && <ErrorText error={apply.error} />}
       {apply.data && (
         <p className="notice ok" data-testid="apply-result">
@@ -264,15 +279,7 @@ function ScanReviewLoaded(props: {
                         <span className={`count ${f.errors ? 'fail' : f.warnings ? 'warn' : ''}`}>
                           {n}
                         </span>
-                        {f.changed && (
-                          <span
-                            className={`review-state ${f.appliedAt ? 'applied' : f.review}`}
-                            data-testid="review-state"
-                            title={t(`code.review.${f.appliedAt ? 'applied' : f.review}`)}
-                          >
-                            {t(`code.reviewShort.${f.appliedAt ? 'applied' : f.review}`)}
-                          </span>
-                        )}
+                        {f.changed && <ReviewMark entry={f} />}
                       </button>
                     </li>
                   );
@@ -329,6 +336,32 @@ function ScanReviewLoaded(props: {
         </Dialog>
       )}
     </section>
+  );
+}
+
+/** A file's review in the tree: applied, accepted, partly accepted (n/m), rejected or pending. */
+function ReviewMark({ entry: f }: { entry: CodeFileEntry }) {
+  const { t } = useTranslation();
+  const partial =
+    !f.appliedAt && f.review === 'edited' && f.changes && f.changes.accepted < f.changes.total
+      ? f.changes
+      : null;
+  const state = f.appliedAt ? 'applied' : partial ? 'partial' : f.review;
+  return (
+    <span
+      className={`review-state ${state}`}
+      data-testid="review-state"
+      data-state={state}
+      title={
+        partial
+          ? t('code.review.partial', { accepted: partial.accepted, total: partial.total })
+          : t(`code.review.${state}`)
+      }
+    >
+      {partial
+        ? `${partial.accepted}/${partial.total}`
+        : t(`code.reviewShort.${f.appliedAt ? 'applied' : f.review}`)}
+    </span>
   );
 }
 

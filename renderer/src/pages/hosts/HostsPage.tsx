@@ -154,7 +154,9 @@ export function HostsPage(props: { selected: string | null; open: (name: string 
           }}
         />
       )}
-      {dialog === 'import' && <ImportDialog onClose={() => setDialog(null)} />}
+      {dialog === 'import' && (
+        <ImportDialog onClose={() => setDialog(null)} onAddByHand={() => setDialog('add')} />
+      )}
     </section>
   );
 }

@@ -8,6 +8,8 @@ import { stageUi } from '../../stages/registry';
 import { useStageName } from '../../stages/shared/names';
 import { StatusBadge } from '../../stages/shared/StageStatus';
 import type { StageInfo } from '../../stages/shared/types';
+import { SessionHostsDialog } from '../../components/SessionHostsDialog';
+import { Gate, NextStep, ProgressRail, Timeline, stageProgress } from './Guide';
 
 /**
  * One session: its stages as a rail (every stage of a migration, from `app.info`, in order) and
@@ -19,14 +21,15 @@ export function SessionView(props: { id: number; stage: string | null }) {
   const { t } = useTranslation();
   const session = useCall('sessions.get', { id: props.id });
   const info = useCall('app.info', {});
-  const name = useStageName();
   const [compareWith, setCompareWith] = useState<number | null>(null);
+  const [hostsOpen, setHostsOpen] = useState(false);
   const all = useCall('sessions.list', {});
   const s = session.data;
   const stages = info.data?.stages ?? [];
   // no stage in the route: the first this build has
   const current = props.stage ?? stages.find((st) => st.built)?.id ?? null;
   const stage = stages.find((st) => st.id === current) ?? null;
+  const progress = s ? stageProgress(s, stages) : [];
   return (
     <section className="page" data-testid="session-view" data-stage={current ?? undefined}>
       <header className="page-head">
@@ -49,26 +52,32 @@ export function SessionView(props: { id: number; stage: string | null }) {
             </span>
           )}
         </div>
+        <div className="spacer" />
+        {s && (
+          <span className="muted small" data-testid="session-hosts">
+            {s.hosts.length
+              ? t('sessions.hostsList', { hosts: s.hosts.join(t('common.join.list')) })
+              : t('sessions.hostsNone')}
+          </span>
+        )}
+        {s && (
+          <button onClick={() => setHostsOpen(true)} data-testid="session-hosts-open">
+            {t('sessions.hostsEdit')}
+          </button>
+        )}
       </header>
       {session.error && <ErrorText error={session.error} />}
       {info.error && <ErrorText error={info.error} />}
-      <nav className="stage-rail" aria-label={t('sessions.stages')}>
-        {stages.map((st) => (
-          <button
-            key={st.id}
-            className={st.id === current ? 'active' : ''}
-            aria-current={st.id === current ? 'page' : undefined}
-            disabled={!st.built}
-            onClick={() => navigate(href.session(props.id, st.id))}
-            data-testid={`stage-${st.id}`}
-            data-built={st.built}
-          >
-            <span>{name(st)}</span>
-            {!st.built && <small className="muted">{t('common.notYet')}</small>}
-          </button>
-        ))}
-      </nav>
-      {s && info.data && <StageView session={s} stage={stage} id={current} />}
+      {s && info.data && (
+        <NextStep session={s} progress={progress} onAddHosts={() => setHostsOpen(true)} />
+      )}
+      {s && <ProgressRail sessionId={s.id} progress={progress} current={current} />}
+      {s && <Gate sessionId={s.id} progress={progress} current={current} />}
+      {s && info.data && (
+        <StageView session={s} stage={stage} id={current} onAddHosts={() => setHostsOpen(true)} />
+      )}
+      {s && info.data && <Timeline session={s} stages={stages} />}
+      {hostsOpen && s && <SessionHostsDialog session={s} onClose={() => setHostsOpen(false)} />}
       {s && (all.data?.length ?? 0) > 1 && (
         <>
           <h2>{t('sessions.compare')}</h2>
@@ -92,7 +101,12 @@ export function SessionView(props: { id: number; stage: string | null }) {
 }
 
 /** The chosen stage's view, or why there is none (not built, no view for it here, no such stage). */
-function StageView(props: { session: SessionRecord; stage: StageInfo | null; id: string | null }) {
+function StageView(props: {
+  session: SessionRecord;
+  stage: StageInfo | null;
+  id: string | null;
+  onAddHosts: () => void;
+}) {
   const { t } = useTranslation();
   const name = useStageName();
   const { session, stage } = props;
@@ -122,6 +136,16 @@ function StageView(props: { session: SessionRecord; stage: StageInfo | null; id:
       : session.hosts.length
         ? session.hosts
         : [...new Set(runs.map((r) => r.host))];
+  // a stage that runs on hosts, in a session with none: say so, and offer what provides them
+  if (stage.runsOn !== 'local' && hosts.length === 0)
+    return (
+      <div className="notice empty-stage" data-testid="stage-needs-hosts">
+        <p>{t('sessions.needsHosts', { stage: name(stage) })}</p>
+        <button className="primary" onClick={props.onAddHosts} data-testid="stage-add-host">
+          {t('sessions.addHost')}
+        </button>
+      </div>
+    );
   return (
     <ui.View
       key={`${session.id}-${stage.id}`}
@@ -133,7 +157,7 @@ function StageView(props: { session: SessionRecord; stage: StageInfo | null; id:
   );
 }
 
-function Compare(props: { a: number; b: number }) {
+export function Compare(props: { a: number; b: number }) {
   const { t } = useTranslation();
   const rows = useCall('sessions.compare', { a: props.a, b: props.b });
   if (rows.error) return <ErrorText error={rows.error} />;

@@ -8,7 +8,9 @@ import { href, navigate, type SessionRoute } from '../../routes';
 import { overallStatus } from '../../stages/shared/status';
 import { StatusBadge } from '../../stages/shared/StageStatus';
 import { StartSteps } from '../StartPage';
-import { SessionView } from './SessionView';
+import { Compare, SessionView } from './SessionView';
+import { HostPicker, ProjectDialog } from '../../components/ProjectDialog';
+import type { ProjectRecord, SessionRecord } from '../../../../shared/api';
 
 /**
  * The sessions list, or one session (`#/sessions/ID/STAGE`). Finished stage runs refresh what
@@ -17,75 +19,152 @@ import { SessionView } from './SessionView';
 export function SessionsPage(props: { route: SessionRoute | null }) {
   const { t } = useTranslation();
   const sessions = useCall('sessions.list', {});
-  const [dialog, setDialog] = useState<'session' | 'project' | null>(null);
+  const projects = useCall('projects.list', {});
+  const [dialog, setDialog] = useState<
+    { kind: 'session'; project?: string } | { kind: 'project'; project?: ProjectRecord } | null
+  >(null);
+  const [saved, setSaved] = useState<{ name: string; created: boolean } | null>(null);
+  const [picked, setPicked] = useState<number[]>([]);
   if (props.route) return <SessionView id={props.route.id} stage={props.route.stage} />;
   const list = sessions.data ?? [];
+  const projectList = projects.data ?? [];
+  const pick = (id: number, on: boolean) =>
+    setPicked((p) =>
+      on ? [...p.filter((x) => x !== id), id].slice(-2) : p.filter((x) => x !== id),
+    );
   return (
     <section className="page" data-testid="page-sessions">
       <PageHead icon="sessions" title={t('pages.sessions.title')}>
         <div className="spacer" />
-        <button onClick={() => setDialog('project')} data-testid="open-new-project">
+        <button onClick={() => setDialog({ kind: 'project' })} data-testid="open-new-project">
           {t('sessions.newProject')}
         </button>
         <button
           className="primary"
-          onClick={() => setDialog('session')}
+          onClick={() => setDialog({ kind: 'session' })}
           data-testid="open-new-session"
         >
           {t('sessions.newSession')}
         </button>
       </PageHead>
       {sessions.error && <ErrorText error={sessions.error} />}
-      {sessions.data && list.length === 0 && (
+      {projects.error && <ErrorText error={projects.error} />}
+      {saved && (
+        <p className="notice ok" data-testid="project-saved">
+          {t(saved.created ? 'sessions.project.created' : 'sessions.project.saved', {
+            name: saved.name,
+          })}{' '}
+          {saved.created && (
+            <button
+              className="link"
+              data-testid="project-saved-session"
+              onClick={() => setDialog({ kind: 'session', project: saved.name })}
+            >
+              {t('sessions.project.startSession')}
+            </button>
+          )}
+        </p>
+      )}
+      {sessions.data && projects.data && list.length === 0 && projectList.length === 0 && (
         <div className="empty">
           <p className="lead">{t('pages.sessions.lead')}</p>
           <StartSteps page="sessions" />
         </div>
       )}
-      {list.length > 0 && (
-        <table className="table" data-testid="sessions-table">
-          <thead>
-            <tr>
-              <th>#</th>
-              <th>{t('sessions.col.title')}</th>
-              <th>{t('sessions.col.project')}</th>
-              <th>{t('sessions.col.hosts')}</th>
-              <th>{t('sessions.col.status')}</th>
-              <th>{t('sessions.col.created')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((s) => {
-              const st = overallStatus(s);
-              return (
-                <tr
-                  key={s.id}
-                  className="clickable"
-                  data-testid={`session-row-${s.id}`}
-                  onClick={() => navigate(href.session(s.id))}
-                >
-                  <td>{s.id}</td>
-                  <td>
-                    <strong>{s.title}</strong>
-                  </td>
-                  <td>{s.project ?? '—'}</td>
-                  <td>{s.hosts.join(', ') || '—'}</td>
-                  <td>
-                    {st ? (
-                      <StatusBadge status={st} />
-                    ) : (
-                      <span className="muted">{t('sessions.notRun')}</span>
-                    )}
-                  </td>
-                  <td>{new Date(s.createdAt).toLocaleString()}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+      {projectList.length > 0 && (
+        <>
+          <h2>{t('sessions.projects')}</h2>
+          <table className="table" data-testid="projects-table">
+            <thead>
+              <tr>
+                <th>{t('sessions.project.name')}</th>
+                <th>{t('sessions.project.codeCol')}</th>
+                <th>{t('sessions.project.targets')}</th>
+                <th>{t('sessions.project.baselineCol')}</th>
+                <th>{t('sessions.project.sessionsCol')}</th>
+                <th>{t('sessions.project.lastStatus')}</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {projectList.map((p) => (
+                <ProjectRow
+                  key={p.name}
+                  project={p}
+                  sessions={list.filter((x) => x.project === p.name)}
+                  onEdit={() => setDialog({ kind: 'project', project: p })}
+                  onSession={() => setDialog({ kind: 'session', project: p.name })}
+                />
+              ))}
+            </tbody>
+          </table>
+        </>
       )}
-      {dialog === 'session' && (
+      {list.length > 0 && (
+        <>
+          <h2>{t('sessions.sessions')}</h2>
+          <p className="muted small">{t('sessions.comparePickTwo')}</p>
+          <table className="table" data-testid="sessions-table">
+            <thead>
+              <tr>
+                <th aria-label={t('sessions.compare')} />
+                <th>#</th>
+                <th>{t('sessions.col.title')}</th>
+                <th>{t('sessions.col.project')}</th>
+                <th>{t('sessions.col.hosts')}</th>
+                <th>{t('sessions.col.status')}</th>
+                <th>{t('sessions.col.created')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((s) => {
+                const st = overallStatus(s);
+                return (
+                  <tr
+                    key={s.id}
+                    className="clickable"
+                    data-testid={`session-row-${s.id}`}
+                    onClick={() => navigate(href.session(s.id))}
+                  >
+                    <td onClick={(e) => e.stopPropagation()}>
+                      <input
+                        type="checkbox"
+                        aria-label={t('sessions.comparePickOne', { id: s.id })}
+                        data-testid={`compare-pick-${s.id}`}
+                        checked={picked.includes(s.id)}
+                        onChange={(e) => pick(s.id, e.target.checked)}
+                      />
+                    </td>
+                    <td>{s.id}</td>
+                    <td>
+                      <strong>{s.title}</strong>
+                    </td>
+                    <td>{s.project ?? '—'}</td>
+                    <td>{s.hosts.join(', ') || '—'}</td>
+                    <td>
+                      {st ? (
+                        <StatusBadge status={st} />
+                      ) : (
+                        <span className="muted">{t('sessions.notRun')}</span>
+                      )}
+                    </td>
+                    <td>{new Date(s.createdAt).toLocaleString()}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+          {picked.length === 2 && (
+            <section data-testid="list-compare">
+              <h2>{t('sessions.compareTitle', { a: picked[0], b: picked[1] })}</h2>
+              <Compare a={Math.min(...picked)} b={Math.max(...picked)} />
+            </section>
+          )}
+        </>
+      )}
+      {dialog?.kind === 'session' && (
         <NewSessionDialog
+          project={dialog.project}
           onClose={() => setDialog(null)}
           onCreated={(id) => {
             setDialog(null);
@@ -93,43 +172,85 @@ export function SessionsPage(props: { route: SessionRoute | null }) {
           }}
         />
       )}
-      {dialog === 'project' && <NewProjectDialog onClose={() => setDialog(null)} />}
+      {dialog?.kind === 'project' && (
+        <ProjectDialog
+          project={dialog.project}
+          onClose={() => setDialog(null)}
+          onSaved={(p) => {
+            setSaved({ name: p.name, created: !dialog.project });
+            setDialog(null);
+          }}
+        />
+      )}
     </section>
   );
 }
 
-function HostPicker(props: { value: string[]; onChange: (v: string[]) => void }) {
-  const hosts = useCall('hosts.list', {});
+function ProjectRow(props: {
+  project: ProjectRecord;
+  sessions: SessionRecord[];
+  onEdit: () => void;
+  onSession: () => void;
+}) {
   const { t } = useTranslation();
-  if (!hosts.data?.length) return <p className="muted small">{t('sessions.noHosts')}</p>;
+  const { project: p } = props;
+  const last = props.sessions[0] ?? null; // newest first
+  const st = last ? overallStatus(last) : null;
+  const b = p.baseline;
+  const baseline = b
+    ? [
+        b.gpuModel,
+        b.stepTimeMs !== undefined ? t('sessions.project.stepValue', { ms: b.stepTimeMs }) : null,
+        b.throughput !== undefined
+          ? t('sessions.project.throughputValue', { n: b.throughput })
+          : null,
+      ]
+        .filter(Boolean)
+        .join(' · ')
+    : '';
   return (
-    <div className="checks-list">
-      {hosts.data.map((h) => (
-        <label key={h.name} className="inline">
-          <input
-            type="checkbox"
-            data-testid={`pick-host-${h.name}`}
-            checked={props.value.includes(h.name)}
-            onChange={(e) =>
-              props.onChange(
-                e.target.checked
-                  ? [...props.value, h.name]
-                  : props.value.filter((x) => x !== h.name),
-              )
-            }
-          />
-          {h.name}
-        </label>
-      ))}
-    </div>
+    <tr data-testid={`project-row-${p.name}`}>
+      <td>
+        <strong>{p.name}</strong>
+      </td>
+      <td>{p.codeLocation ? <code>{p.codeLocation}</code> : <span className="muted">—</span>}</td>
+      <td>{p.targetHosts.join(', ') || '—'}</td>
+      <td>{baseline || '—'}</td>
+      <td>{t('sessions.project.sessionCount', { count: props.sessions.length })}</td>
+      <td>
+        {last ? (
+          <button className="link" onClick={() => navigate(href.session(last.id))}>
+            {st ? <StatusBadge status={st} /> : t('sessions.notRun')} #{last.id}
+          </button>
+        ) : (
+          <span className="muted">{t('sessions.project.noSessions')}</span>
+        )}
+      </td>
+      <td className="row end">
+        <button className="small" onClick={props.onEdit} data-testid={`project-edit-${p.name}`}>
+          {t('common.edit')}
+        </button>
+        <button
+          className="small primary"
+          onClick={props.onSession}
+          data-testid={`project-session-${p.name}`}
+        >
+          {t('sessions.newSession')}
+        </button>
+      </td>
+    </tr>
   );
 }
 
-function NewSessionDialog(props: { onClose: () => void; onCreated: (id: number) => void }) {
+function NewSessionDialog(props: {
+  project?: string;
+  onClose: () => void;
+  onCreated: (id: number) => void;
+}) {
   const { t } = useTranslation();
   const projects = useCall('projects.list', {});
   const create = useAction('sessions.create', ['sessions.list']);
-  const [project, setProject] = useState('');
+  const [project, setProject] = useState(props.project ?? '');
   const [title, setTitle] = useState('');
   const [hosts, setHosts] = useState<string[]>([]);
   const chosen = projects.data?.find((p) => p.name === project);
@@ -188,80 +309,6 @@ function NewSessionDialog(props: { onClose: () => void; onCreated: (id: number) 
             }
           >
             {t('sessions.create')}
-          </button>
-        </div>
-      </div>
-    </Dialog>
-  );
-}
-
-function NewProjectDialog(props: { onClose: () => void }) {
-  const { t } = useTranslation();
-  const create = useAction('projects.create', ['projects.list']);
-  const [f, setF] = useState({
-    name: '',
-    codeLocation: '',
-    gpuModel: '',
-    stepTimeMs: '',
-    throughput: '',
-    accuracyMetric: '',
-  });
-  const [hosts, setHosts] = useState<string[]>([]);
-  const num = (v: string) => (v.trim() ? Number(v) : undefined);
-  const input = (key: keyof typeof f, label: string, placeholder = '') => (
-    <label className="field stacked">
-      <span>{label}</span>
-      <input
-        value={f[key]}
-        placeholder={placeholder}
-        onChange={(e) => setF({ ...f, [key]: e.target.value })}
-        data-testid={`project-${key}`}
-      />
-    </label>
-  );
-  return (
-    <Dialog title={t('sessions.newProject')} onClose={props.onClose} testId="new-project-dialog">
-      <div className="form-grid">
-        {input('name', t('sessions.project.name'), 'llama-sft')}
-        {input(
-          'codeLocation',
-          t('sessions.project.code'),
-          '/work/llama-sft  or  npu-01:/data/llama-sft',
-        )}
-        <div className="field stacked span">
-          <span>{t('sessions.project.targets')}</span>
-          <HostPicker value={hosts} onChange={setHosts} />
-        </div>
-        <h3 className="span">{t('sessions.project.baseline')}</h3>
-        {input('gpuModel', t('sessions.project.gpu'), 'A100 80GB')}
-        {input('stepTimeMs', t('sessions.project.step'), '850')}
-        {input('throughput', t('sessions.project.throughput'), '3200')}
-        {input('accuracyMetric', t('sessions.project.metric'), 'eval loss 1.92')}
-        {create.error && <ErrorText error={create.error} />}
-        <div className="row end span">
-          <button onClick={props.onClose}>{t('common.cancel')}</button>
-          <button
-            className="primary"
-            data-testid="project-create"
-            disabled={!f.name.trim() || create.isPending}
-            onClick={() =>
-              create.mutate(
-                {
-                  name: f.name.trim(),
-                  codeLocation: f.codeLocation.trim() || null,
-                  targetHosts: hosts,
-                  baseline: {
-                    ...(f.gpuModel.trim() ? { gpuModel: f.gpuModel.trim() } : {}),
-                    ...(num(f.stepTimeMs) ? { stepTimeMs: num(f.stepTimeMs) } : {}),
-                    ...(num(f.throughput) ? { throughput: num(f.throughput) } : {}),
-                    ...(f.accuracyMetric.trim() ? { accuracyMetric: f.accuracyMetric.trim() } : {}),
-                  },
-                },
-                { onSuccess: props.onClose },
-              )
-            }
-          >
-            {t('sessions.project.create')}
           </button>
         </div>
       </div>

@@ -1,4 +1,6 @@
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ProjectDialog } from '../../components/ProjectDialog';
 import { useCall } from '../../api';
 import { href } from '../../routes';
 import { CheckCard } from '../shared/CheckCard';
@@ -20,7 +22,10 @@ export function CodeStage(props: StageViewProps) {
   const scan = useJobAction('code.scan');
   const location = projects.data?.find((p) => p.name === session.project)?.codeLocation ?? null;
   // host:path locations are scanned after fetching the code; a scan here reads the local disk
-  const local = location && location.startsWith('/') ? location : null;
+  // (an absolute folder, or one relative to where the engine runs, as the CLI resolves it)
+  const local = location && !/^[^/\\]+:/.test(location) ? location : null;
+  const project = projects.data?.find((p) => p.name === session.project) ?? null;
+  const [editing, setEditing] = useState(false);
   const run = props.runs[0] ?? null;
   const date = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'short', timeStyle: 'short' });
   return (
@@ -40,7 +45,31 @@ export function CodeStage(props: StageViewProps) {
           </button>
         )}
       </header>
-      {!local && <p className="muted small">{t('code.stageNoLocation')}</p>}
+      {!local && (
+        <div className="notice empty-stage" data-testid="code-stage-needs-location">
+          <p>{project ? t('code.stageNoLocation') : t('code.stageNoProject')}</p>
+          {project ? (
+            <button
+              className="primary"
+              onClick={() => setEditing(true)}
+              data-testid="code-stage-set-location"
+            >
+              {t('code.stageSetLocation')}
+            </button>
+          ) : (
+            <a className="button" href={href.page('code')}>
+              {t('code.stageOpenCode')}
+            </a>
+          )}
+        </div>
+      )}
+      {editing && project && (
+        <ProjectDialog
+          project={project}
+          onClose={() => setEditing(false)}
+          onSaved={() => setEditing(false)}
+        />
+      )}
       <RunBlock run={scan} />
       {scans.data && scans.data.length === 0 && <p className="muted">{t('code.stageEmpty')}</p>}
       {scans.data && scans.data.length > 0 && (
@@ -51,6 +80,7 @@ export function CodeStage(props: StageViewProps) {
               <th>{t('code.when')}</th>
               <th>{t('code.findings')}</th>
               <th>{t('code.effortCol')}</th>
+              <th>{t('code.reviewCol')}</th>
               <th />
             </tr>
           </thead>
@@ -65,6 +95,12 @@ export function CodeStage(props: StageViewProps) {
                   <span className="sev info">{s.counts.info}</span>
                 </td>
                 <td>{t(`code.level.${s.effort.level}`)}</td>
+                <td data-testid="code-stage-reviewed">
+                  {t('code.reviewedCount', {
+                    accepted: s.reviewed.accepted + s.reviewed.edited + s.reviewed.applied,
+                    changed: s.reviewed.changed,
+                  })}
+                </td>
                 <td>
                   <a href={href.scan(s.id)}>{t('code.open')}</a>
                 </td>

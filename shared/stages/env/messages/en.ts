@@ -145,8 +145,7 @@ export const en = {
     fix: 'Raise limits in /etc/security/limits.conf (nofile {{nofile}}+, memlock unlimited: multi-card HCCL fails to register memory with a small ulimit -l) and free disk space.',
   },
   run: 'Run environment checks',
-  noHosts:
-    'This session has no hosts yet: add one when you create the session, or run a stage on a host.',
+  noHosts: 'This session has no hosts yet: add one with “Hosts…” at the top of the session.',
 } as const;
 
 export type EnvMessages = Widen<typeof en>;

@@ -130,5 +130,5 @@ export const zhCN: EnvMessages = {
     fix: '在 /etc/security/limits.conf 中调高上限（nofile {{nofile}} 以上、memlock unlimited：ulimit -l 太小时多卡 HCCL 会报内存注册失败），并清理磁盘空间。',
   },
   run: '运行环境检查',
-  noHosts: '本会话还没有主机：创建会话时添加主机，或在某台主机上运行一个阶段。',
+  noHosts: '本会话还没有主机：请用会话顶部的“主机…”添加。',
 };

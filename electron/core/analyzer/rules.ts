@@ -156,3 +156,26 @@ export function loadRules(): Rule[] {
   cached = parsed.data.rules;
   return cached;
 }
+
+let libs: Record<string, string> | undefined;
+
+/**
+ * Which rule a distribution named in a requirements file, setup.py or pyproject speaks for
+ * (resources/knowledge/requirement-libs.json); every rule it names must exist.
+ */
+export function requirementLibs(): Record<string, string> {
+  if (libs) return libs;
+  const file = join(resourcesDir(), 'knowledge', 'requirement-libs.json');
+  const parsed = z
+    .object({ libraries: z.record(z.string().regex(/^[a-z0-9._-]+$/), z.string()) })
+    .safeParse(JSON.parse(readFileSync(file, 'utf8')));
+  if (!parsed.success)
+    throw new Error(
+      `${file} is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
+  const ids = new Set(loadRules().map((r) => r.id));
+  const unknown = Object.values(parsed.data.libraries).filter((id) => !ids.has(id));
+  if (unknown.length) throw new Error(`${file}: no such rules: ${unknown.join(', ')}`);
+  libs = parsed.data.libraries;
+  return libs;
+}

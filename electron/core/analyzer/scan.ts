@@ -10,7 +10,7 @@ import { loadKnowledge } from '../knowledge/load';
 import type { Edit, Finding } from './analyze-file';
 import { additions, analyzePythonFile, NOT_TEXT, type PythonResult } from './python-file';
 import { pythonParser } from './python-parser';
-import { loadRules, ruleMsg, type Rule } from './rules';
+import { loadRules, requirementLibs, ruleMsg, type Rule } from './rules';
 import { msg, type Msg } from '../../../shared/api/text';
 
 export type { Effort };
@@ -190,25 +190,6 @@ const isPackage = (dir: string) =>
       return false;
     }
   })();
-const REQUIREMENT_LIBS: Record<string, string> = {
-  'flash-attn': 'lib.flash-attn',
-  flash_attn: 'lib.flash-attn',
-  xformers: 'lib.xformers',
-  triton: 'lib.triton',
-  'transformer-engine': 'lib.transformer-engine',
-  transformer_engine: 'lib.transformer-engine',
-  deepspeed: 'lib.deepspeed',
-  bitsandbytes: 'lib.bitsandbytes',
-  'fbgemm-gpu': 'lib.fbgemm-gpu',
-  fbgemm_gpu: 'lib.fbgemm-gpu',
-  torchrec: 'lib.torchrec',
-  cupy: 'lib.cupy',
-  vllm: 'lib.vllm',
-  colossalai: 'lib.colossalai',
-  apex: 'amp.apex',
-  pynvml: 'lib.pynvml',
-  'nvidia-ml-py': 'lib.pynvml',
-};
 const CUDA_WHEEL =
   /\+cu\d+|download\.pytorch\.org\/whl\/cu\d+|^\s*nvidia-[a-z0-9-]+-cu\d+|^\s*cupy-cuda/;
 const SCRIPT_FILE =
@@ -537,7 +518,7 @@ function scanPackageDependencies(rel: string, src: string, finding: AddFinding):
       : [...line.matchAll(/["']([A-Za-z0-9_.-]+)\s*(?:\[[^\]]*\])?\s*(?:[<>=!~;@][^"']*)?["']/g)];
     for (const m of specs) {
       const name = m[1]!.toLowerCase();
-      const ruleId = REQUIREMENT_LIBS[name];
+      const ruleId = requirementLibs()[name];
       if (!ruleId) continue;
       const col = (m.index ?? 0) + 1;
       finding(ruleId, rel, { line: i + 1, column: col, endColumn: col + m[0].length });
@@ -555,7 +536,7 @@ function scanRequirements(rel: string, src: string, finding: AddFinding): void {
     if (/^\s*#/.test(text)) return;
     const where = { line: i + 1, column: 1, endColumn: text.length + 1 };
     const name = /^\s*([A-Za-z0-9_.-]+)/.exec(text)?.[1]?.toLowerCase();
-    const ruleId = name ? REQUIREMENT_LIBS[name] : undefined;
+    const ruleId = name ? requirementLibs()[name] : undefined;
     if (ruleId) finding(ruleId, rel, where);
     if (CUDA_WHEEL.test(text))
       finding('req.cuda-wheel', rel, where, {

@@ -72,6 +72,9 @@ export function toWireError(err: unknown): WireError {
   // a write that hit a full disk anywhere in the engine: say so, not "Unexpected error"
   const code = (err as { code?: unknown } | null)?.code;
   if (code === 'SQLITE_FULL' || code === 'ENOSPC') return { code: 'DB_DISK_FULL', message };
+  // damaged pages met while reading: name the damage and the way out, not "Unexpected error"
+  if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB')
+    return { code: 'DB_CORRUPT', message, detail: { dbPath: '' } };
   return { code: 'INTERNAL', message };
 }
 

@@ -180,7 +180,7 @@ d('profiling stage on a simulated host with CPU PyTorch (torch.profiler as the s
     });
     expect(md.text).toContain('## Profiling');
     // host text is escaped in Markdown (no links or HTML injected): read it as a renderer would
-    expect(md.text.replace(/\\(.)/g, '$1')).toContain('(torch)');
+    expect((md.text ?? '').replace(/\\(.)/g, '$1')).toContain('(torch)');
   }, 300_000);
 });
 

@@ -30,6 +30,11 @@ export async function withCore<T>(
   });
   try {
     return await fn(core);
+  } catch (err) {
+    // the engine met damaged pages: say which file, as opening a damaged file does
+    if (err instanceof AmwError && err.code === 'DB_CORRUPT')
+      throw new AmwError('DB_CORRUPT', err.message, { dbPath: core.location.dbPath });
+    throw err;
   } finally {
     await core.close();
   }

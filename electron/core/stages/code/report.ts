@@ -10,7 +10,7 @@ type Section = z.infer<typeof ReportCode>;
 
 /** The code stage in a report: the newest scan, its findings, the reviewed diffs, the history. */
 export const codeReport: StageReport<Section | null> = {
-  build({ sessionId, services }) {
+  build({ sessionId, services, show }) {
     const deps = services;
     // the newest code scan of the session, its reviewed diffs, and the history of counts
     const scans = deps.code.list(sessionId);
@@ -41,7 +41,11 @@ export const codeReport: StageReport<Section | null> = {
         lines: latest.lines,
         counts: latest.counts,
         effort: latest.effort,
-        findings: latest.findings.map(({ fix: _fix, ...f }) => f),
+        // each message in the report's language, from the keys the scan stored
+        findings: latest.findings.map(({ fix: _fix, text, ...f }) => ({
+          ...f,
+          message: text ? show(text.message) : f.message,
+        })),
         diffs,
         history: [...scans].reverse().map((x) => ({ scanId: x.id, at: x.createdAt, ...x.counts })),
       };

@@ -122,7 +122,7 @@ for (const lang of ['en', 'zh-CN'] as const) {
       await expect(stage).toHaveAttribute('aria-current', 'page');
       await check(page, lang, `session ${id}`);
     }
-    await page.evaluate("location.hash = '#/sessions/1/precision'");
+    await page.evaluate("location.hash = '#/sessions/1/distributed'");
     await expect(page.getByTestId('stage-not-built')).toBeVisible();
     await check(page, lang, 'a stage not built');
 

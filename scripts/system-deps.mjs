@@ -9,6 +9,8 @@ export const SYSTEM_PACKAGES = [
   { pkg: 'openssh-server', check: () => existsSync('/usr/sbin/sshd') },
   { pkg: 'openssh-client', check: () => existsSync('/usr/bin/ssh-keygen') },
   { pkg: 'iproute2', check: () => existsSync('/usr/sbin/ip') || existsSync('/sbin/ip') },
+  // the fault suite drops packets inside a network namespace (this kernel has no netem)
+  { pkg: 'nftables', check: () => existsSync('/usr/sbin/nft') },
   // simulated hosts log in as an ordinary user, who cannot reach a root-only Python
   { pkg: 'python3', check: () => existsSync('/usr/bin/python3') },
   // real CPU PyTorch on the simulated hosts (the torch_npu there is a stand-in)

@@ -1,5 +1,5 @@
 import { Command, CommanderError, type Help, Option } from 'commander';
-import { Language } from '../../shared/api';
+import { DOCTOR_RULES_NS, Language } from '../../shared/api';
 import { explainError, languageFromLocale, type Translate } from '../../shared/i18n';
 import { engineTranslator } from '../core/i18n';
 import { AmwError, toWireError } from '../../shared/errors';
@@ -113,6 +113,12 @@ export async function runCli(argv: string[], rawIO: CliIO): Promise<number> {
 export function reportError(t: Translate, io: CliIO, err: unknown): void {
   const wire = toWireError(err);
   io.stderr(`amw: ${explainError(t, wire)}\n`);
+  // what the error doctor recognised in the failure: its cause and fix, one line each
+  const diagnosis = (wire.detail as { diagnosis?: { rule: string }[] } | undefined)?.diagnosis;
+  for (const d of Array.isArray(diagnosis) ? diagnosis : [])
+    io.stderr(
+      `  → ${t(`${DOCTOR_RULES_NS}:${d.rule}.title`)}: ${t(`${DOCTOR_RULES_NS}:${d.rule}.fix`)}\n`,
+    );
   if (!(err instanceof AmwError) && err instanceof Error && io.env.AMW_DEBUG) {
     io.stderr(`${err.stack ?? ''}\n`);
   }

@@ -3,7 +3,8 @@ import type { CheckOutcome } from '../../../shared/api';
 import { DOCTOR_RULES_NS } from '../../../shared/api';
 import { msg } from '../../../shared/api/text';
 import { textIn } from '../i18n';
-import { withDiagnosis } from './diagnose-outcomes';
+import { AmwError } from '../../../shared/errors';
+import { withDiagnosis, withErrorDiagnosis } from './diagnose-outcomes';
 
 const failed = (evidence: unknown, status: CheckOutcome['status'] = 'fail'): CheckOutcome => ({
   id: 'env.torch-npu-import',
@@ -45,5 +46,29 @@ describe('failed checks carry the error doctor’s diagnosis', () => {
     ]);
     expect(pass!.diagnosis).toBeUndefined();
     expect(unknown!.diagnosis).toBeUndefined();
+  });
+});
+
+describe('a run that ends by an exception carries the diagnosis in its error', () => {
+  it('adds what the doctor recognises to the error detail, keeping code and message', () => {
+    const err = new AmwError(
+      'PROBE_FAILED',
+      'The op capture printed no result. Last output: ImportError: libascendcl.so: cannot open shared object file: No such file or directory',
+      { host: 'npu-1' },
+    );
+    const out = withErrorDiagnosis(err) as AmwError;
+    expect(out.code).toBe('PROBE_FAILED');
+    expect(out.message).toBe(err.message);
+    expect(out.detail).toMatchObject({
+      host: 'npu-1',
+      diagnosis: [expect.objectContaining({ rule: 'libascendcl-missing' })],
+    });
+  });
+
+  it('passes other errors and unrecognised text through unchanged', () => {
+    const plain = new Error('boom');
+    expect(withErrorDiagnosis(plain)).toBe(plain);
+    const unknown = new AmwError('CONNECTION_REFUSED', 'refused');
+    expect(withErrorDiagnosis(unknown)).toBe(unknown);
   });
 });

@@ -1,4 +1,5 @@
 import type { CheckOutcome } from '../../../shared/api';
+import { AmwError } from '../../../shared/errors';
 import { diagnoseRaw } from '../doctor/diagnose';
 
 /** How much of a check's evidence the doctor reads (tracebacks and logs are small; dumps are not). */
@@ -32,4 +33,24 @@ export function withDiagnosis(outcomes: CheckOutcome[]): CheckOutcome[] {
       diagnosis: found.slice(0, 10).map((m) => ({ rule: m.rule.id, line: m.line, text: m.text })),
     };
   });
+}
+
+/**
+ * A run that ends by an exception (a probe that failed, a launch that died) gets the same: what
+ * the doctor recognises in the error's message and detail rides along in its detail, so the job's
+ * error shows cause and fix. Anything else passes through unchanged.
+ */
+export function withErrorDiagnosis(err: unknown): unknown {
+  if (!(err instanceof AmwError)) return err;
+  const detail = (err.detail ?? {}) as Record<string, unknown>;
+  if (detail.diagnosis) return err;
+  const text = [err.message, ...evidenceText(detail)].join('\n');
+  const found = diagnoseRaw(text).matches;
+  if (!found.length) return err;
+  const diagnosed = new AmwError(err.code, err.message, {
+    ...detail,
+    diagnosis: found.slice(0, 10).map((m) => ({ rule: m.rule.id, line: m.line, text: m.text })),
+  });
+  diagnosed.stack = err.stack;
+  return diagnosed;
 }

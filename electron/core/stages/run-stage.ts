@@ -5,7 +5,7 @@ import type { JobContext, JobRunner } from '../jobs/runner';
 import { stageStatus } from '../sessions/repository';
 import type { StageDefinition, StageServices } from './define';
 import { stageDefinition } from './registry';
-import { withDiagnosis } from './diagnose-outcomes';
+import { withDiagnosis, withErrorDiagnosis } from './diagnose-outcomes';
 
 /**
  * The one way a stage runs, whatever the stage: the input is checked, the session found or made,
@@ -61,7 +61,7 @@ export function runStage(
           return out.result ?? services.sessions.run(runId);
         } catch (err) {
           markEndedRun(services.sessions, runId, ctx, err);
-          throw err;
+          throw withErrorDiagnosis(err);
         }
       },
     );

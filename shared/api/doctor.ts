@@ -19,7 +19,8 @@ export type DoctorSeverity = 'error' | 'warning' | 'info';
 
 /** What proves a diagnosis: a stage and check of the workbench, and/or a command to run. */
 export interface DoctorProof {
-  stage?: 'env' | 'code' | 'ops' | 'distributed';
+  /** A stage id of the migration (knowledge stages.json), built or not. */
+  stage?: string;
   check?: string;
   command?: string;
 }

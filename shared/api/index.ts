@@ -4,7 +4,6 @@ import { appApi } from './app';
 import { hostsApi, hostsEvents } from './hosts';
 import { liveApi, liveEvents } from './live';
 import { sessionsApi } from './sessions';
-import { codeApi } from './code';
 import { SHARED_STAGES } from '../stages';
 import { reportsApi } from './reports';
 import { jobsApi, jobsEvents } from './jobs';
@@ -22,7 +21,8 @@ export * from './live';
 export * from './sessions';
 export * from './stages';
 export * from './text';
-export * from './code';
+// the code review's types, which pages outside a session use too
+export * from '../stages/code/api';
 export * from './reports';
 export * from './doctor';
 export type { MethodSpec, EventSpec } from './define';
@@ -59,7 +59,6 @@ export const contract = composeDomains(
   hostsApi,
   liveApi,
   sessionsApi,
-  codeApi,
   reportsApi,
   doctorApi,
   ...SHARED_STAGES.map((s): Record<string, unknown> => ('api' in s && s.api ? s.api : {})),
@@ -70,7 +69,6 @@ export const contract = composeDomains(
   typeof hostsApi &
   typeof liveApi &
   typeof sessionsApi &
-  typeof codeApi &
   typeof reportsApi &
   typeof doctorApi &
   UnionToIntersection<StageApis>;

@@ -27,7 +27,6 @@ import { hostsHandlers } from './handlers/hosts';
 import { liveHandlers } from './handlers/live';
 import { sessionsHandlers } from './handlers/sessions';
 import { stagesHandlers } from './handlers/stages';
-import { codeHandlers } from './handlers/code';
 import { reportsHandlers } from './handlers/reports';
 
 export interface CoreOptions {
@@ -149,7 +148,6 @@ function composeHandlers(s: Services): Handlers {
     liveHandlers(s),
     sessionsHandlers(s),
     stagesHandlers(s),
-    codeHandlers(s),
     reportsHandlers(s),
     doctorHandlers(s),
     ...STAGE_DEFINITIONS.map((d) => d.handlers?.(s) ?? {}),

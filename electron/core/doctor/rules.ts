@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { DOCTOR_CATEGORIES, type Language } from '../../../shared/api';
+import { loadKnowledge } from '../knowledge/load';
 import { resourcesDir } from '../paths';
 
 const Text = z.object({ en: z.string().min(1), 'zh-CN': z.string().min(1) }).strict();
@@ -21,7 +22,11 @@ const Rule = z
     fix: Text,
     proof: z
       .object({
-        stage: z.enum(['env', 'code', 'ops', 'distributed']).optional(),
+        /** A stage of stages.json's order (checked when the rules load). */
+        stage: z
+          .string()
+          .regex(/^[a-z][a-z0-9-]*$/)
+          .optional(),
         check: z.string().optional(),
         command: z.string().optional(),
       })
@@ -115,6 +120,7 @@ export function loadDoctorRules(dir = join(resourcesDir(), 'knowledge', 'doctor'
   if (cached && isDefault) return cached;
   const rules: DoctorRule[] = [];
   const seen = new Set<string>();
+  const stages = loadKnowledge().stages.order;
   for (const file of readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
     .sort()) {
@@ -126,6 +132,10 @@ export function loadDoctorRules(dir = join(resourcesDir(), 'knowledge', 'doctor'
       );
     for (const r of parsed.data.rules) {
       if (seen.has(r.id)) throw new Error(`${path}: rule ${r.id} is defined twice`);
+      if (r.proof.stage && !stages.includes(r.proof.stage))
+        throw new Error(
+          `${path}: rule ${r.id} proves with stage ${r.proof.stage}, not a stage of stages.json`,
+        );
       seen.add(r.id);
       const compiled = (r.regex ?? []).map((src) => {
         const why = unsafeRegexReason(src);

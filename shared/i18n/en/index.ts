@@ -10,7 +10,6 @@ import { pages } from './pages';
 import { hosts } from './hosts';
 import { sessions } from './sessions';
 import { code } from './code';
-import { ops } from './ops';
 import { report } from './report';
 import { reports } from './reports';
 import { jobs } from './jobs';
@@ -30,7 +29,6 @@ export const en = {
   hosts,
   sessions,
   code,
-  ops,
   report,
   reports,
   jobs,

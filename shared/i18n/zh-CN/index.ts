@@ -7,7 +7,6 @@ import { pages } from './pages';
 import { hosts } from './hosts';
 import { sessions } from './sessions';
 import { code } from './code';
-import { ops } from './ops';
 import { report } from './report';
 import { reports } from './reports';
 import { jobs } from './jobs';
@@ -27,7 +26,6 @@ export const zhCN: Messages = {
   hosts,
   sessions,
   code,
-  ops,
   report,
   reports,
   jobs,

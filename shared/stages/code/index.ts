@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FIX_MODES } from '../../api/code';
+import { codeApi, FIX_MODES } from './api';
 import { defineSharedStage, stageInput } from '../define';
 import { en } from './messages/en';
 import { codeReport } from './report';
@@ -17,4 +17,5 @@ export const codeStage = defineSharedStage({
   }),
   messages: { en, 'zh-CN': zhCN },
   report: codeReport,
+  api: codeApi,
 });

@@ -1,46 +1,16 @@
-import { existsSync, statSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
 import { codeStage } from '../../../../shared/stages/code';
-import { AmwError } from '../../../../shared/errors';
 import { codeReport } from './report';
-import { defineStage, type StageServices } from '../define';
+import { defineStage } from '../define';
 import { codeOutcomes, scanAndStore } from './scan-and-store';
-
-/**
- * The folder a code run scans: an absolute path as given; a relative one (or none) against the
- * project's code location, so a project's stage runs without retyping where its code is.
- */
-export function resolveCodeFolder(
-  services: Pick<StageServices, 'sessions'>,
-  path: string | undefined,
-  at: { sessionId?: number; project?: string },
-): string {
-  const project =
-    at.project ?? (at.sessionId ? services.sessions.session(at.sessionId).project : null);
-  const base = project ? services.sessions.project(project).codeLocation : null;
-  const usableBase = base && isAbsolute(base) ? base : null;
-  const folder =
-    path && isAbsolute(path)
-      ? path
-      : usableBase
-        ? resolve(usableBase, path ?? '.')
-        : path
-          ? resolve(path)
-          : null;
-  if (!folder)
-    throw new AmwError('VALIDATION', 'The code stage needs a folder.', {
-      issues: [{ path: 'path', message: 'stage-code:noPath' }],
-    });
-  if (!existsSync(folder) || !statSync(folder).isDirectory())
-    throw new AmwError('NOT_FOUND', `${folder} is not a folder on this machine.`, { path: folder });
-  return folder;
-}
+import { resolveCodeFolder } from './folder';
+import { codeHandlers } from './handlers';
 
 /** Code migration inside a session: the scan is stored for review, one check per rule fired. */
 export const codeDefinition = defineStage({
   shared: codeStage,
   report: codeReport,
   merge: 'replace',
+  handlers: codeHandlers,
   prepare(input, services) {
     return { ...input, path: resolveCodeFolder(services, input.path, input) };
   },

@@ -57,16 +57,16 @@ export const codeReport: StageReport<Section | null> = {
     if (!c) return '';
     const out: string[] = [];
     const h = (s: string) => out.push(s);
-    h(`<section id="code"><h2>${esc(t('report.code'))}</h2>`);
+    h(`<section id="code"><h2>${esc(t('stage-code:report.title'))}</h2>`);
     h(
-      `<p>${esc(t('report.codeSummary', { scanId: c.scanId, root: c.root, mode: c.mode, files: c.files, lines: c.lines, error: c.counts.error, warning: c.counts.warning, info: c.counts.info, level: t(`code.level.${c.effort.level}`) }))}</p>`,
+      `<p>${esc(t('stage-code:report.summary', { scanId: c.scanId, root: c.root, mode: c.mode, files: c.files, lines: c.lines, error: c.counts.error, warning: c.counts.warning, info: c.counts.info, level: t(`code.level.${c.effort.level}`) }))}</p>`,
     );
     if (c.history.length > 1)
       h(
-        `<p class="small">${esc(t('report.history'))}: ${c.history.map((x) => `#${x.scanId} ${x.error}/${x.warning}/${x.info}`).join(' → ')}</p>`,
+        `<p class="small">${esc(t('stage-code:report.history'))}: ${c.history.map((x) => `#${x.scanId} ${x.error}/${x.warning}/${x.info}`).join(' → ')}</p>`,
       );
     h(
-      `<h3>${esc(t('report.findings'))}</h3><table><tr><th>${esc(t('report.file'))}</th><th>${esc(t('report.rule'))}</th><th>${esc(t('report.message'))}</th></tr>`,
+      `<h3>${esc(t('stage-code:report.findings'))}</h3><table><tr><th>${esc(t('stage-code:report.file'))}</th><th>${esc(t('stage-code:report.rule'))}</th><th>${esc(t('report.message'))}</th></tr>`,
     );
     for (const f of c.findings.slice(0, MAX_ROWS))
       h(
@@ -77,9 +77,9 @@ export const codeReport: StageReport<Section | null> = {
       h(
         `<p class="small muted">${esc(t('report.truncated', { shown: MAX_ROWS, total: c.findings.length }))}</p>`,
       );
-    h(`<h3>${esc(t('report.diffs'))}</h3>`);
+    h(`<h3>${esc(t('stage-code:report.diffs'))}</h3>`);
     const accepted = c.diffs.filter((d) => d.patch);
-    if (!accepted.length) h(`<p>${esc(t('report.noDiffs'))}</p>`);
+    if (!accepted.length) h(`<p>${esc(t('stage-code:report.noDiffs'))}</p>`);
     for (const d of accepted)
       h(
         `<h4><code>${esc(d.file)}</code> ${pill(d.applied ? 'pass' : 'warn', t(`code.review.${d.applied ? 'applied' : d.review}`))}</h4>${diffBlock(d.patch)}`,
@@ -93,11 +93,11 @@ export const codeReport: StageReport<Section | null> = {
     const out: string[] = [];
     const p = (s = '') => out.push(s);
     p();
-    p(`## ${t('report.code')}`);
+    p(`## ${t('stage-code:report.title')}`);
     p();
     p(
       t(
-        'report.codeSummary',
+        'stage-code:report.summary',
         escParams({
           scanId: c.scanId,
           root: c.root,
@@ -112,7 +112,9 @@ export const codeReport: StageReport<Section | null> = {
       ),
     );
     p();
-    p(`| ${t('report.file')} | ${t('report.rule')} | ${t('report.message')} |`);
+    p(
+      `| ${t('stage-code:report.file')} | ${t('stage-code:report.rule')} | ${t('report.message')} |`,
+    );
     p('|---|---|---|');
     for (const f of c.findings.slice(0, MD_ROWS))
       p(
@@ -121,10 +123,10 @@ export const codeReport: StageReport<Section | null> = {
     if (c.findings.length > MD_ROWS)
       p(`\n_${t('report.truncated', { shown: MD_ROWS, total: c.findings.length })}_`);
     p();
-    p(`### ${t('report.diffs')}`);
+    p(`### ${t('stage-code:report.diffs')}`);
     p();
     const accepted = c.diffs.filter((d) => d.patch);
-    if (!accepted.length) p(t('report.noDiffs'));
+    if (!accepted.length) p(t('stage-code:report.noDiffs'));
     for (const d of accepted) {
       p(`${code(d.file)} — ${t(`code.review.${d.applied ? 'applied' : d.review}`)}`);
       p();

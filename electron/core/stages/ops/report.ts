@@ -49,10 +49,10 @@ export const opsReport: StageReport<Section> = {
     const out: string[] = [];
     const h = (s: string) => out.push(s);
 
-    h(`<section id="ops"><h2>${esc(t('report.ops'))}</h2>`);
+    h(`<section id="ops"><h2>${esc(t('stage-ops:report.title'))}</h2>`);
     for (const o of list) {
       h(
-        `<h3>${esc(t('report.opsSummary', { host: o.host, entry: o.entry, version: o.targetTorchNpu, list: o.opList }))}</h3>`,
+        `<h3>${esc(t('stage-ops:report.summary', { host: o.host, entry: o.entry, version: o.targetTorchNpu, list: o.opList }))}</h3>`,
       );
       if (o.error) {
         h(`<p class="s-fail">${esc(o.error)}</p>`);
@@ -60,11 +60,19 @@ export const opsReport: StageReport<Section> = {
       }
       h(
         bar([
-          { label: t('ops.class.direct'), value: o.breakdown.direct, cls: 'c-direct' },
-          { label: t('ops.class.needs-change'), value: o.breakdown.needsChange, cls: 'c-needs' },
-          { label: t('ops.class.cpu-fallback'), value: o.breakdown.cpuFallback, cls: 'c-fallback' },
+          { label: t('stage-ops:ui.class.direct'), value: o.breakdown.direct, cls: 'c-direct' },
           {
-            label: t('ops.class.unsupported'),
+            label: t('stage-ops:ui.class.needs-change'),
+            value: o.breakdown.needsChange,
+            cls: 'c-needs',
+          },
+          {
+            label: t('stage-ops:ui.class.cpu-fallback'),
+            value: o.breakdown.cpuFallback,
+            cls: 'c-fallback',
+          },
+          {
+            label: t('stage-ops:ui.class.unsupported'),
             value: o.breakdown.unsupported,
             cls: 'c-unsupported',
           },
@@ -72,11 +80,11 @@ export const opsReport: StageReport<Section> = {
       );
       const rows = o.ops.filter((x) => x.class !== 'direct' || x.dynamic);
       h(
-        `<table><tr><th>${esc(t('report.op'))}</th><th>${esc(t('report.calls'))}</th><th>${esc(t('report.class'))}</th><th>${esc(t('report.where'))}</th><th>${esc(t('report.message'))}</th></tr>`,
+        `<table><tr><th>${esc(t('stage-ops:report.op'))}</th><th>${esc(t('stage-ops:report.calls'))}</th><th>${esc(t('stage-ops:report.class'))}</th><th>${esc(t('stage-ops:report.where'))}</th><th>${esc(t('report.message'))}</th></tr>`,
       );
       for (const x of rows.slice(0, MAX_ROWS))
         h(
-          `<tr><td><code>${esc(x.op)}</code></td><td>${x.count}</td><td>${pill(x.class, t(`ops.class.${x.class}`))}${x.dynamic ? ` ${pill('warn', t('ops.dynamic'))}` : ''}</td><td><code>${esc(x.where ?? '')}</code></td><td>${esc(x.reason)}${x.replacement ? `<div class="small">→ ${esc(x.replacement)}</div>` : ''}</td></tr>`,
+          `<tr><td><code>${esc(x.op)}</code></td><td>${x.count}</td><td>${pill(x.class, t(`stage-ops:ui.class.${x.class}`))}${x.dynamic ? ` ${pill('warn', t('stage-ops:ui.dynamic'))}` : ''}</td><td><code>${esc(x.where ?? '')}</code></td><td>${esc(x.reason)}${x.replacement ? `<div class="small">→ ${esc(x.replacement)}</div>` : ''}</td></tr>`,
         );
       h(`</table>`);
     }
@@ -89,11 +97,11 @@ export const opsReport: StageReport<Section> = {
     const p = (s = '') => out.push(s);
     for (const o of list) {
       p();
-      p(`## ${t('report.ops')}`);
+      p(`## ${t('stage-ops:report.title')}`);
       p();
       p(
         t(
-          'report.opsSummary',
+          'stage-ops:report.summary',
           escParams({
             host: o.host,
             entry: o.entry,
@@ -108,18 +116,18 @@ export const opsReport: StageReport<Section> = {
         continue;
       }
       p(
-        `${t('ops.class.direct')} **${o.breakdown.direct}** · ${t('ops.class.needs-change')} **${o.breakdown.needsChange}** · ${t('ops.class.cpu-fallback')} **${o.breakdown.cpuFallback}** · ${t('ops.class.unsupported')} **${o.breakdown.unsupported}**`,
+        `${t('stage-ops:ui.class.direct')} **${o.breakdown.direct}** · ${t('stage-ops:ui.class.needs-change')} **${o.breakdown.needsChange}** · ${t('stage-ops:ui.class.cpu-fallback')} **${o.breakdown.cpuFallback}** · ${t('stage-ops:ui.class.unsupported')} **${o.breakdown.unsupported}**`,
       );
       const rows = o.ops.filter((x) => x.class !== 'direct' || x.dynamic);
       if (rows.length) {
         p();
         p(
-          `| ${t('report.op')} | ${t('report.calls')} | ${t('report.class')} | ${t('report.where')} |`,
+          `| ${t('stage-ops:report.op')} | ${t('stage-ops:report.calls')} | ${t('stage-ops:report.class')} | ${t('stage-ops:report.where')} |`,
         );
         p('|---|---|---|---|');
         for (const x of rows.slice(0, MD_ROWS))
           p(
-            `| ${code(x.op)} | ${x.count} | ${t(`ops.class.${x.class}`)}${x.dynamic ? ` (${t('ops.dynamic')})` : ''} | ${cell(x.where ?? '')} |`,
+            `| ${code(x.op)} | ${x.count} | ${t(`stage-ops:ui.class.${x.class}`)}${x.dynamic ? ` (${t('stage-ops:ui.dynamic')})` : ''} | ${cell(x.where ?? '')} |`,
           );
       }
     }

@@ -25,7 +25,7 @@ const CLASS_KEY: Record<OpClass, keyof OpsBreakdown> = {
 /** The session's ops stage: one panel per host, each with its entry, run, breakdown and table. */
 export function OpsStage(props: StageViewProps) {
   const { t } = useTranslation();
-  if (!props.hosts.length) return <p className="muted">{t('ops.noHosts')}</p>;
+  if (!props.hosts.length) return <p className="muted">{t('stage-ops:ui.noHosts')}</p>;
   return (
     <div className="ops-stage" data-testid="ops-stage">
       {props.hosts.map((host) => (
@@ -71,7 +71,7 @@ function OpsHost(props: { session: SessionRecord; host: string; run: StageRunRec
         }}
       >
         <label className="grow">
-          <span>{t('ops.entry')}</span>
+          <span>{t('stage-ops:ui.entry')}</span>
           <input
             data-testid="ops-entry"
             value={entry}
@@ -82,13 +82,13 @@ function OpsHost(props: { session: SessionRecord; host: string; run: StageRunRec
           />
         </label>
         <label>
-          <span>{t('ops.target')}</span>
+          <span>{t('stage-ops:ui.target')}</span>
           <select
             data-testid="ops-target"
             value={target}
             onChange={(e) => setTarget(e.target.value)}
           >
-            <option value="">{t('ops.hostVersion')}</option>
+            <option value="">{t('stage-ops:ui.hostVersion')}</option>
             {useOpLists().map((v) => (
               <option key={v} value={v}>
                 torch_npu {v}
@@ -103,13 +103,13 @@ function OpsHost(props: { session: SessionRecord; host: string; run: StageRunRec
             onChange={(e) => setBackward(e.target.checked)}
             data-testid="ops-backward"
           />
-          <span>{t('ops.backward')}</span>
+          <span>{t('stage-ops:ui.backward')}</span>
         </label>
         <button className="primary" type="submit" disabled={running} data-testid="ops-run">
           {r ? t('sessions.rerunStage') : t('stage-ops:run')}
         </button>
       </form>
-      <p className="muted small">{t('ops.entryHelp')}</p>
+      <p className="muted small">{t('stage-ops:ui.entryHelp')}</p>
       <RunBlock run={run} />
       {r && !running && r.status !== 'error' && r.status !== 'running' && (
         <OpsResultView runId={r.id} sessionId={props.session.id} />
@@ -157,13 +157,17 @@ function OpsResultView(props: { runId: number; sessionId: number }) {
   return (
     <div className="ops-result" data-testid="ops-result">
       <p className="muted small">
-        {t('ops.against', { version: r.targetTorchNpu, list: r.opList, torch: r.torch ?? '?' })}
+        {t('stage-ops:ui.against', {
+          version: r.targetTorchNpu,
+          list: r.opList,
+          torch: r.torch ?? '?',
+        })}
         {r.opListNote ? ` ${r.opListNote}` : ''}
       </p>
       <Breakdown breakdown={r.breakdown} />
       <div className="compare-line">
         <label>
-          <span>{t('ops.compareWith')}</span>{' '}
+          <span>{t('stage-ops:ui.compareWith')}</span>{' '}
           <select
             value={versus}
             onChange={(e) => setVersus(e.target.value)}
@@ -179,7 +183,7 @@ function OpsResultView(props: { runId: number; sessionId: number }) {
         </label>
         {versus && compare.data && (
           <span data-testid="ops-compare-result">
-            {t('ops.compareSummary', {
+            {t('stage-ops:ui.compareSummary', {
               version: versus,
               improved: compare.data.rows.filter((x) => x.change === 'improved').length,
               regressed: compare.data.rows.filter((x) => x.change === 'regressed').length,
@@ -196,7 +200,7 @@ function OpsResultView(props: { runId: number; sessionId: number }) {
       <OpTable ops={r.ops} codeLink={codeLink} />
       {r.variableInputs.length > 0 && (
         <p className="notice warn small" data-testid="variable-inputs">
-          {t('ops.variableInputs', {
+          {t('stage-ops:ui.variableInputs', {
             list: r.variableInputs
               .map(
                 (v) =>
@@ -221,7 +225,7 @@ function Breakdown(props: { breakdown: OpsBreakdown }) {
         viewBox="0 0 100 6"
         preserveAspectRatio="none"
         role="img"
-        aria-label={t('ops.breakdown')}
+        aria-label={t('stage-ops:ui.breakdown')}
       >
         {OP_CLASSES.map((c) => {
           const w = (100 * props.breakdown[CLASS_KEY[c]]) / total;
@@ -233,7 +237,7 @@ function Breakdown(props: { breakdown: OpsBreakdown }) {
       <figcaption>
         {OP_CLASSES.map((c) => (
           <span key={c} className="legend">
-            <i className={`swatch op-${c}`} /> {t(`ops.class.${c}`)}{' '}
+            <i className={`swatch op-${c}`} /> {t(`stage-ops:ui.class.${c}`)}{' '}
             <strong data-testid={`ops-count-${c}`}>{props.breakdown[CLASS_KEY[c]]}</strong>
           </span>
         ))}
@@ -291,12 +295,12 @@ function OpTable(props: { ops: OpRow[]; codeLink: (at: string) => string | null 
           value={cls}
           onChange={(e) => setCls(e.target.value as OpClass | '')}
           data-testid="ops-filter-class"
-          aria-label={t('ops.classCol')}
+          aria-label={t('stage-ops:ui.classCol')}
         >
-          <option value="">{t('ops.allClasses')}</option>
+          <option value="">{t('stage-ops:ui.allClasses')}</option>
           {OP_CLASSES.map((c) => (
             <option key={c} value={c}>
-              {t(`ops.class.${c}`)}
+              {t(`stage-ops:ui.class.${c}`)}
             </option>
           ))}
         </select>
@@ -307,28 +311,28 @@ function OpTable(props: { ops: OpRow[]; codeLink: (at: string) => string | null 
             onChange={(e) => setDynamicOnly(e.target.checked)}
             data-testid="ops-filter-dynamic"
           />
-          <span>{t('ops.dynamicOnly')}</span>
+          <span>{t('stage-ops:ui.dynamicOnly')}</span>
         </label>
         <input
           type="search"
-          placeholder={t('ops.search')}
+          placeholder={t('stage-ops:ui.search')}
           value={query}
           onChange={(e) => setQuery(e.target.value)}
           data-testid="ops-search"
         />
         <span className="muted small">
-          {t('ops.shown', { count: rows.length, total: props.ops.length })}
+          {t('stage-ops:ui.shown', { count: rows.length, total: props.ops.length })}
         </span>
       </div>
       <table className="table ops-table" data-testid="ops-table">
         <thead>
           <tr>
-            {head('op', t('ops.op'))}
-            {head('count', t('ops.count'))}
-            {head('class', t('ops.classCol'))}
-            {head('shapes', t('ops.shapes'))}
-            <th>{t('ops.where')}</th>
-            <th>{t('ops.replacement')}</th>
+            {head('op', t('stage-ops:ui.op'))}
+            {head('count', t('stage-ops:ui.count'))}
+            {head('class', t('stage-ops:ui.classCol'))}
+            {head('shapes', t('stage-ops:ui.shapes'))}
+            <th>{t('stage-ops:ui.where')}</th>
+            <th>{t('stage-ops:ui.replacement')}</th>
           </tr>
         </thead>
         <tbody>
@@ -343,11 +347,11 @@ function OpTable(props: { ops: OpRow[]; codeLink: (at: string) => string | null 
                 <td className="num">{o.count}</td>
                 <td>
                   <span className={`op-class op-${o.class}`} title={o.reason}>
-                    {t(`ops.class.${o.class}`)}
+                    {t(`stage-ops:ui.class.${o.class}`)}
                   </span>
                   {o.dynamic && (
-                    <span className="badge warn small" title={t('ops.dynamicHelp')}>
-                      {t('ops.dynamic')}
+                    <span className="badge warn small" title={t('stage-ops:ui.dynamicHelp')}>
+                      {t('stage-ops:ui.dynamic')}
                     </span>
                   )}
                 </td>
@@ -376,7 +380,7 @@ function OpTable(props: { ops: OpRow[]; codeLink: (at: string) => string | null 
                       href={props.codeLink(o.sources[0]!.at)!}
                       data-testid="op-source-code"
                     >
-                      {t('ops.openInCode')}
+                      {t('stage-ops:ui.openInCode')}
                     </a>
                   )}
                   {open === id && (

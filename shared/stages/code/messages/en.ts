@@ -11,6 +11,17 @@ export const en = {
   noPath:
     'The code stage needs a folder: give one, or set the project’s code location to a folder on this machine.',
   notFolder: '{{path}} is not a folder on this machine.',
+  report: {
+    title: 'Code migration',
+    summary:
+      'Scan #{{scanId}} of {{root}} ({{mode}}): {{files}} Python files, {{lines}} lines; {{error}} errors, {{warning}} warnings, {{info}} notes. Effort: {{level}}.',
+    findings: 'Findings',
+    file: 'File',
+    rule: 'Rule',
+    diffs: 'Accepted changes',
+    noDiffs: 'No change has been accepted yet.',
+    history: 'Findings across scans',
+  },
 } as const;
 
 export type CodeMessages = Widen<typeof en>;

@@ -10,4 +10,15 @@ export const zhCN: CodeMessages = {
   findings_other: '{{files}}中有 {{count}} 处。',
   noPath: '代码阶段需要一个目录：请指定目录，或把项目的代码位置设为本机上的目录。',
   notFolder: '{{path}} 不是本机上的目录。',
+  report: {
+    title: '代码迁移',
+    summary:
+      '扫描 #{{scanId}}：{{root}}（{{mode}}）：{{files}} 个 Python 文件，{{lines}} 行；{{error}} 个错误，{{warning}} 个警告，{{info}} 条提示。工作量：{{level}}。',
+    findings: '发现',
+    file: '文件',
+    rule: '规则',
+    diffs: '已接受的修改',
+    noDiffs: '尚未接受任何修改。',
+    history: '各次扫描的发现数',
+  },
 };

@@ -42,6 +42,50 @@ export const en = {
     'The ops stage needs either an entry (FILE:FUNCTION returning (model, batches)) or a script.',
   noPython:
     '{{host}} has no python3 on the PATH of a non-interactive shell: the op capture needs Python with torch.',
+  report: {
+    title: 'Operator coverage',
+    summary: '{{host}}: {{entry}}, classified for torch_npu {{version}} ({{list}}).',
+    op: 'Operator',
+    calls: 'Calls',
+    class: 'Class',
+    where: 'Where',
+  },
+  ui: {
+    noHosts: 'This session has no hosts yet: add one with “Hosts…” at the top of the session.',
+    entry: 'Entry on the host (FILE:FUNCTION)',
+    entryHelp:
+      'FUNCTION() must return (model, batches); each batch is a tuple of positional arguments. A path relative to the login directory works. Runs on any host with PyTorch — no NPU needed.',
+    target: 'Classify for',
+    hostVersion: 'the host’s torch_npu',
+    backward: 'also run backward',
+    against:
+      'Classified for torch_npu {{version}} (op list {{list}}); traced with torch {{torch}}.',
+    breakdown: 'Operators by class',
+    class: {
+      direct: 'direct',
+      'needs-change': 'needs change',
+      'cpu-fallback': 'CPU fallback',
+      unsupported: 'unsupported',
+    },
+    compareWith: 'Compare with',
+    compareSummary:
+      'torch_npu {{version}}: {{improved}} ops better, {{regressed}} worse, {{fallbacks}} CPU fallbacks left.',
+    variableInputs: 'Inputs whose shape varies across batches (argument [dims]: shapes): {{list}}',
+    allClasses: 'All classes',
+    dynamicOnly: 'dynamic shapes only',
+    search: 'Search ops or modules',
+    shown: '{{count}} of {{total}}',
+    op: 'Operator',
+    count: 'Calls',
+    classCol: 'Class',
+    shapes: 'Input shapes',
+    where: 'Where',
+    replacement: 'Suggested replacement',
+    dynamic: 'dynamic',
+    openInCode: 'open in the code review',
+    dynamicHelp:
+      'Different input shapes in different batches: each new shape compiles new kernels.',
+  },
 } as const;
 
 export type OpsMessages = Widen<typeof en>;

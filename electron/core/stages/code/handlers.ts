@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { lineDiff } from '../../../../shared/diff/line-diff';
-import { resolveCodeFolder } from '../../stages/code/definition';
-import { scanAndStore } from '../../stages/code/scan-and-store';
-import { runStage } from '../../stages/run-stage';
-import type { DomainHandlers, MethodsOf, Services } from '../services';
+import { resolveCodeFolder } from './folder';
+import { scanAndStore } from './scan-and-store';
+import { runStage } from '../run-stage';
+import type { DomainHandlers, MethodsOf, Services } from '../../api/services';
 
 export function codeHandlers(s: Services): DomainHandlers<MethodsOf<'code'>> {
   return {

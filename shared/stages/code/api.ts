@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { method } from './define';
-import type { IsoTime } from './common';
-import type { JobStarted } from './jobs';
-import type { Msg } from './text';
+import { method } from '../../api/define';
+import type { IsoTime } from '../../api/common';
+import type { JobStarted } from '../../api/jobs';
+import type { Msg } from '../../api/text';
 
 export const FIX_MODES = ['rewrite', 'transfer'] as const;
 export type FixMode = (typeof FIX_MODES)[number];

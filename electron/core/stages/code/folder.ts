@@ -1,0 +1,34 @@
+import { existsSync, statSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { AmwError } from '../../../../shared/errors';
+import type { StageServices } from '../define';
+
+/**
+ * The folder a code run scans: an absolute path as given; a relative one (or none) against the
+ * project's code location, so a project's stage runs without retyping where its code is.
+ */
+export function resolveCodeFolder(
+  services: Pick<StageServices, 'sessions'>,
+  path: string | undefined,
+  at: { sessionId?: number; project?: string },
+): string {
+  const project =
+    at.project ?? (at.sessionId ? services.sessions.session(at.sessionId).project : null);
+  const base = project ? services.sessions.project(project).codeLocation : null;
+  const usableBase = base && isAbsolute(base) ? base : null;
+  const folder =
+    path && isAbsolute(path)
+      ? path
+      : usableBase
+        ? resolve(usableBase, path ?? '.')
+        : path
+          ? resolve(path)
+          : null;
+  if (!folder)
+    throw new AmwError('VALIDATION', 'The code stage needs a folder.', {
+      issues: [{ path: 'path', message: 'stage-code:noPath' }],
+    });
+  if (!existsSync(folder) || !statSync(folder).isDirectory())
+    throw new AmwError('NOT_FOUND', `${folder} is not a folder on this machine.`, { path: folder });
+  return folder;
+}

@@ -32,6 +32,11 @@ export const ReportPrecision = z.object({
     }),
   ),
   checks: z.array(z.object({ id: z.string(), status: z.string(), summary: z.string() })),
+  /** Against the session's previous precision run: how the first divergence moved (null for the first). */
+  vsPrevious: z
+    .object({ stageRunId: z.number(), moved: z.string(), summary: z.string() })
+    .nullable()
+    .optional(),
 });
 
 export const precisionReport = { key: 'precision', schema: z.array(ReportPrecision) } as const;

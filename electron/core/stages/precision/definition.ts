@@ -17,6 +17,7 @@ import { precisionHandlers } from './handlers';
 import { CHECK_IDS, precisionOutcomes } from './outcomes';
 import { precisionReport } from './report';
 import { PrecisionRepository } from './repository';
+import { precisionLimits } from './tolerances';
 import { cleanUp, fetchFile, moveState } from './transfer';
 
 type Run = StageRun<StageInputOf<'precision'>>;
@@ -133,10 +134,10 @@ export const precisionDefinition = defineStage({
   cli: precisionCli,
   handlers: precisionHandlers,
   prepare(input, services) {
-    if (!input.entry)
+    if (!input.entry === !input.script)
       throw new AmwError(
         'VALIDATION',
-        'The precision stage needs an entry: FILE:FUNCTION returning (model, batches).',
+        'The precision stage needs either an entry (FILE:FUNCTION returning (model, batches)) or a script.',
         { issues: [{ path: 'entry', message: 'stage-precision:needsEntry' }] },
       );
     services.hostRepo.get(input.baseline); // NOT_FOUND now, not in the job
@@ -147,7 +148,19 @@ export const precisionDefinition = defineStage({
     const target = host!;
     const baseline = input.baseline;
     const workdir = `.amw-precision/run-${runId}-${randomBytes(4).toString('hex')}`;
-    const common = { entry: input.entry, mode: input.mode, backward: !!input.backward, workdir };
+    const caps = precisionLimits().tensorMode;
+    const common = {
+      entry: input.entry,
+      script: input.script,
+      steps: input.steps,
+      ops: input.ops,
+      modules: input.modules,
+      mode: input.mode,
+      backward: !!input.backward,
+      tensorCap: caps.elementsPerOutput,
+      tensorTotal: caps.bytesPerRun,
+      workdir,
+    };
     const local = mkdtempSync(join(tmpdir(), 'amw-precision-run-'));
     const repo = new PrecisionRepository(services.db, services.artifacts);
     let reader: (TensorReader & { close?: () => void }) | null = null;
@@ -208,7 +221,7 @@ export const precisionDefinition = defineStage({
         {
           source: 'run',
           baseline,
-          entry: input.entry!,
+          entry: input.entry ?? input.script!,
           backward: !!input.backward,
           inputsSha256:
             tgt?.dump.loaded?.sha256 ?? moved?.sha256 ?? base.dump.state?.sha256 ?? null,
@@ -251,5 +264,8 @@ export const precisionDefinition = defineStage({
       );
     }
   },
-  knowledge: () => ({ checks: [...CHECK_IDS] }),
+  knowledge: () => ({
+    checks: [...CHECK_IDS],
+    tolerances: Object.keys(precisionLimits().tolerances),
+  }),
 });

@@ -4,6 +4,7 @@ import { esc, MAX_ROWS, pill } from '../../reports/html-kit';
 import { cell, MAX_ROWS as MD_ROWS } from '../../reports/md-kit';
 import type { StageReport } from '../define';
 import { PrecisionRepository } from './repository';
+import { compareRuns } from './runs-compare';
 
 type Section = z.infer<typeof ReportPrecision>[];
 const CURVE_MAX = 2000;
@@ -61,10 +62,18 @@ export function curveSvg(curve: Section[number]['curve'], title: string): string
 export const precisionReport: StageReport<Section> = {
   build({ runs, services, show }) {
     const repo = new PrecisionRepository(services.db, services.artifacts);
+    let previous: {
+      row: ReturnType<PrecisionRepository['row']>;
+      view: ReturnType<PrecisionRepository['get']>;
+    } | null = null;
     return runs
       .filter((r) => repo.has(r.id))
+      .sort((a, b) => a.id - b.id)
       .map((r) => {
         const v = repo.get(r.id, r.host);
+        const here = { row: repo.row(r.id), view: v };
+        const vs = previous ? compareRuns(previous, here) : null;
+        previous = here;
         const f = v.firstDivergence;
         return {
           stageRunId: r.id,
@@ -92,6 +101,9 @@ export const precisionReport: StageReport<Section> = {
             error: m.maxAbsErr ?? m.statDrift,
           })),
           checks: r.checks.map((c) => ({ id: c.id, status: c.status, summary: show(c.summary) })),
+          vsPrevious: vs
+            ? { stageRunId: vs.a.stageRunId, moved: vs.moved, summary: show(vs.summary) }
+            : null,
         };
       });
   },
@@ -116,6 +128,12 @@ export const precisionReport: StageReport<Section> = {
         );
       out.push('</table>');
     }
+    const moves = list.filter((p) => p.vsPrevious);
+    if (moves.length) {
+      out.push(`<h3>${esc(t(`${NS}report.overTime`))}</h3><ul class="precision-over-time">`);
+      for (const p of moves) out.push(`<li>${esc(p.vsPrevious!.summary)}</li>`);
+      out.push('</ul>');
+    }
     out.push('</section>');
     return out.join('');
   },
@@ -136,6 +154,11 @@ export const precisionReport: StageReport<Section> = {
       );
       for (const c of p.checks.slice(0, MD_ROWS))
         out.push(`| \`${c.id}\` | ${c.status} | ${cell(c.summary)} |`);
+    }
+    const moves = list.filter((p) => p.vsPrevious);
+    if (moves.length) {
+      out.push('', `### ${t(`${NS}report.overTime`)}`, '');
+      for (const p of moves) out.push(`- ${cell(p.vsPrevious!.summary)}`);
     }
     return out.join('\n');
   },

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { DtypePolicy } from '../../../../shared/stages/precision/api';
 import { resourcesDir } from '../../paths';
 
 /**

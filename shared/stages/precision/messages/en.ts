@@ -100,7 +100,8 @@ export const en = {
     badXlsx: '{{file}}: not a readable xlsx workbook ({{error}}).',
     truncated: '{{file}}: not valid JSON ({{error}}); entries read before the damage are kept.',
     unknownColumns: '{{file}}: columns not known to any msprobe version: {{columns}}.',
-    noNameColumn: '{{file}}: no "NPU Name" column: not an msprobe compare result.',
+    noNameColumn:
+      '{{file}}: no "NPU Name" column (columns: {{columns}}): not an msprobe compare result.',
     missingFile: '{{dir}}: {{file}} is missing.',
     badEntry: '{{file}}: entry {{name}} is not a dump record.',
     badRow: '{{file}} line {{line}}: {{count}} fields, the header has {{header}}.',

@@ -95,7 +95,7 @@ export const zhCN: PrecisionMessages = {
     badXlsx: '{{file}}：不是可读取的 xlsx 工作簿（{{error}}）。',
     truncated: '{{file}}：不是有效的 JSON（{{error}}）；损坏处之前读到的记录已保留。',
     unknownColumns: '{{file}}：这些列不属于任何 msprobe 版本：{{columns}}。',
-    noNameColumn: '{{file}}：没有 "NPU Name" 列：不是 msprobe 比对结果。',
+    noNameColumn: '{{file}}：没有 "NPU Name" 列（现有列：{{columns}}）：不是 msprobe 比对结果。',
     missingFile: '{{dir}}：缺少 {{file}}。',
     badEntry: '{{file}}：条目 {{name}} 不是数据采集记录。',
     badRow: '{{file}} 第 {{line}} 行：{{count}} 个字段，表头有 {{header}} 个。',

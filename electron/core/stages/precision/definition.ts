@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { precisionStage } from '../../../../shared/stages/precision';
@@ -17,6 +17,7 @@ import { precisionHandlers } from './handlers';
 import { CHECK_IDS, precisionOutcomes } from './outcomes';
 import { precisionReport } from './report';
 import { PrecisionRepository } from './repository';
+import { openTensorFiles } from './tensor-files';
 import { precisionLimits } from './tolerances';
 import { cleanUp, fetchFile, moveState } from './transfer';
 
@@ -89,7 +90,7 @@ async function tensorReader(
   base: { host: string; dump: RawDump },
   target: { host: string; dump: RawDump },
   local: string,
-): Promise<TensorReader | null> {
+): Promise<(TensorReader & { close: () => void }) | null> {
   if (!base.dump.tensors || !target.dump.tensors) return null;
   const files = { baseline: join(local, 'baseline.bin'), target: join(local, 'target.bin') };
   await fetchFile(
@@ -108,18 +109,7 @@ async function tensorReader(
     run.job,
     run.input.password,
   );
-  const fds = { baseline: openSync(files.baseline, 'r'), target: openSync(files.target, 'r') };
-  const reader: TensorReader & { close?: () => void } = (side, data) => {
-    const buf = Buffer.alloc(data.count * 4);
-    const got = readSync(fds[side], buf, 0, buf.length, data.offset);
-    if (got !== buf.length) return null;
-    return new Float32Array(buf.buffer, buf.byteOffset, data.count);
-  };
-  reader.close = () => {
-    closeSync(fds.baseline);
-    closeSync(fds.target);
-  };
-  return reader;
+  return openTensorFiles(files);
 }
 
 /**

@@ -336,8 +336,7 @@ d('precision stage: the same model on a CPU baseline host and an NPU-profile hos
         language: 'en',
       });
       expect(html.text).toContain('<svg');
-      expect(html.text).toContain('First divergence');
-      expect(html.text).toContain('block.act');
+      expect(html.text).toContain('<strong>First divergence:</strong> <code>block.act</code>');
 
       // aten ops beside the modules, tensors of the chosen modules only: the GELU kernel itself
       // agrees (the stand-in perturbs the Python function around it), the module does not
@@ -400,6 +399,9 @@ d('precision stage: the same model on a CPU baseline host and an NPU-profile hos
         format: 'html',
         language: 'en',
       });
+      // the stage's own words in the section (its namespace reaches the report's renderer)
+      expect(later.text).toContain('<h2>Precision</h2>');
+      expect(later.text).not.toContain('report.title');
       expect(later.text).toContain('Over time');
       expect(later.text).toContain(
         `Run ${fixed.stageRunId} against run ${ops.stageRunId}: the divergence at block.act is gone`,

@@ -8,6 +8,7 @@ import { compareRuns } from './runs-compare';
 
 type Section = z.infer<typeof ReportPrecision>[];
 const CURVE_MAX = 2000;
+const OVER_TIME_MAX = 50;
 const NS = 'stage-precision:';
 const RESULT_CLS: Record<string, string> = {
   pass: 'pass',
@@ -59,21 +60,37 @@ export function curveSvg(curve: Section[number]['curve'], title: string): string
   return `<figure class="precision-chart"><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="${esc(title)}"><rect width="${W}" height="${H}" fill="none" stroke="#ccc"/>${bars}${line}</svg><figcaption class="small">${esc(title)}</figcaption></figure>`;
 }
 
+/** The session's moves over time: the newest run's list holds them all. */
+const overTime = (list: Section) =>
+  list.reduce<NonNullable<Section[number]['overTime']>>(
+    (best, p) => ((p.overTime?.length ?? 0) > best.length ? p.overTime! : best),
+    [],
+  );
+
 export const precisionReport: StageReport<Section> = {
-  build({ runs, services, show }) {
+  build({ sessionId, runs, services, show }) {
     const repo = new PrecisionRepository(services.db, services.artifacts);
-    let previous: {
-      row: ReturnType<PrecisionRepository['row']>;
-      view: ReturnType<PrecisionRepository['get']>;
-    } | null = null;
+    // every precision run of the session, oldest first, each against the one before it
+    const history = repo.history(sessionId).reverse();
+    const moves: NonNullable<Section[number]['overTime']> = [];
+    for (let i = 1; i < history.length; i++) {
+      const side = (id: number) => ({
+        row: history.find((h) => h.stageRunId === id)!,
+        view: repo.get(id, ''),
+      });
+      const r = compareRuns(side(history[i - 1]!.stageRunId), side(history[i]!.stageRunId));
+      moves.push({
+        a: r.a.stageRunId,
+        b: r.b.stageRunId,
+        moved: r.moved,
+        summary: show(r.summary),
+      });
+    }
     return runs
       .filter((r) => repo.has(r.id))
       .sort((a, b) => a.id - b.id)
       .map((r) => {
         const v = repo.get(r.id, r.host);
-        const here = { row: repo.row(r.id), view: v };
-        const vs = previous ? compareRuns(previous, here) : null;
-        previous = here;
         const f = v.firstDivergence;
         return {
           stageRunId: r.id,
@@ -101,9 +118,7 @@ export const precisionReport: StageReport<Section> = {
             error: m.maxAbsErr ?? m.statDrift,
           })),
           checks: r.checks.map((c) => ({ id: c.id, status: c.status, summary: show(c.summary) })),
-          vsPrevious: vs
-            ? { stageRunId: vs.a.stageRunId, moved: vs.moved, summary: show(vs.summary) }
-            : null,
+          overTime: moves.filter((x) => x.b <= r.id).slice(-OVER_TIME_MAX),
         };
       });
   },
@@ -128,10 +143,10 @@ export const precisionReport: StageReport<Section> = {
         );
       out.push('</table>');
     }
-    const moves = list.filter((p) => p.vsPrevious);
+    const moves = overTime(list);
     if (moves.length) {
       out.push(`<h3>${esc(t(`${NS}report.overTime`))}</h3><ul class="precision-over-time">`);
-      for (const p of moves) out.push(`<li>${esc(p.vsPrevious!.summary)}</li>`);
+      for (const x of moves) out.push(`<li>${esc(x.summary)}</li>`);
       out.push('</ul>');
     }
     out.push('</section>');
@@ -155,10 +170,10 @@ export const precisionReport: StageReport<Section> = {
       for (const c of p.checks.slice(0, MD_ROWS))
         out.push(`| \`${c.id}\` | ${c.status} | ${cell(c.summary)} |`);
     }
-    const moves = list.filter((p) => p.vsPrevious);
+    const moves = overTime(list);
     if (moves.length) {
       out.push('', `### ${t(`${NS}report.overTime`)}`, '');
-      for (const p of moves) out.push(`- ${cell(p.vsPrevious!.summary)}`);
+      for (const x of moves) out.push(`- ${cell(x.summary)}`);
     }
     return out.join('\n');
   },

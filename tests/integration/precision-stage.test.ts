@@ -273,6 +273,49 @@ d('precision stage: the same model on a CPU baseline host and an NPU-profile hos
     expect(leftovers(npu)).toEqual([]);
   }, 180_000);
 
+  it('shapes that do not match: a parameter named with both shapes; an output named with both shapes, earlier modules kept', async () => {
+    const write = (sim: SimHost, name: string, body: string) => {
+      const file = join(sim.dir, 'home', 'models', name);
+      writeFileSync(file, body);
+      const { uid, gid } = statSync(join(sim.dir, 'home'));
+      chownSync(file, uid, gid);
+    };
+    const head = 'import torch\nfrom torch import nn\n\n';
+    write(
+      cpu,
+      'widths.py',
+      `${head}def build():\n    return nn.Sequential(nn.Linear(4, 4)), [(torch.randn(2, 4),)]\n`,
+    );
+    write(
+      npu,
+      'widths.py',
+      `${head}def build():\n    return nn.Sequential(nn.Linear(4, 3)), [(torch.randn(2, 4),)]\n`,
+    );
+    const widths = await runPrecision('npu', 'models/widths.py:build');
+    const dump = check(widths.run, 'precision.dump');
+    expect(dump.status).toBe('fail');
+    expect(en(dump.summary)).toContain(
+      'the model differs between the two sides: 0.weight is [4, 4] on the baseline and [3, 4] on the target',
+    );
+    // same weights, a forward that reshapes on the target only
+    const model = (flat: boolean) =>
+      `${head}class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.lin = nn.Linear(4, 4)\n        self.out = nn.Linear(4, 4)\n\n    def forward(self, x):\n        y = self.out(self.lin(x))\n        return ${flat ? 'y.reshape(-1)' : 'y'}\n\n\ndef build():\n    return M(), [(torch.randn(2, 4),)]\n`;
+    write(cpu, 'reshape.py', model(false));
+    write(npu, 'reshape.py', model(true));
+    const { run, view } = await runPrecision('npu', 'models/reshape.py:build');
+    expect(view.modules.map((m) => [m.module, m.result])).toEqual([
+      ['lin', 'pass'],
+      ['out', 'pass'],
+      ['(model)', 'error'],
+    ]);
+    expect(en(check(run, 'precision.first-divergence').summary)).toContain(
+      'First divergence: (model) (error)',
+    );
+    expect(en(check(run, 'precision.first-divergence').summary)).toContain(
+      'shape [8] against [2,4]',
+    );
+  }, 180_000);
+
   it('NaN/Inf: the first module where they appear is named', async () => {
     const { run, view } = await runPrecision('npu', 'models/models.py:overflow');
     const o = check(run, 'precision.overflow');

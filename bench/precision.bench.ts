@@ -109,7 +109,7 @@ try {
   const streamed = compareDumps(base, tgt, { dtype: 'fp32', mode: 'tensor', read: sampled });
   reader.close();
   console.log(
-    `compare, tensor mode streamed from disk: ${N} modules × ${ELEMENTS} elements (2 × ${((N * ELEMENTS * 4) / 2 ** 20).toFixed(0)} MiB files) in ${ms(t0).toFixed(1)} ms wall, ${cpuMs(c0).toFixed(1)} ms CPU; RSS grew by at most ${((peak - rss0) / 2 ** 20).toFixed(1)} MiB (${streamed.counts.pass} pass)`,
+    `compare, tensor mode streamed from disk: ${N} modules × ${ELEMENTS} elements (2 × ${((N * ELEMENTS * 4) / 2 ** 20).toFixed(0)} MiB files) in ${ms(t0).toFixed(1)} ms wall, ${cpuMs(c0).toFixed(1)} ms CPU; RSS grew by at most ${((peak - rss0) / 2 ** 20).toFixed(1)} MiB (${streamed.counts.pass} pass, ${streamed.counts.warning} warning, ${streamed.counts.error} error)`,
   );
   const { db } = openStore(join(dir, 'amw.db'));
   const artifacts = new ArtifactStore(db, join(dir, 'artifacts'));
@@ -168,14 +168,18 @@ try {
       `sys.path.insert(0, ${JSON.stringify(dir)})`,
       'from deep import deep',
       'torch.manual_seed(1); m, bs = deep(); m.eval()',
-      't = time.time()',
+      't = time.time(); c = time.process_time()',
       '[m(*b) for b in bs]',
-      'print(time.time() - t)',
+      'print(time.time() - t, time.process_time() - c)',
     ].join('\n');
-    const plainS = Number(execFileSync(py, ['-c', plain], { encoding: 'utf8' }).trim());
+    const [plainS, plainCpu] = execFileSync(py, ['-c', plain], { encoding: 'utf8' })
+      .trim()
+      .split(' ')
+      .map(Number) as [number, number];
     const harness = (extra: Record<string, unknown>) => {
       const out = execFileSync(py, ['resources/probes/precision_dump.py'], {
         encoding: 'utf8',
+        maxBuffer: 64 * 2 ** 20,
         env: {
           ...process.env,
           HOME: dir,
@@ -191,15 +195,15 @@ try {
         out
           .slice(out.lastIndexOf('@@AMW-PRECISION@@') + '@@AMW-PRECISION@@'.length)
           .split('\n')[0]!,
-      ) as { forwardSeconds: number; modules: unknown[]; file?: string };
+      ) as { forwardSeconds: number; forwardCpuSeconds: number; modules: unknown[] };
     };
     const doc = harness({});
     console.log(
-      `harness, statistics mode: 10 batches × 201 modules, forward ${(plainS * 1000).toFixed(0)} ms plain, ${(doc.forwardSeconds * 1000).toFixed(0)} ms hooked (${(doc.forwardSeconds / plainS).toFixed(2)}×), ${doc.modules.length} module records`,
+      `harness, statistics mode: 10 batches × 201 modules, forward ${(plainS * 1000).toFixed(0)} ms wall / ${(plainCpu * 1000).toFixed(0)} ms CPU plain, ${(doc.forwardSeconds * 1000).toFixed(0)} ms wall / ${(doc.forwardCpuSeconds * 1000).toFixed(0)} ms CPU hooked (${(doc.forwardCpuSeconds / plainCpu).toFixed(2)}× CPU), ${doc.modules.length} module records`,
     );
     const withOps = harness({ ops: ['addmm', 'gelu'] });
     console.log(
-      `harness, statistics mode + --ops addmm,gelu: forward ${(withOps.forwardSeconds * 1000).toFixed(0)} ms hooked (${(withOps.forwardSeconds / plainS).toFixed(2)}× plain)`,
+      `harness, statistics mode + --ops addmm,gelu: forward ${(withOps.forwardSeconds * 1000).toFixed(0)} ms wall / ${(withOps.forwardCpuSeconds * 1000).toFixed(0)} ms CPU hooked (${(withOps.forwardCpuSeconds / plainCpu).toFixed(2)}× CPU), ${withOps.modules.length} records`,
     );
   } else console.log('harness: no python3 with torch here, not measured');
 } finally {

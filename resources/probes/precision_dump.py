@@ -530,6 +530,7 @@ def run_script(state_path, amp, ops):
     hook_script(state_path)
     phase["now"] = "forward"
     t_forward = time.time()
+    c_forward = time.process_time()
     try:
         with amp or Nothing():
             with ops or Nothing():
@@ -540,6 +541,7 @@ def run_script(state_path, amp, ops):
         if e.code not in (None, 0):
             raise
     out["forwardSeconds"] = round(time.time() - t_forward, 4)
+    out["forwardCpuSeconds"] = round(time.process_time() - c_forward, 4)
     if script_state["first"] is None:
         raise RuntimeError("%s ran to its end without calling any nn.Module: nothing to compare" % SCRIPT)
 
@@ -572,6 +574,7 @@ def run_entry(state_path, device, ops):
     hook_modules(model)
     amp = autocast_for(device)
     t_forward = time.time()
+    c_forward = time.process_time()
     for i, batch in enumerate(batches):
         if not isinstance(batch, (tuple, list)):
             batch = (batch,)
@@ -587,6 +590,7 @@ def run_entry(state_path, device, ops):
             (loss.float().sum() if loss.dim() else loss).backward()
         out["batches"] = i + 1
     out["forwardSeconds"] = round(time.time() - t_forward, 4)
+    out["forwardCpuSeconds"] = round(time.process_time() - c_forward, 4)
     if ARGS.get("backward"):
         for name, prm in model.named_parameters():
             if prm.grad is not None:

@@ -1,8 +1,17 @@
 # Precision dump harness (runs on the host, torch >= 1.13). Arguments come as JSON in
 # AMW_PRECISION_ARGS: {"entry": "FILE:FUNCTION", "role": "baseline"|"target", "dtype":
 # "fp32"|"bf16"|"fp16", "mode": "statistics"|"tensor", "backward": bool, "workdir": "DIR",
-# "state": "FILE" (target: the baseline's weights and inputs), "sha256": "..."}.
-# FUNCTION() returns (model, batches). Seeds are fixed and deterministic algorithms switched on
+# "state": "FILE" (target: the baseline's weights and inputs), "sha256": "...", "script": "FILE"
+# (instead of entry), "argv": [...], "steps": N (script mode: root forward calls recorded),
+# "ops": ["gelu", ...] (aten ops recorded beside the modules), "modules": ["block.*", ...]
+# (tensor mode: the records whose tensors are kept), "tensorCap", "tensorTotal"}.
+# FUNCTION() returns (model, batches). Script mode runs the user's script as-is: every nn.Module
+# is hooked as it is called (global module hooks), the first module called from outside any
+# other is the model (named by its named_modules()); its weights are saved (baseline) or loaded
+# (target) at its first call, and the script is stopped when its model is called for step N+1.
+# Selected aten ops are recorded through TorchDispatchMode (torch >= 1.13), named
+# "<enclosing module>/aten::<op>", in execution order next to the modules; without it they are
+# not recorded and the dump says so. Seeds are fixed and deterministic algorithms switched on
 # (and recorded) before the entry runs. The baseline saves the model's state_dict and the batches
 # to DIR/state.pt; the target builds the model, loads both (checksum verified), so only device and
 # kernels differ. Forward hooks on every nn.Module record, in execution order (a module is recorded
@@ -10,7 +19,7 @@
 # and NaN/Inf counts of every output tensor; tensor mode also writes a capped float32 copy of
 # each output to DIR/tensors.bin. Prints one line: @@AMW-PRECISION@@{json}. Errors in the user's
 # code come back in that JSON with their traceback, never as a crash of the harness.
-import hashlib, importlib.util, inspect, json, math, os, random, re, struct, sys, time, traceback, warnings
+import fnmatch, hashlib, importlib.util, inspect, json, math, os, random, re, runpy, struct, sys, time, traceback, warnings
 
 ARGS = json.loads(os.environ.get("AMW_PRECISION_ARGS", "{}"))
 HERE = os.path.abspath(__file__) if "__file__" in globals() else "<harness>"
@@ -20,14 +29,21 @@ DTYPE = ARGS.get("dtype", "fp32") if ROLE == "target" else "fp32"
 MODE = ARGS.get("mode", "statistics")
 TENSOR_CAP = int(ARGS.get("tensorCap", 65536))  # elements kept per output tensor (tensor mode)
 TENSOR_TOTAL = int(ARGS.get("tensorTotal", 256 * 1024 * 1024))  # bytes, the whole file
+SCRIPT = ARGS.get("script")
+STEPS = max(1, int(ARGS.get("steps", 1)))
+OPS = [str(o) for o in (ARGS.get("ops") or [])]
+PATTERNS = [str(p) for p in (ARGS.get("modules") or [])]
+OP_LIMIT = int(ARGS.get("opLimit", 20000))  # op records kept (an op called in a loop adds up)
 WORKDIR = os.path.join(os.path.expanduser("~"), ARGS.get("workdir") or ".amw-precision/tmp")
-out = {"v": 1, "role": ROLE, "entry": ARGS.get("entry"), "device": "cpu", "deviceNote": None,
+out = {"v": 1, "role": ROLE, "entry": ARGS.get("entry") or SCRIPT, "script": bool(SCRIPT), "device": "cpu", "deviceNote": None,
        "dtype": DTYPE, "autocast": None, "bf16Supported": None, "mode": MODE, "modules": [],
        "determinism": {"seed": None, "torchDeterministic": None, "cudnnDeterministic": None,
                        "npuDeterministic": None, "hcclDeterministic": os.environ.get("HCCL_DETERMINISTIC"),
                        "worldSize": int(os.environ.get("WORLD_SIZE", "1") or 1)},
        "gradScaler": None, "state": None, "loaded": None, "tensors": None, "batches": 0,
-       "warnings": [], "error": None}
+       "warnings": [], "error": None,
+       "opHooks": {"requested": OPS, "via": None, "seen": [], "note": None, "dropped": 0} if OPS else None,
+       "tensorsDropped": 0}
 phase = {"now": "import torch"}
 
 
@@ -217,7 +233,7 @@ def finite(x):
 tensor_file = [None, 0]
 
 
-def stats(t):
+def stats(t, keep=False):
     t = t.detach()
     s = {"dtype": str(t.dtype).replace("torch.", ""), "shape": list(t.shape), "max": None, "min": None,
          "mean": None, "norm": None, "nan": 0, "inf": 0, "numel": t.numel()}
@@ -234,14 +250,21 @@ def stats(t):
         s["min"] = finite(ok.min())
         s["mean"] = finite(ok.double().mean())
         s["norm"] = finite(ok.double().norm())
-    if MODE == "tensor":
+    if keep and MODE == "tensor":
         f = tensor_file[0]
         flat = x.reshape(-1)[:TENSOR_CAP].contiguous().cpu()
         if f is not None and tensor_file[1] + flat.numel() * 4 <= TENSOR_TOTAL:
             s["data"] = {"offset": tensor_file[1], "count": flat.numel()}
-            f.write(flat.numpy().astype("<f4").tobytes() if hasattr(flat, "numpy") else b"")
+            f.write(flat.numpy().astype("<f4").tobytes())
             tensor_file[1] += flat.numel() * 4
+        else:
+            out["tensorsDropped"] += 1  # past the run's byte cap: statistics only, and said so
     return s
+
+
+def kept(name):
+    """Tensor mode keeps the chosen records' tensors (all of them when none are chosen)."""
+    return MODE == "tensor" and (not PATTERNS or any(fnmatch.fnmatchcase(name, p) for p in PATTERNS))
 
 
 def tensors_in(res, found):
@@ -258,28 +281,207 @@ def tensors_in(res, found):
 
 calls = {}
 sites = {}
+stack = []  # names of the modules whose forward is running (innermost last)
+
+
+def record(name, cls, res, kind="forward", site=None, source=None):
+    n = calls.get((kind, name), 0)
+    calls[(kind, name)] = n + 1
+    keep = kept(name)
+    out["modules"].append({
+        "module": name, "call": n, "cls": cls, "order": len(out["modules"]), "classSource": source,
+        "callSite": site, "outputs": [stats(t, keep) for t in tensors_in(res, [])], "kind": kind})
+
+
+def on_pre(name):
+    stack.append(name)
+    sites.setdefault(name, []).append(call_site())
+
+
+def on_post(name, mod, res):
+    if stack and stack[-1] == name:
+        stack.pop()
+    site = sites.get(name) or [None]
+    record(name, type(mod).__name__, res, "forward", site.pop() if site else None, class_source(type(mod)))
 
 
 def hook_modules(model):
     def pre(name):
         def f(mod, inp):
-            sites.setdefault(name, []).append(call_site())
+            on_pre(name)
         return f
 
     def post(name):
         def f(mod, inp, res):
-            n = calls.get(name, 0)
-            calls[name] = n + 1
-            site = sites.get(name) or [None]
-            out["modules"].append({
-                "module": name, "call": n, "cls": type(mod).__name__, "order": len(out["modules"]),
-                "classSource": class_source(type(mod)), "callSite": site.pop() if site else None,
-                "outputs": [stats(t) for t in tensors_in(res, [])], "kind": "forward"})
+            on_post(name, mod, res)
         return f
 
     for name, mod in model.named_modules():
         mod.register_forward_pre_hook(pre(name))
         mod.register_forward_hook(post(name))
+
+
+# ---- selected aten ops --------------------------------------------------------------------------
+
+def op_matcher():
+    wanted = set()
+    for o in OPS:
+        o = o[6:] if o.startswith("aten::") else o
+        wanted.add(o)
+    def match(func):
+        packet = func.overloadpacket.__name__
+        overload = "%s.%s" % (packet, getattr(func, "_overloadname", "default"))
+        return packet if packet in wanted else (overload if overload in wanted else None)
+    return match
+
+
+def op_mode():
+    """A dispatch mode recording the chosen aten ops' outputs, or None (and why) where torch lacks it."""
+    try:
+        from torch.utils._python_dispatch import TorchDispatchMode
+    except Exception as e:
+        out["opHooks"]["note"] = "torch %s has no TorchDispatchMode (%s): aten ops are not recorded" % (torch.__version__, str(e)[:120])
+        return None
+    match = op_matcher()
+    seen = set()
+
+    class OpRecorder(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            res = func(*args, **(kwargs or {}))
+            # forward ops inside a module only (backward and the script's own loss code are not the model)
+            name = match(func) if phase["now"] == "forward" and stack else None
+            if name is not None:
+                if name not in seen:
+                    seen.add(name)
+                    out["opHooks"]["seen"].append(name)
+                if out["opHooks"]["dropped"] or op_count[0] >= OP_LIMIT:
+                    out["opHooks"]["dropped"] += 1
+                else:
+                    op_count[0] += 1
+                    where = stack[-1] if stack else ""
+                    label = "%s/aten::%s" % (where, name) if where else "aten::%s" % name
+                    record(label, "aten::%s" % str(func).split(".", 1)[-1], res, "op", call_site(), None)
+            return res
+
+    out["opHooks"]["via"] = "TorchDispatchMode"
+    return OpRecorder()
+
+
+op_count = [0]
+
+
+class Nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+
+# ---- script mode ----------------------------------------------------------------------------------
+
+class StopScript(BaseException):
+    """Raised into the user's script when its model is called past the steps asked for."""
+
+
+script_state = {"roots": [], "names": {}, "rootCalls": 0, "first": None}
+
+
+def script_name(mod):
+    names = script_state["names"]
+    n = names.get(id(mod))
+    if n is not None:
+        return n
+    if not stack:
+        # a module called from outside any other: a model; the first one is "the" model
+        k = len(script_state["roots"])
+        script_state["roots"].append(mod)
+        prefix = "[%d]" % k if k else ""
+        for sub_name, sub in mod.named_modules():
+            full = (prefix + "." + sub_name if sub_name else prefix) if prefix else sub_name
+            names.setdefault(id(sub), full)
+        return names[id(mod)]
+    # built after its parent was named (a module made inside a forward)
+    n = "%s.<%s>" % (stack[-1], type(mod).__name__)
+    names[id(mod)] = n
+    return n
+
+
+def hook_script(state_path):
+    from torch.nn.modules import module as nn_module
+
+    def pre(mod, inp):
+        if not stack:
+            first = script_state["first"]
+            if first is None:
+                script_state["first"] = mod
+                script_name(mod)
+                on_first_call(mod, state_path)
+            if mod is script_state["first"]:
+                if script_state["rootCalls"] >= STEPS:
+                    raise StopScript()
+                script_state["rootCalls"] += 1
+                out["batches"] = script_state["rootCalls"]
+        on_pre(script_name(mod))
+
+    def post(mod, inp, res):
+        on_post(script_name(mod), mod, res)
+
+    nn_module.register_module_forward_pre_hook(pre)
+    nn_module.register_module_forward_hook(post)
+
+
+def on_first_call(model, state_path):
+    """Script mode: the model's weights saved (baseline) or loaded (target) before its first forward."""
+    p = next(iter(model.parameters()), None)
+    out["device"] = p.device.type if p is not None else "cpu"
+    if ROLE == "baseline":
+        phase["now"] = "save"
+        cpu_state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
+        torch.save({"state_dict": cpu_state, "batches": []}, state_path)
+        out["state"] = {"path": os.path.relpath(state_path, os.path.expanduser("~")),
+                        "sha256": sha256_of(state_path), "bytes": os.path.getsize(state_path)}
+    else:
+        phase["now"] = "load"
+        load_state(model)
+    if ARGS.get("backward"):
+        for name, prm in model.named_parameters():
+            prm.register_hook(grad_hook(name))
+    phase["now"] = "forward"
+
+
+def grad_hook(name):
+    done = [False]
+
+    def f(grad):
+        if not done[0]:
+            done[0] = True
+            record(name, "grad", grad, "grad")
+        return None
+    return f
+
+
+def load_state(model):
+    """Target: the baseline's weights (and inputs) loaded, checksum verified, names compared."""
+    path = os.path.join(os.path.expanduser("~"), ARGS["state"])
+    got = sha256_of(path)
+    if ARGS.get("sha256") and got != ARGS["sha256"]:
+        raise IOError("weights and inputs %s: sha256 %s, expected %s" % (path, got, ARGS["sha256"]))
+    saved = torch.load(path, map_location="cpu")
+    own = model.state_dict()
+    missing = [k for k in saved["state_dict"] if k not in own]
+    unexpected = [k for k in own if k not in saved["state_dict"]]
+    if missing or unexpected:
+        raise KeyError("the model differs between the two sides: only on the baseline %s; only on the target %s"
+                       % (missing[:10], unexpected[:10]))
+    shapes = [k for k, v in saved["state_dict"].items() if tuple(v.shape) != tuple(own[k].shape)]
+    if shapes:
+        k = shapes[0]
+        raise ValueError("the model differs between the two sides: %s is %s on the baseline and %s on the target"
+                         % (k, list(saved["state_dict"][k].shape), list(own[k].shape)))
+    model.load_state_dict(saved["state_dict"], strict=True)
+    out["loaded"] = {"sha256": got}
+    return saved["batches"]
 
 
 def to_device(x, device):
@@ -318,6 +520,83 @@ def autocast_for(device):
     return ctx
 
 
+def run_script(state_path, amp, ops):
+    path = os.path.abspath(os.path.expanduser(SCRIPT))
+    user_root[0] = os.path.dirname(path) + os.sep
+    sys.argv = [path] + [str(a) for a in (ARGS.get("argv") or [])]
+    sys.path.insert(0, os.path.dirname(path))
+    os.chdir(os.path.dirname(path))
+    scan_grad_scaler(path)
+    hook_script(state_path)
+    phase["now"] = "forward"
+    t_forward = time.time()
+    c_forward = time.process_time()
+    try:
+        with amp or Nothing():
+            with ops or Nothing():
+                runpy.run_path(path, run_name="__main__")
+    except StopScript:
+        pass  # the steps asked for are recorded: the rest of the script is not needed
+    except SystemExit as e:
+        if e.code not in (None, 0):
+            raise
+    out["forwardSeconds"] = round(time.time() - t_forward, 4)
+    out["forwardCpuSeconds"] = round(time.process_time() - c_forward, 4)
+    if script_state["first"] is None:
+        raise RuntimeError("%s ran to its end without calling any nn.Module: nothing to compare" % SCRIPT)
+
+
+def run_entry(state_path, device, ops):
+    model, batches = load_entry(ARGS["entry"])()
+    batches = list(batches)
+    if ROLE == "baseline":
+        phase["now"] = "save"
+        cpu_state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
+        torch.save({"state_dict": cpu_state, "batches": to_device(batches, "cpu")}, state_path)
+        out["state"] = {"path": os.path.relpath(state_path, os.path.expanduser("~")),
+                        "sha256": sha256_of(state_path), "bytes": os.path.getsize(state_path)}
+    else:
+        phase["now"] = "load"
+        batches = load_state(model)
+    phase["now"] = "move"
+    if device != "cpu":
+        try:
+            model = model.to(device)
+        except Exception as e:
+            out["deviceNote"] = "moving the model to %s failed (%s): running on the CPU" % (device, str(e)[:200])
+            device = "cpu"
+    p = next(iter(model.parameters()), None)
+    out["device"] = p.device.type if p is not None else device
+    if out["device"] != device:
+        out["deviceNote"] = (out["deviceNote"] or "") + ("%s reported available but tensors stay on the %s" % (device, out["device"]))
+        device = out["device"]
+    model.eval()
+    hook_modules(model)
+    amp = autocast_for(device)
+    t_forward = time.time()
+    c_forward = time.process_time()
+    for i, batch in enumerate(batches):
+        if not isinstance(batch, (tuple, list)):
+            batch = (batch,)
+        batch = to_device(batch, device)
+        phase["now"] = "forward"
+        with amp or Nothing():
+            with ops or Nothing():
+                res = model(*batch)
+        if ARGS.get("backward"):
+            phase["now"] = "backward"
+            found = tensors_in(res, [])
+            loss = found[0]
+            (loss.float().sum() if loss.dim() else loss).backward()
+        out["batches"] = i + 1
+    out["forwardSeconds"] = round(time.time() - t_forward, 4)
+    out["forwardCpuSeconds"] = round(time.process_time() - c_forward, 4)
+    if ARGS.get("backward"):
+        for name, prm in model.named_parameters():
+            if prm.grad is not None:
+                record(name, "grad", prm.grad, "grad")
+
+
 t0 = time.time()
 try:
     with warnings.catch_warnings(record=True) as caught:
@@ -342,74 +621,16 @@ try:
         phase["now"] = "seeds"
         fix_seeds()
         phase["now"] = "entry"
-        model, batches = load_entry(ARGS["entry"])()
-        batches = list(batches)
         os.makedirs(WORKDIR, exist_ok=True)
         state_path = os.path.join(WORKDIR, "state.pt")
-        if ROLE == "baseline":
-            phase["now"] = "save"
-            cpu_state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
-            torch.save({"state_dict": cpu_state, "batches": to_device(batches, "cpu")}, state_path)
-            out["state"] = {"path": os.path.relpath(state_path, os.path.expanduser("~")),
-                            "sha256": sha256_of(state_path), "bytes": os.path.getsize(state_path)}
-        else:
-            phase["now"] = "load"
-            path = os.path.join(os.path.expanduser("~"), ARGS["state"])
-            got = sha256_of(path)
-            if ARGS.get("sha256") and got != ARGS["sha256"]:
-                raise IOError("weights and inputs %s: sha256 %s, expected %s" % (path, got, ARGS["sha256"]))
-            saved = torch.load(path, map_location="cpu")
-            missing, unexpected = [], []
-            own = model.state_dict()
-            missing = [k for k in saved["state_dict"] if k not in own]
-            unexpected = [k for k in own if k not in saved["state_dict"]]
-            if missing or unexpected:
-                raise KeyError("the model differs between the two sides: only on the baseline %s; only on the target %s"
-                               % (missing[:10], unexpected[:10]))
-            model.load_state_dict(saved["state_dict"], strict=True)
-            batches = saved["batches"]
-            out["loaded"] = {"sha256": got}
-        phase["now"] = "move"
-        if device != "cpu":
-            try:
-                model = model.to(device)
-            except Exception as e:
-                out["deviceNote"] = "moving the model to %s failed (%s): running on the CPU" % (device, str(e)[:200])
-                device = "cpu"
-        p = next(iter(model.parameters()), None)
-        out["device"] = p.device.type if p is not None else device
-        if out["device"] != device:
-            out["deviceNote"] = (out["deviceNote"] or "") + ("%s reported available but tensors stay on the %s" % (device, out["device"]))
-            device = out["device"]
         if MODE == "tensor":
             tensor_file[0] = open(os.path.join(WORKDIR, "tensors.bin"), "wb")
-        model.eval()
-        hook_modules(model)
-        amp = autocast_for(device)
-        t_forward = time.time()
-        for i, batch in enumerate(batches):
-            if not isinstance(batch, (tuple, list)):
-                batch = (batch,)
-            batch = to_device(batch, device)
-            phase["now"] = "forward"
-            if amp is not None:
-                with amp:
-                    res = model(*batch)
-            else:
-                res = model(*batch)
-            if ARGS.get("backward"):
-                phase["now"] = "backward"
-                found = tensors_in(res, [])
-                loss = found[0]
-                (loss.float().sum() if loss.dim() else loss).backward()
-            out["batches"] = i + 1
-        out["forwardSeconds"] = round(time.time() - t_forward, 4)
-        if ARGS.get("backward"):
-            for name, prm in model.named_parameters():
-                if prm.grad is not None:
-                    out["modules"].append({"module": name, "call": 0, "cls": "grad", "order": len(out["modules"]),
-                                           "classSource": None, "callSite": None, "outputs": [stats(prm.grad)],
-                                           "kind": "grad"})
+        ops = op_mode() if OPS else None
+        if SCRIPT:
+            # the script places its own tensors; autocast (target) wraps the whole script
+            run_script(state_path, autocast_for(device) if ROLE == "target" else None, ops)
+        else:
+            run_entry(state_path, device, ops)
     out["warnings"] += [str(w.message)[:300] for w in caught][:50]
 except BaseException as e:
     fail(e)

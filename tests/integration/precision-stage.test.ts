@@ -40,18 +40,23 @@ function withModels(sim: SimHost) {
 
 async function runPrecision(
   host: string,
-  entry: string,
+  entry: string | null,
   extra: {
     dtype?: 'fp32' | 'bf16' | 'fp16';
     mode?: 'statistics' | 'tensor';
     backward?: boolean;
+    script?: string;
+    steps?: number;
+    ops?: string[];
+    modules?: string[];
+    sessionId?: number;
   } = {},
 ) {
   const started = await core.call('stages.run', {
     stage: 'precision',
     host,
     baseline: 'cpu',
-    entry,
+    ...(entry ? { entry } : {}),
     ...extra,
   });
   const job = await core.jobs.wait(started.jobId);
@@ -181,6 +186,62 @@ d('precision stage: the same model on a CPU baseline host and an NPU-profile hos
     expect(leftovers(npu)).toEqual([]);
   }, 180_000);
 
+  it('script mode: the training script runs as-is, its model hooked as called, stopped after the steps asked for', async () => {
+    const { run, view } = await runPrecision('npu', null, {
+      script: 'models/train.py',
+      steps: 2,
+      backward: true,
+    });
+    expect(run.status, JSON.stringify(run.checks.map((c) => [c.id, en(c.summary)]))).toBe('pass');
+    const forward = view.modules.filter((m) => m.kind === 'forward');
+    expect(forward.slice(0, 10).map((m) => m.module)).toEqual([
+      'embed',
+      'pre',
+      'relu',
+      'block.proj',
+      'block.act',
+      'block.back',
+      'block.norm',
+      'block',
+      'head',
+      '(model)',
+    ]);
+    expect(forward.map((m) => m.module)).toContain('(model) #2');
+    expect(forward.map((m) => m.module)).not.toContain('(model) #3');
+    // gradients of the first backward, per parameter; weights from OS entropy still match exactly
+    expect(view.modules.some((m) => m.kind === 'grad' && m.module === 'head.weight (grad)')).toBe(
+      true,
+    );
+    expect(view.counts).toEqual({ pass: view.modules.length, warning: 0, error: 0 });
+    expect(view.modules.every((m) => m.statDrift === 0)).toBe(true);
+    expect(view.entry).toBe('models/train.py');
+    expect(en(check(run, 'precision.dump').summary)).toContain(
+      "Script mode (2 call(s) of the model recorded): the weights travelled from the baseline; the inputs are the script's own, made under the same seed 1234.",
+    );
+    // stopped at the third call of its model: the end of the script never ran on either side
+    for (const sim of [cpu, npu])
+      expect(existsSync(join(sim.dir, 'home', 'models', 'finished.txt'))).toBe(false);
+    expect(leftovers(cpu)).toEqual([]);
+    expect(leftovers(npu)).toEqual([]);
+  }, 180_000);
+
+  it('a script that calls no nn.Module: the dump fails naming the script', async () => {
+    const file = join(npu.dir, 'home', 'models', 'nomodel.py');
+    for (const sim of [cpu, npu]) {
+      const f = join(sim.dir, 'home', 'models', 'nomodel.py');
+      writeFileSync(f, 'print("no model here")\n');
+      const { uid, gid } = statSync(join(sim.dir, 'home'));
+      chownSync(f, uid, gid);
+    }
+    expect(existsSync(file)).toBe(true);
+    const { run } = await runPrecision('npu', null, { script: 'models/nomodel.py' });
+    const dump = check(run, 'precision.dump');
+    expect(dump.status).toBe('fail');
+    expect(en(dump.summary)).toContain(
+      'models/nomodel.py ran to its end without calling any nn.Module: nothing to compare',
+    );
+  }, 180_000);
+
   it('a broken entry: the traceback of the side that failed is the evidence', async () => {
     const { run } = await runPrecision('npu', 'models/models.py:broken');
     const dump = check(run, 'precision.dump');
@@ -210,6 +271,49 @@ d('precision stage: the same model on a CPU baseline host and an NPU-profile hos
     expect((dump.evidence as { side: string }).side).toBe('target');
     expect(leftovers(cpu)).toEqual([]);
     expect(leftovers(npu)).toEqual([]);
+  }, 180_000);
+
+  it('shapes that do not match: a parameter named with both shapes; an output named with both shapes, earlier modules kept', async () => {
+    const write = (sim: SimHost, name: string, body: string) => {
+      const file = join(sim.dir, 'home', 'models', name);
+      writeFileSync(file, body);
+      const { uid, gid } = statSync(join(sim.dir, 'home'));
+      chownSync(file, uid, gid);
+    };
+    const head = 'import torch\nfrom torch import nn\n\n';
+    write(
+      cpu,
+      'widths.py',
+      `${head}def build():\n    return nn.Sequential(nn.Linear(4, 4)), [(torch.randn(2, 4),)]\n`,
+    );
+    write(
+      npu,
+      'widths.py',
+      `${head}def build():\n    return nn.Sequential(nn.Linear(4, 3)), [(torch.randn(2, 4),)]\n`,
+    );
+    const widths = await runPrecision('npu', 'models/widths.py:build');
+    const dump = check(widths.run, 'precision.dump');
+    expect(dump.status).toBe('fail');
+    expect(en(dump.summary)).toContain(
+      'the model differs between the two sides: 0.weight is [4, 4] on the baseline and [3, 4] on the target',
+    );
+    // same weights, a forward that reshapes on the target only
+    const model = (flat: boolean) =>
+      `${head}class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.lin = nn.Linear(4, 4)\n        self.out = nn.Linear(4, 4)\n\n    def forward(self, x):\n        y = self.out(self.lin(x))\n        return ${flat ? 'y.reshape(-1)' : 'y'}\n\n\ndef build():\n    return M(), [(torch.randn(2, 4),)]\n`;
+    write(cpu, 'reshape.py', model(false));
+    write(npu, 'reshape.py', model(true));
+    const { run, view } = await runPrecision('npu', 'models/reshape.py:build');
+    expect(view.modules.map((m) => [m.module, m.result])).toEqual([
+      ['lin', 'pass'],
+      ['out', 'pass'],
+      ['(model)', 'error'],
+    ]);
+    expect(en(check(run, 'precision.first-divergence').summary)).toContain(
+      'First divergence: (model) (error)',
+    );
+    expect(en(check(run, 'precision.first-divergence').summary)).toContain(
+      'shape [8] against [2,4]',
+    );
   }, 180_000);
 
   it('NaN/Inf: the first module where they appear is named', async () => {
@@ -275,8 +379,76 @@ d('precision stage: the same model on a CPU baseline host and an NPU-profile hos
         language: 'en',
       });
       expect(html.text).toContain('<svg');
-      expect(html.text).toContain('First divergence');
-      expect(html.text).toContain('block.act');
+      expect(html.text).toContain('<strong>First divergence:</strong> <code>block.act</code>');
+
+      // aten ops beside the modules, tensors of the chosen modules only: the GELU kernel itself
+      // agrees (the stand-in perturbs the Python function around it), the module does not
+      const ops = await runPrecision('odd', 'models/models.py:tiny', {
+        ops: ['gelu'],
+        mode: 'tensor',
+        modules: ['block.*'],
+        sessionId: run.sessionId,
+      });
+      const names = ops.view.modules.map((m) => m.module);
+      const op = names.indexOf('block.act/aten::gelu');
+      expect(op).toBeGreaterThan(0);
+      expect(names[op - 1]).toBe('block.proj');
+      expect(names[op + 1]).toBe('block.act');
+      expect(ops.view.modules[op]).toMatchObject({ kind: 'op', result: 'pass', cosine: 1 });
+      expect(ops.view.firstDivergence).toMatchObject({ module: 'block.act', result: 'error' });
+      // x·(1 + 2^-10) keeps the cosine at 1: MaxAbsErr is what catches a scaled output
+      expect(ops.view.modules[op + 1]!.maxAbsErr).toBeGreaterThan(0);
+      expect(ops.view.modules[op]!.maxAbsErr).toBe(0);
+      // only block.* kept its tensors: the embedding has statistics only
+      expect(ops.view.modules.find((m) => m.module === 'embed')!.cosine).toBeNull();
+      expect(ops.view.modules.find((m) => m.module === 'block.proj')!.cosine).toBeCloseTo(1, 12);
+      expect(en(check(ops.run, 'precision.dump').summary)).toContain(
+        'Aten ops recorded beside the modules: gelu.',
+      );
+
+      // the same model on a host without the perturbation, in the same session: the divergence is gone
+      const fixed = await runPrecision('npu', 'models/models.py:tiny', {
+        sessionId: run.sessionId,
+      });
+      const moved = await core.call('precision.compareRuns', {
+        a: view.stageRunId,
+        b: fixed.stageRunId,
+      });
+      expect(moved).toMatchObject({
+        moved: 'gone',
+        first: { a: { module: 'block.act' }, b: null },
+      });
+      expect(moved.changed.map((c) => [c.module, c.change])).toContainEqual(['block.act', 'fixed']);
+      const cli = await amw(
+        ['precision', 'compare', String(view.stageRunId), String(fixed.stageRunId), '--json'],
+        { AMW_HOME: home },
+      );
+      expect(cli.stderr).toBe('');
+      expect(cli.code).toBe(0);
+      expect(JSON.parse(cli.stdout)).toMatchObject({
+        a: view.stageRunId,
+        b: fixed.stageRunId,
+        moved: 'gone',
+        summary: `Run ${fixed.stageRunId} against run ${view.stageRunId}: the divergence at block.act is gone; no module diverges.`,
+      });
+      const text = await amw(
+        ['precision', 'compare', String(view.stageRunId), String(ops.stageRunId)],
+        { AMW_HOME: home },
+      );
+      expect(text.stdout).toContain('the first divergence is still block.act');
+      // the report: with more than one run, how the first divergence moved over time
+      const later = await core.call('reports.export', {
+        source: { sessionId: run.sessionId },
+        format: 'html',
+        language: 'en',
+      });
+      // the stage's own words in the section (its namespace reaches the report's renderer)
+      expect(later.text).toContain('<h2>Precision</h2>');
+      expect(later.text).not.toContain('report.title');
+      expect(later.text).toContain('Over time');
+      expect(later.text).toContain(
+        `Run ${fixed.stageRunId} against run ${ops.stageRunId}: the divergence at block.act is gone`,
+      );
     } finally {
       await odd.stop();
     }

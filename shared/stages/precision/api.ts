@@ -36,8 +36,11 @@ export interface RawModuleRecord {
   classSource: string | null;
   callSite: string | null;
   outputs: TensorStats[];
-  kind?: 'forward' | 'grad';
+  /** `op`: a selected aten op, named `<enclosing module>/aten::<op>`. */
+  kind?: RecordKind;
 }
+
+export type RecordKind = 'forward' | 'grad' | 'op';
 
 export interface Determinism {
   seed: number | null;
@@ -80,6 +83,18 @@ export interface RawDump {
   error: { type: string; message: string; traceback: string; phase?: string } | null;
   seconds?: number;
   forwardSeconds?: number;
+  /** Script mode: the user's script ran as-is (the entry field holds its path). */
+  script?: boolean;
+  /** Selected aten ops: which were asked for, how they were hooked, which were seen. */
+  opHooks?: {
+    requested: string[];
+    via: string | null;
+    seen: string[];
+    note: string | null;
+    dropped: number;
+  } | null;
+  /** Tensor mode: outputs past the run's byte cap, kept as statistics only. */
+  tensorsDropped?: number;
   /** Set instead of everything else when the dump was too large for stdout: where it is on the host. */
   file?: string;
 }
@@ -90,7 +105,7 @@ export interface ModuleCompare {
   order: number;
   cls: string | null;
   source: string | null;
-  kind: 'forward' | 'grad';
+  kind: RecordKind;
   /** `none`: one side only (an imported one-sided dump): nothing to compare against. */
   result: PrecisionResult | 'none';
   /** Why not pass, as an i18n key of `stage-precision` with its params. */
@@ -156,6 +171,33 @@ export interface PrecisionHistoryRow {
   counts: { pass: number; warning: number; error: number };
 }
 
+/** Two runs of a session set side by side: how the first divergence moved, what changed. */
+export interface PrecisionRunsCompare {
+  a: PrecisionHistoryRow;
+  b: PrecisionHistoryRow;
+  /** Where each run's first divergence sits (order in execution order), null when none. */
+  first: {
+    a: { module: string; order: number; source: string | null } | null;
+    b: { module: string; order: number; source: string | null } | null;
+  };
+  /** later: b diverges further down (or not at all); earlier: sooner; same; none: neither diverges. */
+  moved: 'later' | 'earlier' | 'same' | 'gone' | 'appeared' | 'none';
+  /** The sentence to show (i18n key with params). */
+  summary: Msg;
+  /** Modules in both runs whose result changed, in b's execution order (capped). */
+  changed: {
+    module: string;
+    order: number;
+    a: ModuleCompare['result'];
+    b: ModuleCompare['result'];
+    /** fixed: worse in a than in b; regressed: the other way round. */
+    change: 'fixed' | 'regressed';
+  }[];
+  /** Modules only one of the two runs has (capped). */
+  onlyIn: { module: string; run: 'a' | 'b' }[];
+  counts: { fixed: number; regressed: number; onlyA: number; onlyB: number };
+}
+
 const RunId = z.number().int().positive();
 
 export const precisionApi = {
@@ -165,6 +207,10 @@ export const precisionApi = {
   'precision.history': method(
     z.object({ sessionId: z.number().int().positive() }).strict(),
   ).returns<PrecisionHistoryRow[]>(),
+  /** Run b against run a (both precision runs, any sessions): how the first divergence moved. */
+  'precision.compareRuns': method(
+    z.object({ a: RunId, b: RunId }).strict(),
+  ).returns<PrecisionRunsCompare>(),
   /** An msprobe dump folder, dump.json, compare_result csv or xlsx (or config.json) into a session. */
   'precision.import': method(
     z

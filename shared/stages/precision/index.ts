@@ -22,6 +22,32 @@ export const precisionStage = defineSharedStage({
       .max(4096)
       .regex(/^[^\0\n]+:[A-Za-z_][A-Za-z0-9_]*$/, 'FILE:FUNCTION')
       .optional(),
+    /** Instead of an entry: the user's script (on both hosts) run as-is, its modules hooked as called. */
+    script: z
+      .string()
+      .max(4096)
+      .regex(/^[^\0\n]+$/)
+      .optional(),
+    /** Script mode: how many calls of the model are recorded before the script is stopped. */
+    steps: z.number().int().min(1).max(100).optional(),
+    /** Aten ops to record too (`gelu`, `aten::softmax`), beside the modules in execution order. */
+    ops: z
+      .array(
+        z.string().regex(/^(aten::)?[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)?$/, 'aten op name'),
+      )
+      .max(64)
+      .optional(),
+    /** Tensor mode: the modules (`named_modules()` paths, `*` wildcards) whose tensors are kept. */
+    modules: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .max(256)
+          .regex(/^[^\0\n]+$/),
+      )
+      .max(64)
+      .optional(),
     /** The target's policy (autocast on the target); the baseline runs fp32. */
     dtype: z.enum(['fp32', 'bf16', 'fp16']).default('fp32'),
     mode: z.enum(['statistics', 'tensor']).default('statistics'),

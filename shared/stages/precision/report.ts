@@ -32,6 +32,13 @@ export const ReportPrecision = z.object({
     }),
   ),
   checks: z.array(z.object({ id: z.string(), status: z.string(), summary: z.string() })),
+  /**
+   * The session's precision runs up to this one, each against the one before it: how the first
+   * divergence moved over time (empty with a single run; the newest moves, capped).
+   */
+  overTime: z
+    .array(z.object({ a: z.number(), b: z.number(), moved: z.string(), summary: z.string() }))
+    .optional(),
 });
 
 export const precisionReport = { key: 'precision', schema: z.array(ReportPrecision) } as const;

@@ -1,22 +1,40 @@
 import type { StageCli } from '../define';
 
+/** `--ops gelu,aten::softmax` / `--modules 'block.*,head'`: a comma-separated list, or none. */
+const list = (x: unknown): string[] | undefined =>
+  typeof x === 'string'
+    ? x
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined;
+
 /**
- * `amw run TARGET --stage precision --baseline B --entry FILE:FUNCTION [--dtype] [--mode]
- * [--backward] [--json]`, and `amw precision import DIR|FILE [--session ID] [--json]`.
+ * `amw run TARGET --stage precision --baseline B --entry FILE:FUNCTION | --script FILE [--steps N]
+ * [--dtype] [--mode] [--modules P,…] [--ops OP,…] [--backward] [--json]`, `amw precision import
+ * DIR|FILE [--session ID] [--json]` and `amw precision compare RUN_A RUN_B [--json]`.
  */
 export const precisionCli: StageCli = {
   options: [
     { flags: '--baseline <host>', key: 'baseline', help: 'stage-precision:cli.baseline' },
     { flags: '--entry <file:function>', key: 'entry', help: 'cli.opt.entry' },
+    { flags: '--script <file>', key: 'script', help: 'cli.opt.script' },
+    { flags: '--steps <n>', key: 'steps', help: 'stage-profiling:cli.steps' },
     { flags: '--dtype <dtype>', key: 'dtype', help: 'stage-precision:cli.dtype' },
     { flags: '--mode <mode>', key: 'mode', help: 'stage-precision:cli.mode' },
+    { flags: '--modules <patterns>', key: 'modules', help: 'stage-precision:cli.modules' },
+    { flags: '--ops <ops>', key: 'ops', help: 'stage-precision:cli.ops' },
     { flags: '--backward', key: 'backward', help: 'cli.opt.backward' },
   ],
   input: (o) => ({
     baseline: o.baseline,
     entry: o.entry,
+    script: o.script,
+    steps: o.steps === undefined ? undefined : Number(o.steps),
     dtype: o.dtype,
     mode: o.mode,
+    modules: list(o.modules),
+    ops: list(o.ops),
     backward: o.backward,
   }),
   async json(run, call, stageRunId) {
@@ -44,6 +62,7 @@ export const precisionCli: StageCli = {
         : null,
       modules: (r?.modules ?? []).map((m) => ({
         module: m.module,
+        kind: m.kind,
         order: m.order,
         cosine: m.cosine,
         maxAbsErr: m.maxAbsErr,
@@ -89,6 +108,38 @@ export const precisionCli: StageCli = {
           ...doc.problems.map((p) => `  ! ${p}`),
         ].join('\n');
         return { json: doc, text: `${text}\n`, status: run.status };
+      },
+    },
+    {
+      path: ['precision', 'compare'],
+      args: ['<runA>', '<runB>'],
+      help: 'stage-precision:cli.compare',
+      options: [],
+      async run(args, _o, call, show) {
+        const [a, b] = args.map((x) => Number(x)) as [number, number];
+        const r = await call('precision.compareRuns', { a, b });
+        const doc = {
+          a: r.a.stageRunId,
+          b: r.b.stageRunId,
+          moved: r.moved,
+          summary: show(r.summary),
+          firstDivergence: r.first,
+          counts: r.counts,
+          changed: r.changed,
+          onlyIn: r.onlyIn,
+        };
+        const text = [
+          show(r.summary),
+          show({
+            key: 'stage-precision:runs.changes',
+            params: { ...r.counts, a: r.a.stageRunId, b: r.b.stageRunId },
+          }),
+          ...r.changed
+            .slice(0, 50)
+            .map((c) => `  ${c.change.padEnd(9)} ${c.module}  ${c.a} → ${c.b}`),
+        ].join('\n');
+        // a comparison is information: it succeeds whatever moved (exit 0)
+        return { json: doc, text: `${text}\n`, status: 'pass' };
       },
     },
   ],

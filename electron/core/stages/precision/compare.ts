@@ -8,7 +8,7 @@ import type {
   RawModuleRecord,
   TensorStats,
 } from '../../../../shared/stages/precision/api';
-import { MSPROBE, TOLERANCES, type Tolerance } from './tolerances';
+import { precisionLimits, type Tolerance } from './tolerances';
 
 type Reason = ModuleCompare['reason'];
 const RANK: Record<PrecisionResult, number> = { pass: 0, warning: 1, error: 2 };
@@ -44,6 +44,7 @@ export function tensorMetrics(n: ArrayLike<number>, b: ArrayLike<number>): Tenso
   let five = 0;
   let count = 0;
   let scale = 0;
+  const { oneThousandth, fiveThousandths } = precisionLimits().msprobe;
   const len = Math.min(n.length, b.length);
   for (let i = 0; i < len; i++) {
     let x = n[i]!;
@@ -63,8 +64,8 @@ export function tensorMetrics(n: ArrayLike<number>, b: ArrayLike<number>): Tenso
     const rel = Math.abs((x - y) / y);
     if (rel > maxRel) maxRel = rel;
     sumRel += rel;
-    if (rel < 0.001) one++;
-    if (rel < 0.005) five++;
+    if (rel < oneThousandth) one++;
+    if (rel < fiveThousandths) five++;
   }
   const cosine = nn === 0 && bb === 0 ? 1 : nn === 0 || bb === 0 ? 0 : dot / Math.sqrt(nn * bb);
   return {
@@ -90,6 +91,7 @@ export function statDrift(
   b: TensorStats,
   passDrift: number,
 ): { drift: number; msprobeWarning: boolean } {
+  const MSPROBE = precisionLimits().msprobe;
   const num = (x: number | null) => x ?? 0;
   const scale =
     Math.max(
@@ -188,7 +190,13 @@ function compareOutput(
   let metrics: TensorMetrics | null = null;
   const nd = read && n.data ? read('target', n.data) : null;
   const bd = read && b.data ? read('baseline', b.data) : null;
+  if (read && n.data && b.data && (!nd || !bd))
+    raise('warning', {
+      key: 'reason.tensorUnread',
+      params: { file: !bd ? 'baseline.bin' : 'target.bin' },
+    });
   if (nd && bd) {
+    const MSPROBE = precisionLimits().msprobe;
     const m = (metrics = tensorMetrics(nd, bd));
     const relAbs = m.maxAbsErr / (m.scale + MSPROBE.epsilon);
     // msprobe's "Accuracy Reached or Not": No if (cos < 0.99 and MaxAbsErr > 0.001), cos < 0.9, MaxAbsErr > 1
@@ -235,7 +243,7 @@ export function compareDumps(
   target: RawModuleRecord[],
   opts: { dtype: DtypePolicy; mode: PrecisionMode; read?: TensorReader | null },
 ): PrecisionCompareResult {
-  const tol = TOLERANCES[opts.dtype];
+  const tol = precisionLimits().tolerances[opts.dtype];
   const byKey = new Map<string, RawModuleRecord>();
   for (const m of target) byKey.set(keyOf(m), m);
   const seen = new Set<string>();

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { precisionStage } from '../../../../shared/stages/precision';
@@ -17,6 +17,8 @@ import { precisionHandlers } from './handlers';
 import { CHECK_IDS, precisionOutcomes } from './outcomes';
 import { precisionReport } from './report';
 import { PrecisionRepository } from './repository';
+import { openTensorFiles } from './tensor-files';
+import { precisionLimits } from './tolerances';
 import { cleanUp, fetchFile, moveState } from './transfer';
 
 type Run = StageRun<StageInputOf<'precision'>>;
@@ -88,7 +90,7 @@ async function tensorReader(
   base: { host: string; dump: RawDump },
   target: { host: string; dump: RawDump },
   local: string,
-): Promise<TensorReader | null> {
+): Promise<(TensorReader & { close: () => void }) | null> {
   if (!base.dump.tensors || !target.dump.tensors) return null;
   const files = { baseline: join(local, 'baseline.bin'), target: join(local, 'target.bin') };
   await fetchFile(
@@ -107,18 +109,7 @@ async function tensorReader(
     run.job,
     run.input.password,
   );
-  const fds = { baseline: openSync(files.baseline, 'r'), target: openSync(files.target, 'r') };
-  const reader: TensorReader & { close?: () => void } = (side, data) => {
-    const buf = Buffer.alloc(data.count * 4);
-    const got = readSync(fds[side], buf, 0, buf.length, data.offset);
-    if (got !== buf.length) return null;
-    return new Float32Array(buf.buffer, buf.byteOffset, data.count);
-  };
-  reader.close = () => {
-    closeSync(fds.baseline);
-    closeSync(fds.target);
-  };
-  return reader;
+  return openTensorFiles(files);
 }
 
 /**
@@ -133,10 +124,10 @@ export const precisionDefinition = defineStage({
   cli: precisionCli,
   handlers: precisionHandlers,
   prepare(input, services) {
-    if (!input.entry)
+    if (!input.entry === !input.script)
       throw new AmwError(
         'VALIDATION',
-        'The precision stage needs an entry: FILE:FUNCTION returning (model, batches).',
+        'The precision stage needs either an entry (FILE:FUNCTION returning (model, batches)) or a script.',
         { issues: [{ path: 'entry', message: 'stage-precision:needsEntry' }] },
       );
     services.hostRepo.get(input.baseline); // NOT_FOUND now, not in the job
@@ -147,7 +138,19 @@ export const precisionDefinition = defineStage({
     const target = host!;
     const baseline = input.baseline;
     const workdir = `.amw-precision/run-${runId}-${randomBytes(4).toString('hex')}`;
-    const common = { entry: input.entry, mode: input.mode, backward: !!input.backward, workdir };
+    const caps = precisionLimits().tensorMode;
+    const common = {
+      entry: input.entry,
+      script: input.script,
+      steps: input.steps,
+      ops: input.ops,
+      modules: input.modules,
+      mode: input.mode,
+      backward: !!input.backward,
+      tensorCap: caps.elementsPerOutput,
+      tensorTotal: caps.bytesPerRun,
+      workdir,
+    };
     const local = mkdtempSync(join(tmpdir(), 'amw-precision-run-'));
     const repo = new PrecisionRepository(services.db, services.artifacts);
     let reader: (TensorReader & { close?: () => void }) | null = null;
@@ -208,7 +211,7 @@ export const precisionDefinition = defineStage({
         {
           source: 'run',
           baseline,
-          entry: input.entry!,
+          entry: input.entry ?? input.script!,
           backward: !!input.backward,
           inputsSha256:
             tgt?.dump.loaded?.sha256 ?? moved?.sha256 ?? base.dump.state?.sha256 ?? null,
@@ -251,5 +254,8 @@ export const precisionDefinition = defineStage({
       );
     }
   },
-  knowledge: () => ({ checks: [...CHECK_IDS] }),
+  knowledge: () => ({
+    checks: [...CHECK_IDS],
+    tolerances: Object.keys(precisionLimits().tolerances),
+  }),
 });

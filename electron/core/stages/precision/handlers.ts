@@ -7,6 +7,7 @@ import { stageStatus } from '../../sessions/repository';
 import { importMsprobe } from './msprobe';
 import { importOutcomes } from './outcomes';
 import { PrecisionRepository } from './repository';
+import { compareRuns } from './runs-compare';
 
 /** The first divergence's file in the session's newest code scan that has it, for a link into the review. */
 function reviewLink(s: Services, sessionId: number, view: PrecisionRunView): PrecisionRunView {
@@ -45,6 +46,13 @@ export function precisionHandlers(s: Services): DomainHandlers<MethodsOf<'precis
     'precision.history': ({ sessionId }) => {
       s.sessions.session(sessionId);
       return repo.history(sessionId);
+    },
+    'precision.compareRuns': ({ a, b }) => {
+      const side = (id: number) => ({
+        row: repo.row(id),
+        view: repo.get(id, s.sessions.run(id).host),
+      });
+      return compareRuns(side(a), side(b));
     },
     'precision.import': async ({ path, sessionId, project }) => {
       const full = resolve(path);

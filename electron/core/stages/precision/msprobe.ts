@@ -39,14 +39,16 @@ interface DumpItem {
   type?: string;
   dtype?: string;
   shape?: number[];
-  Max?: number | string | null;
-  Min?: number | string | null;
+  Max?: number | string | boolean | null;
+  Min?: number | string | boolean | null;
   Mean?: number | string | null;
   Norm?: number | string | null;
   md5?: string;
 }
 
 const num = (x: unknown): number | null => {
+  // a bool tensor's Max/Min are written as true/false (msprobe keeps the tensor's own type)
+  if (typeof x === 'boolean') return x ? 1 : 0;
   if (typeof x === 'number') return Number.isFinite(x) ? x : null;
   if (typeof x === 'string' && x.trim() !== '' && Number.isFinite(Number(x))) return Number(x);
   return null;
@@ -99,10 +101,14 @@ function nameParts(name: string): { cls: string; kind: 'forward' | 'grad' } {
     );
     return {
       cls: at > 1 ? parts[at - 1]! : parts[0]!,
-      kind: parts[at] === 'parameters_grad' ? 'grad' : 'forward',
+      kind: parts[at] === 'forward' ? 'forward' : 'grad',
     };
   }
-  return { cls: parts.slice(0, 2).join('.'), kind: 'forward' };
+  // an API's backward entry holds the gradients of its inputs
+  return {
+    cls: parts.slice(0, 2).join('.'),
+    kind: parts.includes('backward') ? 'grad' : 'forward',
+  };
 }
 
 const FRAMEWORK_FRAMES = /\/(msprobe|torch|mindspore|site-packages|dist-packages)\//;
@@ -162,7 +168,8 @@ export function readDumpJson(
     }
     const e = entry as Record<string, unknown>;
     const { cls, kind } = nameParts(name);
-    const outputs = tensorsIn(kind === 'grad' ? e : (e.output ?? e), []);
+    // parameters_grad entries are {weight: [...]}: the whole entry; others their output
+    const outputs = tensorsIn(e.output ?? e, []);
     const n = calls.get(name) ?? 0;
     calls.set(name, n + 1);
     records.push({
@@ -365,7 +372,9 @@ export async function readCompareXlsx(
 export function readCompareRows(rows: string[][], file: string, problems: Msg[]): ModuleCompare[] {
   const header = (rows[0] ?? []).map((h) => h.trim());
   if (!header.includes('NPU Name')) {
-    problems.push(m('import.noNameColumn', { file }));
+    problems.push(
+      m('import.noNameColumn', { file, columns: header.filter(Boolean).join(', ') || '-' }),
+    );
     return [];
   }
   const unknown = header.filter((h) => h && !KNOWN_COLUMNS.has(h));

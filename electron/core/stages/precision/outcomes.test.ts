@@ -111,4 +111,46 @@ describe('precision checks', () => {
     );
     expect(en(c.summary)).toContain('Not deterministic on target: torch_npu set_deterministic.');
   });
+
+  it('dump: aten ops asked for but never called, ops TorchDispatchMode could not hook, tensors past the cap', () => {
+    const hooks = (o: Partial<NonNullable<RawDump['opHooks']>>) => ({
+      requested: ['gelu', 'aten::softmax'],
+      via: 'TorchDispatchMode',
+      seen: ['gelu'],
+      note: null,
+      dropped: 0,
+      ...o,
+    });
+    const unseen = get(facts(dump({ opHooks: hooks({}) })), 'precision.dump');
+    expect(unseen.status).toBe('warn');
+    expect(en(unseen.summary)).toContain('Aten ops recorded beside the modules: gelu.');
+    expect(en(unseen.summary)).toContain(
+      'Aten ops asked for but never called inside the model: softmax.',
+    );
+    const all = get(facts(dump({ opHooks: hooks({ requested: ['gelu'] }) })), 'precision.dump');
+    expect(all.status).toBe('pass');
+    const none = get(
+      facts(
+        dump({
+          opHooks: hooks({ via: null, seen: [], note: 'torch 1.12 has no TorchDispatchMode' }),
+        }),
+      ),
+      'precision.dump',
+    );
+    expect(none.status).toBe('warn');
+    expect(en(none.summary)).toContain(
+      'Aten ops could not be recorded: torch 1.12 has no TorchDispatchMode.',
+    );
+    const capped = get(facts(dump({ tensorsDropped: 3 })), 'precision.dump');
+    expect(capped.status).toBe('warn');
+    expect(en(capped.summary)).toContain("3 outputs past tensor mode's byte cap");
+  });
+
+  it("dump: script mode says the inputs are the script's own, under the same seed", () => {
+    const c = get(facts(dump({ script: true, batches: 2, entry: 'train.py' })), 'precision.dump');
+    expect(c.status).toBe('pass');
+    expect(en(c.summary)).toContain(
+      "Script mode (2 call(s) of the model recorded): the weights travelled from the baseline; the inputs are the script's own, made under the same seed 1234.",
+    );
+  });
 });

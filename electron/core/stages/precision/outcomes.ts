@@ -85,10 +85,12 @@ function dump(f: PrecisionFacts): CheckOutcome {
     dtype: r.dtype,
   });
   const cpuNote = onCpu ? m('onCpu', { host: f.host, note: t.deviceNote ?? '' }) : null;
+  const { notes, warn } = dumpNotes(f);
+  const items = [dumped, ...(cpuNote ? [cpuNote] : []), ...notes];
   return out(
     'precision.dump',
-    'pass',
-    cpuNote ? m('joined', { items: [dumped, cpuNote] }) : dumped,
+    warn ? 'warn' : 'pass',
+    items.length > 1 ? m('joined', { items }) : dumped,
     {
       baseline: {
         device: f.baselineDump.device,
@@ -106,8 +108,51 @@ function dump(f: PrecisionFacts): CheckOutcome {
       },
       onCpu: cpuNote,
       inputsSha256: t.loaded?.sha256 ?? null,
+      script: !!t.script,
+      opHooks: { baseline: f.baselineDump.opHooks ?? null, target: t.opHooks ?? null },
+      tensorsDropped: {
+        baseline: f.baselineDump.tensorsDropped ?? 0,
+        target: t.tensorsDropped ?? 0,
+      },
     },
   );
+}
+
+/**
+ * What the run did differently from an entry run, and what it was asked for but could not do:
+ * script mode's inputs, aten ops not recorded or never called, tensors past the byte cap.
+ */
+function dumpNotes(f: PrecisionFacts): { notes: Msg[]; warn: boolean } {
+  const notes: Msg[] = [];
+  let warn = false;
+  const t = f.targetDump;
+  if (t.script) notes.push(m('scriptMode', { steps: t.batches, seed: t.determinism.seed ?? '?' }));
+  const hooks = [f.baselineDump.opHooks, t.opHooks].filter((h) => !!h);
+  const note = hooks.find((h) => h.note)?.note;
+  if (note) {
+    notes.push(m('ops.unavailable', { note }));
+    warn = true;
+  } else if (t.opHooks) {
+    const seen = new Set(hooks.flatMap((h) => h.seen));
+    const want = t.opHooks.requested.map((o) => o.replace(/^aten::/, ''));
+    if (seen.size) notes.push(m('ops.recorded', { seen: [...seen].join(', ') }));
+    const unseen = want.filter((o) => !seen.has(o));
+    if (unseen.length) {
+      notes.push(m('ops.unseen', { ops: unseen.join(', ') }));
+      warn = true;
+    }
+    const dropped = Math.max(...hooks.map((h) => h.dropped));
+    if (dropped > 0) {
+      notes.push(m('ops.dropped', { count: dropped }));
+      warn = true;
+    }
+  }
+  const dropped = Math.max(f.baselineDump.tensorsDropped ?? 0, t.tensorsDropped ?? 0);
+  if (dropped > 0) {
+    notes.push(m('tensorsDropped', { count: dropped }));
+    warn = true;
+  }
+  return { notes, warn };
 }
 
 function determinism(f: PrecisionFacts): CheckOutcome {

@@ -7,6 +7,7 @@ import { renderText, translator } from '../../../../shared/i18n';
 import { STAGE_NAMESPACES } from '../../../../shared/stages';
 import { compareDumps, tensorMetrics } from './compare';
 import { importMsprobe, parseCsv } from './msprobe';
+import { xlsx } from '../../../../tests/support/xlsx';
 
 const FIX = '/work/shared/fixtures/precision';
 const t = translator('en', STAGE_NAMESPACES);
@@ -97,9 +98,136 @@ describe('compare', () => {
 });
 
 describe('msprobe import: every fixture', () => {
-  it('the legacy compare_result csv: 8 rows, msprobe figures kept', async () => {
+  it('the legacy compare_result csv: every row with its exact figures', async () => {
     const r = await importMsprobe(
       join(FIX, 'compare_result_legacy/compare_result_20230703104808.csv'),
+    );
+    // [NPU Name, dtype, shape, Cosine, MaxAbsErr, NPU max, NPU min, NPU mean, Bench max, Bench mean]
+    const rows: [
+      string,
+      string,
+      number[],
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ][] = [
+      [
+        'Functional_linear_0_forward_input.0',
+        'float32',
+        [3, 2],
+        1.0,
+        0.0,
+        1.948258399963379,
+        -1.0052297115325928,
+        -0.2003595232963562,
+        1.948258399963379,
+        -0.2003595232963562,
+      ],
+      [
+        'Functional_linear_0_forward_input.1',
+        'float32',
+        [3, 2],
+        1.0,
+        0.0,
+        0.28375449776649475,
+        -0.6661239266395569,
+        -0.2789986729621887,
+        0.28375449776649475,
+        -0.2789986729621887,
+      ],
+      [
+        'Functional_linear_0_forward_input.2',
+        'float32',
+        [3],
+        1.0,
+        0.0,
+        0.2457989901304245,
+        -0.6338542103767395,
+        -0.14437106251716614,
+        0.2457989901304245,
+        -0.14437106251716614,
+      ],
+      [
+        'Functional_linear_0_forward_output',
+        'float32',
+        [3, 3],
+        1.0,
+        0.0,
+        0.8278868794441223,
+        -0.8729169964790344,
+        0.16790540516376495,
+        0.8278868794441223,
+        0.16790540516376495,
+      ],
+      [
+        'Torch_relu_0_forward_input.0',
+        'float32',
+        [3, 3],
+        1.0,
+        0.0,
+        0.8278868794441223,
+        -0.8729169964790344,
+        0.16790540516376495,
+        0.8278868794441223,
+        0.16790540516376495,
+      ],
+      [
+        'Torch_relu_0_forward_output',
+        'float32',
+        [3, 3],
+        1.0,
+        0.0,
+        0.8278868794441223,
+        0.0,
+        0.31367552280426025,
+        0.8278868794441223,
+        0.31367552280426025,
+      ],
+      [
+        'Functional_relu_0_forward_input.0',
+        'float32',
+        [3, 3],
+        1.0,
+        0.0,
+        0.8278868794441223,
+        -0.8729169964790344,
+        0.16790540516376495,
+        0.8278868794441223,
+        0.16790540516376495,
+      ],
+      [
+        'Functional_relu_0_forward_output',
+        'float32',
+        [3, 3],
+        1.0,
+        0.0,
+        0.8278868794441223,
+        0.0,
+        0.31367552280426025,
+        0.8278868794441223,
+        0.31367552280426025,
+      ],
+    ];
+    expect(
+      r.modules.map((m) => [
+        m.module,
+        m.target!.dtype,
+        m.target!.shape,
+        m.cosine,
+        m.maxAbsErr,
+        m.target!.max,
+        m.target!.min,
+        m.target!.mean,
+        m.baseline!.max,
+        m.baseline!.mean,
+      ]),
+    ).toEqual(rows);
+    expect(r.modules.every((m) => m.result === 'pass' && m.baseline!.dtype === 'float32')).toBe(
+      true,
     );
     expect(r.modules).toHaveLength(8);
     expect(r.modules[0]).toMatchObject({
@@ -121,6 +249,152 @@ describe('msprobe import: every fixture', () => {
       'dump_pytorch_mix_statistics/stack.json',
     ]);
     expect(r.framework).toBe('pytorch');
+    // [name, first frame outside msprobe/torch in stack.json, then the first output's dtype,
+    // shape, Max, Min, Mean, Norm as dump.json has them (a bool tensor's true/false as 1/0)]
+    const rows: [
+      string,
+      string | null,
+      string,
+      number[],
+      number,
+      number,
+      number | null,
+      number | null,
+    ][] = [
+      [
+        'Tensor.__add__.0.forward',
+        '/path_to_net/PanGu/pangu/training/utils.py:176',
+        'int64',
+        [],
+        424,
+        424,
+        424,
+        424,
+      ],
+      [
+        'Tensor.__add__.1.forward',
+        '/path_to_net/PanGu/pangu/training/utils.py:176',
+        'int64',
+        [],
+        424,
+        424,
+        424,
+        424,
+      ],
+      [
+        'Tensor.__or__.0.forward',
+        '/path_to_package/third_party/MindSpeed/mindspeed/core/tensor_parallel/layers.py:19',
+        'bool',
+        [1, 4096],
+        1,
+        0,
+        null,
+        null,
+      ],
+      [
+        'Distributed.all_reduce.0.forward',
+        '/path_to_net/third_party/Megatron-LM/megatron/core/tensor_parallel/mappings.py:24',
+        'bfloat16',
+        [1, 4096, 6144],
+        2.6875,
+        -2.640625,
+        0.000316619873046875,
+        2512.0,
+      ],
+      [
+        'Module.module.module.language_model.embedding.word_embeddings.VocabParallelEmbedding.forward.0',
+        '/path_to_net/third_party/Megatron-LM/megatron/legacy/model/language_model.py:217',
+        'bfloat16',
+        [1, 4096, 6144],
+        2.6875,
+        -2.640625,
+        0.000316619873046875,
+        2512.0,
+      ],
+      [
+        'NPU.npu_rms_norm.0.forward',
+        '/path_to_package/third_party/MindSpeed/mindspeed/core/fusions/rms_norm.py:26',
+        'bfloat16',
+        [1024, 1, 6144],
+        5.125,
+        -5.25,
+        0.0005645751953125,
+        2512.0,
+      ],
+      [
+        'Module.module.module.language_model.encoder.layers.0.input_norm.RMSNorm.forward.0',
+        '/path_to_net/third_party/Megatron-LM/megatron/legacy/model/transformer.py:1194',
+        'bfloat16',
+        [1024, 1, 6144],
+        5.125,
+        -5.25,
+        0.0005645751953125,
+        2512.0,
+      ],
+      [
+        'Module.module.module.language_model.encoder.layers.0.self_attention.ParallelAttention.forward.0',
+        '/path_to_net/third_party/Megatron-LM/megatron/legacy/model/transformer.py:1198',
+        'bfloat16',
+        [1024, 1, 6144],
+        0.421875,
+        -0.443359375,
+        -0.0002346038818359375,
+        50.75,
+      ],
+      [
+        'Module.module.module.language_model.encoder.layers.0.ParallelTransformerLayer.forward.0',
+        '/path_to_net/third_party/Megatron-LM/megatron/legacy/model/transformer.py:1832',
+        'bfloat16',
+        [1024, 1, 6144],
+        2.46875,
+        -2.6875,
+        -0.000438690185546875,
+        1280.0,
+      ],
+      [
+        'Torch.cos.0.forward',
+        '/path_to_package/third_party/MindSpeed/mindspeed/core/fusions/rotary_pos_embedding.py:16',
+        'float32',
+        [4096, 1, 1, 128],
+        1.0000001192092896,
+        -1.0000001192092896,
+        0.13587358593940735,
+        528.9301147460938,
+      ],
+      [
+        'NPU.npu_fusion_attention.0.forward',
+        '/path_to_package/third_party/MindSpeed/mindspeed/model/transformer.py:525',
+        'bfloat16',
+        [4096, 1, 1536],
+        2.734375,
+        -2.578125,
+        -0.001373291015625,
+        266.0,
+      ],
+      [
+        'NPU.npu_fusion_attention.0.backward',
+        null,
+        'bfloat16',
+        [4096, 1, 1536],
+        1.3634562492370605e-6,
+        -1.3485550880432129e-6,
+        -3.765308065339923e-10,
+        0.000286102294921875,
+      ],
+    ];
+    expect(
+      r.modules.map((m) => [
+        m.module,
+        m.source,
+        m.target!.dtype,
+        m.target!.shape,
+        m.target!.max,
+        m.target!.min,
+        m.target!.mean,
+        m.target!.norm,
+      ]),
+    ).toEqual(rows);
+    expect(r.modules.map((m) => m.kind).filter((k) => k === 'grad')).toHaveLength(1);
     expect(r.modules).toHaveLength(12);
     const emb = r.modules.find((x) => x.module.includes('VocabParallelEmbedding'))!;
     expect(emb.cls).toBe('VocabParallelEmbedding');
@@ -140,7 +414,15 @@ describe('msprobe import: every fixture', () => {
         ),
       ).length,
     );
-    expect(r.modules[2]!.module).toBe('Functional.conv2d.0.forward');
+    expect(r.modules.slice(0, 4).map((m) => [m.module, m.cls])).toEqual([
+      ['Tensor.to.0.forward', 'Tensor.to'],
+      ['Tensor.to.1.forward', 'Tensor.to'],
+      ['Functional.conv2d.0.forward', 'Functional.conv2d'],
+      ['Module.conv1.Conv2d.forward.0', 'Conv2d'],
+    ]);
+    expect(r.modules).toHaveLength(868);
+    expect(r.modules[867]!.module).toBe('Torch.clone.160.forward');
+    expect(r.modules.every((m) => m.result === 'none' && m.target === null)).toBe(true);
     expect(en(r.problems[0]!)).toBe('quickstart_gpu_dump/step0/proc2016: dump.json is missing.');
   });
 
@@ -229,6 +511,70 @@ describe('msprobe import: bad input', () => {
         texts.some((s) => /compare_result_2\.xlsx: not a readable xlsx workbook/.test(s)),
       ).toBe(true);
       expect(r.modules[0]).toMatchObject({ module: 'A.0.forward', cosine: 0.5 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an xlsx of an unknown msprobe version names its unknown columns; a sheet with no NPU Name names what it has', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'amw-msprobe-'));
+    try {
+      writeFileSync(
+        join(dir, 'compare_result_rank0_1.xlsx'),
+        xlsx([
+          ['NPU Name', 'Bench Name', 'Cosine', 'MaxAbsErr', 'ULP Err', 'Precision Grade'],
+          [
+            'Functional.gelu.0.forward.output.0',
+            'Functional.gelu.0.forward.output.0',
+            0.98,
+            0.5,
+            3,
+            'B',
+          ],
+        ]),
+      );
+      writeFileSync(
+        join(dir, 'compare_result_2.xlsx'),
+        xlsx([
+          ['Op', 'Score'],
+          ['gelu', 1],
+        ]),
+      );
+      const r = await importMsprobe(dir);
+      const texts = r.problems.map(en);
+      const base = dir.split('/').pop()!;
+      expect(texts).toContain(
+        `${base}/compare_result_rank0_1.xlsx: columns not known to any msprobe version: ULP Err, Precision Grade.`,
+      );
+      expect(texts).toContain(
+        `${base}/compare_result_2.xlsx: no "NPU Name" column (columns: Op, Score): not an msprobe compare result.`,
+      );
+      // what could be read is kept, by column name
+      expect(r.modules).toHaveLength(1);
+      expect(r.modules[0]).toMatchObject({
+        module: 'Functional.gelu.0.forward.output.0',
+        cosine: 0.98,
+        maxAbsErr: 0.5,
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a dump folder missing stack.json and construct.json names both and keeps the dump', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'amw-msprobe-'));
+    try {
+      cpSync(join(FIX, 'dump_pytorch_mix_statistics/dump.json'), join(dir, 'dump.json'));
+      const r = await importMsprobe(dir);
+      const base = dir.split('/').pop()!;
+      expect(r.problems.map(en)).toEqual(
+        expect.arrayContaining([
+          `${base}: stack.json is missing.`,
+          `${base}: construct.json is missing.`,
+        ]),
+      );
+      expect(r.modules).toHaveLength(12);
+      expect(r.modules.every((m) => m.source === null)).toBe(true);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -4,9 +4,11 @@ import { esc, MAX_ROWS, pill } from '../../reports/html-kit';
 import { cell, MAX_ROWS as MD_ROWS } from '../../reports/md-kit';
 import type { StageReport } from '../define';
 import { PrecisionRepository } from './repository';
+import { compareRuns } from './runs-compare';
 
 type Section = z.infer<typeof ReportPrecision>[];
 const CURVE_MAX = 2000;
+const OVER_TIME_MAX = 50;
 const NS = 'stage-precision:';
 const RESULT_CLS: Record<string, string> = {
   pass: 'pass',
@@ -58,11 +60,35 @@ export function curveSvg(curve: Section[number]['curve'], title: string): string
   return `<figure class="precision-chart"><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="${esc(title)}"><rect width="${W}" height="${H}" fill="none" stroke="#ccc"/>${bars}${line}</svg><figcaption class="small">${esc(title)}</figcaption></figure>`;
 }
 
+/** The session's moves over time: the newest run's list holds them all. */
+const overTime = (list: Section) =>
+  list.reduce<NonNullable<Section[number]['overTime']>>(
+    (best, p) => ((p.overTime?.length ?? 0) > best.length ? p.overTime! : best),
+    [],
+  );
+
 export const precisionReport: StageReport<Section> = {
-  build({ runs, services, show }) {
+  build({ sessionId, runs, services, show }) {
     const repo = new PrecisionRepository(services.db, services.artifacts);
+    // every precision run of the session, oldest first, each against the one before it
+    const history = repo.history(sessionId).reverse();
+    const moves: NonNullable<Section[number]['overTime']> = [];
+    for (let i = 1; i < history.length; i++) {
+      const side = (id: number) => ({
+        row: history.find((h) => h.stageRunId === id)!,
+        view: repo.get(id, ''),
+      });
+      const r = compareRuns(side(history[i - 1]!.stageRunId), side(history[i]!.stageRunId));
+      moves.push({
+        a: r.a.stageRunId,
+        b: r.b.stageRunId,
+        moved: r.moved,
+        summary: show(r.summary),
+      });
+    }
     return runs
       .filter((r) => repo.has(r.id))
+      .sort((a, b) => a.id - b.id)
       .map((r) => {
         const v = repo.get(r.id, r.host);
         const f = v.firstDivergence;
@@ -92,6 +118,7 @@ export const precisionReport: StageReport<Section> = {
             error: m.maxAbsErr ?? m.statDrift,
           })),
           checks: r.checks.map((c) => ({ id: c.id, status: c.status, summary: show(c.summary) })),
+          overTime: moves.filter((x) => x.b <= r.id).slice(-OVER_TIME_MAX),
         };
       });
   },
@@ -116,6 +143,12 @@ export const precisionReport: StageReport<Section> = {
         );
       out.push('</table>');
     }
+    const moves = overTime(list);
+    if (moves.length) {
+      out.push(`<h3>${esc(t(`${NS}report.overTime`))}</h3><ul class="precision-over-time">`);
+      for (const x of moves) out.push(`<li>${esc(x.summary)}</li>`);
+      out.push('</ul>');
+    }
     out.push('</section>');
     return out.join('');
   },
@@ -136,6 +169,11 @@ export const precisionReport: StageReport<Section> = {
       );
       for (const c of p.checks.slice(0, MD_ROWS))
         out.push(`| \`${c.id}\` | ${c.status} | ${cell(c.summary)} |`);
+    }
+    const moves = overTime(list);
+    if (moves.length) {
+      out.push('', `### ${t(`${NS}report.overTime`)}`, '');
+      for (const x of moves) out.push(`- ${cell(x.summary)}`);
     }
     return out.join('\n');
   },

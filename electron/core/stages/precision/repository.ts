@@ -185,21 +185,37 @@ export class PrecisionRepository {
           WHERE s.session_id = ? ORDER BY p.stage_run_id DESC`,
       )
       .all(sessionId) as Record<string, unknown>[];
-    return rows.map((r) => ({
-      stageRunId: r.stage_run_id as number,
-      source: r.source as 'run' | 'import',
-      host: (r.host as string | null) ?? '',
-      baseline: r.baseline as string,
-      entry: r.entry as string,
-      dtype: r.dtype as string,
-      mode: r.mode as string,
-      createdAt: r.created_at as string,
-      firstDivergence: (r.first_divergence as string | null) ?? null,
-      counts: {
-        pass: r.n_pass as number,
-        warning: r.n_warning as number,
-        error: r.n_error as number,
-      },
-    }));
+    return rows.map(historyRow);
   }
+
+  /** One run's history row (NOT_FOUND when the run has no precision comparison). */
+  row(runId: number): PrecisionHistoryRow {
+    const r = this.db
+      .prepare(
+        `SELECT p.*, s.target AS host FROM precision_runs p JOIN stage_runs s ON s.id = p.stage_run_id
+          WHERE p.stage_run_id = ?`,
+      )
+      .get(runId) as Record<string, unknown> | undefined;
+    if (!r) throw new AmwError('NOT_FOUND', `Stage run ${runId} has no precision comparison.`);
+    return historyRow(r);
+  }
+}
+
+function historyRow(r: Record<string, unknown>): PrecisionHistoryRow {
+  return {
+    stageRunId: r.stage_run_id as number,
+    source: r.source as 'run' | 'import',
+    host: (r.host as string | null) ?? '',
+    baseline: r.baseline as string,
+    entry: r.entry as string,
+    dtype: r.dtype as string,
+    mode: r.mode as string,
+    createdAt: r.created_at as string,
+    firstDivergence: (r.first_divergence as string | null) ?? null,
+    counts: {
+      pass: r.n_pass as number,
+      warning: r.n_warning as number,
+      error: r.n_error as number,
+    },
+  };
 }

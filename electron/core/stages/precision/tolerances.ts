@@ -1,61 +1,78 @@
-import type { DtypePolicy } from '../../../../shared/stages/precision/api';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { resourcesDir } from '../../paths';
 
 /**
- * Pass/warning/error limits by the target's dtype policy. msprobe's own rules (knowledge
- * ascend-profiling-precision.md §4.5: cosine 0.99 / 0.9, MaxAbsErr 0.001 / 1, statistics
- * MAGNITUDE 0.5) are applied as they are on top of these; these are tighter, because fp32 against
- * fp32 must agree to far better than 0.99 cosine, and a bf16 or fp16 policy is expected to drift
- * by about its unit roundoff (bf16 2^-8 ≈ 3.9e-3, fp16 2^-11 ≈ 4.9e-4) per rounding, compounding
- * over layers.
- *
- * `pass*`: at most this is agreement (fp32 reorderings of sums stay under 1e-6 relative);
- * `error*`: beyond this the policy's rounding no longer explains the difference.
+ * Pass/warning/error limits by the target's dtype policy, msprobe's own constants and tensor
+ * mode's caps: data in resources/knowledge/precision.json (its `$comment` gives the sources:
+ * knowledge ascend-profiling-precision.md §4.5 for msprobe's, the workbench's own for the rest).
+ * msprobe's rules are applied as they are on top of the dtype-aware ones, which are tighter.
  */
-export interface Tolerance {
-  /** Statistics: largest drift of max/min/mean over the output's scale, and of the L2 norm. */
-  passDrift: number;
-  errorDrift: number;
-  /** Tensors: cosine similarity. */
-  passCosine: number;
-  errorCosine: number;
-  /** Tensors: MaxAbsErr over the output's scale (max |bench|). */
-  passAbs: number;
-  errorAbs: number;
+const Ratio = z.number().min(0).max(1);
+const ToleranceSchema = z
+  .object({
+    /** Statistics: largest drift of max/min/mean over the output's scale, and of the L2 norm. */
+    passDrift: z.number().nonnegative(),
+    errorDrift: z.number().nonnegative(),
+    /** Tensors: cosine similarity. */
+    passCosine: Ratio,
+    errorCosine: Ratio,
+    /** Tensors: MaxAbsErr over the output's scale (max |bench|). */
+    passAbs: z.number().nonnegative(),
+    errorAbs: z.number().nonnegative(),
+  })
+  .strict()
+  // a pass limit looser than the error limit would make every warning an error
+  .refine((t) => t.passDrift <= t.errorDrift, 'passDrift above errorDrift')
+  .refine((t) => t.passCosine >= t.errorCosine, 'passCosine below errorCosine')
+  .refine((t) => t.passAbs <= t.errorAbs, 'passAbs above errorAbs');
+
+const PrecisionKnowledge = z.object({
+  msprobe: z
+    .object({
+      cosine: Ratio,
+      cosineMax: Ratio,
+      maxAbs: z.number().positive(),
+      maxAbsMax: z.number().positive(),
+      magnitude: z.number().positive(),
+      epsilon: z.number().positive(),
+      oneThousandth: z.number().positive(),
+      fiveThousandths: z.number().positive(),
+    })
+    .strict(),
+  tolerances: z.object({ fp32: ToleranceSchema, bf16: ToleranceSchema, fp16: ToleranceSchema }),
+  tensorMode: z
+    .object({
+      elementsPerOutput: z.number().int().positive(),
+      bytesPerRun: z.number().int().positive(),
+    })
+    .strict(),
+});
+
+export type Tolerance = z.infer<typeof ToleranceSchema>;
+export type PrecisionLimits = z.infer<typeof PrecisionKnowledge>;
+
+/** Reads and validates a precision knowledge file; a malformed one fails naming itself. */
+export function loadPrecisionLimits(
+  file = join(resourcesDir(), 'knowledge', 'precision.json'),
+): PrecisionLimits {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new Error(`${file} is not valid: ${(e as Error).message}`);
+  }
+  const parsed = PrecisionKnowledge.safeParse(doc);
+  if (!parsed.success)
+    throw new Error(
+      `${file} is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
+  return parsed.data;
 }
 
-export const TOLERANCES: Record<DtypePolicy, Tolerance> = {
-  fp32: {
-    passDrift: 1e-6,
-    errorDrift: 1e-4,
-    passCosine: 1 - 1e-7,
-    errorCosine: 0.99999,
-    passAbs: 1e-6,
-    errorAbs: 1e-4,
-  },
-  bf16: {
-    passDrift: 1e-6,
-    errorDrift: 0.1,
-    passCosine: 1 - 1e-7,
-    errorCosine: 0.99,
-    passAbs: 1e-6,
-    errorAbs: 0.1,
-  },
-  fp16: {
-    passDrift: 1e-6,
-    errorDrift: 0.02,
-    passCosine: 1 - 1e-7,
-    errorCosine: 0.999,
-    passAbs: 1e-6,
-    errorAbs: 0.02,
-  },
-};
-
-/** msprobe's constants (core/compare: COS_THRESHOLD, COS_MAX_THRESHOLD, MAX_ABS_ERR_*, MAGNITUDE). */
-export const MSPROBE = {
-  cosine: 0.99,
-  cosineMax: 0.9,
-  maxAbs: 0.001,
-  maxAbsMax: 1,
-  magnitude: 0.5,
-  epsilon: 1e-10,
-} as const;
+let cached: PrecisionLimits | undefined;
+/** The shipped limits, read once. */
+export function precisionLimits(): PrecisionLimits {
+  return (cached ??= loadPrecisionLimits());
+}

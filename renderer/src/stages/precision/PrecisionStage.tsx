@@ -40,6 +40,64 @@ const fmt = (x: number | null | undefined, digits = 3) =>
         ? x.toExponential(digits - 1)
         : x.toPrecision(digits + 1);
 
+/** A comma-separated field as a list; none when empty. */
+function list(x: string): string[] | undefined {
+  const xs = x
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return xs.length ? xs : undefined;
+}
+
+/** Two runs side by side: how the first divergence moved, which modules changed their result. */
+function RunsCompareView(props: { a: number; b: number }) {
+  const { t } = useTranslation();
+  const text = useText();
+  const r = useCall('precision.compareRuns', { a: props.a, b: props.b });
+  if (r.error) return <ErrorText error={r.error} />;
+  if (!r.data) return <p className="muted">{t('common.loading')}</p>;
+  const d = r.data;
+  const good = d.moved === 'later' || d.moved === 'gone' || d.moved === 'none';
+  return (
+    <div data-testid="precision-compare">
+      <div className={`callout ${good ? 'ok' : 'warn'}`} data-testid="precision-compare-summary">
+        {text(d.summary)}
+        <div className="small">
+          {text({
+            key: `${NS}runs.changes`,
+            params: { ...d.counts, a: d.a.stageRunId, b: d.b.stageRunId },
+          })}
+        </div>
+      </div>
+      {!!d.changed.length && (
+        <table className="table" data-testid="precision-compare-changed">
+          <caption>{t(`${NS}ui.changed`)}</caption>
+          <thead>
+            <tr>
+              <th>{t(`${NS}report.module`)}</th>
+              <th>#{d.a.stageRunId}</th>
+              <th>#{d.b.stageRunId}</th>
+              <th>{t(`${NS}ui.change`)}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {d.changed.slice(0, 200).map((c) => (
+              <tr key={`${c.order}-${c.module}`}>
+                <td>
+                  <code>{c.module}</code>
+                </td>
+                <td style={{ color: RESULT_COLOUR[c.a] }}>{c.a}</td>
+                <td style={{ color: RESULT_COLOUR[c.b] }}>{c.b}</td>
+                <td>{t(`${NS}ui.${c.change}`)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}
+
 /**
  * The session's precision stage: a run form (target, baseline, entry, dtype, mode), msprobe
  * import, the history of runs, and the chosen run's modules in execution order with a heat
@@ -50,6 +108,12 @@ export function PrecisionStage(props: StageViewProps) {
   const { t } = useTranslation();
   const history = useCall('precision.history', { sessionId: session.id });
   const [chosen, setChosen] = useState<number | null>(null);
+  /** Up to two runs ticked for "runs compared over time" (older first when shown). */
+  const [ticked, setTicked] = useState<number[]>([]);
+  const tick = (id: number, on: boolean) =>
+    setTicked((xs) =>
+      on ? [...xs.filter((x) => x !== id), id].slice(-2) : xs.filter((x) => x !== id),
+    );
   const runId = chosen ?? history.data?.[0]?.stageRunId ?? null;
   const run = session.runs.find((r) => r.id === runId) ?? null;
   return (
@@ -63,6 +127,7 @@ export function PrecisionStage(props: StageViewProps) {
         <table className="table" data-testid="precision-history">
           <thead>
             <tr>
+              <th title={t(`${NS}ui.compareHint`)}>{t(`${NS}ui.compareWith`)}</th>
               <th>#</th>
               <th>{t(`${NS}ui.target`)}</th>
               <th>{t(`${NS}ui.baseline`)}</th>
@@ -80,6 +145,15 @@ export function PrecisionStage(props: StageViewProps) {
                 onClick={() => setChosen(h.stageRunId)}
                 data-testid={`precision-run-${h.stageRunId}`}
               >
+                <td onClick={(e) => e.stopPropagation()}>
+                  <input
+                    type="checkbox"
+                    aria-label={`${t(`${NS}ui.compareWith`)} ${h.stageRunId}`}
+                    checked={ticked.includes(h.stageRunId)}
+                    onChange={(e) => tick(h.stageRunId, e.target.checked)}
+                    data-testid={`precision-tick-${h.stageRunId}`}
+                  />
+                </td>
                 <td>{h.stageRunId}</td>
                 <td>{h.host}</td>
                 <td>{h.baseline}</td>
@@ -100,6 +174,10 @@ export function PrecisionStage(props: StageViewProps) {
           </tbody>
         </table>
       )}
+      {!!history.data && history.data.length > 1 && ticked.length < 2 && (
+        <p className="muted small">{t(`${NS}ui.compareHint`)}</p>
+      )}
+      {ticked.length === 2 && <RunsCompareView a={Math.min(...ticked)} b={Math.max(...ticked)} />}
       {runId !== null && <RunView runId={runId} sessionId={session.id} />}
       <div className="code-checks">
         {run?.checks.map((c) => (
@@ -119,6 +197,10 @@ function RunForm(props: { session: SessionRecord; onStarted: (stageRunId: number
   const [target, setTarget] = useState(saved.target ?? props.session.hosts[0] ?? '');
   const [baseline, setBaseline] = useState(saved.baseline ?? '');
   const [entry, setEntry] = useState(saved.entry ?? '');
+  const [script, setScript] = useState(saved.script ?? '');
+  const [steps, setSteps] = useState(saved.steps ?? '');
+  const [ops, setOps] = useState(saved.ops ?? '');
+  const [modules, setModules] = useState(saved.modules ?? '');
   const [dtype, setDtype] = useState<'fp32' | 'bf16' | 'fp16'>('fp32');
   const [mode, setMode] = useState<'statistics' | 'tensor'>('statistics');
   const [backward, setBackward] = useState(false);
@@ -131,17 +213,33 @@ function RunForm(props: { session: SessionRecord; onStarted: (stageRunId: number
       data-testid="precision-form"
       onSubmit={(e) => {
         e.preventDefault();
-        localStorage.setItem(key, JSON.stringify({ target, baseline, entry: entry.trim() }));
+        localStorage.setItem(
+          key,
+          JSON.stringify({
+            target,
+            baseline,
+            entry: entry.trim(),
+            script: script.trim(),
+            steps,
+            ops,
+            modules,
+          }),
+        );
+        const useScript = !entry.trim() && !!script.trim();
         start.mutate(
           {
             stage: 'precision',
             host: target,
             baseline,
             sessionId: props.session.id,
-            entry: entry.trim(),
+            ...(useScript
+              ? { script: script.trim(), steps: steps ? Number(steps) : undefined }
+              : { entry: entry.trim() }),
             dtype,
             mode,
             backward,
+            ops: list(ops),
+            modules: mode === 'tensor' ? list(modules) : undefined,
           },
           { onSuccess: (r) => props.onStarted(r.stageRunId) },
         );
@@ -184,10 +282,44 @@ function RunForm(props: { session: SessionRecord; onStarted: (stageRunId: number
         <input
           data-testid="precision-entry"
           value={entry}
-          required
+          required={!script.trim()}
           pattern="[^:]+:[A-Za-z_][A-Za-z0-9_]*"
           placeholder="train/model.py:build_model_and_batches"
           onChange={(e) => setEntry(e.target.value)}
+        />
+      </label>
+      <label className="grow">
+        <span>{t(`${NS}ui.script`)}</span>
+        <input
+          data-testid="precision-script"
+          value={script}
+          disabled={!!entry.trim()}
+          placeholder="train.py"
+          onChange={(e) => setScript(e.target.value)}
+        />
+      </label>
+      {!!script.trim() && !entry.trim() && (
+        <label>
+          <span>{t(`${NS}ui.steps`)}</span>
+          <input
+            data-testid="precision-steps"
+            type="number"
+            min={1}
+            max={100}
+            value={steps}
+            placeholder="1"
+            onChange={(e) => setSteps(e.target.value)}
+          />
+        </label>
+      )}
+      <label>
+        <span>{t(`${NS}ui.ops`)}</span>
+        <input
+          data-testid="precision-ops"
+          value={ops}
+          pattern="\s*(aten::)?[A-Za-z_][A-Za-z0-9_.]*(\s*,\s*(aten::)?[A-Za-z_][A-Za-z0-9_.]*)*\s*"
+          placeholder="gelu, aten::softmax"
+          onChange={(e) => setOps(e.target.value)}
         />
       </label>
       <label>
@@ -213,6 +345,17 @@ function RunForm(props: { session: SessionRecord; onStarted: (stageRunId: number
           <option value="tensor">tensor</option>
         </select>
       </label>
+      {mode === 'tensor' && (
+        <label>
+          <span>{t(`${NS}ui.modules`)}</span>
+          <input
+            data-testid="precision-modules-filter"
+            value={modules}
+            placeholder="block.*, head"
+            onChange={(e) => setModules(e.target.value)}
+          />
+        </label>
+      )}
       <label className="check">
         <input type="checkbox" checked={backward} onChange={(e) => setBackward(e.target.checked)} />
         <span>{t(`${NS}ui.backward`)}</span>

@@ -20,7 +20,18 @@ export const en = {
   dumped:
     '{{modules}} module calls compared over {{batches}} batches: {{pass}} pass, {{warning}} warning, {{error}} error (baseline {{baseline}} on {{baselineDevice}}, target {{host}} on {{targetDevice}}, {{dtype}}).',
   onCpu: '{{host}} has no usable NPU: the dump ran on the CPU ({{note}}).',
-  needsEntry: 'The precision stage needs an entry: FILE:FUNCTION returning (model, batches).',
+  needsEntry:
+    'The precision stage needs either an entry (FILE:FUNCTION returning (model, batches)) or a script.',
+  scriptMode:
+    "Script mode ({{steps}} call(s) of the model recorded): the weights travelled from the baseline; the inputs are the script's own, made under the same seed {{seed}}.",
+  ops: {
+    recorded: 'Aten ops recorded beside the modules: {{seen}}.',
+    unseen: 'Aten ops asked for but never called inside the model: {{ops}}.',
+    unavailable: 'Aten ops could not be recorded: {{note}}.',
+    dropped: '{{count}} op calls past the cap of the dump were not recorded.',
+  },
+  tensorsDropped:
+    "{{count}} outputs past tensor mode's byte cap kept statistics only (choose fewer modules with --modules).",
   noPython:
     '{{host}} has no python3 on the PATH of a non-interactive shell: the dump needs Python with torch.',
   noResult: 'The dump on {{host}} printed no result. Last output: {{tail}}',
@@ -78,6 +89,8 @@ export const en = {
     maxAbs: 'max abs error {{err}} relative to the output scale (limit for {{dtype}}: {{limit}})',
     withinTolerance: 'differs within {{dtype}} tolerance (drift {{drift}})',
     imported: 'msprobe: {{result}} {{message}}',
+    tensorUnread:
+      'the tensor data of this output could not be read from the {{file}} tensor file (cut short): statistics only',
   },
   import: {
     done: 'Imported {{files}} file(s) from {{path}}: {{modules}} entries.',
@@ -87,7 +100,8 @@ export const en = {
     badXlsx: '{{file}}: not a readable xlsx workbook ({{error}}).',
     truncated: '{{file}}: not valid JSON ({{error}}); entries read before the damage are kept.',
     unknownColumns: '{{file}}: columns not known to any msprobe version: {{columns}}.',
-    noNameColumn: '{{file}}: no "NPU Name" column: not an msprobe compare result.',
+    noNameColumn:
+      '{{file}}: no "NPU Name" column (columns: {{columns}}): not an msprobe compare result.',
     missingFile: '{{dir}}: {{file}} is missing.',
     badEntry: '{{file}}: entry {{name}} is not a dump record.',
     badRow: '{{file}} line {{line}}: {{count}} fields, the header has {{header}}.',
@@ -102,6 +116,22 @@ export const en = {
     import:
       'import an msprobe dump folder, dump.json or compare_result csv/xlsx as a precision run',
     session: 'add to this session',
+    modules:
+      'precision, tensor mode: keep the tensors of these modules only (named_modules() paths, * wildcards, comma-separated)',
+    ops: 'precision: also record these aten ops (gelu, aten::softmax, …; comma-separated)',
+    compare: 'compare two precision runs: how the first divergence moved from run A to run B',
+  },
+  runs: {
+    later:
+      'Run {{b}} against run {{a}}: the first divergence moved from {{from}} to {{to}}, later in execution order.',
+    earlier:
+      'Run {{b}} against run {{a}}: the first divergence moved from {{from}} to {{to}}, earlier in execution order.',
+    same: 'Run {{b}} against run {{a}}: the first divergence is still {{from}}.',
+    gone: 'Run {{b}} against run {{a}}: the divergence at {{from}} is gone; no module diverges.',
+    appeared: 'Run {{b}} against run {{a}}: a first divergence appeared at {{to}} (none before).',
+    none: 'Run {{b}} against run {{a}}: no module diverges in either.',
+    changes:
+      '{{fixed}} module(s) now agree better, {{regressed}} got worse; {{onlyA}} only in run {{a}}, {{onlyB}} only in run {{b}}.',
   },
   report: {
     title: 'Precision',
@@ -112,6 +142,7 @@ export const en = {
     module: 'Module',
     result: 'Result',
     source: 'Source',
+    overTime: 'Over time',
   },
   ui: {
     run: 'Run precision comparison',
@@ -133,6 +164,16 @@ export const en = {
     noRuns: 'No precision runs in this session yet.',
     onlyDiverging: 'Only modules that are not pass',
     stats: 'max / min / mean / norm',
+    script: 'or script (run as-is)',
+    steps: 'Model calls recorded (script)',
+    ops: 'Aten ops (comma-separated)',
+    modules: 'Tensor-mode modules (patterns)',
+    compareWith: 'Compare',
+    compareHint: 'Tick two runs to compare them.',
+    changed: 'Modules whose result changed',
+    change: 'Change',
+    fixed: 'fixed',
+    regressed: 'regressed',
   },
 } as const;
 

@@ -20,7 +20,17 @@ export const zhCN: PrecisionMessages = {
   dumped:
     '{{batches}} 个批次共比对 {{modules}} 次模块调用：通过 {{pass}}，告警 {{warning}}，错误 {{error}}（基线 {{baseline}} 在 {{baselineDevice}} 上，目标 {{host}} 在 {{targetDevice}} 上，{{dtype}}）。',
   onCpu: '{{host}} 没有可用的 NPU：数据采集在 CPU 上运行（{{note}}）。',
-  needsEntry: '精度阶段需要入口：FILE:FUNCTION，返回 (model, batches)。',
+  needsEntry: '精度阶段需要入口（FILE:FUNCTION，返回 (model, batches)）或脚本。',
+  scriptMode:
+    '脚本模式（记录了模型的 {{steps}} 次调用）：权重从基线传来；输入由脚本自己生成，使用相同的随机种子 {{seed}}。',
+  ops: {
+    recorded: '与模块一起记录的 aten 算子：{{seen}}。',
+    unseen: '请求记录但模型内从未调用的 aten 算子：{{ops}}。',
+    unavailable: '无法记录 aten 算子：{{note}}。',
+    dropped: '超出采集上限的 {{count}} 次算子调用没有记录。',
+  },
+  tensorsDropped:
+    '超出张量模式字节上限的 {{count}} 个输出只保留了统计量（用 --modules 选择更少的模块）。',
   noPython: '{{host}} 在非交互式 shell 的 PATH 中没有 python3：数据采集需要带 torch 的 Python。',
   noResult: '{{host}} 上的数据采集没有输出结果。最后的输出：{{tail}}',
   badResult: '{{host}} 上的数据采集输出的结果不是 JSON。',
@@ -74,6 +84,7 @@ export const zhCN: PrecisionMessages = {
     maxAbs: '相对输出量级的最大绝对误差 {{err}}（{{dtype}} 的上限：{{limit}}）',
     withinTolerance: '在 {{dtype}} 容差内存在差异（偏差 {{drift}}）',
     imported: 'msprobe：{{result}} {{message}}',
+    tensorUnread: '无法从张量文件 {{file}} 读取该输出的张量数据（文件被截断）：只有统计量',
   },
   import: {
     done: '从 {{path}} 导入了 {{files}} 个文件：{{modules}} 条记录。',
@@ -84,7 +95,7 @@ export const zhCN: PrecisionMessages = {
     badXlsx: '{{file}}：不是可读取的 xlsx 工作簿（{{error}}）。',
     truncated: '{{file}}：不是有效的 JSON（{{error}}）；损坏处之前读到的记录已保留。',
     unknownColumns: '{{file}}：这些列不属于任何 msprobe 版本：{{columns}}。',
-    noNameColumn: '{{file}}：没有 "NPU Name" 列：不是 msprobe 比对结果。',
+    noNameColumn: '{{file}}：没有 "NPU Name" 列（现有列：{{columns}}）：不是 msprobe 比对结果。',
     missingFile: '{{dir}}：缺少 {{file}}。',
     badEntry: '{{file}}：条目 {{name}} 不是数据采集记录。',
     badRow: '{{file}} 第 {{line}} 行：{{count}} 个字段，表头有 {{header}} 个。',
@@ -97,6 +108,20 @@ export const zhCN: PrecisionMessages = {
     mode: 'precision：statistics（统计量）| tensor（张量）',
     import: '把 msprobe 数据目录、dump.json 或 compare_result csv/xlsx 导入为一次精度运行',
     session: '加入该会话',
+    modules:
+      'precision，张量模式：只保存这些模块的张量（named_modules() 路径，可用 * 通配，逗号分隔）',
+    ops: 'precision：另外记录这些 aten 算子（gelu、aten::softmax 等，逗号分隔）',
+    compare: '比较两次精度运行：首个偏差从运行 A 到运行 B 如何移动',
+  },
+  runs: {
+    later: '运行 {{b}} 对比运行 {{a}}：首个偏差从 {{from}} 移到了 {{to}}，在执行顺序中更靠后。',
+    earlier: '运行 {{b}} 对比运行 {{a}}：首个偏差从 {{from}} 移到了 {{to}}，在执行顺序中更靠前。',
+    same: '运行 {{b}} 对比运行 {{a}}：首个偏差仍然是 {{from}}。',
+    gone: '运行 {{b}} 对比运行 {{a}}：{{from}} 处的偏差已消失，没有模块出现偏差。',
+    appeared: '运行 {{b}} 对比运行 {{a}}：在 {{to}} 出现了首个偏差（之前没有）。',
+    none: '运行 {{b}} 对比运行 {{a}}：两次运行都没有模块出现偏差。',
+    changes:
+      '{{fixed}} 个模块吻合得更好，{{regressed}} 个变差；{{onlyA}} 个只在运行 {{a}} 中，{{onlyB}} 个只在运行 {{b}} 中。',
   },
   report: {
     title: '精度',
@@ -107,6 +132,7 @@ export const zhCN: PrecisionMessages = {
     module: '模块',
     result: '结果',
     source: '来源',
+    overTime: '随时间的变化',
   },
   ui: {
     run: '运行精度比对',
@@ -128,5 +154,15 @@ export const zhCN: PrecisionMessages = {
     noRuns: '该会话还没有精度运行。',
     onlyDiverging: '只显示未通过的模块',
     stats: '最大 / 最小 / 均值 / 范数',
+    script: '或脚本（原样运行）',
+    steps: '记录的模型调用次数（脚本）',
+    ops: 'aten 算子（逗号分隔）',
+    modules: '张量模式的模块（模式）',
+    compareWith: '比较',
+    compareHint: '勾选两次运行进行比较。',
+    changed: '结果发生变化的模块',
+    change: '变化',
+    fixed: '已修复',
+    regressed: '变差',
   },
 };

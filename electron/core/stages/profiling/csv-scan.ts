@@ -75,7 +75,8 @@ export async function scanCsv(
       if (bytesRead === 0) eof = true;
       len += bytesRead;
     };
-    await fill();
+    // the line ending is guessed on as much as papaparse's first chunk holds, whatever the read size
+    while (!eof && len < PAPA_FIRST_CHUNK) await fill();
     const newline = guessNewline(buf.toString('latin1', 0, Math.min(len, PAPA_FIRST_CHUNK)));
     if (newline === '\r') return { done: false, offset: 0, line: 1, newline };
     const crlf = newline === '\r\n';

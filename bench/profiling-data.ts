@@ -24,7 +24,8 @@ async function writeChunks(
   file: string,
   targetBytes: number,
   head: string,
-  chunk: (i: number) => string,
+  /** The i-th piece; null ends the file before targetBytes. */
+  chunk: (i: number) => string | null,
   tail: string,
 ): Promise<{ bytes: number; rows: number }> {
   const out = createWriteStream(file);
@@ -35,7 +36,9 @@ async function writeChunks(
   let rows = 0;
   let buf = '';
   while (bytes < targetBytes) {
-    const s = chunk(rows++);
+    const s = chunk(rows);
+    if (s === null) break;
+    rows++;
     buf += s;
     bytes += s.length; // ASCII only
     if (buf.length > 1 << 20) {
@@ -87,6 +90,65 @@ export function writeTraceView(file: string, targetBytes: number) {
         default:
           return `,{"name":"AI Core Freq","pid":400,"tid":0,"ts":${ts},"ph":"C","args":{"MHz":1800}}`;
       }
+    },
+    ']',
+  );
+}
+
+/**
+ * A trace_view.json whose ProfilerStep#1 holds `events` complete events, as torch_npu writes them
+ * (string ts, process_name metadata): the Python thread's nested aten ops, CANN's aclnn calls and
+ * kernels back to back on 8 Ascend Hardware streams; then a small ProfilerStep#2.
+ */
+export function writeStepTrace(file: string, events: number) {
+  const base = 1736408883704643;
+  const ts = (us: number) => `"${(base + us).toFixed(3)}"`;
+  const streams = 8;
+  const kernels = Math.floor(events * 0.79);
+  const perStream = Math.ceil(kernels / streams);
+  const stepUs = perStream * 10 + 100; // kernels of 4–9 µs, 10 µs apart on each stream
+  const layers = Math.floor((events * 0.006) / 3);
+  const cann = events - kernels - layers * 3 - 1;
+  const head = [
+    '{"name":"process_name","pid":100,"tid":0,"ph":"M","args":{"name":"Python"}}',
+    '{"name":"thread_name","pid":100,"tid":7,"ph":"M","args":{"name":"MainThread"}}',
+    '{"name":"process_name","pid":200,"tid":0,"ph":"M","args":{"name":"CANN"}}',
+    '{"name":"process_name","pid":300,"tid":0,"ph":"M","args":{"name":"Ascend Hardware"}}',
+    `{"ph":"X","name":"ProfilerStep#1","pid":100,"tid":7,"ts":${ts(0)},"dur":${stepUs},"cat":"cpu_op","args":{}}`,
+  ].join(',');
+  const ops = ['MatMulV3', 'FlashAttentionScore', 'RmsNorm', 'Add', 'Cast', 'ZerosLike'];
+  return writeChunks(
+    file,
+    Infinity,
+    `[${head}`,
+    (i) => {
+      if (i < layers * 3) {
+        const layer = Math.floor(i / 3);
+        const at = (layer * stepUs) / layers;
+        const w = stepUs / layers;
+        const [name, start, dur] =
+          i % 3 === 0
+            ? ['aten::linear', at + 1, w - 2]
+            : i % 3 === 1
+              ? ['aten::matmul', at + 2, w / 2 - 2]
+              : ['aten::add', at + w / 2 + 1, w / 2 - 4];
+        return `,{"ph":"X","name":"${name}","pid":100,"tid":7,"ts":${ts(start)},"dur":${dur.toFixed(3)},"cat":"cpu_op","args":{"Sequence number":${i}}}`;
+      }
+      const j = i - layers * 3;
+      if (j < cann)
+        return `,{"ph":"X","name":"AscendCL@aclnn${ops[j % ops.length]}","pid":200,"tid":7,"ts":${ts(3 + (j * (stepUs - 10)) / cann)},"dur":2.5,"args":{"connection_id":${j}}}`;
+      const k = j - cann;
+      if (k < kernels) {
+        const stream = k % streams;
+        const n = Math.floor(k / streams);
+        return `,{"ph":"X","name":"${ops[(n + stream) % ops.length]}","pid":300,"tid":${stream},"ts":${ts(5 + n * 10 + stream * 0.3)},"dur":${(4 + ((n * 7 + stream) % 6)).toFixed(3)},"args":{"Task Type":"AI_CORE","Stream Id":${stream}}}`;
+      }
+      const m = k - kernels;
+      if (m === 0)
+        return `,{"ph":"X","name":"ProfilerStep#2","pid":100,"tid":7,"ts":${ts(stepUs + 10)},"dur":500,"cat":"cpu_op","args":{}}`;
+      if (m <= 100)
+        return `,{"ph":"X","name":"MatMulV3","pid":300,"tid":0,"ts":${ts(stepUs + 10 + m * 4)},"dur":3,"args":{}}`;
+      return null;
     },
     ']',
   );

@@ -7,7 +7,7 @@ import { runTs } from './run-ts.mjs';
 const only = process.argv[2];
 // the scan bench uses the built worker (dist/scan-worker.js), the diff view bench the built page:
 // build what the chosen benches run
-const needsPage = !only || 'diffview'.includes(only);
+const needsPage = !only || ['diffview', 'timeline', 'charts'].some((b) => b.includes(only));
 execFileSync(process.execPath, ['scripts/build.mjs', ...(needsPage ? [] : ['node'])], {
   stdio: 'inherit',
 });

@@ -160,6 +160,37 @@ export interface ProfileCompare {
   advice: { fixed: string[]; added: string[]; kept: string[] };
 }
 
+/**
+ * One step of a trace_view.json, columnar (electron/core/stages/profiling/timeline.ts): events in
+ * lanes (one nesting depth of one process/thread track, contiguous, sorted by start, never
+ * overlapping). The columns are base64 of little-endian typed arrays, so a million events cross
+ * IPC or the WebSocket as ~20 MB of text rather than a million objects.
+ */
+export interface StepTimeline {
+  /** The trace read, relative to the imported folder. */
+  file: string;
+  /** The ProfilerStep# ids in the trace (empty: no markers; the whole trace is shown). */
+  steps: number[];
+  step: number | null;
+  /** The window, in the trace's µs. */
+  startUs: number;
+  endUs: number;
+  tracks: { pid: string; tid: string; name: string }[];
+  lanes: { track: number; depth: number; from: number; to: number }[];
+  /** The string table of `name`. */
+  names: string[];
+  events: number;
+  /** Float64Array: µs from startUs. */
+  start: string;
+  /** Float32Array: µs. */
+  dur: string;
+  /** Uint32Array: index into names. */
+  name: string;
+  /** More events in the window than the cap: the first ones are shown. */
+  truncated: boolean;
+  warnings: ProfileWarning[];
+}
+
 const RunId = z.number().int().positive();
 const Dir = z.string().min(1).max(4096);
 
@@ -194,6 +225,19 @@ export const profilingApi = {
   'profiling.get': method(z.object({ stageRunId: RunId }).strict()).returns<
     ProfileResult & { stageRunId: number; entry: string | null; profiler: string | null }
   >(),
+  /**
+   * One step of a stored profile's timeline (trace_view.json of rank folder `unit`, an index into
+   * `ranks`; the first with a trace when absent), read again from the profile's files.
+   */
+  'profiling.timeline': method(
+    z
+      .object({
+        stageRunId: RunId,
+        unit: z.number().int().min(0).max(100_000).optional(),
+        step: z.number().int().min(0).optional(),
+      })
+      .strict(),
+  ).returns<StepTimeline>(),
   /** Two stored profiles side by side: b against a. */
   'profiling.compare': method(z.object({ a: RunId, b: RunId }).strict()).returns<ProfileCompare>(),
 };

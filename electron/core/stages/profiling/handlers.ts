@@ -12,6 +12,7 @@ import { profilingOutcomes, projectStepMs } from './outcomes';
 import { ProfileRepository, type GatheredFile } from './repository';
 import { m } from './csv-stream';
 import { gatherFolder } from './gather';
+import { readTimeline } from './timeline-handler';
 
 /**
  * The profiling stage's own methods: an import of a local folder (a stage run of the session with
@@ -71,6 +72,8 @@ export function profilingHandlers(s: Services): DomainHandlers<MethodsOf<'profil
     },
     'profiling.get': ({ stageRunId }) => ({ ...repo.get(stageRunId), stageRunId }),
     'profiling.compare': ({ a, b }) => compareProfiles(repo.get(a), repo.get(b)),
+    'profiling.timeline': ({ stageRunId, unit, step }) =>
+      readTimeline(repo, stageRunId, unit ?? null, step),
   };
 }
 

@@ -11,7 +11,7 @@ import type {
 } from '../../../../shared/stages/profiling/api';
 import { AmwError } from '../../../../shared/errors';
 import { adviseProfile, profilingAdvice, type AdviceRules } from './advice';
-import { m } from './csv-stream';
+import { m, type ParserChoice } from './csv-stream';
 import { KernelAgg, readKernelTable, readOpStatistic } from './kernels';
 import { readClusterCommunication, readStepTrace, slowRanks } from './steps';
 import { streamTrace, type TraceEvent } from './trace-stream';
@@ -198,6 +198,8 @@ export interface ImportOptions {
   rules?: AdviceRules;
   /** Called with each file as it is read (the job's progress). */
   onFile?: (done: number, total: number, file: string) => void;
+  /** 'reference': the maintained parsers alone (papaparse, @streamparser/json), for the differential tests. */
+  parser?: ParserChoice;
 }
 
 /** Reads every profiler output under `root` and analyses it. */
@@ -234,12 +236,12 @@ export async function importProfile(
       opts.onFile?.(done++, total, label(f.path));
       const l = label(f.path);
       if (f.role === 'kernels')
-        bytes += await readKernelTable(f.path, l, kernels, warn, opts.signal);
+        bytes += await readKernelTable(f.path, l, kernels, warn, opts.signal, opts.parser);
       // op_statistic.csv only stands in for a kernel table that is absent or unreadable
       else if (f.role === 'opStatistic' && kernels.files === filesBefore)
-        bytes += await readOpStatistic(f.path, l, kernels, warn);
+        bytes += await readOpStatistic(f.path, l, kernels, warn, opts.signal, opts.parser);
       else if (f.role === 'steps' || (f.role === 'clusterSteps' && !rankSteps)) {
-        const r = await readStepTrace(f.path, l, u.rank, warn);
+        const r = await readStepTrace(f.path, l, u.rank, warn, opts.parser);
         steps.push(...r.steps);
         bytes += r.bytes;
       } else if (f.role === 'clusterComm') {
@@ -248,7 +250,14 @@ export async function importProfile(
         bytes += r.bytes;
       } else if (f.role === 'trace') {
         sawTimeline = true;
-        const r = await streamTrace(f.path, l, warn, (e) => timeline.add(e, u.rank), opts.signal);
+        const r = await streamTrace(
+          f.path,
+          l,
+          warn,
+          (e) => timeline.add(e, u.rank),
+          opts.signal,
+          opts.parser,
+        );
         timeline.events += r.events;
         bytes += r.bytes;
       }

@@ -1,20 +1,36 @@
 import type { KernelSummary, ProfileWarning } from '../../../../shared/stages/profiling/api';
-import { col, m, num, streamCsv } from './csv-stream';
+import { col, m, num, streamCsv, type ParserChoice } from './csv-stream';
 
 /**
  * The kernel table in either vocabulary (knowledge §2.2): torch_npu's kernel_details.csv
  * (Name, Type, Accelerator Core, Duration(us)) and msprof's op_summary_*.csv (Op Name, OP Type,
  * Task Type, Task Duration(us)), folded into one summary as rows stream by.
  */
+interface Acc {
+  us: number;
+  count: number;
+}
+
+/** One (name, op type, task type) and the accumulators its rows add to, found by name in one lookup. */
+interface NameEntry extends Acc {
+  opType: string;
+  taskType: string;
+  task: Acc;
+  op: Acc;
+  aicpu: Acc | null;
+  /** Another entry of the same name (a name with several op or task types: rare). */
+  next: NameEntry | null;
+}
+
 export class KernelAgg {
   count = 0;
   totalUs = 0;
   maxUs = 0;
   files = 0;
-  private byTask = new Map<string, { us: number; count: number }>();
-  private byOp = new Map<string, { us: number; count: number; taskType: string }>();
-  private byName = new Map<string, { us: number; count: number }>();
-  private aicpu = new Map<string, { us: number; count: number }>();
+  private byTask = new Map<string, Acc>();
+  private byOp = new Map<string, Acc & { taskType: string }>();
+  private byName = new Map<string, NameEntry>();
+  private aicpu = new Map<string, Acc>();
   private states: { dynamic: number; static: number; other: number } | null = null;
 
   add(name: string, opType: string, taskType: string, us: number | null, state: string | null) {
@@ -22,28 +38,24 @@ export class KernelAgg {
     const d = us ?? 0;
     this.totalUs += d;
     if (d > this.maxUs) this.maxUs = d;
-    const t = this.byTask.get(taskType);
-    if (t) {
-      t.us += d;
-      t.count++;
-    } else this.byTask.set(taskType, { us: d, count: 1 });
-    const o = this.byOp.get(opType);
-    if (o) {
-      o.us += d;
-      o.count++;
-    } else this.byOp.set(opType, { us: d, count: 1, taskType });
-    if (taskType === 'AI_CPU') {
-      const a = this.aicpu.get(opType) ?? { us: 0, count: 0 };
-      a.us += d;
-      a.count++;
-      this.aicpu.set(opType, a);
+    // rows repeat a few hundred names: one map lookup by name finds every accumulator of the row
+    let e = this.byName.get(name) ?? null;
+    const first = e;
+    while (e !== null && (e.opType !== opType || e.taskType !== taskType)) e = e.next;
+    if (e === null) {
+      e = this.entry(opType, taskType, first);
+      this.byName.set(name, e);
     }
-    const key = `${name}\u0000${opType}\u0000${taskType}`;
-    const n = this.byName.get(key);
-    if (n) {
-      n.us += d;
-      n.count++;
-    } else this.byName.set(key, { us: d, count: 1 });
+    e.us += d;
+    e.count++;
+    e.task.us += d;
+    e.task.count++;
+    e.op.us += d;
+    e.op.count++;
+    if (e.aicpu) {
+      e.aicpu.us += d;
+      e.aicpu.count++;
+    }
     if (state !== null) {
       this.states ??= { dynamic: 0, static: 0, other: 0 };
       const s = state.trim().toLowerCase();
@@ -51,6 +63,20 @@ export class KernelAgg {
       else if (s === 'static') this.states.static++;
       else this.states.other++;
     }
+  }
+
+  private entry(opType: string, taskType: string, next: NameEntry | null): NameEntry {
+    let task = this.byTask.get(taskType);
+    if (!task) this.byTask.set(taskType, (task = { us: 0, count: 0 }));
+    // an op type keeps the task type of its first row
+    let op = this.byOp.get(opType);
+    if (!op) this.byOp.set(opType, (op = { us: 0, count: 0, taskType }));
+    let aicpu: Acc | null = null;
+    if (taskType === 'AI_CPU') {
+      aicpu = this.aicpu.get(opType) ?? null;
+      if (!aicpu) this.aicpu.set(opType, (aicpu = { us: 0, count: 0 }));
+    }
+    return { us: 0, count: 0, opType, taskType, task, op, aicpu, next };
   }
 
   /** op_statistic.csv rows, when a folder has no kernel table (counts and totals per op type). */
@@ -65,6 +91,15 @@ export class KernelAgg {
     o.us += us;
     o.count += count;
     this.byOp.set(opType, o);
+  }
+
+  /** Every (name, op type, task type) keyed as the summary sorts them (name, op, task joined by NUL). */
+  private names(): [string, Acc][] {
+    const out: [string, Acc][] = [];
+    for (const [name, head] of this.byName)
+      for (let e: NameEntry | null = head; e; e = e.next)
+        out.push([`${name}\u0000${e.opType}\u0000${e.taskType}`, e]);
+    return out;
   }
 
   summary(topN: number): KernelSummary | null {
@@ -84,7 +119,8 @@ export class KernelAgg {
           { us: v.us, share: share(v.us), count: v.count, taskType: v.taskType },
         ]),
       ),
-      top: sorted(this.byName)
+      top: this.names()
+        .sort((a, b) => b[1].us - a[1].us || a[0].localeCompare(b[0]))
         .slice(0, topN)
         .map(([k, v]) => {
           const [name, opType, taskType] = k.split('\u0000') as [string, string, string];
@@ -104,6 +140,7 @@ export async function readKernelTable(
   agg: KernelAgg,
   warn: (w: ProfileWarning) => void,
   signal?: AbortSignal,
+  parser?: ParserChoice,
 ): Promise<number> {
   let iName = -1;
   let iType = -1;
@@ -129,7 +166,7 @@ export async function readKernelTable(
         return false;
       }
       agg.files++;
-      return true;
+      return [iName, iType, iTask, iDur, iState];
     },
     ({ fields }) => {
       agg.add(
@@ -141,6 +178,7 @@ export async function readKernelTable(
       );
     },
     signal,
+    parser,
   );
   return r.bytes;
 }
@@ -151,6 +189,8 @@ export async function readOpStatistic(
   label: string,
   agg: KernelAgg,
   warn: (w: ProfileWarning) => void,
+  signal?: AbortSignal,
+  parser?: ParserChoice,
 ): Promise<number> {
   let iType = -1;
   let iCore = -1;
@@ -174,7 +214,7 @@ export async function readOpStatistic(
         return false;
       }
       agg.files++;
-      return true;
+      return [iType, iCore, iCount, iTotal];
     },
     ({ fields }) =>
       agg.addStatistic(
@@ -183,6 +223,8 @@ export async function readOpStatistic(
         num(fields[iCount]) ?? 0,
         num(fields[iTotal]) ?? 0,
       ),
+    signal,
+    parser,
   );
   return r.bytes;
 }

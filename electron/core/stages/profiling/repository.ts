@@ -68,6 +68,15 @@ export class ProfileRepository {
     };
   }
 
+  /** The folder the profile was read from (an import's own folder, or the gathered copy). */
+  filesDir(runId: number): string | null {
+    const row = this.db
+      .prepare('SELECT files_dir FROM profiles WHERE stage_run_id = ?')
+      .get(runId) as { files_dir: string | null } | undefined;
+    if (!row) throw new AmwError('NOT_FOUND', `Stage run ${runId} has no stored profile.`);
+    return row.files_dir;
+  }
+
   files(runId: number): GatheredFile[] {
     return this.db
       .prepare(

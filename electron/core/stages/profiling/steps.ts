@@ -5,7 +5,7 @@ import type {
   SlowRankDimension,
   StepBreakdown,
 } from '../../../../shared/stages/profiling/api';
-import { col, m, num, streamCsv } from './csv-stream';
+import { col, m, num, streamCsv, type ParserChoice } from './csv-stream';
 
 /**
  * step_trace_time.csv (per rank; 9, 10 or 11 columns: Preparing and Device_id come and go) and
@@ -17,6 +17,7 @@ export async function readStepTrace(
   label: string,
   rank: number | null,
   warn: (w: ProfileWarning) => void,
+  parser?: ParserChoice,
 ): Promise<{ steps: StepBreakdown[]; bytes: number }> {
   const steps: StepBreakdown[] = [];
   const ix: Record<string, number> = {};
@@ -68,6 +69,8 @@ export async function readStepTrace(
         totalUs: computingUs + notOverlapped + freeUs,
       });
     },
+    undefined,
+    parser,
   );
   return { steps, bytes: r.bytes };
 }

@@ -1,7 +1,8 @@
 import { createReadStream, openSync, readSync, closeSync, statSync } from 'node:fs';
 import { JSONParser } from '@streamparser/json';
 import type { ProfileWarning } from '../../../../shared/stages/profiling/api';
-import { m } from './csv-stream';
+import { m, type ParserChoice } from './csv-stream';
+import { scanTrace } from './trace-scan';
 
 /**
  * A Chrome trace (trace_view.json, msprof_*.json: an array of events; torch.profiler's export:
@@ -47,6 +48,7 @@ export async function streamTrace(
   warn: (w: ProfileWarning) => void,
   onEvent: (e: TraceEvent) => void,
   signal?: AbortSignal,
+  parser: ParserChoice = 'fast',
 ): Promise<{ events: number; bytes: number }> {
   const bytes = statSync(path).size;
   if (bytes === 0) {
@@ -58,20 +60,26 @@ export async function streamTrace(
     warn({ file: label, line: 1, message: m('warn.notTrace') });
     return { events: 0, bytes };
   }
+  // the scanner first; where it stops short, the reference reads the file and skips what it gave
+  let skip = 0;
+  if (parser === 'fast') {
+    const r = await scanTrace(path, onEvent as (e: unknown) => void, signal);
+    if (r.ok) return { events: r.events, bytes };
+    skip = r.events;
+  }
   let events = 0;
   let line = 1;
   let failed: Error | null = null;
-  const parser = new JSONParser({
+  const json = new JSONParser({
     paths: [root === '[' ? '$.*' : '$.traceEvents.*'],
     keepStack: false,
   });
-  parser.onValue = ({ value }) => {
+  json.onValue = ({ value }) => {
     if (value && typeof value === 'object' && !Array.isArray(value)) {
-      events++;
-      onEvent(value as TraceEvent);
+      if (events++ >= skip) onEvent(value as TraceEvent);
     }
   };
-  parser.onError = (err) => {
+  json.onError = (err) => {
     failed ??= err;
   };
   const stream = createReadStream(path);
@@ -81,9 +89,9 @@ export async function streamTrace(
         stream.destroy();
         throw new Error('aborted');
       }
-      if (failed || parser.isEnded) break;
+      if (failed || json.isEnded) break;
       try {
-        parser.write(chunk);
+        json.write(chunk);
       } catch (err) {
         failed ??= err as Error;
         break;
@@ -91,9 +99,9 @@ export async function streamTrace(
       // lines so far, for where a cut or a syntax error is
       for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) line++;
     }
-    if (!failed && !parser.isEnded) {
+    if (!failed && !json.isEnded) {
       try {
-        parser.end();
+        json.end();
       } catch (err) {
         failed = err as Error;
       }
@@ -101,7 +109,7 @@ export async function streamTrace(
   } finally {
     stream.destroy();
   }
-  if (failed || !parser.isEnded)
+  if (failed || !json.isEnded)
     warn({
       file: label,
       line,

@@ -5,6 +5,7 @@ import type { Advice, ProfileResult, StepBreakdown } from '../../../../shared/st
 import { useCall } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
 import { useText } from '../../i18n';
+import { StepTimeline } from './StepTimeline';
 
 const NS = 'stage-profiling:';
 const us = (x: number) => Math.round(x).toLocaleString();
@@ -45,6 +46,7 @@ export function ProfilingView(props: StageViewProps) {
       )}
       {result.error && <ErrorText error={result.error} />}
       {result.data && <Profile p={result.data} />}
+      {result.data?.timeline && runId !== null && <StepTimeline stageRunId={runId} />}
     </div>
   );
 }

@@ -143,6 +143,18 @@ export const en = {
       'No profile yet: run the stage on a host, or import a folder (amw profile import DIR --session ID).',
     run: 'Profile',
     search: 'Search kernels and op types',
+    timeline: {
+      title: 'Timeline of one step',
+      loading: 'Reading the step from trace_view.json …',
+      step: 'Step',
+      summary: '{{events}} events on {{tracks}} tracks over {{span}} ({{file}})',
+      hint: 'Wheel: zoom · drag: pan · double-click: the whole step',
+      truncated:
+        'The step has more events than the timeline holds: the first {{events}} are shown.',
+      empty: 'No complete (ph "X") events in this step.',
+      duration: 'Duration',
+      at: 'Starts at',
+    },
   },
   report: {
     title: 'Profiling',

@@ -136,6 +136,17 @@ export const zhCN: ProfilingMessages = {
       '还没有性能数据：在主机上运行本阶段，或导入一个目录（amw profile import DIR --session ID）。',
     run: '性能数据',
     search: '搜索 kernel 和算子类型',
+    timeline: {
+      title: '单步时间线',
+      loading: '正在从 trace_view.json 读取该步 …',
+      step: '步',
+      summary: '{{events}} 个事件，{{tracks}} 条轨道，跨度 {{span}}（{{file}}）',
+      hint: '滚轮：缩放 · 拖动：平移 · 双击：显示整步',
+      truncated: '该步的事件数超过时间线的上限：只显示前 {{events}} 个。',
+      empty: '该步没有完整（ph 为 "X"）的事件。',
+      duration: '耗时',
+      at: '开始于',
+    },
   },
   report: {
     title: '性能分析',

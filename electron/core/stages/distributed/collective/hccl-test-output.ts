@@ -15,9 +15,10 @@ export interface HcclTestOutput {
   warnings: Msg[];
 }
 
-// the binary prints `aveg_time(us):`, the official doc sample `avg_time(us):` (knowledge §4.3)
+// the binary prints `aveg_time(us):`, the official doc sample `avg_time(us):` (knowledge §4.3;
+// its suggested `a(?:ve)?g_time` misses `avg`)
 const HEADER =
-  /data_size\(Bytes\):\s*\|\s*a(?:ve)?g_time\(us\):\s*\|\s*alg_bandwidth\(GB\/s\):\s*\|\s*check_result:/;
+  /data_size\(Bytes\):\s*\|\s*a(?:ve|v)g_time\(us\):\s*\|\s*alg_bandwidth\(GB\/s\):\s*\|\s*check_result:/;
 const CHECK = new Set(['success', 'failed', 'NULL']);
 
 /**

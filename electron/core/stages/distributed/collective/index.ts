@@ -146,7 +146,8 @@ export async function runCollective(
     progress(0.02, ct('progress.detecting', { hosts: hosts.length }));
     const probe = readFileSync(join(resourcesDir(), 'probes', PROBE_FILE), 'utf8');
     const answered = new Set<number>();
-    const looked = await Promise.allSettled(
+    const looked = await settledUnlessAborted(
+      ctl.signal,
       hosts.map((h, i) =>
         h.transport
           .exec(detectCommand(dir), {
@@ -161,7 +162,7 @@ export async function runCollective(
     if (stopReason) {
       // the deadline met hosts that never answered: name them, not just the deadline
       const silent = hosts.findIndex(
-        (_, i) => !answered.has(i) || looked[i]!.status === 'rejected',
+        (_, i) => !answered.has(i) || looked[i]?.status !== 'fulfilled',
       );
       return {
         ...result,
@@ -176,9 +177,12 @@ export async function runCollective(
     }
     const detected: DetectedHost[] = [];
     for (const [i, r] of looked.entries()) {
-      if (r.status === 'rejected' || r.value.code !== 0) {
-        const error =
-          r.status === 'rejected' ? errText(r.reason) : `exit ${r.value.code}: ${r.value.stderr}`;
+      if (!r || r.status === 'rejected' || r.value.code !== 0) {
+        const error = !r
+          ? 'no answer'
+          : r.status === 'rejected'
+            ? errText(r.reason)
+            : `exit ${r.value.code}: ${r.value.stderr}`;
         return {
           ...result,
           error: ct('error.unreachable', { host: hosts[i]!.name, error: error.slice(0, 300) }),
@@ -382,6 +386,34 @@ export async function runCollective(
     }
     return { error: ct('error.noResult') };
   }
+}
+
+/**
+ * Promise.allSettled, but an abort ends the wait: a host that never answers (a connect that does
+ * not see the signal) must not hold the deadline up. Unsettled entries are undefined.
+ */
+async function settledUnlessAborted<T>(
+  signal: AbortSignal,
+  promises: Promise<T>[],
+): Promise<(PromiseSettledResult<T> | undefined)[]> {
+  const out: (PromiseSettledResult<T> | undefined)[] = promises.map(() => undefined);
+  const all = Promise.all(
+    promises.map((p, i) =>
+      p.then(
+        (value) => void (out[i] = { status: 'fulfilled', value }),
+        (reason: unknown) => void (out[i] = { status: 'rejected', reason }),
+      ),
+    ),
+  );
+  if (signal.aborted) return out;
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<void>((resolve) => {
+    onAbort = resolve;
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  await Promise.race([all, aborted]);
+  signal.removeEventListener('abort', onAbort);
+  return out;
 }
 
 /** hccl_test's own run: a hostfile of the hosts' addresses on the first host, mpirun from there. */

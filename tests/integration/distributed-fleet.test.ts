@@ -140,6 +140,27 @@ d(`collective across network namespaces${reason ? ` (skipped: ${reason})` : ''}`
     }
   }, 200_000);
 
+  it('cancelled by the caller while the ranks run: every rank stopped, said so, a rerun works', async () => {
+    const ctl = new AbortController();
+    const seen: string[] = [];
+    const r = await runCollective(service.collectiveHosts(), {
+      deadlineMs: 240_000,
+      signal: ctl.signal,
+      sizesBytes: [1 << 20],
+      progress: (_f, m) => {
+        seen.push(m.key);
+        // the moment the launchers are on their way, the user presses Cancel
+        if (m.key.endsWith('progress.launching')) setTimeout(() => ctl.abort(), 1500);
+      },
+    });
+    expect(keys(r).error).toBe('stage-distributed:collective.error.cancelled');
+    expect(seen).toContain('stage-distributed:collective.progress.stopping');
+    expect(keys(r).notes).toContain('stage-distributed:collective.note.killed');
+    expectNothingLeft();
+    const again = await run(240_000);
+    expect(again.ok, explain(again)).toBe(true);
+  }, 400_000);
+
   it('a host that never answers: a clear error naming it, nothing started elsewhere', async () => {
     fleet.silence(fleet.hosts[2]!);
     try {

@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNetnsFleet, netnsFleetSupported, type NetnsFleet } from '../../e2e/hosts/netns';
 import { fleetService, type FleetService } from '../../e2e/hosts/netns-hosts';
@@ -6,7 +8,7 @@ import {
   runCollective,
   type CollectiveResult,
 } from '../../electron/core/stages/distributed/collective';
-import { hccnToolFiles, HCCN_TOOL_PATH } from '../support/hccn-tool';
+import { hccnToolFiles, HCCN_TOOL_PATH, setHccnConfig } from '../support/hccn-tool';
 
 /**
  * The collective for real: three simulated hosts, each in its own network namespace with its own
@@ -25,6 +27,10 @@ function skipReason(): string | null {
 }
 const reason = skipReason();
 const d = reason ? describe.skip : describe;
+
+// a real plog line (knowledge §5.2, vllm-project/vllm-ascend #5461)
+const EI0006_PLOG =
+  '[PID: 749] 2025-12-29-03:16:15.787.356 Get_Socket_Timeout(EI0006): Getting socket times out. Reason: 1. The remote does not initiate a connect request. some NPUs in the cluster are abnormal.';
 
 const PATTERN = 'distributed_allreduce|torch.distributed.run';
 
@@ -85,6 +91,11 @@ d(`collective across network namespaces${reason ? ` (skipped: ${reason})` : ''}`
         .map((l) => l.replace(/\s+/g, ' ')),
     ).toEqual(['df0', `${fleet.hosts[1]!.address} df1`, 'link status: DOWN', 'link status: UP']);
     expect((await b!.transport.exec('hostname')).stdout.trim()).toBe('df1');
+    // a host's stub config changes while it runs: the TLS switch of device 0 turned on
+    setHccnConfig(fleet.hosts[1]!.sim, { tls: { '0': 1 } });
+    expect((await b!.transport.exec(`${HCCN_TOOL_PATH} -i 0 -tls -g`)).stdout).toBe(
+      'dev_id:0, tls switch[1](0:disable, 1:enable), tls preconfigured[1](0:non-preset, 1:preset), tls alarm time threshold[60]days\n',
+    );
   });
 
   it('a real torchrun gloo all_reduce across 3 namespaces: world size 3, bandwidth > 0 per size', async () => {
@@ -128,15 +139,27 @@ d(`collective across network namespaces${reason ? ` (skipped: ${reason})` : ''}`
   it('a hang is killed at the deadline on every host, no process left in any namespace', async () => {
     // the first host drops the rendezvous: the others wait on it longer than the deadline
     fleet.blockPorts(fleet.hosts[0]!, 29400, 29410, 'drop');
+    // a CANN plog on the third host, as HCCL leaves one (written "later" than the run's start)
+    const plogDir = join(fleet.hosts[2]!.sim.dir, 'home', 'ascend', 'log', 'debug', 'plog');
+    const plog = join(plogDir, 'plog-4242_20260318103352113.log');
+    mkdirSync(plogDir, { recursive: true });
+    writeFileSync(plog, `${EI0006_PLOG}\n`);
+    const future = new Date(Date.now() + 3600_000);
+    utimesSync(plog, future, future);
     try {
       const r = await run(8_000);
       expect(r.ok).toBe(false);
       expect(keys(r).error).toBe('stage-distributed:collective.error.deadline');
       expect(r.error?.params).toEqual({ seconds: 8 });
-      expect(r.logs.length).toBeGreaterThanOrEqual(3);
+      // the plog was gathered with the ranks' logs, and HCCL's code in it names the cause
+      expect(
+        r.logs.find((l) => l.host === 'df2' && l.file.endsWith(basename(plog)))?.text,
+      ).toContain('EI0006');
+      expect(r.cause?.id).toBe('socketTimeout');
       expectNothingLeft();
     } finally {
       fleet.heal(fleet.hosts[0]!);
+      rmSync(join(fleet.hosts[2]!.sim.dir, 'home', 'ascend'), { recursive: true, force: true });
     }
   }, 200_000);
 

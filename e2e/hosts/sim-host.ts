@@ -14,7 +14,7 @@ import {
 } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir, arch as osArch } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Core } from '../../electron/core/api/core';
 import { appRoot } from '../../electron/core/paths';
 import { PROFILES, type HostProfile, type ProfileName } from './profiles';
@@ -264,7 +264,7 @@ function writeHome(home: string, profile: HostProfile): void {
   chownSync(join(home, '.bashrc'), uid, gid);
 }
 
-function namespaceScript(dir: string, profile: HostProfile): string {
+function namespaceScript(dir: string, profile: HostProfile, hostname?: string): string {
   const dev = join(dir, 'dev');
   const mode = profile.deviceMode ?? '666';
   const nodes = Array.from(
@@ -280,6 +280,8 @@ function namespaceScript(dir: string, profile: HostProfile): string {
   }
   return [
     'set -e',
+    // its own UTS namespace (unshare -u): the name torchrun and gloo resolve through /etc/hosts
+    ...(hostname ? [`hostname ${hostname}`] : []),
     'mount --make-rprivate /',
     `mount -t overlay overlay -o lowerdir=/usr/local,upperdir=${dir}/upper,workdir=${dir}/work /usr/local`,
     `mkdir -p ${dev}`,
@@ -349,13 +351,26 @@ export function createSimNetwork(): SimNetwork {
   };
 }
 
+export interface SimHostOptions {
+  port?: number;
+  verbose?: boolean;
+  network?: SimNetwork;
+  listen?: string;
+  /** Own hostname (a UTS namespace), as each machine of a real fleet has. */
+  hostname?: string;
+  /** More files under /usr/local (path relative to it), e.g. a stub tool the profile lacks. */
+  usrLocalFiles?: Record<string, { content: string; mode?: number }>;
+}
+
 export async function startSimHost(
   name: string,
   profileName: ProfileName,
-  opts: { port?: number; verbose?: boolean; network?: SimNetwork; listen?: string } = {},
+  opts: SimHostOptions = {},
 ): Promise<SimHost> {
   const supported = simHostsSupported();
   if (!supported.ok) throw new Error(supported.reason);
+  if (opts.hostname !== undefined && !/^[a-z][a-z0-9-]{0,62}$/.test(opts.hostname))
+    throw new Error(`not a hostname: ${opts.hostname}`);
   ensureUser();
   const profile: HostProfile = PROFILES[profileName];
   const dir = mkdtempSync(join(tmpdir(), `amw-sim-${name}-`));
@@ -363,6 +378,11 @@ export async function startSimHost(
   mkdirSync(join(dir, 'upper'));
   mkdirSync(join(dir, 'work'));
   writeUsrLocal(join(dir, 'upper'), profile);
+  for (const [rel, file] of Object.entries(opts.usrLocalFiles ?? {})) {
+    const path = join(dir, 'upper', rel);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, file.content, { mode: file.mode ?? 0o644 });
+  }
   writeHome(join(dir, 'home'), profile);
   const clientKey = simClientKey();
   writeFileSync(join(dir, 'authorized_keys'), readFileSync(`${clientKey}.pub`));
@@ -406,7 +426,14 @@ export async function startSimHost(
   let log = '';
   const launch = async () => {
     rmSync(join(dir, 'sshd.pid'), { force: true });
-    const argv = ['unshare', '-m', 'sh', '-c', namespaceScript(dir, profile)];
+    const argv = [
+      'unshare',
+      '-m',
+      ...(opts.hostname ? ['-u'] : []),
+      'sh',
+      '-c',
+      namespaceScript(dir, profile, opts.hostname),
+    ];
     const [cmd, ...args] = opts.network ? ['ip', 'netns', 'exec', opts.network.ns, ...argv] : argv;
     child = spawn(cmd!, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     child.stderr!.on('data', (d: Buffer) => (log += String(d)));

@@ -13,7 +13,7 @@ const REGISTRIES = new Set([
 ]);
 /**
  * Names that are not the stage: `code` is also the code review — its page (`#/code`), its store
- * and its dictionary — which works outside any session.
+ * and its dictionary — which works outside any session; precision's `--ops` are aten ops to hook.
  */
 const NOT_THE_STAGE: Record<string, string[]> = {
   'renderer/src/routes.ts': ['code'],
@@ -21,6 +21,7 @@ const NOT_THE_STAGE: Record<string, string[]> = {
   'renderer/src/pages/code/CodePage.tsx': ['code'],
   'electron/core/stages/define.ts': ['code'],
   'shared/i18n/zh-CN/code.ts': ['code'],
+  'electron/core/stages/precision/cli.ts': ['ops'],
 };
 
 function sources(dir: string): string[] {

@@ -298,6 +298,8 @@ export async function runCollective(
       });
     else launches.push(mpirunLaunch(plan, hosts, detected, sizes));
 
+    /** The launcher that failed first: the others were stopped because of it. */
+    let first: { host: number; code: number | null; error?: string } | undefined;
     const codes = await Promise.all(
       launches.map(async (l) => {
         const h = hosts[l.host]!;
@@ -314,15 +316,18 @@ export async function runCollective(
             }),
             { signal: ctl.signal, stdin: l.stdin },
           );
-          if (end.code !== 0) void killAll(plan.launcher === 'srun'); // fail fast: stop the others
-          return { host: l.host, code: end.code ?? (end.signal ? -1 : null) };
+          const code = end.code ?? (end.signal ? -1 : null);
+          if (code !== 0 && !killing && !stopReason) first ??= { host: l.host, code };
+          if (code !== 0) void killAll(plan.launcher === 'srun'); // fail fast: stop the others
+          return { host: l.host, code };
         } catch (err) {
+          if (!killing && !stopReason) first ??= { host: l.host, code: null, error: errText(err) };
           if (!stopReason) void killAll(plan.launcher === 'srun');
           return { host: l.host, code: null, error: errText(err) };
         }
       }),
     );
-    const failed = codes.find((c) => c.code !== 0 && !(stopReason && c.code === null));
+    const failed = first ?? codes.find((c) => c.code !== 0);
     const good = !stopReason && codes.every((c) => c.code === 0);
     if (!good) await killAll(plan.launcher === 'srun');
 
@@ -336,7 +341,7 @@ export async function runCollective(
         : ct('error.exited', {
             launcher: plan.launcher,
             host: hosts[failed?.host ?? 0]!.name,
-            code: failed?.code ?? (failed && 'error' in failed ? String(failed.error) : 'none'),
+            code: failed?.code ?? failed?.error ?? 'none',
           });
       result.cause = nameCause([
         ...logs,

@@ -20,7 +20,7 @@ import {
 import { detectCommand, parseDetect, PROBE_FILE, type DetectedHost } from './detect';
 import { nameCause } from './failure-causes';
 import { parseHcclTestOutput } from './hccl-test-output';
-import { choosePlan, type Plan } from './plan';
+import { choosePlan, nodeEnv, type Plan } from './plan';
 import { ct } from './text';
 import type {
   BandwidthRow,
@@ -214,10 +214,14 @@ export async function runCollective(
     const deadlineS = Math.max(1, Math.round(opts.deadlineMs / 1000));
     // the rendezvous gives up well before the deadline, so a blocked port is named, not just killed
     const readTimeoutS = Math.min(300, Math.max(10, Math.floor(deadlineS / 3)));
-    const envOf = (i: number): Record<string, string> => ({
-      ...(ifaces[i] ? { GLOO_SOCKET_IFNAME: ifaces[i] } : {}),
-      ...(plan.backend === 'hccl' ? { HCCL_IF_IP: hosts[i]!.address } : { OMP_NUM_THREADS: '1' }),
-    });
+    // srun and mpirun carry the first host's environment to every node: nothing host-specific then
+    const envOf = (i: number) =>
+      nodeEnv(
+        plan.backend,
+        hosts[i]!.address,
+        ifaces[i],
+        plan.launcher === 'srun' || plan.launcher === 'mpirun',
+      );
     const torchPlan = (i: number) => ({
       nodes: hosts.length,
       perNode: plan.perNode,
@@ -481,7 +485,7 @@ async function hcclTestAfter(
       launchCommand({
         dir,
         runId: id,
-        env: { HCCL_IF_IP: h.address },
+        env: {},
         argv: l.argv,
         setsid: Boolean(detected[0]!.commands.setsid),
         ascendEnv: true,

@@ -122,12 +122,16 @@ d(`collective across network namespaces${reason ? ` (skipped: ${reason})` : ''}`
       expect(r.ok).toBe(false);
       expect(keys(r).error).toBe('stage-distributed:collective.error.exited');
       expect(r.cause?.id).toBe('rendezvousUnreachable');
+      // the error names a host that failed first, not the first host, stopped because of them
+      expect(['df1', 'df2']).toContain(r.error?.params?.host);
       expect(r.cause?.fix.key).toBe('stage-distributed:collective.cause.rendezvousUnreachable.fix');
       // every host's launcher log was gathered, each naming its host
       expect(new Set(r.logs.filter((l) => l.file === 'node.log').map((l) => l.host))).toEqual(
         new Set(['df0', 'df1', 'df2']),
       );
-      const blocked = r.logs.find((l) => l.host === 'df1' && l.file === 'node.log')!;
+      const blocked = r.logs.find(
+        (l) => l.host === r.error?.params?.host && l.file === 'node.log',
+      )!;
       expect(blocked.text).toContain('RendezvousConnectionError');
       expect(keys(r).notes).toContain('stage-distributed:collective.note.killed');
       expectNothingLeft();

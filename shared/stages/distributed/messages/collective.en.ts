@@ -32,7 +32,6 @@ export const collectiveEn = {
     leftover:
       '{{count}} process(es) of this run were still alive on {{host}} after SIGTERM and SIGKILL.',
     killed: 'Every rank was stopped on every host (process group and run marker), nothing left.',
-    logsTruncated: 'Logs are cut to their last {{kb}} KB per file.',
     badRow:
       'hccl_test output line {{line}}, column {{column}}: “{{text}}” is not a result row: skipped.',
     rowFailed: 'hccl_test output line {{line}}: check_result is “{{result}}” for {{bytes}} bytes.',
@@ -53,7 +52,6 @@ export const collectiveEn = {
     noResult: 'Every host finished but rank 0 printed no result.',
     checkFailed:
       'The all_reduce of ones did not sum to the world size {{world}}: the collective is wrong.',
-    badOutput: '{{host}} printed a result line that is not understood: {{error}}',
     worldMismatch: 'The run had {{got}} ranks where {{expected}} were started.',
     notParsed: 'hccl_test printed no result table.',
   },

@@ -20,7 +20,7 @@ import {
 import { detectCommand, parseDetect, type DetectedHost } from './detect';
 import { loadFailureCauses, nameCause } from './failure-causes';
 import { parseHcclTestOutput } from './hccl-test-output';
-import { choosePlan } from './plan';
+import { choosePlan, nodeEnv } from './plan';
 import type { CollectiveHost } from './types';
 
 // hccl_test's table as the official doc prints it (knowledge §4.3, hicann/oam-tools execution.md)
@@ -106,6 +106,33 @@ describe('hccl_test output (knowledge §4.3)', () => {
         params: { line: 17, column: 1, text: '16 | 1.0 | 2.0' },
       },
     ]);
+  });
+
+  it('garbage after the header never throws and never yields a row it did not read', () => {
+    let seed = 7;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const alphabet = '0123456789 .|-eE+xNaN\tsuccessfailedNULL\u00e9\u0000';
+    for (let n = 0; n < 300; n++) {
+      const junk = Array.from({ length: 1 + Math.floor(rnd() * 6) }, () =>
+        Array.from(
+          { length: Math.floor(rnd() * 60) },
+          () => alphabet[Math.floor(rnd() * alphabet.length)],
+        ).join(''),
+      ).join('\n');
+      const out = parseHcclTestOutput(`${BINARY_SAMPLE}${junk}\n`);
+      for (const r of out.rows) {
+        expect(
+          Number.isFinite(r.bytes) && Number.isFinite(r.us) && Number.isFinite(r.algBandwidthGBs),
+        ).toBe(true);
+        expect(['success', 'failed', 'NULL']).toContain(r.check);
+      }
+      expect(out.rows[0]).toEqual({
+        bytes: 64,
+        us: 1000,
+        algBandwidthGBs: 0.00006,
+        check: 'success',
+      });
+    }
   });
 
   it('the residual-process failure (retcode 7) has no table, and its cause is named', () => {
@@ -261,6 +288,12 @@ describe('launch commands', () => {
       '--kill-on-bad-exit=1',
     ]);
     expect(argv).not.toContain('--node_rank=1');
+    const withAddr = srunArgv(
+      ['n1'],
+      'amw-x',
+      torchrunArgv({ ...plan, localAddr: { flag: '--local-addr', address: '10.0.0.1' } }, 'srun'),
+    );
+    expect(withAddr.some((x) => x.startsWith('--local-addr'))).toBe(false);
     expect(argv).toContain('--rdzv_conf=read_timeout=30,join_timeout=90');
   });
 
@@ -501,6 +534,19 @@ describe('launcher choice', () => {
       commands: { ...det().commands, mpirun: '/usr/bin/mpirun' },
     });
     expect(choosePlan([npu, npu], [hccl, hccl])).toMatchObject({ launcher: 'mpirun', world: 16 });
+  });
+
+  it('each node’s own interface and HCCL address; none when one launcher carries its environment to all', () => {
+    expect(nodeEnv('gloo', '10.0.0.2', 'eth0', false)).toEqual({
+      GLOO_SOCKET_IFNAME: 'eth0',
+      OMP_NUM_THREADS: '1',
+    });
+    expect(nodeEnv('hccl', '10.0.0.2', 'eth0', false)).toEqual({
+      GLOO_SOCKET_IFNAME: 'eth0',
+      HCCL_IF_IP: '10.0.0.2',
+    });
+    expect(nodeEnv('hccl', '10.0.0.2', 'eth0', true)).toEqual({});
+    expect(nodeEnv('gloo', '10.0.0.2', undefined, false)).toEqual({ OMP_NUM_THREADS: '1' });
   });
 
   it('what cannot launch says which host and why', () => {

@@ -54,7 +54,8 @@ export function torchrunArgv(p: TorchrunPlan, entry: 'torchrun' | 'srun' = 'torc
     // Std.ALL ("3") does not parse under torch 1.13 on Python 3.11, and tee adds to redirects
     '--redirects=2',
     '--tee=1',
-    ...(p.localAddr ? [`${p.localAddr.flag}=${p.localAddr.address}`] : []),
+    // one srun line serves every node: the first host's address would be wrong on the others
+    ...(p.localAddr && entry === 'torchrun' ? [`${p.localAddr.flag}=${p.localAddr.address}`] : []),
     PROBE_FILE,
     ...probeArgs(p.backend, p.sizes, p.timeoutS),
   ];
@@ -128,7 +129,7 @@ export function mpirunArgv(p: {
   return [
     'mpirun',
     ...(p.openMpi
-      ? ['-hostfile', 'hostfile', '-x', 'LD_LIBRARY_PATH', '-x', 'HCCL_IF_IP', '-x', RUN_VAR]
+      ? ['-hostfile', 'hostfile', '-x', 'LD_LIBRARY_PATH', '-x', RUN_VAR]
       : ['-f', 'hostfile']),
     '-n',
     String(p.ranks),

@@ -20,7 +20,7 @@ import {
 import { detectCommand, parseDetect, PROBE_FILE, type DetectedHost } from './detect';
 import { nameCause } from './failure-causes';
 import { parseHcclTestOutput } from './hccl-test-output';
-import { choosePlan, type Plan } from './plan';
+import { choosePlan, nodeEnv, type Plan } from './plan';
 import { ct } from './text';
 import type {
   BandwidthRow,
@@ -214,10 +214,14 @@ export async function runCollective(
     const deadlineS = Math.max(1, Math.round(opts.deadlineMs / 1000));
     // the rendezvous gives up well before the deadline, so a blocked port is named, not just killed
     const readTimeoutS = Math.min(300, Math.max(10, Math.floor(deadlineS / 3)));
-    const envOf = (i: number): Record<string, string> => ({
-      ...(ifaces[i] ? { GLOO_SOCKET_IFNAME: ifaces[i] } : {}),
-      ...(plan.backend === 'hccl' ? { HCCL_IF_IP: hosts[i]!.address } : { OMP_NUM_THREADS: '1' }),
-    });
+    // srun and mpirun carry the first host's environment to every node: nothing host-specific then
+    const envOf = (i: number) =>
+      nodeEnv(
+        plan.backend,
+        hosts[i]!.address,
+        ifaces[i],
+        plan.launcher === 'srun' || plan.launcher === 'mpirun',
+      );
     const torchPlan = (i: number) => ({
       nodes: hosts.length,
       perNode: plan.perNode,
@@ -298,6 +302,8 @@ export async function runCollective(
       });
     else launches.push(mpirunLaunch(plan, hosts, detected, sizes));
 
+    /** The launcher that failed first: the others were stopped because of it. */
+    let first: { host: number; code: number | null; error?: string } | undefined;
     const codes = await Promise.all(
       launches.map(async (l) => {
         const h = hosts[l.host]!;
@@ -314,15 +320,18 @@ export async function runCollective(
             }),
             { signal: ctl.signal, stdin: l.stdin },
           );
-          if (end.code !== 0) void killAll(plan.launcher === 'srun'); // fail fast: stop the others
-          return { host: l.host, code: end.code ?? (end.signal ? -1 : null) };
+          const code = end.code ?? (end.signal ? -1 : null);
+          if (code !== 0 && !killing && !stopReason) first ??= { host: l.host, code };
+          if (code !== 0) void killAll(plan.launcher === 'srun'); // fail fast: stop the others
+          return { host: l.host, code };
         } catch (err) {
+          if (!killing && !stopReason) first ??= { host: l.host, code: null, error: errText(err) };
           if (!stopReason) void killAll(plan.launcher === 'srun');
           return { host: l.host, code: null, error: errText(err) };
         }
       }),
     );
-    const failed = codes.find((c) => c.code !== 0 && !(stopReason && c.code === null));
+    const failed = first ?? codes.find((c) => c.code !== 0);
     const good = !stopReason && codes.every((c) => c.code === 0);
     if (!good) await killAll(plan.launcher === 'srun');
 
@@ -336,7 +345,7 @@ export async function runCollective(
         : ct('error.exited', {
             launcher: plan.launcher,
             host: hosts[failed?.host ?? 0]!.name,
-            code: failed?.code ?? (failed && 'error' in failed ? String(failed.error) : 'none'),
+            code: failed?.code ?? failed?.error ?? 'none',
           });
       result.cause = nameCause([
         ...logs,
@@ -476,7 +485,7 @@ async function hcclTestAfter(
       launchCommand({
         dir,
         runId: id,
-        env: { HCCL_IF_IP: h.address },
+        env: {},
         argv: l.argv,
         setsid: Boolean(detected[0]!.commands.setsid),
         ascendEnv: true,

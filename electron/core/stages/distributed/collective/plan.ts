@@ -73,3 +73,25 @@ export function choosePlan(
     notes,
   };
 }
+
+/**
+ * The environment a node's launcher gets: the interface gloo binds (GLOO_SOCKET_IFNAME) and the
+ * address HCCL talks to the root on (HCCL_IF_IP) are this host's own — unless one launcher starts
+ * every node (srun, mpirun carry its environment to all of them): then neither is set, since the
+ * first host's values would be wrong everywhere else. One thread per CPU rank: gloo checks the
+ * launch and the network here, not compute, and the hosts share their cores with the job.
+ */
+export function nodeEnv(
+  backend: 'gloo' | 'hccl',
+  address: string,
+  iface: string | undefined,
+  sharedAcrossNodes: boolean,
+): Record<string, string> {
+  const own = sharedAcrossNodes
+    ? {}
+    : {
+        ...(iface ? { GLOO_SOCKET_IFNAME: iface } : {}),
+        ...(backend === 'hccl' ? { HCCL_IF_IP: address } : {}),
+      };
+  return { ...own, ...(backend === 'gloo' ? { OMP_NUM_THREADS: '1' } : {}) };
+}

@@ -187,6 +187,8 @@ export const profilingApi = {
         sessionId: z.number().int().positive().optional(),
         project: z.string().min(1).max(80).optional(),
         password: z.string().max(1024).optional(),
+        /** The job's world size: every rank 0…N-1 is expected, the last ones included. */
+        worldSize: z.number().int().min(1).max(65536).optional(),
       })
       .strict(),
   ).returns<{ jobId: string; sessionId: number; stageRunId: number }>(),

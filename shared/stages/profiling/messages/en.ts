@@ -33,6 +33,7 @@ export const en = {
       'torch_npu is not on this host: the run used torch.profiler on the CPU as a stand-in (no kernels, no step breakdown; step times and op times only).',
     hostFailed: 'Nothing gathered from {{host}}: {{error}}',
     missingFile: 'This rank folder has no {{file}}.',
+    nodeEmpty: '{{host}} answered but gave no rank folder: its ranks are missing from the profile.',
     gather: 'Gathered {{files}} files ({{mb}} MB) from {{host}}; sha256 checked.',
   },
   advice: {
@@ -137,6 +138,7 @@ export const en = {
     level: 'torch_npu.profiler level: Level0, Level1 or Level2',
     baseline: 'a stored profiling run of the GPU baseline to compare step times with',
     targetRatio: 'the step-time ratio against the baseline that passes (default 1.2)',
+    ranks: "the job's world size: every rank from 0 to N-1 is expected (the last ones too)",
   },
   ui: {
     noRuns:

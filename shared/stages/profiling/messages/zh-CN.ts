@@ -31,6 +31,7 @@ export const zhCN: ProfilingMessages = {
       '该主机上没有 torch_npu：本次以 CPU 上的 torch.profiler 代替（没有 kernel 和 step 拆解，只有单步耗时和算子耗时）。',
     hostFailed: '未能从 {{host}} 收集：{{error}}',
     missingFile: '该 rank 目录中没有 {{file}}。',
+    nodeEmpty: '{{host}} 已连接但没有任何 rank 目录：其 rank 在结果中缺失。',
     gather: '已从 {{host}} 收集 {{files}} 个文件（{{mb}} MB），sha256 已校验。',
   },
   advice: {
@@ -130,6 +131,7 @@ export const zhCN: ProfilingMessages = {
     level: 'torch_npu.profiler 级别：Level0、Level1 或 Level2',
     baseline: '用于对比单步耗时的 GPU 基线的已存储性能分析运行',
     targetRatio: '相对基线通过的单步耗时比（默认 1.2）',
+    ranks: '作业的总 rank 数（world size）：应有 0 到 N-1 的每个 rank（含末尾的 rank）',
   },
   ui: {
     noRuns:

@@ -1,5 +1,5 @@
 import type { Report } from '../../../shared/api';
-import { translator } from '../../../shared/i18n';
+import { engineTranslator } from '../i18n';
 import { stageName, statusText } from './words';
 import { STAGE_DEFINITIONS } from '../stages/registry';
 import { bar, esc, pill } from './html-kit';
@@ -25,7 +25,8 @@ details summary{cursor:pointer;color:var(--info)}
 
 /** One self-contained HTML file: inline CSS and SVG, no script, nothing loaded from a network. */
 export function renderHtml(r: Report): string {
-  const t = translator(r.language);
+  // the stages' namespaces too: each stage's section words itself in its own namespace
+  const t = engineTranslator(r.language);
   const st = (x: string) => statusText(t, x);
   const out: string[] = [];
   const h = (s: string) => out.push(s);

@@ -1,5 +1,5 @@
 import type { Report } from '../../../shared/api';
-import { translator } from '../../../shared/i18n';
+import { engineTranslator } from '../i18n';
 import { stageName, statusText } from './words';
 import { STAGE_DEFINITIONS } from '../stages/registry';
 import { cell, code, esc, md } from './md-kit';
@@ -14,7 +14,8 @@ const MARK: Record<string, string> = {
 
 /** Markdown for a PR description or a wiki page; diffs as ```diff blocks. */
 export function renderMarkdown(r: Report): string {
-  const t = translator(r.language);
+  // the stages' namespaces too: each stage's section words itself in its own namespace
+  const t = engineTranslator(r.language);
   const st = (s: string) => statusText(t, s);
   const out: string[] = [];
   const p = (s = '') => out.push(s);

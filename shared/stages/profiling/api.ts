@@ -196,6 +196,26 @@ export const profilingApi = {
   'profiling.get': method(z.object({ stageRunId: RunId }).strict()).returns<
     ProfileResult & { stageRunId: number; entry: string | null; profiler: string | null }
   >(),
+  /** Stored profiles to pick from (the session's first, then the others), newest first. */
+  'profiling.list': method(
+    z
+      .object({
+        sessionId: z.number().int().positive().optional(),
+        limit: z.number().int().min(1).max(1000).default(200),
+      })
+      .strict(),
+  ).returns<
+    {
+      stageRunId: number;
+      sessionId: number;
+      /** The host(s) it ran on (`(local)` for an import of a folder here). */
+      host: string;
+      source: string;
+      kind: string;
+      profiler: string | null;
+      createdAt: string;
+    }[]
+  >(),
   /** Two stored profiles side by side: b against a. */
   'profiling.compare': method(z.object({ a: RunId, b: RunId }).strict()).returns<ProfileCompare>(),
 };

@@ -63,6 +63,7 @@ export function profilingHandlers(s: Services): DomainHandlers<MethodsOf<'profil
       );
     },
     'profiling.get': ({ stageRunId }) => ({ ...repo.get(stageRunId), stageRunId }),
+    'profiling.list': ({ sessionId, limit }) => repo.list(sessionId, limit),
     'profiling.compare': ({ a, b }) => compareProfiles(repo.get(a), repo.get(b)),
   };
 }

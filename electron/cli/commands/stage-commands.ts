@@ -25,7 +25,9 @@ export function registerStageCommands(
       for (const word of c.path.slice(0, -1))
         parent =
           parent.commands.find((x) => x.name() === word) ??
-          configure(parent.command(word)).description(t(`${stageNs(d.shared.id)}:name`));
+          configure(parent.command(word)).description(
+            t(d.cli?.groups?.[word] ?? `${stageNs(d.shared.id)}:name`),
+          );
       let cmd = configure(parent.command(c.path[c.path.length - 1]!)).description(t(c.help));
       if (c.hostAccess) cmd = hostAccessOptions(cmd, env);
       for (const a of c.args) cmd.argument(a);

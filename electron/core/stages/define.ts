@@ -104,6 +104,8 @@ export interface StageCli {
   ): Promise<object>;
   /** The stage's own commands (`amw precision import …`), registered by the CLI from this list. */
   commands?: StageCommand[];
+  /** Help text keys of the commands' group words (`profile`); absent: the stage's name. */
+  groups?: Record<string, string>;
 }
 
 /** A command of a stage's own: its words, arguments and options, and what it does. */

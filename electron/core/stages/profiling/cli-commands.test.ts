@@ -37,6 +37,8 @@ describe('amw profile …: the stage’s own commands (cli.commands)', () => {
   });
 
   it('gather takes the host-access options and --ranks; compare refuses what is neither', async () => {
+    const group = await amw(['profile', '--help']);
+    expect(group.stdout).toContain('Import profiler output and compare profiles');
     const help = await amw(['profile', 'gather', '--help']);
     for (const flag of ['--ranks <n>', '--password-stdin', '--accept-new-host-key', '--session'])
       expect(help.stdout).toContain(flag);

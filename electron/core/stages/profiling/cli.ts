@@ -23,6 +23,7 @@ export const profilingCli: StageCli = {
     targetRatio: o.targetRatio === undefined ? undefined : Number(o.targetRatio),
   }),
   commands: profilingCommands,
+  groups: { profile: 'stage-profiling:cli.profile' },
   async json(run, call, stageRunId, show) {
     const r = await call('profiling.get', { stageRunId }).catch(() => null);
     return {

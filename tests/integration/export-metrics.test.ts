@@ -13,7 +13,7 @@ import {
   startSimHost,
   type SimHost,
 } from '../../e2e/hosts/sim-host';
-import { amw } from '../support/cli';
+import { amw, exitOf, spawnAmw } from '../support/cli';
 
 /**
  * `amw export-metrics` and serve's /metrics against simulated hosts (real sshd) whose npu-smi is
@@ -131,6 +131,40 @@ d('npu-smi metrics for Prometheus from the live monitor', () => {
     expect(fams.find((f) => f.name === 'amw_npu_memory_total_bytes')?.metrics ?? []).toEqual([]);
   }, 300_000);
 
+  it('without --once the file is rewritten after every reading until Ctrl+C (the built amw)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'amw-textfile-live-'));
+    try {
+      const child = spawnAmw(['export-metrics', 'm1', '--textfile', dir, '--interval', '1'], {
+        AMW_HOME: home,
+      });
+      const done = exitOf(child);
+      const file = join(dir, 'amw_npu.prom');
+      const stamp = () => {
+        try {
+          const fams = parsePrometheusTextFormat(readFileSync(file, 'utf8'));
+          return value(fams, 'amw_host_last_reading_timestamp_seconds', { host: 'm1' });
+        } catch {
+          return null; // not written yet
+        }
+      };
+      const until = async (ok: () => boolean) => {
+        const deadline = Date.now() + 120_000;
+        while (!ok() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      };
+      await until(() => stamp() !== null);
+      const first = stamp()!;
+      // a later reading replaced the file whole (the parser reads it at any moment)
+      await until(() => (stamp() ?? 0) > first);
+      expect(stamp()!).toBeGreaterThan(first);
+      child.kill('SIGINT');
+      const r = await done;
+      expect(r.code).toBe(0);
+      expect(readdirSync(dir)).toEqual(['amw_npu.prom']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 300_000);
+
   it('an unknown host name or a missing directory is refused at once', async () => {
     const noHost = await amw(['export-metrics', 'nope', '--textfile', textDir, '--once'], {
       AMW_HOME: home,
@@ -194,6 +228,31 @@ d('npu-smi metrics for Prometheus from the live monitor', () => {
       expect(value(fams, 'amw_host_up', { host: 'm1' })).toBe(1);
       expect(value(fams, 'amw_npu_power_watts', { host: 'm3', npu: '0', chip: '0' })).toBe(87.2);
     }, 60_000);
+
+    it('serve mode takes in a monitor the UI opened, and drops its figures when the UI closes it', async () => {
+      const served = new MetricsExporter(core, { hosts: [], intervalSec: 1, adopt: true });
+      served.start();
+      try {
+        const { monitorId } = await core.call('monitor.start', { name: 'm1', intervalSec: 1 });
+        const until = async (ok: () => boolean) => {
+          const deadline = Date.now() + 60_000;
+          while (!ok() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+        };
+        await until(() => !!served.metrics.reading('m1')?.sample);
+        let fams = parsePrometheusTextFormat(await served.metrics.render());
+        expect(
+          value(fams, 'amw_npu_temperature_celsius', { host: 'm1', npu: '4', chip: '0' }),
+        ).toBe(39);
+        await core.call('monitor.stop', { monitorId });
+        await until(() => served.metrics.reading('m1') === undefined);
+        fams = parsePrometheusTextFormat(await served.metrics.render());
+        // no figures left that would read as current
+        expect(fams.find((f) => f.name === 'amw_host_up')?.metrics ?? []).toEqual([]);
+        expect(fams.find((f) => f.name === 'amw_npu_power_watts')?.metrics ?? []).toEqual([]);
+      } finally {
+        await served.stop();
+      }
+    }, 120_000);
 
     it('a host whose sshd goes away mid-watch turns to up 0 with a scrape error; the exporter keeps serving', async () => {
       await extra.stop();

@@ -22,6 +22,8 @@ export interface ExporterOptions {
 export class MetricsExporter {
   readonly metrics = new NpuMetrics();
   private readonly ours = new Map<string, string>(); // monitorId → host
+  /** Monitors others started whose readings we take in (serve mode): monitorId → host. */
+  private readonly adopted = new Map<string, string>();
   private readonly answered = new Set<string>();
   private readonly starting = new Set<string>();
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -42,6 +44,15 @@ export class MetricsExporter {
     this.offs.push(
       this.core.on('monitor.sample', (s) => this.onSample(s)),
       this.core.on('monitor.ended', ({ monitorId, error }) => {
+        const other = this.adopted.get(monitorId);
+        if (other !== undefined) {
+          this.adopted.delete(monitorId);
+          // closed by its user: the host is no longer watched (no stale figures); dropped: down
+          if (error) this.fail(other, error.message, false);
+          else this.metrics.forget(other);
+          this.opts.onChange?.();
+          return;
+        }
         const host = this.ours.get(monitorId);
         if (host === undefined) return;
         this.ours.delete(monitorId);
@@ -108,17 +119,20 @@ export class MetricsExporter {
 
   private onSample(s: MonitorSample): void {
     const host = this.ours.get(s.monitorId);
-    if (host === undefined && !this.opts.adopt) return;
+    if (host === undefined) {
+      if (!this.opts.adopt) return;
+      this.adopted.set(s.monitorId, s.host);
+    }
     // npu-smi answered with an error and no chips (driver not loaded…): a failed reading
     if (!s.chips.length && s.warnings.length) this.metrics.failed(s.host, s.warnings[0]!);
     else this.metrics.sample(s);
     this.answer(s.host);
   }
 
-  private fail(host: string, error: string): void {
+  private fail(host: string, error: string, retry = true): void {
     this.metrics.failed(host, error.slice(0, 300));
     this.answer(host);
-    if (this.stopped) return;
+    if (this.stopped || !retry) return;
     // try again after a pause (at least 5 s, so an unreachable host is not hammered)
     const t = setTimeout(
       () => {

@@ -138,6 +138,11 @@ export class NpuMetrics {
     this.errors.inc({ host });
   }
 
+  /** A host no longer watched: its series go (its error count stays, as counters do). */
+  forget(host: string): void {
+    this.readings.delete(host);
+  }
+
   reading(host: string): HostReading | undefined {
     return this.readings.get(host);
   }

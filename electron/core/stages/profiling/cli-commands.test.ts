@@ -34,6 +34,17 @@ describe('amw profile …: the stage’s own commands (cli.commands)', () => {
     expect(aicpu(zh)).toMatch(/[\u4e00-\u9fff]/);
     expect(aicpu(zh)).not.toBe(aicpu(en));
     expect(zh.warnings[0]!.message).not.toBe(en.warnings[0]!.message);
+    // the text form too: its lines and its warnings on stderr
+    const text = await amw([
+      '--lang',
+      'zh-CN',
+      'profile',
+      'import',
+      join(F, 'torch_npu_megatron_rank0'),
+    ]);
+    expect(text.stdout).toContain('耗时最长的 kernel：');
+    expect(text.stdout).toMatch(/rank \d+ 第 \d+ 步：计算 [\d,]+ µs/);
+    expect(text.stderr).toMatch(/^警告：ASCEND_PROFILER_OUTPUT\/kernel_details\.csv:17：/m);
   });
 
   it('gather takes the host-access options and --ranks; compare refuses what is neither', async () => {

@@ -6,6 +6,7 @@ import { AmwError } from '../../../../shared/errors';
 import type { StageCommand } from '../define';
 import { profileDocument } from './document';
 import { compareProfiles } from './compare';
+import { m } from './csv-stream';
 import { importProfile } from './import';
 
 type Show = (text: Text | null | undefined) => string;
@@ -49,7 +50,7 @@ const importCommand: StageCommand = {
       const started = await call('profiling.import', { dir: abs, sessionId: sessionOf(o) });
       await ctx.wait(started.jobId);
       r = await call('profiling.get', { stageRunId: started.stageRunId });
-      ctx.note(`session ${started.sessionId}, run ${started.stageRunId}`);
+      ctx.note(say(show, 'stored', { session: started.sessionId, run: started.stageRunId }));
     } else r = await importProfile(abs);
     return done(r, show, ctx, !!o.json);
   },
@@ -80,7 +81,7 @@ const gatherCommand: StageCommand = {
       worldSize,
     });
     await ctx.wait(started.jobId, !o.json);
-    ctx.note(`session ${started.sessionId}, run ${started.stageRunId}`);
+    ctx.note(say(show, 'stored', { session: started.sessionId, run: started.stageRunId }));
     const r = await call('profiling.get', { stageRunId: started.stageRunId });
     return done(r, show, ctx, !!o.json);
   },
@@ -92,7 +93,7 @@ const compareCommand: StageCommand = {
   args: ['<a>', '<b>'],
   help: 'stage-profiling:cli.compare',
   options: [],
-  async run(args, _o, call) {
+  async run(args, _o, call, show) {
     const isDir = (x: string) => existsSync(x) && statSync(x).isDirectory();
     const load = (x: string) =>
       isDir(x) ? importProfile(resolve(x)) : call('profiling.get', { stageRunId: Number(x) });
@@ -104,16 +105,19 @@ const compareCommand: StageCommand = {
           arg: x,
         });
     const cmp = compareProfiles(await load(a), await load(b));
-    return { json: cmp, text: compareText(cmp), status: 'ok' };
+    return { json: cmp, text: compareText(cmp, show), status: 'ok' };
   },
 };
 
-function compareText(cmp: ProfileCompare): string {
-  const out: string[] = [
-    `a: ${cmp.a.source} (${cmp.a.kind}) mean step ${us(cmp.a.stepUs)} µs`,
-    `b: ${cmp.b.source} (${cmp.b.kind}) mean step ${us(cmp.b.stepUs)} µs`,
-  ];
-  if (cmp.stepRatio !== null) out.push(`step time b/a: ${cmp.stepRatio.toFixed(3)}`);
+/** A line of the text output, in the CLI's language. */
+const say = (show: Show, key: string, params?: Record<string, string | number>) =>
+  show(m(`cli.out.${key}`, params));
+
+function compareText(cmp: ProfileCompare, show: Show): string {
+  const side = (name: string, x: ProfileCompare['a']) =>
+    say(show, 'side', { side: name, source: x.source, kind: x.kind, us: us(x.stepUs) });
+  const out: string[] = [side('a', cmp.a), side('b', cmp.b)];
+  if (cmp.stepRatio !== null) out.push(say(show, 'ratio', { ratio: cmp.stepRatio.toFixed(3) }));
   for (const c of cmp.categories)
     out.push(`  ${c.name.padEnd(28)} ${us(c.aUs).padStart(14)} ${us(c.bUs).padStart(14)}`);
   for (const row of cmp.byOpType.slice(0, 20))
@@ -121,23 +125,36 @@ function compareText(cmp: ProfileCompare): string {
       `  ${row.name.slice(0, 40).padEnd(40)} ${us(row.aUs).padStart(12)} ${us(row.bUs).padStart(12)} ${row.ratio === null ? '' : `×${row.ratio.toFixed(2)}`}`,
     );
   out.push(
-    `advice fixed: ${cmp.advice.fixed.join(', ') || '-'}; new: ${cmp.advice.added.join(', ') || '-'}`,
+    say(show, 'adviceDiff', {
+      fixed: cmp.advice.fixed.join(', ') || '-',
+      added: cmp.advice.added.join(', ') || '-',
+    }),
   );
   return `${out.join('\n')}\n`;
 }
 
 /** The document and the text of a profile; warnings go to stderr in the text form. */
 function done(r: ProfileResult, show: Show, ctx: { note(line: string): void }, asJson: boolean) {
-  const out: string[] = [`${r.source} (${r.kind}), ${r.ranks.length} rank folder(s)`];
+  const out: string[] = [
+    show(m('report.run', { source: r.source, kind: r.kind, ranks: r.ranks.length })),
+  ];
   for (const s of r.steps)
     out.push(
-      `  rank ${s.rank ?? '?'} step ${s.step ?? '?'}: computing ${us(s.computingUs)} µs, communication not overlapped ${us(s.communicationNotOverlappedUs)}, overlapped ${us(s.overlappedUs)}, free ${us(s.freeUs)}, bubble ${us(s.bubbleUs)}`,
+      `  ${say(show, 'step', {
+        rank: s.rank ?? '?',
+        step: s.step ?? '?',
+        computing: us(s.computingUs),
+        communication: us(s.communicationNotOverlappedUs),
+        overlapped: us(s.overlappedUs),
+        free: us(s.freeUs),
+        bubble: us(s.bubbleUs),
+      })}`,
     );
   if (r.kernels) {
-    out.push(`kernels: ${r.kernels.count}, ${us(r.kernels.totalUs)} µs`);
+    out.push(say(show, 'kernels', { count: r.kernels.count, us: us(r.kernels.totalUs) }));
     for (const [tt, v] of Object.entries(r.kernels.byTaskType))
       out.push(`  ${tt.padEnd(16)} ${us(v.us).padStart(14)} µs ${pc(v.share).padStart(7)}`);
-    out.push('top:');
+    out.push(say(show, 'top'));
     for (const x of r.kernels.top)
       out.push(`  ${us(x.us).padStart(12)} µs ×${x.count}  ${x.taskType}  ${x.name}`);
   }
@@ -148,7 +165,12 @@ function done(r: ProfileResult, show: Show, ctx: { note(line: string): void }, a
   // the document carries the warnings; the text form says them on stderr
   if (!asJson)
     for (const w of r.warnings)
-      ctx.note(`warning: ${w.file}${w.line ? `:${w.line}` : ''}: ${show(w.message)}`);
+      ctx.note(
+        say(show, 'warning', {
+          where: `${w.file}${w.line ? `:${w.line}` : ''}`,
+          message: show(w.message),
+        }),
+      );
   return { json: profileDocument(r, show), text: `${out.join('\n')}\n`, status: 'ok' };
 }
 

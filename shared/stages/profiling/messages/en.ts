@@ -124,6 +124,16 @@ export const en = {
       'Fix the entry so it runs on this host (FUNCTION() returns (model, batches)), then run the stage again.',
   },
   cli: {
+    out: {
+      step: 'rank {{rank}} step {{step}}: computing {{computing}} µs, communication not overlapped {{communication}}, overlapped {{overlapped}}, free {{free}}, bubble {{bubble}}',
+      kernels: 'kernels: {{count}}, {{us}} µs',
+      top: 'top kernels:',
+      warning: 'warning: {{where}}: {{message}}',
+      stored: 'session {{session}}, run {{run}}',
+      side: '{{side}}: {{source}} ({{kind}}) mean step {{us}} µs',
+      ratio: 'step time b/a: {{ratio}}',
+      adviceDiff: 'advice fixed: {{fixed}}; new: {{added}}',
+    },
     profile: 'Import profiler output and compare profiles',
     import: 'Read a folder of torch_npu.profiler, msprof or msprof-analyze cluster output',
     gather:

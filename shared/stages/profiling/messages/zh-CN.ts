@@ -118,6 +118,16 @@ export const zhCN: ProfilingMessages = {
       '修正入口使其能在该主机上运行（FUNCTION() 返回 (model, batches)），然后重新运行本阶段。',
   },
   cli: {
+    out: {
+      step: 'rank {{rank}} 第 {{step}} 步：计算 {{computing}} µs，未被掩盖的通信 {{communication}}，被掩盖的通信 {{overlapped}}，空闲 {{free}}，气泡 {{bubble}}',
+      kernels: 'kernel：{{count}} 个，共 {{us}} µs',
+      top: '耗时最长的 kernel：',
+      warning: '警告：{{where}}：{{message}}',
+      stored: '会话 {{session}}，运行 {{run}}',
+      side: '{{side}}：{{source}}（{{kind}}）平均单步 {{us}} µs',
+      ratio: '单步耗时 b/a：{{ratio}}',
+      adviceDiff: '已消除的建议：{{fixed}}；新出现的建议：{{added}}',
+    },
     profile: '导入性能数据并对比',
     import: '读取 torch_npu.profiler、msprof 或 msprof-analyze 集群分析的输出目录',
     gather: '从多台主机拷贝性能数据目录（SFTP，校验 sha256），合并读取',

@@ -12,9 +12,9 @@ import { registerParseCommand } from './commands/parse';
 import { registerRunCommand } from './commands/run';
 import { registerScanCommand } from './commands/scan';
 import { registerReportCommand } from './commands/report';
-import { registerProfileCommand } from './commands/profile';
 import { registerHostsCommands, registerInventoryCommand } from './commands/hosts';
 import { registerServeCommand } from './commands/serve';
+import { registerExportMetricsCommand } from './commands/export-metrics';
 import { registerSettingsCommands } from './commands/settings';
 import { EXIT, ExitWith, printableIO, type CliIO, type CommandEnv, type GlobalOptions } from './io';
 import { registerStageCommands } from './commands/stage-commands';
@@ -74,6 +74,7 @@ export function buildProgram(io: CliIO, lang: Language): { program: Command; env
 
   registerInfoCommand(program, env, configure);
   registerServeCommand(program, env, configure);
+  registerExportMetricsCommand(program, env, configure);
   registerSettingsCommands(program, env, configure);
   registerJobsCommand(program, env, configure);
   registerDbCommands(program, env, configure);
@@ -85,7 +86,6 @@ export function buildProgram(io: CliIO, lang: Language): { program: Command; env
   registerReportCommand(program, env, configure);
   registerDoctorCommand(program, env, configure);
   registerStageCommands(program, env, configure);
-  registerProfileCommand(program, env, configure);
   return { program, env };
 }
 

@@ -42,6 +42,15 @@ export function cookieToken(req: IncomingMessage, name = TOKEN_COOKIE): string |
 }
 
 /**
+ * The token in `Authorization: Bearer …`: how a Prometheus scrape carries it (`authorization:
+ * {credentials_file: …}`), since a scraper keeps no cookie and follows no login redirect.
+ */
+export function bearerToken(req: IncomingMessage): string | null {
+  const m = /^Bearer +(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+  return m ? m[1]! : null;
+}
+
+/**
  * The token a request carries: `?token=` first, then the cookie set on the first page load —
  * the cookie only when `cookieAllowed` (the request came to the app's own host name).
  */

@@ -119,6 +119,21 @@ describe('HTTP', () => {
     expect(csp).toContain("frame-ancestors 'none'");
   });
 
+  it('/metrics asks for the token before anything (bearer or ?token=), and is 404 when not served', async () => {
+    await start();
+    const none = await fetch(`${base()}/metrics`);
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    const wrong = await fetch(`${base()}/metrics`, { headers: { Authorization: 'Bearer x' } });
+    expect(wrong.status).toBe(401);
+    // this server was started without metrics: known token, nothing to scrape
+    const ok = await fetch(`${base()}/metrics`, {
+      headers: { Authorization: `Bearer ${server.token}` },
+      redirect: 'manual',
+    });
+    expect(ok.status).toBe(404);
+  });
+
   it('never serves files outside the renderer folder', async () => {
     await start();
     const auth = `?token=${server.token}`;

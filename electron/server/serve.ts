@@ -10,6 +10,7 @@ import type { Core } from '../core/api/core';
 import { rendererDistDir } from '../core/paths';
 import {
   allowedOrigins,
+  bearerToken,
   newHostLabel,
   newToken,
   requestToken,
@@ -35,6 +36,11 @@ export interface ServeOptions {
    * *.localhost; the cookie is then named per port, and other servers on 127.0.0.1 receive it.
    */
   hostLabel?: boolean;
+  /**
+   * `/metrics` (Prometheus text format) behind the same token, given in `Authorization: Bearer`
+   * or `?token=`; absent: `/metrics` is 404.
+   */
+  metrics?: { render(): Promise<string>; contentType: string };
 }
 
 export interface RunningServer {
@@ -121,6 +127,7 @@ export async function startServer(core: Core, opts: ServeOptions = {}): Promise<
       res.writeHead(405, { Allow: 'GET, HEAD' }).end();
       return;
     }
+    if (url.pathname === '/metrics') return serveMetrics(req, res, url);
     if (!tokenMatches(token, requestToken(req, url, onAppHost(req), cookieName))) {
       res
         .writeHead(401, { ...SECURITY_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' })
@@ -165,6 +172,37 @@ export async function startServer(core: Core, opts: ServeOptions = {}): Promise<
       return;
     }
     sendFile(res, file, SECURITY_HEADERS);
+  }
+
+  /** A scrape: the token as a bearer header (or ?token=, answered in place: no cookie, no redirect). */
+  function serveMetrics(req: IncomingMessage, res: ServerResponse, url: URL): void {
+    const text = { ...SECURITY_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' };
+    if (
+      !tokenMatches(token, bearerToken(req) ?? requestToken(req, url, onAppHost(req), cookieName))
+    ) {
+      res
+        .writeHead(401, { ...text, 'WWW-Authenticate': 'Bearer realm="amw"' })
+        .end('Unauthorized: send the serve token as Authorization: Bearer <token>.\n');
+      return;
+    }
+    if (!opts.metrics) {
+      res.writeHead(404, text).end();
+      return;
+    }
+    const { metrics } = opts;
+    metrics.render().then(
+      (body) => {
+        res.writeHead(200, {
+          ...SECURITY_HEADERS,
+          'Content-Type': metrics.contentType,
+          'Cache-Control': 'no-store',
+        });
+        res.end(req.method === 'HEAD' ? undefined : body);
+      },
+      () => {
+        if (!res.headersSent) res.writeHead(500, text).end();
+      },
+    );
   }
 
   /** Guards against DNS rebinding: a loopback server answers only to loopback names. */

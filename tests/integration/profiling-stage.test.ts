@@ -33,7 +33,7 @@ let home: string;
 
 async function runProfile(input: Record<string, unknown>) {
   const started = await core.call('stages.run', {
-    host: 'npu',
+    hosts: ['npu'],
     stage: 'profiling',
     ...input,
   } as never);
@@ -246,6 +246,22 @@ d(
       expect(existsSync(join(local, 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'))).toBe(true);
     }, 300_000);
 
+    it('with the world size known, every rank 0…N-1 not found is reported, the last ones too', async () => {
+      const started = await c.call('profiling.gather', {
+        hosts: ['a', 'b'],
+        dir: 'prof',
+        worldSize: 4,
+      });
+      const job = await c.jobs.wait(started.jobId);
+      expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
+      const p = await c.call('profiling.get', { stageRunId: started.stageRunId });
+      const missing = p.warnings.filter(
+        (w) => w.message.key === 'stage-profiling:warn.missingRanks',
+      );
+      // ranks 0 and 2 were gathered: 1 (a gap) and 3 (past the highest one seen) are missing
+      expect(missing.map((w) => w.message.params)).toEqual([{ ranks: '1, 3' }]);
+    }, 300_000);
+
     it('a host without the folder is a warning naming it, the other host is still read', async () => {
       const cli = await amw(['profile', 'gather', 'a,b', 'prof/node_rank2_ascend_pt', '--json'], {
         AMW_HOME: dir,
@@ -261,3 +277,90 @@ d(
     }, 300_000);
   },
 );
+
+d('one profiling run on two simulated hosts at once (amw run a,b --stage profiling)', () => {
+  let n1: SimHost;
+  let n2: SimHost;
+  let dir: string;
+
+  beforeAll(async () => {
+    n1 = await startSimHost('multi-1', 'ascend-910b');
+    n2 = await startSimHost('multi-2', 'ascend-910b');
+    for (const host of [n1, n2]) {
+      const models = join(host.dir, 'home', 'models');
+      cpSync(join(__dirname, '../fixtures/ops-models'), models, { recursive: true });
+      const { uid, gid } = statSync(join(host.dir, 'home'));
+      execFileSync('chown', ['-R', `${uid}:${gid}`, models]);
+    }
+    dir = mkdtempSync(join(tmpdir(), 'amw-multi-'));
+    const c = createCore({
+      env: { AMW_HOME: dir } as NodeJS.ProcessEnv,
+      hostKeyPolicy: 'accept-new',
+      userKnownHosts: [],
+    });
+    try {
+      await registerSimHost(c, n1, { name: 'n1' });
+      await registerSimHost(c, n2, { name: 'n2' });
+    } finally {
+      await c.close();
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    await n1?.stop();
+    await n2?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const run = (lang: string) =>
+    amw(
+      [
+        '--lang',
+        lang,
+        'run',
+        'n1,n2',
+        '--stage',
+        'profiling',
+        '--entry',
+        'models/models.py:attention',
+        '--steps',
+        '1',
+        '--accept-new-host-key',
+        '--json',
+      ],
+      { AMW_HOME: dir },
+    );
+  type Doc = {
+    host: string;
+    source: string;
+    ranks: { dir: string }[];
+    stepTimes: unknown[];
+    warnings: { file: string; message: string }[];
+    stageRunId: number;
+  };
+
+  it('both nodes profiled and gathered into one profile; texts in the language asked for', async () => {
+    const r = await run('zh-CN');
+    expect(r.stderr).toBe('');
+    const doc = JSON.parse(r.stdout) as Doc;
+    expect(doc.host).toBe('n1,n2');
+    expect(doc.source).toMatch(/^n1:\/.*\.amw\/profiles\/run-\d+-\d+,n2:\/.*$/);
+    // each node's folder under its host's name, one step each
+    expect(doc.ranks.map((x) => x.dir.split('/')[0]).sort()).toEqual(['n1', 'n2']);
+    expect(doc.stepTimes).toHaveLength(2);
+    for (const h of ['n1', 'n2'])
+      expect(existsSync(join(dir, 'profiles', String(doc.stageRunId), h))).toBe(true);
+    // the stand-in warning is rendered in Chinese, not English (--lang zh-CN)
+    expect(doc.warnings[0]!.message).toContain('torch.profiler');
+    expect(doc.warnings[0]!.message).toMatch(/[\u4e00-\u9fff]/);
+  }, 600_000);
+
+  it('a node that cannot be reached is named in the warnings; the other node is still read', async () => {
+    await n2.stop();
+    const r = await run('en');
+    const doc = JSON.parse(r.stdout) as Doc;
+    expect(doc.ranks.map((x) => x.dir.split('/')[0])).toEqual(['n1']);
+    const failed = doc.warnings.find((w) => w.file === 'n2');
+    expect(failed?.message).toMatch(/^Nothing gathered from n2: /);
+  }, 600_000);
+});

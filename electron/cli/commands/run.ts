@@ -111,7 +111,7 @@ export function registerRunCommand(program: Command, env: CommandEnv, configure:
             };
             docs.push(
               def.cli?.json
-                ? await def.cli.json(doc, (m, i) => core.call(m, i), started.stageRunId)
+                ? await def.cli.json(doc, (m, i) => core.call(m, i), started.stageRunId, show)
                 : doc,
             );
           }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { AmwError } from '../../../shared/errors';
 import { createCore } from '../../core/api/core';
+import { MetricsExporter } from '../../core/hosts/metrics-exporter';
 import { startServer } from '../../server/serve';
 import type { CommandEnv } from '../io';
 import type { Configure } from '../program';
@@ -17,15 +18,45 @@ export function registerServeCommand(
     .option('--bind <addr>', t('cli.opt.bind'), '127.0.0.1')
     .option('--allow-remote', t('cli.opt.allowRemote'))
     .option('--no-host-label', t('cli.opt.noHostLabel'))
+    .option('--metrics-hosts <hosts>', t('cli.opt.metricsHosts'))
+    .option('--metrics-interval <s>', t('cli.opt.metricsInterval'), '15')
     .action(
-      async (opts: { port: string; bind: string; allowRemote?: boolean; hostLabel: boolean }) => {
+      async (opts: {
+        port: string;
+        bind: string;
+        allowRemote?: boolean;
+        hostLabel: boolean;
+        metricsHosts?: string;
+        metricsInterval: string;
+      }) => {
         const port = Number(opts.port);
         if (!Number.isInteger(port) || port < 0 || port > 65535) {
           throw new AmwError('VALIDATION', `--port must be 0..65535, not ${opts.port}`);
         }
+        const intervalSec = Number(opts.metricsInterval);
+        if (!Number.isInteger(intervalSec) || intervalSec < 1 || intervalSec > 60)
+          throw new AmwError(
+            'VALIDATION',
+            t('cli.metrics.badInterval', { value: opts.metricsInterval }),
+          );
         const core = createCore({ db: env.global.db, env: io.env });
+        // /metrics: the hosts asked for, and whatever monitor the UI has running
+        const exporter = new MetricsExporter(core, {
+          hosts: (opts.metricsHosts ?? '')
+            .split(',')
+            .map((h) => h.trim())
+            .filter(Boolean),
+          intervalSec,
+          adopt: true,
+        });
         try {
+          for (const name of exporter.hosts) await core.call('hosts.get', { name });
+          exporter.start();
           const server = await startServer(core, {
+            metrics: {
+              render: () => exporter.metrics.render(),
+              contentType: exporter.metrics.registry.contentType,
+            },
             port,
             bind: opts.bind,
             allowRemote: opts.allowRemote,
@@ -40,6 +71,7 @@ export function registerServeCommand(
           await server.close();
           io.stderr(`${t('cli.stopped')}\n`);
         } finally {
+          await exporter.stop();
           await core.close();
         }
       },

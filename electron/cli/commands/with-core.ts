@@ -20,24 +20,52 @@ export async function withCore<T>(
   fn: (core: Core) => Promise<T>,
   access: HostAccess = {},
 ): Promise<T> {
-  const passphrase = await passphraseFrom(env, access);
-  const core = createCore({
-    db: env.global.db,
-    env: env.io.env,
-    knownHosts: env.global.knownHosts,
-    hostKeyPolicy: access.acceptNewHostKey ? 'accept-new' : 'refuse-new',
-    passphrase,
-  });
+  const lazy = lazyCore(env, access);
   try {
-    return await fn(core);
-  } catch (err) {
-    // the engine met damaged pages: say which file, as opening a damaged file does
-    if (err instanceof AmwError && err.code === 'DB_CORRUPT')
-      throw new AmwError('DB_CORRUPT', err.message, { dbPath: core.location.dbPath });
-    throw err;
+    const core = await lazy.get();
+    try {
+      return await fn(core);
+    } catch (err) {
+      throw lazy.mapError(err);
+    }
   } finally {
-    await core.close();
+    await lazy.close();
   }
+}
+
+/**
+ * The engine opened on first use, for a command that may not need it (a stage's command reading
+ * a local folder): nothing is created in the data dir until something is stored or read there.
+ * A damaged database is named as withCore() names it.
+ */
+export function lazyCore(
+  env: CommandEnv,
+  access: HostAccess = {},
+): { get(): Promise<Core>; close(): Promise<void>; mapError(err: unknown): unknown } {
+  let opening: Promise<Core> | null = null;
+  let dbPath: string | null = null;
+  return {
+    get: () =>
+      (opening ??= passphraseFrom(env, access).then((passphrase) => {
+        const core = createCore({
+          db: env.global.db,
+          env: env.io.env,
+          knownHosts: env.global.knownHosts,
+          hostKeyPolicy: access.acceptNewHostKey ? 'accept-new' : 'refuse-new',
+          passphrase,
+        });
+        dbPath = core.location.dbPath;
+        return core;
+      })),
+    async close() {
+      if (opening) await (await opening.catch(() => null))?.close();
+    },
+    mapError: (err) =>
+      // the engine met damaged pages: say which file, as opening a damaged file does
+      err instanceof AmwError && err.code === 'DB_CORRUPT' && dbPath
+        ? new AmwError('DB_CORRUPT', err.message, { dbPath })
+        : err,
+  };
 }
 
 /** The options every command that reaches a host takes. */

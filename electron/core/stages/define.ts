@@ -94,14 +94,18 @@ export interface StageCli {
   /**
    * The `--json` document, given the finished run (checks already rendered in the CLI's
    * language) and the engine's typed `call`; absent: the common `{session, stage, host, …}`.
+   * `show` renders engine text in the CLI's language (`--lang`), as the checks already are.
    */
   json?(
     run: StageJson,
     call: <K extends MethodName>(m: K, i: Input<K>) => Promise<Output<K>>,
     stageRunId: number,
+    show: (text: Text | null | undefined) => string,
   ): Promise<object>;
   /** The stage's own commands (`amw precision import …`), registered by the CLI from this list. */
   commands?: StageCommand[];
+  /** Help text keys of the commands' group words (`profile`); absent: the stage's name. */
+  groups?: Record<string, string>;
 }
 
 /** A command of a stage's own: its words, arguments and options, and what it does. */
@@ -113,13 +117,30 @@ export interface StageCommand {
   /** i18n key of its help text. */
   help: string;
   options: { flags: string; key: string; help: string }[];
-  /** Does the work through the engine's `call`; returns the `--json` document, the text, and the status deciding the exit code. */
+  /** It reaches hosts: it takes `--password-stdin`, `--accept-new-host-key`, `--passphrase-stdin`. */
+  hostAccess?: boolean;
+  /**
+   * Does the work through the engine's `call` (the engine opens on the first call: a command
+   * that reads only local files never touches the data dir); returns the `--json` document, the
+   * text, and the status deciding the exit code (`error`, `fail`; anything else exits 0).
+   */
   run(
     args: string[],
     opts: Record<string, unknown>,
     call: <K extends MethodName>(m: K, i: Input<K>) => Promise<Output<K>>,
     show: (text: Text | null | undefined) => string,
+    ctx: StageCommandContext,
   ): Promise<{ json: object; text: string; status: string }>;
+}
+
+/** What the CLI lends a stage's command besides `call`. */
+export interface StageCommandContext {
+  /** Waits for a job the command started (progress to stderr when asked; Ctrl+C cancels it). */
+  wait(jobId: string, progress?: boolean): Promise<unknown>;
+  /** A line for stderr (where the run is stored, say), kept off the `--json` document. */
+  note(line: string): void;
+  /** `--password-stdin`'s password, read once (undefined without the flag). */
+  password(): Promise<string | undefined>;
 }
 
 /** `amw run --json`: a run with its checks in the CLI's language. */

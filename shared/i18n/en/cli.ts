@@ -2,6 +2,11 @@ export const cli = {
   description: 'Ascend Migration Workbench: move PyTorch from CUDA GPUs to Ascend NPUs.',
   usageHint: 'Run `amw --help` for usage.',
   opt: {
+    textfile: "node_exporter's textfile directory: amw_npu.prom is written there (atomically)",
+    interval: 'seconds between npu-smi readings (1-60, default 15)',
+    once: 'read every host once, write the file and exit',
+    metricsHosts: 'also serve the npu-smi metrics of these hosts at /metrics (comma-separated)',
+    metricsInterval: 'seconds between npu-smi readings for /metrics (1-60, default 15)',
     db: 'database file (env AMW_DB)',
     knownHosts: 'known_hosts file for host keys (env AMW_KNOWN_HOSTS)',
     lang: 'language of messages: zh-CN or en (env AMW_LANG)',
@@ -46,8 +51,14 @@ export const cli = {
     version: 'print the version',
     help: 'show help',
   },
-  arg: { npuSmiFile: 'file with the output, or - for stdin', session: 'session id' },
+  arg: {
+    metricsHosts: 'hosts to read (names, or comma-separated lists)',
+    npuSmiFile: 'file with the output, or - for stdin',
+    session: 'session id',
+  },
   cmd: {
+    exportMetrics:
+      "export npu-smi's AICore, HBM, temperature, power and health as Prometheus metrics (node_exporter textfile)",
     info: 'show the version, data directory and database schema',
     serve: 'serve the workbench UI to a browser (token-protected)',
     settings: 'read or change settings',
@@ -71,6 +82,12 @@ export const cli = {
     report: 'export a session report (html, md, json, pdf, sarif, junit) or import one',
     scan: 'scan a PyTorch codebase for CUDA-only code (exit 1 on errors)',
     parseNpuSmi: 'parse `npu-smi info` output (table or -t key : value); - reads stdin',
+  },
+  metrics: {
+    badInterval: '--interval takes whole seconds from 1 to 60, not {{value}}.',
+    noDir:
+      'The textfile directory {{dir}} does not exist (node_exporter --collector.textfile.directory).',
+    writing: 'Writing {{dir}}/amw_npu.prom every {{interval}} s; Ctrl+C stops.',
   },
   run: {
     unknownStage: 'No stage {{stage}} in this build (built: {{built}}).',

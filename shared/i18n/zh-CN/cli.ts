@@ -4,6 +4,11 @@ export const cli: Messages['cli'] = {
   description: '昇腾迁移工作台：把 PyTorch 从 CUDA GPU 迁移到昇腾 NPU。',
   usageHint: '运行 `amw --help` 查看用法。',
   opt: {
+    textfile: 'node_exporter 的 textfile 目录：在其中（原子地）写入 amw_npu.prom',
+    interval: '两次 npu-smi 读取之间的秒数（1-60，默认 15）',
+    once: '每台主机读取一次，写入文件后退出',
+    metricsHosts: '同时在 /metrics 提供这些主机的 npu-smi 指标（逗号分隔）',
+    metricsInterval: '/metrics 的 npu-smi 读取间隔秒数（1-60，默认 15）',
     db: '数据库文件（环境变量 AMW_DB）',
     knownHosts: '保存主机密钥的 known_hosts 文件（环境变量 AMW_KNOWN_HOSTS）',
     lang: '消息语言：zh-CN 或 en（环境变量 AMW_LANG）',
@@ -47,8 +52,14 @@ export const cli: Messages['cli'] = {
     version: '显示版本',
     help: '显示帮助',
   },
-  arg: { npuSmiFile: '包含输出的文件，或用 - 读标准输入', session: '会话 ID' },
+  arg: {
+    metricsHosts: '要读取的主机（名称，或逗号分隔的列表）',
+    npuSmiFile: '包含输出的文件，或用 - 读标准输入',
+    session: '会话 ID',
+  },
   cmd: {
+    exportMetrics:
+      '将 npu-smi 的 AICore、HBM、温度、功耗和健康状态导出为 Prometheus 指标（node_exporter textfile）',
     info: '显示版本、数据目录和数据库结构版本',
     serve: '通过浏览器提供工作台界面（需令牌）',
     settings: '查看或修改设置',
@@ -72,6 +83,11 @@ export const cli: Messages['cli'] = {
     report: '导出会话报告（html、md、json、pdf、sarif、junit），或导入报告',
     scan: '扫描 PyTorch 代码库中只能在 CUDA 上运行的代码（有 error 时退出码为 1）',
     parseNpuSmi: '解析 `npu-smi info` 的输出（表格或 -t 键值格式）；- 表示读标准输入',
+  },
+  metrics: {
+    badInterval: '--interval 应为 1 到 60 的整数秒，而不是 {{value}}。',
+    noDir: 'textfile 目录 {{dir}} 不存在（node_exporter --collector.textfile.directory）。',
+    writing: '每 {{interval}} 秒写入 {{dir}}/amw_npu.prom；按 Ctrl+C 停止。',
   },
   run: {
     unknownStage: '本版本没有阶段 {{stage}}（已提供：{{built}}）。',

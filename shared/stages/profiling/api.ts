@@ -218,6 +218,8 @@ export const profilingApi = {
         sessionId: z.number().int().positive().optional(),
         project: z.string().min(1).max(80).optional(),
         password: z.string().max(1024).optional(),
+        /** The job's world size: every rank 0…N-1 is expected, the last ones included. */
+        worldSize: z.number().int().min(1).max(65536).optional(),
       })
       .strict(),
   ).returns<{ jobId: string; sessionId: number; stageRunId: number }>(),
@@ -238,6 +240,26 @@ export const profilingApi = {
       })
       .strict(),
   ).returns<StepTimeline>(),
+  /** Stored profiles to pick from (the session's first, then the others), newest first. */
+  'profiling.list': method(
+    z
+      .object({
+        sessionId: z.number().int().positive().optional(),
+        limit: z.number().int().min(1).max(1000).default(200),
+      })
+      .strict(),
+  ).returns<
+    {
+      stageRunId: number;
+      sessionId: number;
+      /** The host(s) it ran on (`(local)` for an import of a folder here). */
+      host: string;
+      source: string;
+      kind: string;
+      profiler: string | null;
+      createdAt: string;
+    }[]
+  >(),
   /** Two stored profiles side by side: b against a. */
   'profiling.compare': method(z.object({ a: RunId, b: RunId }).strict()).returns<ProfileCompare>(),
 };

@@ -7,12 +7,13 @@ import { profilingReport } from './report';
 
 /**
  * Profiling: the entry run for N steps under torch_npu.profiler (torch.profiler on a host without
- * an NPU, said so), its output gathered over SFTP and read with the same parsers as an import.
+ * an NPU, said so) on one host or several at once, every node's output gathered over SFTP and
+ * read as one profile with the same parsers as an import.
  */
 export const profilingStage = defineSharedStage({
   id: 'profiling',
-  runsOn: 'host',
-  input: stageInput('profiling', 'host', {
+  runsOn: 'hosts',
+  input: stageInput('profiling', 'hosts', {
     /** `FILE:FUNCTION` on the host; FUNCTION() returns (model, batches). */
     entry: z
       .string()

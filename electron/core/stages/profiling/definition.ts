@@ -5,7 +5,7 @@ import { AmwError } from '../../../../shared/errors';
 import { nowIso } from '../../db/open';
 import { decodeProbe, parseInventory } from '../../hosts/inventory-parse';
 import { resourcesDir } from '../../paths';
-import { defineStage } from '../define';
+import { defineStage, type StageRun, type StageServices } from '../define';
 import { profilingAdvice } from './advice';
 import { profilingCli } from './cli';
 import { m } from './csv-stream';
@@ -15,6 +15,7 @@ import { importProfile } from './import';
 import { profilingOutcomes, PROFILING_CHECK_IDS, projectStepMs } from './outcomes';
 import { profilingReport } from './report';
 import { ProfileRepository } from './repository';
+import { addCompleteness, failureText } from './completeness';
 
 const MARKER = '@@AMW-PROFILE@@';
 
@@ -44,10 +45,11 @@ function readHarness(text: string): HarnessResult {
 }
 
 /**
- * The profiling stage on one host: the entry runs for N steps under torch_npu.profiler (or
- * torch.profiler on a host without an NPU, said so in the evidence), the output folder comes back
- * over SFTP (sha256 checked, kept under <data dir>/profiles/<run>/<host>), and it is read with the
- * same parsers as `amw profile import`.
+ * The profiling stage on one host or several at once (`amw run a,b --stage profiling`): on each,
+ * the entry runs for N steps under torch_npu.profiler (or torch.profiler on a host without an NPU,
+ * said so in the evidence), every node's output folder comes back over SFTP (sha256 checked, kept
+ * under <data dir>/profiles/<run>/<host>), and they are read as one profile with the same parsers
+ * as `amw profile import`; a node that gave nothing is named in the warnings.
  */
 export const profilingDefinition = defineStage({
   shared: profilingStage,
@@ -69,51 +71,35 @@ export const profilingDefinition = defineStage({
     }
     return input;
   },
-  async run({ input, host, runId, sessionId, job, services }) {
-    const name = host!;
+  async run({ input, hosts, runId, sessionId, job, services }) {
     const steps = input.steps ?? 5;
-    const remote = `.amw/profiles/run-${runId}-${Date.now()}`;
     const args = {
       ...(input.script ? { script: input.script } : { entry: input.entry }),
       steps,
       level: input.level ?? 'Level1',
       backward: !!input.backward,
-      out: `~/${remote}`,
     };
-    const res = await services.hosts.runProbe(
-      name,
-      {
-        name: 'profile',
-        parts: ['inventory', 'profile'],
-        timeoutMs: 3_700_000,
-        inject: {
-          AMW_PROFILE_ARGS: JSON.stringify(args),
-          PROFILE_HARNESS: readFileSync(join(resourcesDir(), 'probes', 'profile_run.py'), 'utf8'),
-        },
-      },
-      job,
-      input.password,
+    const runDir = join(services.artifacts.dataDir, 'profiles', String(runId));
+    // every host at once (a rank per node); each host's output lands in <run>/<host>
+    const settled = await Promise.allSettled(
+      hosts.map((name) => profileOn(name, args, runId, runDir, input.password, job, services)),
     );
     job.throwIfCancelled();
-    const sections = decodeProbe(res.stdout, 'profile');
-    services.hosts.saveInventory(name, parseInventory(res.stdout, name, nowIso()), res.stdout);
-    const section = sections.profile_run;
-    if (!section)
-      throw new AmwError(
-        'PROBE_FAILED',
-        `${name} has no python3 on the PATH of a non-interactive shell: profiling needs Python with torch.`,
-        { host: name },
-      );
-    const harness = readHarness(section.out);
+    const done = settled.flatMap((x, i) =>
+      x.status === 'fulfilled' ? [{ host: hosts[i]!, ...x.value }] : [],
+    );
+    // no host answered: the run ends as the first failure says (interrupted, error…)
+    if (!done.length) throw (settled[0] as PromiseRejectedResult).reason;
     const repo = new ProfileRepository(services.db, services.artifacts);
     const rules = profilingAdvice();
     const entry = input.script ?? input.entry ?? '';
     const baseline = input.baseline ? repo.get(input.baseline) : null;
+    const failedRun = done.find((d) => d.harness.error);
     const facts = {
-      error: harness.error,
-      profiler: harness.profiler,
+      error: failedRun ? failedRun.harness.error : null,
+      profiler: done[0]!.harness.profiler,
       entry,
-      host: name,
+      host: failedRun?.host ?? hosts.join(','),
       steps,
       baseline,
       projectStepMs: baseline ? null : projectStepMs(services.sessions, sessionId),
@@ -125,28 +111,83 @@ export const profilingDefinition = defineStage({
         : outcomes,
     });
     // the user's code failed: its traceback is the evidence, there is nothing to gather
-    if (harness.error) return pick(profilingOutcomes({ ...facts, result: null }, rules));
-    job.progress(0.6, { key: 'connecting', params: { host: name } });
-    const local = join(services.artifacts.dataDir, 'profiles', String(runId), name);
-    rmSync(local, { recursive: true, force: true });
-    const files = await gatherFolder(services.hosts, name, harness.out, local, {
-      password: input.password,
+    if (failedRun) return pick(profilingOutcomes({ ...facts, result: null }, rules));
+    job.progress(0.8, { key: 'evaluating', params: { host: hosts.join(',') } });
+    const one = hosts.length === 1;
+    const result = await importProfile(one ? done[0]!.local : runDir, {
       signal: job.signal,
+      rules,
     });
-    job.progress(0.8, { key: 'evaluating', params: { host: name } });
-    const result = await importProfile(local, { signal: job.signal, rules });
-    result.source = `${name}:${harness.out}`;
-    if (harness.profiler && harness.profiler !== 'torch_npu.profiler')
+    result.source = done.map((d) => `${d.host}:${d.harness.out}`).join(',');
+    const failures = settled.flatMap((x, i) =>
+      x.status === 'rejected' ? [{ host: hosts[i]!, error: failureText(x.reason) }] : [],
+    );
+    addCompleteness(result, hosts, failures, { perHostFolders: !one });
+    const profiler = done[0]!.harness.profiler;
+    if (profiler && profiler !== 'torch_npu.profiler')
       result.warnings.unshift({ file: '.', line: null, message: m('warn.standIn') });
     // the harness's own wall-clock step times stand in where the profile has none
     if (!result.stepTimes.length)
-      result.stepTimes = harness.steps.map((s, i) => ({ rank: null, step: i + 1, us: s * 1e6 }));
+      result.stepTimes = done.flatMap((d) =>
+        d.harness.steps.map((s, i) => ({ rank: null, step: i + 1, us: s * 1e6 })),
+      );
     repo.save(runId, result, {
       entry,
-      profiler: harness.profiler,
-      filesDir: local,
-      files,
+      profiler,
+      filesDir: one ? done[0]!.local : runDir,
+      files: done.flatMap((d) => d.files),
     });
     return pick(profilingOutcomes({ ...facts, result }, rules));
   },
 });
+
+/**
+ * One node of the run: the harness under the profiler, then its output folder over SFTP into
+ * <run>/<host> (sha256 checked, resumable). A failure of the user's code comes back as the
+ * harness's error, with nothing gathered; a connection that fails throws.
+ */
+async function profileOn(
+  name: string,
+  args: Record<string, unknown>,
+  runId: number,
+  runDir: string,
+  password: string | undefined,
+  job: StageRun<unknown>['job'],
+  services: StageServices,
+) {
+  const remote = `.amw/profiles/run-${runId}-${Date.now()}`;
+  const res = await services.hosts.runProbe(
+    name,
+    {
+      name: 'profile',
+      parts: ['inventory', 'profile'],
+      timeoutMs: 3_700_000,
+      inject: {
+        AMW_PROFILE_ARGS: JSON.stringify({ ...args, out: `~/${remote}` }),
+        PROFILE_HARNESS: readFileSync(join(resourcesDir(), 'probes', 'profile_run.py'), 'utf8'),
+      },
+    },
+    job,
+    password,
+  );
+  job.throwIfCancelled();
+  const sections = decodeProbe(res.stdout, 'profile');
+  services.hosts.saveInventory(name, parseInventory(res.stdout, name, nowIso()), res.stdout);
+  const section = sections.profile_run;
+  if (!section)
+    throw new AmwError(
+      'PROBE_FAILED',
+      `${name} has no python3 on the PATH of a non-interactive shell: profiling needs Python with torch.`,
+      { host: name },
+    );
+  const harness = readHarness(section.out);
+  const local = join(runDir, name);
+  if (harness.error) return { harness, local, files: [] };
+  job.progress(0.6, { key: 'connecting', params: { host: name } });
+  rmSync(local, { recursive: true, force: true });
+  const files = await gatherFolder(services.hosts, name, harness.out, local, {
+    password,
+    signal: job.signal,
+  });
+  return { harness, local, files };
+}

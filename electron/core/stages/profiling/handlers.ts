@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ProfileResult, ProfileWarning } from '../../../../shared/stages/profiling/api';
+import type { ProfileResult } from '../../../../shared/stages/profiling/api';
 import type { JobContext } from '../../jobs/runner';
 import type { DomainHandlers, MethodsOf, Services } from '../../api/services';
 import { stageStatus } from '../../sessions/repository';
@@ -10,7 +10,7 @@ import { compareProfiles } from './compare';
 import { importProfile } from './import';
 import { profilingOutcomes, projectStepMs } from './outcomes';
 import { ProfileRepository, type GatheredFile } from './repository';
-import { m } from './csv-stream';
+import { addCompleteness, failureText, type NodeFailure } from './completeness';
 import { gatherFolder } from './gather';
 import { readTimeline } from './timeline-handler';
 
@@ -31,7 +31,7 @@ export function profilingHandlers(s: Services): DomainHandlers<MethodsOf<'profil
         filesDir: dir,
         files: [],
       })),
-    'profiling.gather': ({ hosts, dir, sessionId, project, password }) => {
+    'profiling.gather': ({ hosts, dir, sessionId, project, password, worldSize }) => {
       hosts.forEach((h) => s.hostRepo.get(h)); // NOT_FOUND now, not in the job
       return storeImport(
         s,
@@ -39,7 +39,7 @@ export function profilingHandlers(s: Services): DomainHandlers<MethodsOf<'profil
         async (ctx, runId) => {
           const local = join(s.artifacts.dataDir, 'profiles', String(runId));
           const files: GatheredFile[] = [];
-          const failed: ProfileWarning[] = [];
+          const failed: NodeFailure[] = [];
           for (const [i, host] of hosts.entries()) {
             ctx.throwIfCancelled();
             ctx.progress(i / hosts.length, { key: 'connecting', params: { host } });
@@ -52,25 +52,19 @@ export function profilingHandlers(s: Services): DomainHandlers<MethodsOf<'profil
               );
             } catch (err) {
               if (ctx.signal.aborted) throw err;
-              failed.push({
-                file: host,
-                line: null,
-                message: m('warn.hostFailed', {
-                  host,
-                  error: err instanceof Error ? err.message.slice(0, 300) : String(err),
-                }),
-              });
+              failed.push({ host, error: failureText(err) });
             }
           }
           mkdirSync(local, { recursive: true });
           const result = await importProfile(local, { signal: ctx.signal });
           result.source = `${hosts.join(',')}:${dir}`;
-          result.warnings.unshift(...failed);
+          addCompleteness(result, hosts, failed, { perHostFolders: true, worldSize });
           return { result, filesDir: local, files };
         },
       );
     },
     'profiling.get': ({ stageRunId }) => ({ ...repo.get(stageRunId), stageRunId }),
+    'profiling.list': ({ sessionId, limit }) => repo.list(sessionId, limit),
     'profiling.compare': ({ a, b }) => compareProfiles(repo.get(a), repo.get(b)),
     'profiling.timeline': ({ stageRunId, unit, step }) =>
       readTimeline(repo, stageRunId, unit ?? null, step),

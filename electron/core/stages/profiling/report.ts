@@ -1,8 +1,12 @@
 import type { z } from 'zod';
-import type { ReportProfiling } from '../../../../shared/stages/profiling/report';
+import type {
+  ReportProfiling,
+  ReportProfilingCompare,
+} from '../../../../shared/stages/profiling/report';
 import { bar, esc, MAX_ROWS, pill } from '../../reports/html-kit';
-import { cell, MAX_ROWS as MD_ROWS } from '../../reports/md-kit';
+import { cell, code, esc as mdParams, md, MAX_ROWS as MD_ROWS } from '../../reports/md-kit';
 import type { StageReport } from '../define';
+import { compareProfiles } from './compare';
 import { ProfileRepository } from './repository';
 
 type Section = z.infer<typeof ReportProfiling>[];
@@ -10,11 +14,59 @@ const SEV = { high: 'fail', medium: 'warn', low: 'skip' } as Record<string, stri
 const us = (x: number) => Math.round(x).toLocaleString('en-US');
 const pc = (x: number) => `${(x * 100).toFixed(1)}%`;
 const MAX_STEPS = 64;
+const MAX_COMPARED_OPS = 20;
+const CATEGORY: Record<string, string> = {
+  computing: 'report.computing',
+  communicationNotOverlapped: 'report.communication',
+  free: 'report.free',
+  bubble: 'report.bubble',
+};
+const ms = (x: number | null) => (x === null ? '—' : (x / 1000).toFixed(2));
+const signed = (x: number | null) => (x === null ? '—' : `${x > 0 ? '+' : ''}${us(x)}`);
+
+/** The newest stored profile of the session against the one before it, for the report. */
+function comparison(
+  repo: ProfileRepository,
+  sessionId: number,
+): { runId: number; c: z.infer<typeof ReportProfilingCompare> } | null {
+  const [b, a] = repo.list(sessionId, 2).filter((p) => p.sessionId === sessionId);
+  if (!a || !b) return null;
+  try {
+    const c = compareProfiles(repo.get(a.stageRunId), repo.get(b.stageRunId));
+    // where the names map on both sides, the largest change (either way) first
+    const mapped = (rows: typeof c.byOpType) =>
+      rows
+        .flatMap((r) =>
+          r.aUs !== null && r.bUs !== null
+            ? [{ name: r.name, aUs: r.aUs, bUs: r.bUs, ratio: r.ratio }]
+            : [],
+        )
+        .sort((x, y) => Math.abs(y.bUs - y.aUs) - Math.abs(x.bUs - x.aUs))
+        .slice(0, MAX_COMPARED_OPS);
+    return {
+      runId: b.stageRunId,
+      c: {
+        a: `#${a.stageRunId} ${c.a.source}`,
+        b: `#${b.stageRunId} ${c.b.source}`,
+        aStepUs: c.a.stepUs,
+        bStepUs: c.b.stepUs,
+        stepRatio: c.stepRatio,
+        categories: c.categories,
+        taskTypes: mapped(c.byTaskType),
+        ops: mapped(c.byOpType),
+        advice: { fixed: c.advice.fixed, added: c.advice.added },
+      },
+    };
+  } catch {
+    return null; // a profile that cannot be read any more: the sections still show the rest
+  }
+}
 
 /** The profiling stage in a report: per stored profile, the breakdown, top kernels and advice. */
 export const profilingReport: StageReport<Section> = {
-  build({ runs, services, show }) {
+  build({ runs, services, show, sessionId }) {
     const repo = new ProfileRepository(services.db, services.artifacts);
+    const cmp = comparison(repo, sessionId);
     return runs
       .filter((r) => repo.has(r.id))
       .flatMap((r) => {
@@ -50,6 +102,7 @@ export const profilingReport: StageReport<Section> = {
               warnings: p.warnings
                 .slice(0, 50)
                 .map((w) => `${w.file}${w.line ? `:${w.line}` : ''}: ${show(w.message)}`),
+              ...(cmp && cmp.runId === r.id ? { comparison: cmp.c } : {}),
             },
           ];
         } catch {
@@ -113,6 +166,7 @@ export const profilingReport: StageReport<Section> = {
         for (const w of p.warnings) h(`<li class="small">${esc(w)}</li>`);
         h('</ul>');
       }
+      if (p.comparison) h(compareHtml(p.comparison, k));
     }
     h('</section>');
     return out.join('');
@@ -126,7 +180,7 @@ export const profilingReport: StageReport<Section> = {
     p(`## ${k('report.title')}`);
     for (const x of list) {
       p();
-      p(`### ${k('report.run', { source: x.source, kind: x.kind, ranks: x.ranks })}`);
+      p(`### ${k('report.run', mdParams({ source: x.source, kind: x.kind, ranks: x.ranks }))}`);
       if (x.steps.length) {
         p();
         p(
@@ -145,7 +199,9 @@ export const profilingReport: StageReport<Section> = {
         );
         p('|---|---|---|---|');
         for (const r of x.top.slice(0, MD_ROWS))
-          p(`| \`${cell(r.name)}\` | ${cell(r.taskType)} | ${us(r.us)} | ${r.count} |`);
+          p(
+            `| ${code(r.name).replace(/\|/g, '\\|')} | ${cell(r.taskType)} | ${us(r.us)} | ${r.count} |`,
+          );
       }
       p();
       p(`**${k('report.advice')}**`);
@@ -153,13 +209,109 @@ export const profilingReport: StageReport<Section> = {
       if (!x.advice.length) p(k('report.noAdvice'));
       for (const a of x.advice)
         p(
-          `- **${k(`report.severity.${a.severity}`)}** \`${a.id}\`: ${a.message} → ${a.suggestion}`,
+          `- **${k(`report.severity.${a.severity}`)}** ${code(a.id)}: ${md(a.message)} → ${md(a.suggestion)}`,
         );
       if (x.warnings.length) {
         p();
         for (const w of x.warnings) p(`- ⚠ ${cell(w)}`);
       }
+      if (x.comparison) out.push(...compareMd(x.comparison, k));
     }
     return out.join('\n');
   },
 };
+
+type K = (key: string, p?: Record<string, unknown>) => string;
+type Compared = z.infer<typeof ReportProfilingCompare>;
+
+/** The comparison in HTML: every value from a host escaped. */
+function compareHtml(c: Compared, k: K): string {
+  const out: string[] = [
+    `<h4>${esc(k('report.compare.title'))}</h4>`,
+    `<p>${esc(k('report.compare.against', { a: c.a, b: c.b }))}</p>`,
+    `<p>${esc(
+      c.stepRatio === null
+        ? k('report.compare.noStep')
+        : k('report.compare.step', {
+            aMs: ms(c.aStepUs),
+            bMs: ms(c.bStepUs),
+            ratio: c.stepRatio.toFixed(3),
+          }),
+    )}</p>`,
+    `<table><tr><th>${esc(k('ui.compare.category'))}</th><th>a</th><th>b</th><th>${esc(k('ui.compare.delta'))}</th></tr>`,
+  ];
+  for (const x of c.categories)
+    out.push(
+      `<tr><td>${esc(k(CATEGORY[x.name] ?? x.name))}</td><td>${x.aUs === null ? '—' : us(x.aUs)}</td><td>${x.bUs === null ? '—' : us(x.bUs)}</td><td>${signed(x.diffUs)}</td></tr>`,
+    );
+  out.push('</table>');
+  const rowsHtml = (title: string, rows: Compared['ops']) => {
+    if (!rows.length) return;
+    out.push(
+      `<h4>${esc(title)}</h4><table><tr><th>${esc(k('ui.compare.name'))}</th><th>a</th><th>b</th><th>${esc(k('ui.compare.delta'))}</th><th>${esc(k('ui.compare.ratioCol'))}</th></tr>`,
+    );
+    for (const r of rows)
+      out.push(
+        `<tr><td><code>${esc(r.name)}</code></td><td>${us(r.aUs)}</td><td>${us(r.bUs)}</td><td>${signed(r.bUs - r.aUs)}</td><td>${r.ratio === null ? '—' : `×${r.ratio.toFixed(2)}`}</td></tr>`,
+      );
+    out.push('</table>');
+  };
+  rowsHtml(k('ui.compare.taskTypes'), c.taskTypes);
+  rowsHtml(k('report.compare.ops'), c.ops);
+  out.push(
+    `<p class="small">${esc(k('report.compare.advice', { fixed: c.advice.fixed.join(', ') || '—', added: c.advice.added.join(', ') || '—' }))}</p>`,
+  );
+  return out.join('');
+}
+
+/** The comparison in Markdown: host text escaped, names as code spans they cannot close. */
+function compareMd(c: Compared, k: K): string[] {
+  const out = [
+    '',
+    `#### ${md(k('report.compare.title'))}`,
+    '',
+    k('report.compare.against', mdParams({ a: c.a, b: c.b })),
+    '',
+    c.stepRatio === null
+      ? k('report.compare.noStep')
+      : k('report.compare.step', {
+          aMs: ms(c.aStepUs),
+          bMs: ms(c.bStepUs),
+          ratio: c.stepRatio.toFixed(3),
+        }),
+    '',
+    `| ${cell(k('ui.compare.category'))} | a | b | ${cell(k('ui.compare.delta'))} |`,
+    '|---|---|---|---|',
+    ...c.categories.map(
+      (x) =>
+        `| ${cell(k(CATEGORY[x.name] ?? x.name))} | ${x.aUs === null ? '—' : us(x.aUs)} | ${x.bUs === null ? '—' : us(x.bUs)} | ${signed(x.diffUs)} |`,
+    ),
+  ];
+  for (const [title, rows] of [
+    [k('ui.compare.taskTypes'), c.taskTypes],
+    [k('report.compare.ops'), c.ops],
+  ] as const)
+    if (rows.length)
+      out.push(
+        '',
+        `**${md(title)}**`,
+        '',
+        `| ${cell(k('ui.compare.name'))} | a | b | ${cell(k('ui.compare.delta'))} | ${cell(k('ui.compare.ratioCol'))} |`,
+        '|---|---|---|---|---|',
+        ...rows.map(
+          (r) =>
+            `| ${code(r.name).replace(/\|/g, '\\|')} | ${us(r.aUs)} | ${us(r.bUs)} | ${signed(r.bUs - r.aUs)} | ${r.ratio === null ? '—' : `×${r.ratio.toFixed(2)}`} |`,
+        ),
+      );
+  out.push(
+    '',
+    k(
+      'report.compare.advice',
+      mdParams({
+        fixed: c.advice.fixed.join(', ') || '—',
+        added: c.advice.added.join(', ') || '—',
+      }),
+    ),
+  );
+  return out;
+}

@@ -11,6 +11,18 @@ export interface GatheredFile {
   sha256: string;
 }
 
+/** A stored profile as a list shows it (to pick two to compare). */
+export interface StoredProfile {
+  stageRunId: number;
+  sessionId: number;
+  /** The host(s) it ran on (`(local)` for an import of a folder here). */
+  host: string;
+  source: string;
+  kind: string;
+  profiler: string | null;
+  createdAt: string;
+}
+
 /** The profiling stage's tables: a run's analysed profile (an artifact) and the files it came from. */
 export class ProfileRepository {
   constructor(
@@ -75,6 +87,21 @@ export class ProfileRepository {
       .get(runId) as { files_dir: string | null } | undefined;
     if (!row) throw new AmwError('NOT_FOUND', `Stage run ${runId} has no stored profile.`);
     return row.files_dir;
+  }
+
+  /**
+   * Stored profiles, newest first: those of `sessionId` before every other (a GPU baseline is
+   * often profiled in a session of its own), at most `limit`.
+   */
+  list(sessionId: number | undefined, limit: number): StoredProfile[] {
+    return this.db
+      .prepare(
+        `SELECT p.stage_run_id AS stageRunId, r.session_id AS sessionId, r.target AS host,
+                p.source, p.kind, p.profiler, p.created_at AS createdAt
+           FROM profiles p JOIN stage_runs r ON r.id = p.stage_run_id
+          ORDER BY (r.session_id = ?) DESC, p.stage_run_id DESC LIMIT ?`,
+      )
+      .all(sessionId ?? 0, limit) as StoredProfile[];
   }
 
   files(runId: number): GatheredFile[] {

@@ -6,6 +6,7 @@ import { useCall } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
 import { useText } from '../../i18n';
 import { StepTimeline } from './StepTimeline';
+import { ComparisonView } from './ComparisonView';
 
 const NS = 'stage-profiling:';
 const us = (x: number) => Math.round(x).toLocaleString();
@@ -27,11 +28,25 @@ export function ProfilingView(props: StageViewProps) {
   const { t } = useTranslation();
   const runs = props.runs.filter((r) => r.status !== 'running');
   const [picked, setPicked] = useState<number | null>(null);
+  const [comparing, setComparing] = useState(false);
   const runId = picked ?? runs[0]?.id ?? null;
   const result = useCall('profiling.get', { stageRunId: runId ?? 1 }, { enabled: runId !== null });
   if (!runs.length) return <p className="muted">{t(`${NS}ui.noRuns`)}</p>;
+  const toggle = (
+    <button onClick={() => setComparing(!comparing)} data-testid="profiling-compare-toggle">
+      {t(`${NS}ui.compare.${comparing ? 'close' : 'open'}`)}
+    </button>
+  );
+  if (comparing)
+    return (
+      <div className="profiling-stage" data-testid="profiling-stage">
+        {toggle}
+        <ComparisonView sessionId={props.session.id} />
+      </div>
+    );
   return (
     <div className="profiling-stage" data-testid="profiling-stage">
+      {toggle}
       {runs.length > 1 && (
         <label>
           <span>{t(`${NS}ui.run`)}</span>{' '}

@@ -4,4 +4,4 @@ import type { StageId } from '../../../../shared/stages';
 /** The profiling stage's UI (one line in ../registry.ts). */
 export const id = 'profiling' satisfies StageId;
 export { ProfilingView as View } from './ProfilingView';
-export const invalidates: readonly MethodName[] = [];
+export const invalidates: readonly MethodName[] = ['profiling.list', 'profiling.get'];

@@ -80,7 +80,14 @@ export interface RawDump {
   tensors?: { path: string; bytes: number } | null;
   batches: number;
   warnings: string[];
-  error: { type: string; message: string; traceback: string; phase?: string } | null;
+  error: {
+    type: string;
+    message: string;
+    traceback: string;
+    phase?: string;
+    /** The engine's own words for a failure it saw (no result printed…), shown instead of `message`. */
+    text?: Msg;
+  } | null;
   seconds?: number;
   forwardSeconds?: number;
   /** Script mode: the user's script ran as-is (the entry field holds its path). */

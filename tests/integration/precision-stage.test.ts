@@ -487,6 +487,32 @@ d('precision stage: the same model on a CPU baseline host and an NPU-profile hos
     }
   }, 180_000);
 
+  it('options of another mode are refused before a run exists, naming the option', async () => {
+    const run = (extra: Record<string, unknown>) =>
+      core.call('stages.run', { stage: 'precision', host: 'npu', baseline: 'cpu', ...extra });
+    await expect(run({ entry: 'models/models.py:tiny', steps: 2 })).rejects.toMatchObject({
+      code: 'VALIDATION',
+      detail: { issues: [{ path: 'steps', message: 'stage-precision:stepsNeedScript' }] },
+    });
+    await expect(
+      run({ entry: 'models/models.py:tiny', modules: ['block.*'] }),
+    ).rejects.toMatchObject({
+      code: 'VALIDATION',
+      detail: { issues: [{ path: 'modules', message: 'stage-precision:modulesNeedTensor' }] },
+    });
+    await expect(
+      run({ entry: 'models/models.py:tiny', script: 'models/train.py' }),
+    ).rejects.toMatchObject({
+      code: 'VALIDATION',
+      detail: { issues: [{ path: 'entry', message: 'stage-precision:needsEntry' }] },
+    });
+    await expect(run({ entry: 'models/models.py:tiny', ops: ['not an op'] })).rejects.toMatchObject(
+      {
+        code: 'VALIDATION',
+      },
+    );
+  });
+
   it('amw run --stage precision --json prints the documented document; amw precision import reads msprobe output', async () => {
     const r = await amw(
       [

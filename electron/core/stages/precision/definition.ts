@@ -178,6 +178,21 @@ export const precisionDefinition = defineStage({
         'The precision stage needs either an entry (FILE:FUNCTION returning (model, batches)) or a script.',
         { issues: [{ path: 'entry', message: 'stage-precision:needsEntry' }] },
       );
+    // options that only mean something in another mode are refused, not silently dropped
+    if (input.steps !== undefined && !input.script)
+      throw new AmwError(
+        'VALIDATION',
+        '--steps counts the model calls of a script: give --script.',
+        {
+          issues: [{ path: 'steps', message: 'stage-precision:stepsNeedScript' }],
+        },
+      );
+    if (input.modules?.length && input.mode !== 'tensor')
+      throw new AmwError(
+        'VALIDATION',
+        '--modules chooses whose tensors tensor mode keeps: give --mode tensor.',
+        { issues: [{ path: 'modules', message: 'stage-precision:modulesNeedTensor' }] },
+      );
     services.hostRepo.get(input.baseline); // NOT_FOUND now, not in the job
     return input;
   },

@@ -22,6 +22,8 @@ export const en = {
   onCpu: '{{host}} has no usable NPU: the dump ran on the CPU ({{note}}).',
   needsEntry:
     'The precision stage needs either an entry (FILE:FUNCTION returning (model, batches)) or a script.',
+  stepsNeedScript: '--steps counts the model calls of a script: give --script.',
+  modulesNeedTensor: '--modules chooses whose tensors tensor mode keeps: give --mode tensor.',
   scriptMode:
     "Script mode ({{steps}} call(s) of the model recorded): the weights travelled from the baseline; the inputs are the script's own, made under the same seed {{seed}}.",
   ops: {

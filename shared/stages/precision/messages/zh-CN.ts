@@ -21,6 +21,8 @@ export const zhCN: PrecisionMessages = {
     '{{batches}} 个批次共比对 {{modules}} 次模块调用：通过 {{pass}}，告警 {{warning}}，错误 {{error}}（基线 {{baseline}} 在 {{baselineDevice}} 上，目标 {{host}} 在 {{targetDevice}} 上，{{dtype}}）。',
   onCpu: '{{host}} 没有可用的 NPU：数据采集在 CPU 上运行（{{note}}）。',
   needsEntry: '精度阶段需要入口（FILE:FUNCTION，返回 (model, batches)）或脚本。',
+  stepsNeedScript: '--steps 统计的是脚本中模型的调用次数：请同时给出 --script。',
+  modulesNeedTensor: '--modules 选择张量模式保存哪些模块的张量：请同时给出 --mode tensor。',
   scriptMode:
     '脚本模式（记录了模型的 {{steps}} 次调用）：权重从基线传来；输入由脚本自己生成，使用相同的随机种子 {{seed}}。',
   ops: {

@@ -20,6 +20,8 @@ export interface TensorStats {
   nan: number;
   inf: number;
   numel: number;
+  /** msprobe's md5/xor summary mode: the checksum (CRC-32) of the tensor's bytes. */
+  md5?: string;
   /** tensor mode: where the capped, flattened float32 copy sits in the run's tensor file. */
   data?: { offset: number; count: number };
 }

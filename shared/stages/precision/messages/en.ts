@@ -91,6 +91,7 @@ export const en = {
     maxAbs: 'max abs error {{err}} relative to the output scale (limit for {{dtype}}: {{limit}})',
     withinTolerance: 'differs within {{dtype}} tolerance (drift {{drift}})',
     imported: 'msprobe: {{result}} {{message}}',
+    md5: 'checksum {{target}} against {{baseline}} (md5 mode: the bytes differ)',
     tensorUnread:
       'the tensor data of this output could not be read from the {{file}} tensor file (cut short): statistics only',
   },

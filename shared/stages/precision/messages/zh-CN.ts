@@ -86,6 +86,7 @@ export const zhCN: PrecisionMessages = {
     maxAbs: '相对输出量级的最大绝对误差 {{err}}（{{dtype}} 的上限：{{limit}}）',
     withinTolerance: '在 {{dtype}} 容差内存在差异（偏差 {{drift}}）',
     imported: 'msprobe：{{result}} {{message}}',
+    md5: '校验值 {{target}} 对比 {{baseline}}（md5 模式：字节不同）',
     tensorUnread: '无法从张量文件 {{file}} 读取该输出的张量数据（文件被截断）：只有统计量',
   },
   import: {

@@ -114,6 +114,8 @@ export const en = {
   },
   cli: {
     baseline: 'precision: the baseline host (GPU, CPU, or the NPU host in fp32)',
+    steps:
+      'profiling: steps to profile (after one warm-up step); precision --script: calls of the model recorded',
     dtype: 'precision: the target dtype policy, fp32 | bf16 | fp16',
     mode: 'precision: statistics | tensor',
     import:

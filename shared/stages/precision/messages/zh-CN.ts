@@ -107,6 +107,7 @@ export const zhCN: PrecisionMessages = {
   },
   cli: {
     baseline: 'precision：基线主机（GPU、CPU，或以 fp32 运行的 NPU 主机）',
+    steps: 'profiling：要采集的步数（先有一步预热）；precision --script：记录的模型调用次数',
     dtype: 'precision：目标的数据类型策略，fp32 | bf16 | fp16',
     mode: 'precision：statistics（统计量）| tensor（张量）',
     import: '把 msprobe 数据目录、dump.json 或 compare_result csv/xlsx 导入为一次精度运行',

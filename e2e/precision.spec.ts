@@ -94,6 +94,12 @@ test.describe('precision stage', () => {
       'Run 2 against run 1: the divergence at block.act is gone; no module diverges.',
     );
     await expect(page.getByTestId('precision-compare-changed')).toContainText('block.act');
+    // the same view in Chinese: engine text rendered in the language chosen now
+    await new Shell(page).language('zh-CN');
+    await expect(page.getByTestId('precision-compare-summary')).toContainText(
+      '运行 2 对比运行 1：block.act 处的偏差已消失，没有模块出现偏差。',
+    );
+    await expect(page.getByTestId('precision-form')).toContainText('aten 算子');
     await page.screenshot({ path: 'test-results/e2e/precision-compare.png', fullPage: true });
   });
 });

@@ -20,6 +20,9 @@ import {
 } from '../../e2e/hosts/sim-host';
 import type { StageRunRecord } from '../../shared/api';
 import { amw } from '../support/cli';
+import { PrecisionRepository } from '../../electron/core/stages/precision/repository';
+import { ArtifactStore } from '../../electron/core/db/artifacts';
+import { openStore } from '../../electron/core/db/open';
 import { en } from '../support/text';
 
 const support = simHostsSupported();
@@ -251,6 +254,36 @@ d('precision stage: the same model on a CPU baseline host and an NPU-profile hos
     expect(run.status).toBe('fail');
   }, 180_000);
 
+  it("the target's process killed mid-dump: a clear failure naming the host, the baseline's dump kept", async () => {
+    for (const sim of [cpu, npu]) {
+      const f = join(sim.dir, 'home', 'models', 'killed.py');
+      // where torch_npu is installed (the NPU-profile host) the process ends abruptly, as if killed
+      writeFileSync(
+        f,
+        'import importlib.util, os\nimport torch\nfrom torch import nn\n\ndef build():\n    if importlib.util.find_spec("torch_npu"):\n        os._exit(9)\n    return nn.Sequential(nn.Linear(4, 4)), [(torch.randn(2, 4),)]\n',
+      );
+      const { uid, gid } = statSync(join(sim.dir, 'home'));
+      chownSync(f, uid, gid);
+    }
+    const { run, view, stageRunId } = await runPrecision('npu', 'models/killed.py:build');
+    expect(run.status).toBe('fail');
+    const dump = check(run, 'precision.dump');
+    expect((dump.evidence as { side: string }).side).toBe('target');
+    expect(en(dump.summary)).toContain('The model failed on the target host npu');
+    expect(en(dump.summary)).toContain('The dump on npu printed no result.');
+    expect(view.modules).toEqual([]);
+    // what the baseline measured is stored with the run
+    const store = openStore(join(home, 'amw.db'));
+    const dumps = new PrecisionRepository(store.db, new ArtifactStore(store.db, home)).dumps(
+      stageRunId,
+    );
+    store.db.close();
+    expect(dumps.baseline!.modules.map((m) => m.module)).toEqual(['0', '']);
+    expect(dumps.target!.error!.type).toBe('PROBE_FAILED');
+    expect(leftovers(cpu)).toEqual([]);
+    expect(leftovers(npu)).toEqual([]);
+  }, 180_000);
+
   it('a model whose modules differ between the two sides: the parameters only one side has are named', async () => {
     const write = (sim: SimHost, extra: string) => {
       const file = join(sim.dir, 'home', 'models', 'differs.py');
@@ -453,6 +486,32 @@ d('precision stage: the same model on a CPU baseline host and an NPU-profile hos
       await odd.stop();
     }
   }, 180_000);
+
+  it('options of another mode are refused before a run exists, naming the option', async () => {
+    const run = (extra: Record<string, unknown>) =>
+      core.call('stages.run', { stage: 'precision', host: 'npu', baseline: 'cpu', ...extra });
+    await expect(run({ entry: 'models/models.py:tiny', steps: 2 })).rejects.toMatchObject({
+      code: 'VALIDATION',
+      detail: { issues: [{ path: 'steps', message: 'stage-precision:stepsNeedScript' }] },
+    });
+    await expect(
+      run({ entry: 'models/models.py:tiny', modules: ['block.*'] }),
+    ).rejects.toMatchObject({
+      code: 'VALIDATION',
+      detail: { issues: [{ path: 'modules', message: 'stage-precision:modulesNeedTensor' }] },
+    });
+    await expect(
+      run({ entry: 'models/models.py:tiny', script: 'models/train.py' }),
+    ).rejects.toMatchObject({
+      code: 'VALIDATION',
+      detail: { issues: [{ path: 'entry', message: 'stage-precision:needsEntry' }] },
+    });
+    await expect(run({ entry: 'models/models.py:tiny', ops: ['not an op'] })).rejects.toMatchObject(
+      {
+        code: 'VALIDATION',
+      },
+    );
+  });
 
   it('amw run --stage precision --json prints the documented document; amw precision import reads msprobe output', async () => {
     const r = await amw(

@@ -40,7 +40,7 @@ export const cli = {
     mode: 'rewrite (explicit torch.npu code) or transfer (transfer_to_npu)',
     scanSession: "store the scan as this session's code stage (reviewable in the app)",
     entry: 'ops stage: FILE:FUNCTION on the host; FUNCTION() returns (model, batches)',
-    script: 'ops stage: trace a whole script run on the host instead',
+    script: 'ops, profiling, precision: run a whole script on the host instead of an entry',
     backward: 'ops stage: run backward on each batch too',
     torchNpu: "ops stage: classify for this torch_npu (default: the host's)",
     format: 'report format: html, md, json, pdf, sarif or junit',

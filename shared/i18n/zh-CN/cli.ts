@@ -41,7 +41,7 @@ export const cli: Messages['cli'] = {
     mode: 'rewrite（显式 torch.npu 代码）或 transfer（transfer_to_npu）',
     scanSession: '把扫描保存为该会话的代码阶段（可在应用中审阅）',
     entry: 'ops 阶段：主机上的 FILE:FUNCTION；FUNCTION() 返回 (model, batches)',
-    script: 'ops 阶段：改为追踪主机上一个完整脚本的运行',
+    script: 'ops、profiling、precision 阶段：改为在主机上运行一个完整脚本（代替入口）',
     backward: 'ops 阶段：每个批次也执行反向传播',
     torchNpu: 'ops 阶段：按该 torch_npu 版本分类（默认为主机上的版本）',
     format: '报告格式：html、md、json、pdf、sarif 或 junit',

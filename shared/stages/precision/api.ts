@@ -20,6 +20,8 @@ export interface TensorStats {
   nan: number;
   inf: number;
   numel: number;
+  /** msprobe's md5/xor summary mode: the checksum (CRC-32) of the tensor's bytes. */
+  md5?: string;
   /** tensor mode: where the capped, flattened float32 copy sits in the run's tensor file. */
   data?: { offset: number; count: number };
 }
@@ -80,7 +82,14 @@ export interface RawDump {
   tensors?: { path: string; bytes: number } | null;
   batches: number;
   warnings: string[];
-  error: { type: string; message: string; traceback: string; phase?: string } | null;
+  error: {
+    type: string;
+    message: string;
+    traceback: string;
+    phase?: string;
+    /** The engine's own words for a failure it saw (no result printed…), shown instead of `message`. */
+    text?: Msg;
+  } | null;
   seconds?: number;
   forwardSeconds?: number;
   /** Script mode: the user's script ran as-is (the entry field holds its path). */

@@ -19,7 +19,7 @@ export const precisionCli: StageCli = {
     { flags: '--baseline <host>', key: 'baseline', help: 'stage-precision:cli.baseline' },
     { flags: '--entry <file:function>', key: 'entry', help: 'cli.opt.entry' },
     { flags: '--script <file>', key: 'script', help: 'cli.opt.script' },
-    { flags: '--steps <n>', key: 'steps', help: 'stage-profiling:cli.steps' },
+    { flags: '--steps <n>', key: 'steps', help: 'stage-precision:cli.steps' },
     { flags: '--dtype <dtype>', key: 'dtype', help: 'stage-precision:cli.dtype' },
     { flags: '--mode <mode>', key: 'mode', help: 'stage-precision:cli.mode' },
     { flags: '--modules <patterns>', key: 'modules', help: 'stage-precision:cli.modules' },

@@ -166,6 +166,14 @@ function compareOutput(
     };
   if ((n.nan || n.inf) && !(b.nan || b.inf))
     return { result: 'error', reason: { key: 'reason.nanInf' }, drift: null, metrics: null };
+  // md5 mode: the checksums are the comparison (msprobe: pass when equal, else Different)
+  if (n.md5 !== undefined && b.md5 !== undefined && n.md5 !== b.md5)
+    return {
+      result: 'error',
+      reason: { key: 'reason.md5', params: { target: n.md5, baseline: b.md5 } },
+      drift: null,
+      metrics: null,
+    };
 
   let result: PrecisionResult = 'pass';
   let reason: Reason = null;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { precisionStage } from '../../../../shared/stages/precision';
 import type { PrecisionCompareResult, RawDump } from '../../../../shared/stages/precision/api';
 import { AmwError } from '../../../../shared/errors';
+import { msg, type Msg } from '../../../../shared/api/text';
 import { nowIso } from '../../db/open';
 import { decodeProbe, parseInventory } from '../../hosts/inventory-parse';
 import { resourcesDir } from '../../paths';
@@ -57,13 +58,60 @@ async function dumpOn(
   const inventory = parseInventory(res.stdout, name, nowIso());
   const snapshotId = services.hosts.saveInventory(name, inventory, res.stdout);
   const section = sections.precision_dump;
-  if (!section)
-    throw new AmwError(
-      'PROBE_FAILED',
-      `${name} has no python3 on the PATH of a non-interactive shell: the dump needs Python with torch.`,
-      { host: name, key: 'stage-precision:noPython' },
-    );
-  let dump = readDump(section.out, name);
+  try {
+    if (!section)
+      throw new AmwError(
+        'PROBE_FAILED',
+        `${name} has no python3 on the PATH of a non-interactive shell: the dump needs Python with torch.`,
+        { host: name, text: msg('stage-precision:noPython', { host: name }) },
+      );
+    return { dump: await readDumpOf(run, name, section.out), snapshotId };
+  } catch (e) {
+    // the harness died (killed, out of memory) or printed no readable result: that side's
+    // failure, named, while what the other side measured is kept; cancelling still ends the run
+    if (!(e instanceof AmwError) || e.code !== 'PROBE_FAILED' || job.signal.aborted) throw e;
+    return { dump: failedDump(args, e), snapshotId };
+  }
+}
+
+/** A side whose harness gave no result: its error in the dump's own shape. */
+function failedDump(args: Record<string, unknown>, e: AmwError): RawDump {
+  return {
+    v: 1,
+    role: args.role === 'target' ? 'target' : 'baseline',
+    entry: String(args.entry ?? args.script ?? ''),
+    device: 'unknown',
+    deviceNote: null,
+    dtype: 'fp32',
+    autocast: null,
+    bf16Supported: null,
+    determinism: {
+      seed: null,
+      torchDeterministic: null,
+      cudnnDeterministic: null,
+      npuDeterministic: null,
+      hcclDeterministic: null,
+      worldSize: 1,
+    },
+    gradScaler: null,
+    mode: args.mode === 'tensor' ? 'tensor' : 'statistics',
+    modules: [],
+    batches: 0,
+    warnings: [],
+    error: {
+      type: e.code,
+      message: e.message,
+      traceback: '',
+      phase: 'result',
+      text: (e.detail as { text?: Msg } | undefined)?.text,
+    },
+  };
+}
+
+/** The harness's result: from stdout, or fetched over SFTP when it was too large for it. */
+async function readDumpOf(run: Run, name: string, out: string): Promise<RawDump> {
+  const { services, job, input } = run;
+  let dump = readDump(out, name);
   if (dump.file) {
     // too large for stdout: the harness wrote it on the host, fetched here over SFTP
     const local = mkdtempSync(join(tmpdir(), 'amw-precision-dump-'));
@@ -81,7 +129,7 @@ async function dumpOn(
       rmSync(local, { recursive: true, force: true });
     }
   }
-  return { dump, snapshotId };
+  return dump;
 }
 
 /** Tensor mode: both sides' tensor files fetched here, read module by module (never whole). */
@@ -129,6 +177,21 @@ export const precisionDefinition = defineStage({
         'VALIDATION',
         'The precision stage needs either an entry (FILE:FUNCTION returning (model, batches)) or a script.',
         { issues: [{ path: 'entry', message: 'stage-precision:needsEntry' }] },
+      );
+    // options that only mean something in another mode are refused, not silently dropped
+    if (input.steps !== undefined && !input.script)
+      throw new AmwError(
+        'VALIDATION',
+        '--steps counts the model calls of a script: give --script.',
+        {
+          issues: [{ path: 'steps', message: 'stage-precision:stepsNeedScript' }],
+        },
+      );
+    if (input.modules?.length && input.mode !== 'tensor')
+      throw new AmwError(
+        'VALIDATION',
+        '--modules chooses whose tensors tensor mode keeps: give --mode tensor.',
+        { issues: [{ path: 'modules', message: 'stage-precision:modulesNeedTensor' }] },
       );
     services.hostRepo.get(input.baseline); // NOT_FOUND now, not in the job
     return input;

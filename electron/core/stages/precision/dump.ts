@@ -1,5 +1,6 @@
 import type { RawDump } from '../../../../shared/stages/precision/api';
 import { AmwError } from '../../../../shared/errors';
+import { msg } from '../../../../shared/api/text';
 
 const MARKER = '@@AMW-PRECISION@@';
 
@@ -10,7 +11,10 @@ export function readDump(text: string, host: string): RawDump {
     throw new AmwError(
       'PROBE_FAILED',
       `The dump on ${host} printed no result. Last output: ${text.slice(-600) || '(nothing)'}`,
-      { host },
+      {
+        host,
+        text: msg('stage-precision:noResult', { host, tail: text.slice(-600) || '-' }),
+      },
     );
   const line = text.slice(at + MARKER.length).split('\n')[0]!;
   let doc: RawDump;
@@ -19,6 +23,7 @@ export function readDump(text: string, host: string): RawDump {
   } catch {
     throw new AmwError('PROBE_FAILED', `The dump on ${host} printed a result that is not JSON.`, {
       host,
+      text: msg('stage-precision:badResult', { host }),
     });
   }
   if (!Array.isArray(doc.modules))

@@ -79,6 +79,7 @@ function itemStats(it: DumpItem): TensorStats {
     nan: flags.includes('nan') ? 1 : 0,
     inf: flags.includes('inf') ? 1 : 0,
     numel: shape.reduce((a, b) => a * b, 1),
+    ...(typeof it.md5 === 'string' && it.md5 ? { md5: it.md5 } : {}),
   };
 }
 

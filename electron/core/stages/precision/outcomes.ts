@@ -54,7 +54,7 @@ export function failedOutcomes(f: PrecisionFacts): CheckOutcome[] {
         side: m(`side.${side}`),
         host: side === 'baseline' ? f.baseline : f.host,
         type: e.type,
-        message: e.message,
+        message: e.text ?? e.message,
       }),
       { side, traceback: e.traceback, phase: e.phase ?? null },
       m('fixEntry'),

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -575,6 +575,71 @@ describe('msprobe import: bad input', () => {
       );
       expect(r.modules).toHaveLength(12);
       expect(r.modules.every((m) => m.source === null)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('two md5-mode dumps: a checksum that differs is an error even where the statistics agree', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'amw-msprobe-'));
+    try {
+      const doc = (md5: string) =>
+        JSON.stringify({
+          task: 'statistics',
+          level: 'L1',
+          framework: 'pytorch',
+          data: {
+            'Functional.gelu.0.forward': {
+              input_args: [],
+              output: [
+                {
+                  type: 'torch.Tensor',
+                  dtype: 'torch.float32',
+                  shape: [2],
+                  Max: 1,
+                  Min: 0,
+                  Mean: 0.5,
+                  Norm: 1,
+                  md5,
+                },
+              ],
+            },
+            'Functional.linear.0.forward': {
+              input_args: [],
+              output: [
+                {
+                  type: 'torch.Tensor',
+                  dtype: 'torch.float32',
+                  shape: [2],
+                  Max: 1,
+                  Min: 0,
+                  Mean: 0.5,
+                  Norm: 1,
+                  md5: 'aaaa0001',
+                },
+              ],
+            },
+          },
+        });
+      for (const [side, md5] of [
+        ['npu', '1f2e3d4c'],
+        ['bench', '9a8b7c6d'],
+      ] as const) {
+        const d = join(dir, side, 'step0', 'rank0');
+        mkdirSync(d, { recursive: true });
+        writeFileSync(join(d, 'dump.json'), doc(md5));
+        writeFileSync(join(d, 'stack.json'), '{}');
+        writeFileSync(join(d, 'construct.json'), '{}');
+      }
+      const r = await importMsprobe(dir);
+      expect(r.modules.map((m) => [m.module, m.result])).toEqual([
+        ['Functional.gelu.0.forward', 'error'],
+        ['Functional.linear.0.forward', 'pass'],
+      ]);
+      const reason = r.modules[0]!.reason!;
+      expect(en({ key: `stage-precision:${reason.key}`, params: reason.params })).toBe(
+        'checksum 1f2e3d4c against 9a8b7c6d (md5 mode: the bytes differ)',
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

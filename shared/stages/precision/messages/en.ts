@@ -22,6 +22,8 @@ export const en = {
   onCpu: '{{host}} has no usable NPU: the dump ran on the CPU ({{note}}).',
   needsEntry:
     'The precision stage needs either an entry (FILE:FUNCTION returning (model, batches)) or a script.',
+  stepsNeedScript: '--steps counts the model calls of a script: give --script.',
+  modulesNeedTensor: '--modules chooses whose tensors tensor mode keeps: give --mode tensor.',
   scriptMode:
     "Script mode ({{steps}} call(s) of the model recorded): the weights travelled from the baseline; the inputs are the script's own, made under the same seed {{seed}}.",
   ops: {
@@ -89,6 +91,7 @@ export const en = {
     maxAbs: 'max abs error {{err}} relative to the output scale (limit for {{dtype}}: {{limit}})',
     withinTolerance: 'differs within {{dtype}} tolerance (drift {{drift}})',
     imported: 'msprobe: {{result}} {{message}}',
+    md5: 'checksum {{target}} against {{baseline}} (md5 mode: the bytes differ)',
     tensorUnread:
       'the tensor data of this output could not be read from the {{file}} tensor file (cut short): statistics only',
   },
@@ -111,6 +114,8 @@ export const en = {
   },
   cli: {
     baseline: 'precision: the baseline host (GPU, CPU, or the NPU host in fp32)',
+    steps:
+      'profiling: steps to profile (after one warm-up step); precision --script: calls of the model recorded',
     dtype: 'precision: the target dtype policy, fp32 | bf16 | fp16',
     mode: 'precision: statistics | tensor',
     import:

@@ -21,6 +21,8 @@ export const zhCN: PrecisionMessages = {
     '{{batches}} 个批次共比对 {{modules}} 次模块调用：通过 {{pass}}，告警 {{warning}}，错误 {{error}}（基线 {{baseline}} 在 {{baselineDevice}} 上，目标 {{host}} 在 {{targetDevice}} 上，{{dtype}}）。',
   onCpu: '{{host}} 没有可用的 NPU：数据采集在 CPU 上运行（{{note}}）。',
   needsEntry: '精度阶段需要入口（FILE:FUNCTION，返回 (model, batches)）或脚本。',
+  stepsNeedScript: '--steps 统计的是脚本中模型的调用次数：请同时给出 --script。',
+  modulesNeedTensor: '--modules 选择张量模式保存哪些模块的张量：请同时给出 --mode tensor。',
   scriptMode:
     '脚本模式（记录了模型的 {{steps}} 次调用）：权重从基线传来；输入由脚本自己生成，使用相同的随机种子 {{seed}}。',
   ops: {
@@ -84,6 +86,7 @@ export const zhCN: PrecisionMessages = {
     maxAbs: '相对输出量级的最大绝对误差 {{err}}（{{dtype}} 的上限：{{limit}}）',
     withinTolerance: '在 {{dtype}} 容差内存在差异（偏差 {{drift}}）',
     imported: 'msprobe：{{result}} {{message}}',
+    md5: '校验值 {{target}} 对比 {{baseline}}（md5 模式：字节不同）',
     tensorUnread: '无法从张量文件 {{file}} 读取该输出的张量数据（文件被截断）：只有统计量',
   },
   import: {
@@ -104,6 +107,7 @@ export const zhCN: PrecisionMessages = {
   },
   cli: {
     baseline: 'precision：基线主机（GPU、CPU，或以 fp32 运行的 NPU 主机）',
+    steps: 'profiling：要采集的步数（先有一步预热）；precision --script：记录的模型调用次数',
     dtype: 'precision：目标的数据类型策略，fp32 | bf16 | fp16',
     mode: 'precision：statistics（统计量）| tensor（张量）',
     import: '把 msprobe 数据目录、dump.json 或 compare_result csv/xlsx 导入为一次精度运行',

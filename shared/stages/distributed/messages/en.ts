@@ -4,6 +4,7 @@ import { collectiveEn } from './collective.en';
 /** Namespace `stage-distributed`. */
 export const en = {
   name: 'Distributed (HCCL)',
+  many: '{{list}}',
   title: {
     reach: 'Host answers',
     hccn: 'hccn_tool readable',
@@ -26,6 +27,7 @@ export const en = {
     pass: 'Answered.',
     fail: 'Did not answer: {{error}}',
     timeout: 'No answer within {{seconds}} s; the other hosts were still checked.',
+    error: '{{error}}',
   },
   hccn: {
     pass: 'hccn_tool ({{path}}) read on {{count}} NPUs.',
@@ -34,6 +36,7 @@ export const en = {
     missing:
       'This host has {{count}} NPUs but no hccn_tool (looked in the driver’s tools folder and PATH): no device was checked.',
     problems: '{{count}} hccn_tool outputs could not be read: {{list}}',
+    problem: 'NPU {{device}} -{{getter}} {{what}}',
     fix: 'Install or repair the driver package (hccn_tool ships in /usr/local/Ascend/driver/tools); run `hccn_tool -i 0 -link -g` by hand to see what it prints.',
   },
   parse: {
@@ -81,12 +84,14 @@ export const en = {
     fix: 'Make it the same on every NPU of every host: `hccn_tool -i <id> -tls -s enable 0` (or 1 everywhere).',
     on: 'on',
     off: 'off',
+    mixedValue: 'mixed',
   },
   versions: {
     pass: 'CANN {{cann}}, driver {{driver}}, firmware {{firmware}}: as on the rest of the fleet.',
     differs: '{{item}} here: {{value}}; most of the fleet: {{fleet}}.',
     fix: 'Install the same CANN toolkit, driver and firmware on every host: mixed versions fail with EI0005 (“CMD information tag check fail”) or at link setup.',
     unknown: 'unknown',
+    item: { cann: 'CANN', driver: 'Driver', firmware: 'Firmware' },
   },
   env: {
     pass: '{{count}} HCCL settings, the same as on the rest of the fleet.',
@@ -103,6 +108,7 @@ export const en = {
       'HCCL_CONNECT_TIMEOUT ({{connect}} s) is not below HCCL_EXEC_TIMEOUT ({{exec}} s): the first error is then hard to attribute.',
     fix: 'export HCCL_CONNECT_TIMEOUT={{needed}} on every host (real wait is the value + 20 s).',
     defaulted: '{{value}} (default)',
+    source: 'CANN hccl_test guidance: 3K cards 240 s, 5K cards 600 s',
   },
   memlock: {
     pass: 'ulimit -l: {{value}}.',
@@ -170,6 +176,7 @@ export const en = {
     superPodServer: 'super_pod_list names server “{{id}}”, which is not in server_list.',
     superDeviceDuplicate: 'super_device_id {{id}} is used twice in super pod {{pod}} (EI0014).',
     unknownHostAddress: 'unknown',
+    noNpu: 'No NPU on the selected hosts: no rank table is needed (the collective uses gloo).',
   },
   collective: {
     ...collectiveEn,
@@ -178,7 +185,8 @@ export const en = {
     pass: '{{launcher}} ({{backend}}), {{world}} ranks: all_reduce correct{{bw}}.',
     bandwidth: ', bus bandwidth {{gbs}} GB/s',
     fail: '{{launcher}} ({{backend}}): {{error}}',
-    cause: 'Likely cause: {{cause}}',
+    cause: 'Likely cause: {{cause}} {{fix}}',
+    noError: 'it failed without saying why',
     off: 'Not run (turned off).',
     blocked: 'Not run: {{count}} hosts did not answer or failed a blocking check.',
   },
@@ -186,6 +194,12 @@ export const en = {
     allPairs: 'every NPU pings every other NPU ({{pairs}} pairs)',
     ringSampled:
       'above {{limit}} NPUs: each NPU pings the same-index NPU of the next host (ring), plus {{samples}} random pairs ({{pairs}} pairs)',
+  },
+  facts: {
+    missing:
+      'The probe’s {{section}} section is missing (python3 absent, or the probe was cut short).',
+    badJson: 'The probe’s {{section}} section is not valid JSON ({{error}}).',
+    exit: 'The probe exited with {{code}}: {{stderr}}',
   },
   progress: {
     probing: 'Probed {{done}} of {{total}} hosts',

@@ -4,6 +4,7 @@ import { collectiveZhCN } from './collective.zh-CN';
 /** 命名空间 `stage-distributed`。 */
 export const zhCN: DistributedMessages = {
   name: '分布式（HCCL）',
+  many: '{{list}}',
   title: {
     reach: '主机可达',
     hccn: 'hccn_tool 可读',
@@ -26,6 +27,7 @@ export const zhCN: DistributedMessages = {
     pass: '已应答。',
     fail: '未应答：{{error}}',
     timeout: '{{seconds}} 秒内未应答；其余主机照常检查。',
+    error: '{{error}}',
   },
   hccn: {
     pass: '已在 {{count}} 张 NPU 上读取 hccn_tool（{{path}}）。',
@@ -33,6 +35,7 @@ export const zhCN: DistributedMessages = {
     missing:
       '此主机有 {{count}} 张 NPU，但找不到 hccn_tool（已查找驱动 tools 目录和 PATH）：未检查任何设备。',
     problems: '{{count}} 条 hccn_tool 输出无法解析：{{list}}',
+    problem: 'NPU {{device}} 的 -{{getter}}{{what}}',
     fix: '安装或修复驱动包（hccn_tool 位于 /usr/local/Ascend/driver/tools）；手动执行 `hccn_tool -i 0 -link -g` 查看其输出。',
   },
   parse: {
@@ -80,12 +83,14 @@ export const zhCN: DistributedMessages = {
     fix: '让每台主机每张 NPU 保持一致：`hccn_tool -i <id> -tls -s enable 0`（或全部为 1）。',
     on: '开',
     off: '关',
+    mixedValue: '不一致',
   },
   versions: {
     pass: 'CANN {{cann}}、驱动 {{driver}}、固件 {{firmware}}：与集群其余部分一致。',
     differs: '此处 {{item}}：{{value}}；集群多数：{{fleet}}。',
     fix: '在每台主机上安装相同的 CANN 工具包、驱动和固件：版本混用会报 EI0005（“CMD information tag check fail”）或在建链时失败。',
     unknown: '未知',
+    item: { cann: 'CANN', driver: '驱动', firmware: '固件' },
   },
   env: {
     pass: '{{count}} 项 HCCL 设置与集群其余部分一致。',
@@ -102,6 +107,7 @@ export const zhCN: DistributedMessages = {
       'HCCL_CONNECT_TIMEOUT（{{connect}} 秒）不小于 HCCL_EXEC_TIMEOUT（{{exec}} 秒）：首个错误将难以定位。',
     fix: '在每台主机上 export HCCL_CONNECT_TIMEOUT={{needed}}（实际等待时间为该值 + 20 秒）。',
     defaulted: '{{value}}（默认值）',
+    source: 'CANN hccl_test 指南：3K 卡需 240 秒，5K 卡需 600 秒',
   },
   memlock: {
     pass: 'ulimit -l：{{value}}。',
@@ -164,6 +170,7 @@ export const zhCN: DistributedMessages = {
     superPodServer: 'super_pod_list 中的服务器“{{id}}”不在 server_list 中。',
     superDeviceDuplicate: '超节点 {{pod}} 中 super_device_id {{id}} 被使用了两次（EI0014）。',
     unknownHostAddress: '未知',
+    noNpu: '所选主机上没有 NPU：不需要 rank table（集合通信使用 gloo）。',
   },
   collective: {
     ...collectiveZhCN,
@@ -172,7 +179,8 @@ export const zhCN: DistributedMessages = {
     pass: '{{launcher}}（{{backend}}），{{world}} 个 rank：all_reduce 结果正确{{bw}}。',
     bandwidth: '，总线带宽 {{gbs}} GB/s',
     fail: '{{launcher}}（{{backend}}）：{{error}}',
-    cause: '可能原因：{{cause}}',
+    cause: '可能原因：{{cause}}{{fix}}',
+    noError: '失败但未给出原因',
     off: '未运行（已关闭）。',
     blocked: '未运行：{{count}} 台主机未应答或未通过阻断性检查。',
   },
@@ -180,6 +188,11 @@ export const zhCN: DistributedMessages = {
     allPairs: '每张 NPU 与其他所有 NPU 互 ping（{{pairs}} 对）',
     ringSampled:
       'NPU 数超过 {{limit}} 时：每张 NPU ping 下一台主机上同编号的 NPU（环形），另加 {{samples}} 对随机组合（共 {{pairs}} 对）',
+  },
+  facts: {
+    missing: '探测结果缺少 {{section}} 部分（没有 python3，或探测被中断）。',
+    badJson: '探测结果的 {{section}} 部分不是合法 JSON（{{error}}）。',
+    exit: '探测以退出码 {{code}} 结束：{{stderr}}',
   },
   progress: {
     probing: '已探测 {{done}}/{{total}} 台主机',

@@ -1,5 +1,6 @@
 import type { Report } from '../../../shared/api';
 import { translator } from '../../../shared/i18n';
+import { STAGE_NAMESPACES } from '../../../shared/stages';
 import { stageName, statusText } from './words';
 import { STAGE_DEFINITIONS } from '../stages/registry';
 import { bar, esc, pill } from './html-kit';
@@ -137,10 +138,11 @@ export function renderHtml(r: Report): string {
   }
   h(`</section>`);
 
-  // each stage's own section, in the stages' order
+  // each stage's own section, in the stages' order, with its own namespace to word it in
+  const stageT = translator(r.language, STAGE_NAMESPACES);
   for (const d of STAGE_DEFINITIONS) {
     const section = d.report && (r as Record<string, unknown>)[d.shared.report!.key];
-    if (d.report && section !== undefined && section !== null) h(d.report.html(section, t));
+    if (d.report && section !== undefined && section !== null) h(d.report.html(section, stageT));
   }
 
   // review and sign-off

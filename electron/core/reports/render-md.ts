@@ -1,5 +1,6 @@
 import type { Report } from '../../../shared/api';
 import { translator } from '../../../shared/i18n';
+import { STAGE_NAMESPACES } from '../../../shared/stages';
 import { stageName, statusText } from './words';
 import { STAGE_DEFINITIONS } from '../stages/registry';
 import { cell, code, esc, md } from './md-kit';
@@ -91,10 +92,11 @@ export function renderMarkdown(r: Report): string {
         `| ${code(c.id)} ${cell(c.title)} | ${MARK[c.status] ?? ''} ${st(c.status)} | ${cell(c.summary)}${c.remediation && c.status !== 'pass' ? ` — ${cell(c.remediation)}` : ''}${c.waiver ? ` (${t('report.waivedBy', esc({ by: c.waiver.by, at: c.waiver.at, reason: c.waiver.reason }))})` : ''}${(c.diagnosis ?? []).map((d) => ` — ${t('report.diagnosis')}: ${cell(d.title)}: ${cell(d.fix)}`).join('')} |`,
       );
   }
-  // each stage's own section, in the stages' order
+  // each stage's own section, in the stages' order, with its own namespace to word it in
+  const stageT = translator(r.language, STAGE_NAMESPACES);
   for (const d of STAGE_DEFINITIONS) {
     const section = d.report && (r as Record<string, unknown>)[d.shared.report!.key];
-    if (d.report && section !== undefined && section !== null) p(d.report.md(section, t));
+    if (d.report && section !== undefined && section !== null) p(d.report.md(section, stageT));
   }
   p();
   p(`## ${t('report.review')}`);

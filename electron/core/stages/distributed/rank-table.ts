@@ -123,9 +123,13 @@ export function checkRankTable(
       problem('server_count', 'serverCount', { count: count.slice(0, 20), actual: list.length }),
     );
 
-  const byAlias = new Map<string, HostDistFacts>();
+  // a server_id is a host's name, or an address only one selected host has (simulated hosts on
+  // one loopback address share theirs: the name is what tells them apart)
+  const byAlias = new Map<string, HostDistFacts | null>();
   for (const h of hosts)
-    for (const a of hostAliases(h, hostnames[h.host] ?? null)) byAlias.set(a, h);
+    for (const a of new Set(hostAliases(h, hostnames[h.host] ?? null).slice(1)))
+      byAlias.set(a, byAlias.has(a) && byAlias.get(a) !== h ? null : h);
+  for (const h of hosts) byAlias.set(h.host, h);
   const servers = new Set<string>();
   const seenHosts = new Set<string>();
   const ips = new Map<string, string>();
@@ -141,7 +145,7 @@ export function checkRankTable(
     if (servers.has(id))
       p.push(problem(`${sp}.server_id`, 'serverDuplicate', { id: id.slice(0, 80) }));
     servers.add(id);
-    const host = byAlias.get(id);
+    const host = byAlias.get(id) ?? undefined;
     if (!host) p.push(problem(`${sp}.server_id`, 'serverUnknown', { id: id.slice(0, 80) }));
     else seenHosts.add(host.host);
     const devices = server.device;
@@ -251,14 +255,15 @@ export function checkRankTable(
 }
 
 /**
- * A v1.0 table from the inventories: servers by their address in lexicographic order (the order
- * MindSpore's tutorial asks rank ids to follow), each NPU with its device IP, ranks 0..n-1 in
+ * A v1.0 table from the inventories: servers by their address (their name where hosts share one)
+ * in lexicographic order (the order MindSpore's tutorial asks rank ids to follow), each NPU with its device IP, ranks 0..n-1 in
  * that order. Hosts without NPUs have no place in it; an NPU without an address makes it unusable.
  */
 export function generateRankTable(hosts: HostDistFacts[]): RankTableReport & { missing: number } {
-  const npuHosts = hosts
-    .filter((h) => h.reachable && h.devices.length > 0)
-    .map((h) => ({ h, id: h.address ?? h.host }))
+  const withNpus = hosts.filter((h) => h.reachable && h.devices.length > 0);
+  const shared = (a: string | null) => withNpus.filter((h) => h.address === a).length > 1;
+  const npuHosts = withNpus
+    .map((h) => ({ h, id: h.address && !shared(h.address) ? h.address : h.host }))
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const missing = npuHosts.reduce((n, { h }) => n + h.devices.filter((d) => !d.ip).length, 0);
   let rank = 0;

@@ -170,6 +170,7 @@ function writeHccnTool(dir: string, h: NonNullable<HostProfile['hccn']>): void {
       `  -optical) printf 'optical info:\npresent              : present\ntemperature          : 47 C\nVcc                  : 3262.90 mV\nTx Power0            : 1.4035 mW\nRx Power0            : 1.0189 mW\nVcc High Thres       : 3465.00 mV\nVcc Low Thres        : 3135.00 mV\nTemp High Thres      : 70 C\nTemp Low Thres       : 0 C\nTxPower High Thres   : 3.5481 mW\nTxPower Low Thres    : 0.2818 mW\nRxPower High Thres   : 3.5481 mW\nRxPower Low Thres    : 0.1445 mW\n' ;;`,
       `  -lldp) printf 'LLDP Information\nPort ID TLV\n  Ifname: 400GE1/0/%s\nSystem Name TLV\n  switch-01\n' "$dev" ;;`,
       `  -stat) printf 'packet statistics:\nmac_tx_mac_pause_num:0\nroce_qp_status_err_num:0\nnic_tx_all_pkg_num:122404\n' ;;`,
+      `  -ping) printf 'device %s PING %s\nrecv seq=0,time=0.067000ms\nrecv seq=1,time=0.049000ms\nrecv seq=2,time=0.047000ms\n3 packets transmitted, 3 received, 0.00%% packet loss\n' "$dev" "$6" ;;`,
       '  *) echo "Command or option is not found."; exit 1 ;;',
       'esac',
       '',

@@ -104,6 +104,15 @@ d('distributed stage on simulated hosts', () => {
     expect(en(outcome(run, 'dist.ip@dist-b#0').summary)).toBe('NPU 0: 192.52.0.10/255.255.255.0.');
   });
 
+  it('each NPU pings the other host’s NPUs (16 NPUs: every cross-host pair), in one round trip per host', async () => {
+    const ping = outcome(run, 'dist.ping@dist-a');
+    expect(ping.status).toBe('pass');
+    expect(en(ping.summary)).toBe('64 pings from this host’s NPUs to other hosts’ NPUs: no loss.');
+    const doc = await core.call('distributed.get', { stageRunId: run.id });
+    expect(doc.pingPlan).toEqual({ rule: 'all-pairs', pairs: 128, devices: 16 });
+    expect(doc.pings.filter((p) => p.lossPct === 0)).toHaveLength(128);
+  });
+
   it('a TLS switch that differs between the two hosts fails, each host’s value shown', async () => {
     const tls = outcome(run, 'dist.tls@dist-b');
     expect(tls.status).toBe('fail');

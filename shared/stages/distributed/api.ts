@@ -105,12 +105,21 @@ export interface PingPlan {
   devices: number;
 }
 
+/** One NPU-to-NPU ping of the plan: loss in percent, or why it could not be read. */
+export interface PingResult {
+  from: { host: string; device: number };
+  to: { host: string; device: number; address: string };
+  lossPct: number | null;
+  problem: Msg | null;
+}
+
 /** What a distributed run stored beside its checks. */
 export interface DistributedResult {
   hosts: HostDistFacts[];
   disagreements: Disagreement[];
   rankTable: RankTableReport;
   pingPlan: PingPlan;
+  pings: PingResult[];
   collective: CollectiveSummary | null;
 }
 

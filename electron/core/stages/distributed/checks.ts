@@ -4,6 +4,8 @@ import type {
   CollectiveSummary,
   DeviceFacts,
   HostDistFacts,
+  PingPlan,
+  PingResult,
   RankTableReport,
 } from '../../../../shared/stages/distributed/api';
 import { blockingRules } from './firewall';
@@ -18,6 +20,9 @@ export interface FleetFacts {
   /** Why there is no collective: turned off, or hosts that failed before it. */
   collectiveState: 'ran' | 'off' | 'blocked';
   blockedHosts: number;
+  /** The NPU-to-NPU pings run (absent: none were planned or run). */
+  pings?: PingResult[];
+  pingPlan?: PingPlan;
 }
 
 /** One result of a fleet check: about a host (and a device), or the fleet when neither is set. */
@@ -328,6 +333,66 @@ export const FLEET_CHECKS: FleetCheckDef[] = [
           );
         return out('pass', T('counters.pass', { device: d.id }), d.statErrors, null, h.host, d.id);
       }),
+  },
+  {
+    id: 'dist.ping',
+    title: T('title.ping'),
+    evaluate: (f, r) => {
+      if (!f.pings || !f.pingPlan) return [];
+      const plan =
+        f.pingPlan.rule === 'all-pairs'
+          ? T('ping.allPairs', { pairs: f.pingPlan.pairs })
+          : T('ping.ringSampled', {
+              limit: r.pingMatrix.allPairsUpToDevices,
+              samples: r.pingMatrix.samples,
+              pairs: f.pingPlan.pairs,
+            });
+      return withNpus(f).map((h) => {
+        const mine = f.pings!.filter((p) => p.from.host === h.host);
+        const ev = {
+          rule: f.pingPlan!.rule,
+          pings: mine.map((p) => ({
+            from: p.from.device,
+            to: `${p.to.host}/${p.to.device}`,
+            address: p.to.address,
+            lossPct: p.lossPct,
+          })),
+        };
+        if (!mine.length) return out('skip', T('ping.none', { plan }), ev, null, h.host);
+        const issues: { status: CheckStatus; message: Msg; p: PingResult }[] = [];
+        for (const p of mine) {
+          const at = {
+            device: p.from.device,
+            peer: p.to.host,
+            peerDevice: p.to.device,
+            address: p.to.address,
+          };
+          if (p.lossPct === null)
+            issues.push({
+              status: 'warn',
+              p,
+              message: T('ping.unread', { ...at, why: p.problem ?? T('parse.empty') }),
+            });
+          else if (p.lossPct > 0)
+            issues.push({
+              status: p.lossPct >= 100 ? 'fail' : 'warn',
+              p,
+              message: T('ping.loss', { ...at, loss: p.lossPct }),
+            });
+        }
+        if (!issues.length)
+          return out('pass', T('ping.pass', { count: mine.length }), ev, null, h.host);
+        const status = issues.reduce<CheckStatus>((s, i) => worst(s, i.status), 'pass');
+        const first = issues[0]!.p;
+        return out(
+          status,
+          summarise(issues.slice(0, 5)),
+          ev,
+          T('ping.fix', { device: first.from.device, address: first.to.address }),
+          h.host,
+        );
+      });
+    },
   },
   {
     id: 'dist.tls',

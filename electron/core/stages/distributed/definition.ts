@@ -12,6 +12,7 @@ import { disagreements } from './fleet';
 import { distributedHandlers } from './handlers';
 import { fleetRules } from './knowledge';
 import { pingPlan } from './ping-plan';
+import { runPings } from './run-pings';
 import { probeFleet } from './probe-fleet';
 import { checkRankTable, generateRankTable } from './rank-table';
 import { distributedReport } from './report';
@@ -63,6 +64,18 @@ export const distributedDefinition = defineStage({
       input.rankTable !== undefined
         ? checkRankTable(input.rankTable, input.rankTableFile ?? 'hccl.json', hostFacts, hostnames)
         : generateRankTable(hostFacts);
+    const plan = pingPlan(
+      hostFacts
+        .filter((h) => h.reachable)
+        .map((h) => ({ host: h.host, devices: h.devices.map((d) => d.id) })),
+      rules,
+    );
+    const pings = await runPings(plan.list, hostFacts, services, job, {
+      concurrency: input.concurrency ?? DEFAULTS.concurrency,
+      hostTimeoutMs: (input.hostTimeoutS ?? DEFAULTS.hostTimeoutS) * 1000,
+      password: input.password,
+    });
+    job.throwIfCancelled();
     const missing = hostFacts.filter((h) => !h.reachable);
     let collective: CollectiveSummary | null = null;
     const state: FleetFacts['collectiveState'] =
@@ -98,18 +111,15 @@ export const distributedDefinition = defineStage({
       collective,
       collectiveState: state,
       blockedHosts: missing.length,
+      pings,
+      pingPlan: { rule: plan.rule, pairs: plan.pairs, devices: plan.devices },
     };
-    const plan = pingPlan(
-      hostFacts
-        .filter((h) => h.reachable)
-        .map((h) => ({ host: h.host, devices: h.devices.map((d) => d.id) })),
-      rules,
-    );
     const result: DistributedResult = {
       hosts: hostFacts,
       disagreements: disagreements(hostFacts, rules),
       rankTable,
       pingPlan: { rule: plan.rule, pairs: plan.pairs, devices: plan.devices },
+      pings,
       collective,
     };
     new DistributedRepository(services.db, services.artifacts).save(runId, result);

@@ -21,6 +21,7 @@ import {
 } from './hccn-parse';
 import { fleetRules, parseFleetRules } from './knowledge';
 import { pingPlan } from './ping-plan';
+import { parsePing, pingScript, splitPingOutput } from './ping';
 import { checkRankTable, generateRankTable } from './rank-table';
 
 const sample = (f: string) =>
@@ -428,7 +429,7 @@ describe('knowledge and sampling', () => {
     expect(() => parseFleetRules('{', 'fleet-rules.json')).toThrow(/is not JSON/);
   });
 
-  it('pings all pairs up to 64 NPUs, then a ring plus the same seeded samples', () => {
+  it('pings all cross-host pairs up to 16 NPUs, then a ring plus the same seeded samples', () => {
     const small = pingPlan(
       [
         { host: 'a', devices: [0, 1] },
@@ -436,7 +437,8 @@ describe('knowledge and sampling', () => {
       ],
       rules,
     );
-    expect(small).toMatchObject({ rule: 'all-pairs', pairs: 12, devices: 4 });
+    expect(small).toMatchObject({ rule: 'all-pairs', pairs: 8, devices: 4 });
+    expect(small.list.every((p) => p.from.host !== p.to.host)).toBe(true);
     const fleet = Array.from({ length: 128 }, (_, i) => ({
       host: `h${i}`,
       devices: Array.from({ length: 16 }, (_, d) => d),
@@ -447,5 +449,76 @@ describe('knowledge and sampling', () => {
     expect(big.list[0]).toEqual({ from: { host: 'h0', device: 0 }, to: { host: 'h1', device: 0 } });
     expect(big.list[128 * 16 - 1]!.to.host).toBe('h0'); // the ring wraps
     expect(pingPlan(fleet, rules).list).toEqual(big.list);
+  });
+});
+
+describe('NPU-to-NPU pings', () => {
+  it('reads both builds’ loss lines (the knowledge’s samples) and refuses anything else', () => {
+    const ok =
+      'device 0 PING 10.10.100.10\nrecv seq=0,time=0.067000ms\nrecv seq=1,time-0.049000ms\nrecv seq=2,time=0.047000ms\n3 packets transmitted, 3 received, 0.00% packet loss';
+    expect(parsePing(0, ok)).toEqual({ lossPct: 0 });
+    const lossy =
+      'recv time out seq=O\nrecv seq=1,time=0.097000ms\nrecv seq=2,time=0.066000ms\n3 packets transmitted, 2 received, 33.33% packet loss';
+    expect(parsePing(0, lossy)).toEqual({ lossPct: 33.33 });
+    expect(parsePing(0, '3 packets transmitted, 0 received, 100.00% packets loss')).toEqual({
+      lossPct: 100,
+    });
+    const bad = parsePing(1, 'Command or option is not found.');
+    expect('problem' in bad && show(bad.problem)).toBe(
+      'exited with 1: “Command or option is not found.”',
+    );
+  });
+
+  it('builds one serial script whose every command is quoted, and sends no address it cannot trust', () => {
+    const { script, skipped } = pingScript('/usr/local/Ascend/driver/tools/hccn_tool', [
+      { device: 0, address: '192.51.0.10' },
+      { device: 1, address: '1.2.3.4; rm -rf ~' },
+      { device: 2, address: '$(reboot)' },
+    ]);
+    expect(skipped).toEqual([1, 2]);
+    expect(script).toContain(
+      'run_ping to /usr/local/Ascend/driver/tools/hccn_tool -i 0 -ping -g address 192.51.0.10',
+    );
+    expect(script).not.toMatch(/rm -rf|reboot/);
+    // a tool path the host reported that is not the driver's own is not run: PATH's hccn_tool is
+    expect(pingScript('/tmp/x;evil', [{ device: 0, address: '10.0.0.1' }]).script).toContain(
+      'run_ping to hccn_tool -i 0',
+    );
+    const parts = splitPingOutput(
+      '@@AMW-PING@@ 0\n3 packets transmitted, 3 received, 0.00% packet loss\n@@AMW-RC@@ 0\n@@AMW-PING@@ 3\nboom\n@@AMW-RC@@ 7\n',
+    );
+    expect(parts.get(0)).toEqual({
+      rc: 0,
+      out: '3 packets transmitted, 3 received, 0.00% packet loss',
+    });
+    expect(parts.get(3)).toEqual({ rc: 7, out: 'boom' });
+  });
+
+  it('a ping with loss fails its source host, naming both ends', () => {
+    const hosts = [host('n1', 1), host('n2', 1)];
+    const out = run(
+      facts(hosts, {
+        pingPlan: { rule: 'all-pairs', pairs: 2, devices: 2 },
+        pings: [
+          {
+            from: { host: 'n1', device: 0 },
+            to: { host: 'n2', device: 0, address: '10.2.0.1' },
+            lossPct: 100,
+            problem: null,
+          },
+          {
+            from: { host: 'n2', device: 0 },
+            to: { host: 'n1', device: 0, address: '10.1.0.1' },
+            lossPct: 0,
+            problem: null,
+          },
+        ],
+      }),
+    );
+    expect(find(out, 'dist.ping@n1')!.status).toBe('fail');
+    expect(show(find(out, 'dist.ping@n1')!.summary)).toBe(
+      'NPU 0 → n2 NPU 0 (10.2.0.1): 100% loss.',
+    );
+    expect(show(find(out, 'dist.ping@n2')!.summary)).toMatch(/^1 pings from this host/);
   });
 });

@@ -7,12 +7,14 @@ export interface PingPair {
 }
 
 /**
- * Which NPU pings which (knowledge §7.3 note 2). Up to `allPairsUpToDevices` NPUs in the fleet:
- * every ordered pair of NPUs (both directions, as the knowledge asks). Above it, all pairs grows
- * as N² (128 hosts × 16 NPUs would be 4 million pings), so: a ring — NPU i of host k pings NPU i
- * of host k+1 (the same-index NICs HCCL's rings use; the last host wraps to the first) — plus
- * `samples` pairs drawn with a PRNG seeded by the host names, so a rerun of the same fleet pings
- * the same pairs and results compare.
+ * Which NPU pings which (knowledge §7.3 note 2), across hosts only (inside a server HCCL goes over
+ * HCCS, and A3's two dies of one NPU cannot ping each other). Up to `allPairsUpToDevices` NPUs in
+ * the fleet: every ordered pair on different hosts (both directions, as the knowledge asks).
+ * Above it, all pairs grows as N² (128 hosts × 16 NPUs would be 4 million pings, serial on each
+ * host at about a second each), so: a ring — NPU i of host k pings NPU i of host k+1 (the
+ * same-index NICs HCCL's rings use; the last host wraps to the first, so each NIC is pinged and
+ * pings once) — plus `samples` cross-host pairs drawn with a PRNG seeded by the host names, so a
+ * rerun of the same fleet pings the same pairs and results compare.
  */
 export function pingPlan(
   hosts: { host: string; devices: number[] }[],
@@ -21,13 +23,14 @@ export function pingPlan(
   const all = hosts.flatMap((h) => h.devices.map((device) => ({ host: h.host, device })));
   const list: PingPair[] = [];
   if (all.length <= rules.pingMatrix.allPairsUpToDevices) {
-    for (const from of all) for (const to of all) if (from !== to) list.push({ from, to });
+    for (const from of all)
+      for (const to of all) if (from.host !== to.host) list.push({ from, to });
     return { rule: 'all-pairs', pairs: list.length, devices: all.length, list };
   }
   const seen = new Set<string>();
   const add = (from: PingPair['from'], to: PingPair['to']) => {
     const k = `${from.host}#${from.device}>${to.host}#${to.device}`;
-    if (from.host === to.host && from.device === to.device) return;
+    if (from.host === to.host) return;
     if (seen.has(k)) return;
     seen.add(k);
     list.push({ from, to });

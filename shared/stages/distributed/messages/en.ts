@@ -19,6 +19,7 @@ export const en = {
     firewall: 'Firewall and HCCL ports',
     nic: 'Host NIC for HCCL',
     optics: 'Optical modules',
+    ping: 'NPU-to-NPU pings',
     counters: 'RoCE error counters',
     rankTable: 'Rank table',
     collective: 'Collective (all_reduce)',
@@ -191,6 +192,11 @@ export const en = {
     blocked: 'Not run: {{count}} hosts did not answer or failed a blocking check.',
   },
   ping: {
+    pass: '{{count}} pings from this host’s NPUs to other hosts’ NPUs: no loss.',
+    loss: 'NPU {{device}} → {{peer}} NPU {{peerDevice}} ({{address}}): {{loss}}% loss.',
+    unread: 'NPU {{device}} → {{peer}} NPU {{peerDevice}}: the ping {{why}}.',
+    none: 'No ping from this host in the plan ({{plan}}).',
+    fix: 'Check the route between these NPUs (`hccn_tool -i {{device}} -ping -g address {{address}}` by hand; same subnet or a gateway set with -gateway), their links and the switch ports.',
     allPairs: 'every NPU pings every other NPU ({{pairs}} pairs)',
     ringSampled:
       'above {{limit}} NPUs: each NPU pings the same-index NPU of the next host (ring), plus {{samples}} random pairs ({{pairs}} pairs)',

@@ -19,6 +19,7 @@ export const zhCN: DistributedMessages = {
     firewall: '防火墙与 HCCL 端口',
     nic: 'HCCL 使用的主机网卡',
     optics: '光模块',
+    ping: 'NPU 间 ping',
     counters: 'RoCE 错误计数',
     rankTable: 'Rank table（集群信息配置文件）',
     collective: '集合通信（all_reduce）',
@@ -185,6 +186,11 @@ export const zhCN: DistributedMessages = {
     blocked: '未运行：{{count}} 台主机未应答或未通过阻断性检查。',
   },
   ping: {
+    pass: '从本机 NPU 到其他主机 NPU 共 {{count}} 次 ping：无丢包。',
+    loss: 'NPU {{device}} → {{peer}} 的 NPU {{peerDevice}}（{{address}}）：丢包 {{loss}}%。',
+    unread: 'NPU {{device}} → {{peer}} 的 NPU {{peerDevice}}：ping {{why}}。',
+    none: '计划中没有从本机发出的 ping（{{plan}}）。',
+    fix: '检查这些 NPU 之间的路由（手动执行 `hccn_tool -i {{device}} -ping -g address {{address}}`；需同网段或用 -gateway 设置网关）、链路和交换机端口。',
     allPairs: '每张 NPU 与其他所有 NPU 互 ping（{{pairs}} 对）',
     ringSampled:
       'NPU 数超过 {{limit}} 时：每张 NPU ping 下一台主机上同编号的 NPU（环形），另加 {{samples}} 对随机组合（共 {{pairs}} 对）',

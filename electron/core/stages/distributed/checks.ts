@@ -104,6 +104,12 @@ export const FLEET_CHECKS: FleetCheckDef[] = [
     title: T('title.hccn'),
     evaluate: (f) =>
       answering(f).map((h) => {
+        // no distributed sections at all (python3 absent: the POSIX fallback ran): say that, not
+        // "no hccn_tool"
+        const gap = h.warnings.find(
+          (w) => w.key === 'stage-distributed:facts.missing' && w.params?.section === 'dist_hccn',
+        );
+        if (gap) return out('warn', gap, { warnings: h.warnings }, T('hccn.fix'), h.host);
         if (h.npuCount === 0 && !h.hccnTool)
           return out('skip', T('hccn.noNpu'), { npuCount: 0 }, null, h.host);
         if (!h.hccnTool)

@@ -306,6 +306,17 @@ describe('fleet checks', () => {
     expect(find(out, 'dist.firewall@n2')!.status).toBe('warn');
   });
 
+  it('a host whose probe had no distributed sections (no python3) says so, not “no hccn_tool”', () => {
+    const bare = host('n2', 8, {
+      hccnTool: null,
+      devices: [],
+      warnings: [{ key: 'stage-distributed:facts.missing', params: { section: 'dist_hccn' } }],
+    });
+    const out = run(facts([host('n1', 8), bare]));
+    expect(find(out, 'dist.hccn@n2')!.status).toBe('warn');
+    expect(show(find(out, 'dist.hccn@n2')!.summary)).toMatch(/section is missing \(python3 absent/);
+  });
+
   it('a host that never answered fails only its reach check; the others are still checked', () => {
     const gone = host('n9', 0, {
       reachable: false,

@@ -113,7 +113,7 @@ export const distributedReport: StageReport<Section> = {
       if (!c) h(`<p>${esc(k('report.noCollective'))}</p>`);
       else {
         h(
-          `<p>${pill(c.ok ? 'pass' : 'fail')} ${esc(c.launcher)} · ${esc(c.backend)} · ${esc(c.worldSize)} ranks${
+          `<p>${pill(c.ok ? 'pass' : 'fail', t(`sessions.status.${c.ok ? 'pass' : 'fail'}`))} ${esc(c.launcher)} · ${esc(c.backend)} · ${esc(k('report.ranks', { count: c.worldSize }))}${
             c.busBandwidthGBs !== null ? ` · ${esc(c.busBandwidthGBs.toFixed(2))} GB/s` : ''
           }</p>`,
         );
@@ -169,7 +169,7 @@ export const distributedReport: StageReport<Section> = {
       if (!c) p(k('report.noCollective'));
       else {
         p(
-          `**${c.ok ? 'pass' : 'fail'}** ${cell(c.launcher)} · ${cell(c.backend)} · ${c.worldSize} ranks${c.busBandwidthGBs !== null ? ` · ${c.busBandwidthGBs.toFixed(2)} GB/s` : ''}`,
+          `**${t(`sessions.status.${c.ok ? 'pass' : 'fail'}`)}** ${cell(c.launcher)} · ${cell(c.backend)} · ${k('report.ranks', { count: c.worldSize })}${c.busBandwidthGBs !== null ? ` · ${c.busBandwidthGBs.toFixed(2)} GB/s` : ''}`,
         );
         if (c.error) p(`\n${cell(c.error)}`);
         if (c.cause) p(`\n${cell(c.cause)}`);

@@ -263,6 +263,7 @@ export const en = {
     noCollective: 'No collective was run.',
     host: 'Host',
     item: 'Setting',
+    ranks: '{{count}} ranks',
   },
 } as const;
 

@@ -256,5 +256,6 @@ export const zhCN: DistributedMessages = {
     noCollective: '未运行集合通信。',
     host: '主机',
     item: '设置项',
+    ranks: '{{count}} 个 rank',
   },
 };

@@ -187,6 +187,30 @@ d('distributed stage on simulated hosts', () => {
     expect(out.collective).toBeNull();
     expect(r.code).toBe(1);
 
+    // no hosts and no tag, or a rank table that cannot be read: a clear usage error, nothing run
+    const none = await amw(['--db', db, 'run', '--stage', 'distributed'], { AMW_HOME: home });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('Give hosts (HOST[,HOST…]) or --tag TAG.');
+    const missing = await amw(
+      [
+        '--db',
+        db,
+        'run',
+        'dist-a',
+        '--stage',
+        'distributed',
+        '--rank-table',
+        '/nonexistent/hccl.json',
+      ],
+      { AMW_HOME: home },
+    );
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('Cannot read the rank table /nonexistent/hccl.json');
+    const untagged = await amw(['--db', db, 'run', '--tag', 'nope', '--stage', 'distributed'], {
+      AMW_HOME: home,
+    });
+    expect(untagged.stderr).toContain('No host has the tag or group “nope”.');
+
     const file = join(tempDir(), 'hccl.json');
     const w = await amw(['--db', db, 'distributed', 'rank-table', 'dist-a,dist-b', '--out', file], {
       AMW_HOME: home,

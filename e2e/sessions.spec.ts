@@ -37,8 +37,8 @@ test.describe('guided session: environment stage', () => {
     await page.getByTestId('session-title').fill('bring-up');
     await page.getByTestId('session-create').click();
     await expect(page.getByTestId('session-title')).toHaveText('bring-up');
-    // stages not built yet are shown as such
-    await expect(page.getByTestId('stage-distributed')).toBeDisabled();
+    // every stage of a migration is in this build: none is shown as not built
+    await expect(page.getByTestId('stage-distributed')).toBeEnabled();
 
     const column = page.getByTestId('host-column-npu-env');
     await column.getByTestId('run-stage').click();
@@ -65,7 +65,7 @@ test.describe('guided session: environment stage', () => {
   });
 });
 
-test('a stage has its own address that survives a reload; a stage this build lacks says so, in both languages', async ({
+test('a stage has its own address that survives a reload; every stage is built, an unknown one says so, in both languages', async ({
   app,
 }) => {
   const { page } = app;
@@ -80,21 +80,25 @@ test('a stage has its own address that survives a reload; a stage this build lac
   // no stage in the address: the first one this build has
   await expect(page.getByTestId('session-view')).toHaveAttribute('data-stage', 'env');
 
-  const unbuilt = page.getByTestId('stage-distributed');
-  await expect(unbuilt).toBeDisabled();
-  await expect(unbuilt).toContainText('Distributed (HCCL)');
-  await expect(unbuilt).toContainText('Not in this build yet');
-  // its address still opens, and says the stage is not built (after a reload too)
-  await page.evaluate("location.hash = '#/sessions/1/distributed'");
-  const notBuilt = page.getByTestId('stage-not-built');
-  await expect(notBuilt).toContainText('The Distributed (HCCL) stage is not in this build yet');
+  // the rail marks no stage as unbuilt: the distributed stage, the last one built, opens
+  const rail = page.getByTestId('progress-rail').locator('button');
+  await expect(rail).toHaveCount(6);
+  await expect(page.getByTestId('progress-rail').locator('button[data-built="false"]')).toHaveCount(
+    0,
+  );
+  const distributed = page.getByTestId('stage-distributed');
+  await expect(distributed).toBeEnabled();
+  await expect(distributed).toContainText('Distributed (HCCL)');
+  // an address naming a stage that does not exist says so (after a reload too)
+  await page.evaluate("location.hash = '#/sessions/1/nosuchstage'");
+  const unknown = page.getByTestId('stage-unknown');
+  await expect(unknown).toContainText('nosuchstage');
   await page.reload();
   await shell.ready();
-  await expect(notBuilt).toContainText('The Distributed (HCCL) stage is not in this build yet');
+  await expect(unknown).toContainText('nosuchstage');
   await shell.language('zh-CN');
-  await expect(unbuilt).toContainText('分布式（HCCL）');
-  await expect(unbuilt).toContainText('本版本尚未提供');
-  await expect(notBuilt).toContainText('本版本尚未提供分布式（HCCL）阶段');
+  await expect(distributed).toContainText('分布式（HCCL）');
+  await expect(page.getByTestId('stage-not-built')).toHaveCount(0);
 
   // a built stage: clicking it puts it in the address, and a reload keeps it
   await page.getByTestId('stage-code').click();

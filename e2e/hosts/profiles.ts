@@ -27,6 +27,12 @@ export interface HostProfile {
   perturbOps?: string[];
   /** Device node mode (default 666); 660 root:root makes them unusable for the login user. */
   deviceMode?: string;
+  /**
+   * A stub `hccn_tool` (a test double: there is no NPU NIC here) printing the real sample formats
+   * of ../shared/knowledge/ascend-distributed.md §2. NPU i gets 192.`net`.i.10/24; `down` lists the
+   * NPUs whose link is DOWN; `tls` is every NPU's TLS switch.
+   */
+  hccn?: { net: number; tls: 0 | 1; down?: number[] };
 }
 
 export const PROFILES = {
@@ -110,6 +116,28 @@ export const PROFILES = {
     driver: '25.0.rc1',
     firmware: '7.7.0.1.231',
     davinci: 16,
+  },
+  /** The 910B box with a stub hccn_tool: every link UP, TLS off (distributed stage). */
+  'hccn-ok': {
+    npuSmi: 'info-s3.txt',
+    cann: '8.1.RC1',
+    driver: '25.0.rc1.1',
+    firmware: '7.7.0.1.231',
+    davinci: 8,
+    chipName: 'Ascend910B4',
+    setEnvForNonInteractive: true,
+    hccn: { net: 51, tls: 0 },
+  },
+  /** Its peer with TLS switched on and NPU 3's link DOWN: two faults HCCL would time out on. */
+  'hccn-faults': {
+    npuSmi: 'info-s3.txt',
+    cann: '8.1.RC1',
+    driver: '25.0.rc1.1',
+    firmware: '7.7.0.1.231',
+    davinci: 8,
+    chipName: 'Ascend910B4',
+    setEnvForNonInteractive: true,
+    hccn: { net: 52, tls: 1, down: [3] },
   },
   /** A plain Linux box: no driver, no CANN, no npu-smi. */
   'no-cann': { npuSmi: null, cann: null, driver: null, firmware: null, davinci: 0 },

@@ -16,6 +16,12 @@ export interface CheckOutcome {
    * cause and fix are knowledge texts, namespace `doctor`).
    */
   diagnosis?: { rule: string; line: number; text: string }[];
+  /**
+   * What the outcome is about when one run checks several hosts or devices (a fleet stage): the
+   * host's name and the device's index. `id` stays unique within the run (`check@host#device`).
+   */
+  host?: string;
+  device?: number;
   /** Present when a failure is waived: who, why, when. */
   waiver?: { reason: string; by: string; at: IsoTime } | null;
 }

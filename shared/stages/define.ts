@@ -39,7 +39,14 @@ export function stageInput<Id extends string, R extends RunsOn, S extends z.ZodR
   const target = (
     runsOn === 'host' ? { host: HostName } : runsOn === 'hosts' ? { hosts: HOSTS } : {}
   ) as Target<R>;
-  return z.object({ stage: z.literal(id), ...COMMON, ...target, ...shape }).strict();
+  // a stage's own field of the same name replaces the target's (the distributed stage takes
+  // hosts or a tag, so its `hosts` is optional)
+  const fields = { stage: z.literal(id), ...COMMON, ...target, ...shape } as unknown as {
+    stage: z.ZodLiteral<Id>;
+  } & typeof COMMON &
+    Omit<Target<R>, keyof S> &
+    S;
+  return z.object(fields).strict();
 }
 
 /** A stage's messages: i18next namespace `stage-<id>`, one dictionary per language. */

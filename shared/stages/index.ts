@@ -5,6 +5,7 @@ import { envStage } from './env';
 import { codeStage } from './code';
 import { opsStage } from './ops';
 import { precisionStage } from './precision';
+import { distributedStage } from './distributed';
 import { profilingStage } from './profiling';
 
 /**
@@ -17,6 +18,7 @@ export const SHARED_STAGES = [
   codeStage,
   opsStage,
   precisionStage,
+  distributedStage,
   profilingStage,
 ] as const;
 

@@ -264,7 +264,7 @@ d('environment stage on simulated hosts', () => {
       AMW_HOME: home,
     });
     expect(zh.stdout).toContain('非交互式 shell 已具备 toolkit 环境');
-    const bad = await amw(['--db', db, 'run', 'healthy', '--stage', 'distributed'], {
+    const bad = await amw(['--db', db, 'run', 'healthy', '--stage', 'nosuchstage'], {
       AMW_HOME: home,
     });
     expect(bad.code).toBe(2);

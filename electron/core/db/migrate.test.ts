@@ -12,6 +12,7 @@ const EXPECTED_TABLES = [
   'artifacts',
   'audit_log',
   'check_results',
+  'distributed_runs',
   'findings',
   'hosts',
   'inventories',

@@ -138,7 +138,7 @@ export function renderHtml(r: Report): string {
   }
   h(`</section>`);
 
-  // each stage's own section, in the stages' order
+  // each stage's own section, in the stages' order, with its own namespace to word it in
   for (const d of STAGE_DEFINITIONS) {
     const section = d.report && (r as Record<string, unknown>)[d.shared.report!.key];
     if (d.report && section !== undefined && section !== null) h(d.report.html(section, t));

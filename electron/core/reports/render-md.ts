@@ -92,7 +92,7 @@ export function renderMarkdown(r: Report): string {
         `| ${code(c.id)} ${cell(c.title)} | ${MARK[c.status] ?? ''} ${st(c.status)} | ${cell(c.summary)}${c.remediation && c.status !== 'pass' ? ` — ${cell(c.remediation)}` : ''}${c.waiver ? ` (${t('report.waivedBy', esc({ by: c.waiver.by, at: c.waiver.at, reason: c.waiver.reason }))})` : ''}${(c.diagnosis ?? []).map((d) => ` — ${t('report.diagnosis')}: ${cell(d.title)}: ${cell(d.fix)}`).join('')} |`,
       );
   }
-  // each stage's own section, in the stages' order
+  // each stage's own section, in the stages' order, with its own namespace to word it in
   for (const d of STAGE_DEFINITIONS) {
     const section = d.report && (r as Record<string, unknown>)[d.shared.report!.key];
     if (d.report && section !== undefined && section !== null) p(d.report.md(section, t));

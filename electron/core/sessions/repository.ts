@@ -335,6 +335,8 @@ export class SessionRepository {
             title: o.title,
             summary: o.summary,
             ...(o.diagnosis ? { diagnosis: o.diagnosis } : {}),
+            ...(o.host !== undefined ? { host: o.host } : {}),
+            ...(o.device !== undefined ? { device: o.device } : {}),
           }),
           JSON.stringify(o.evidence ?? null),
           o.remediation ? JSON.stringify(o.remediation) : null,
@@ -377,9 +379,9 @@ export class SessionRepository {
     }[];
     const waivers = this.waivers(r.session_id, r.host ?? '');
     const checks: CheckOutcome[] = rows.map((c) => {
-      const { title, summary, diagnosis } = JSON.parse(c.summary) as Pick<
+      const { title, summary, diagnosis, host, device } = JSON.parse(c.summary) as Pick<
         CheckOutcome,
-        'title' | 'summary' | 'diagnosis'
+        'title' | 'summary' | 'diagnosis' | 'host' | 'device'
       >;
       return {
         id: c.check_id,
@@ -387,6 +389,8 @@ export class SessionRepository {
         status: c.status,
         summary,
         ...(diagnosis ? { diagnosis } : {}),
+        ...(host !== undefined ? { host } : {}),
+        ...(device !== undefined ? { device } : {}),
         evidence: c.evidence ? JSON.parse(c.evidence) : null,
         remediation: c.remediation ? JSON.parse(c.remediation) : null,
         waiver: waivers.get(c.check_id) ?? null,

@@ -3,6 +3,7 @@ import { envDefinition } from './env/definition';
 import { codeDefinition } from './code/definition';
 import { opsDefinition } from './ops/definition';
 import { precisionDefinition } from './precision/definition';
+import { distributedDefinition } from './distributed/definition';
 import { profilingDefinition } from './profiling/definition';
 
 /**
@@ -14,6 +15,7 @@ export const STAGE_DEFINITIONS: readonly StageDefinition[] = [
   codeDefinition,
   opsDefinition,
   precisionDefinition,
+  distributedDefinition,
   profilingDefinition,
 ] as unknown as readonly StageDefinition[];
 

@@ -1,0 +1,103 @@
+import { msg } from '../../../../shared/api/text';
+import { AmwError, toWireError } from '../../../../shared/errors';
+import type { HostDistFacts } from '../../../../shared/stages/distributed/api';
+import type { Inventory } from '../../../../shared/api';
+import type { JobContext } from '../../jobs/runner';
+import type { StageServices } from '../define';
+import { parseHostFacts, unreachableHost } from './facts';
+import { blockingRules } from './firewall';
+import { hcclPorts } from './fleet';
+import type { FleetRules } from './knowledge';
+
+export interface FleetProbeOptions {
+  concurrency: number;
+  hostTimeoutMs: number;
+  password?: string;
+}
+
+/**
+ * Every host probed once (inventory + distributed sections in one round trip), at most
+ * `concurrency` at a time. A host gets `hostTimeoutMs` from the moment its turn starts, connect
+ * included: one that does not answer by then is reported as such and the others go on. The job's
+ * cancel stops every probe in flight.
+ */
+export async function probeFleet(
+  names: string[],
+  services: StageServices,
+  job: JobContext,
+  rules: FleetRules,
+  opts: FleetProbeOptions,
+): Promise<{ facts: HostDistFacts[]; inventories: Map<string, { inv: Inventory; raw: string }> }> {
+  const facts = new Map<string, HostDistFacts>();
+  const inventories = new Map<string, { inv: Inventory; raw: string }>();
+  const queue = [...names];
+  let done = 0;
+  const one = async (name: string) => {
+    const ctl = new AbortController();
+    const onAbort = () => ctl.abort();
+    job.signal.addEventListener('abort', onAbort, { once: true });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      ctl.abort();
+    }, opts.hostTimeoutMs);
+    try {
+      const record = services.hostRepo.get(name);
+      const probe = services.hosts.runProbe(
+        name,
+        { name: 'distributed', parts: ['inventory', 'distributed'], timeoutMs: opts.hostTimeoutMs },
+        { signal: ctl.signal, progress: () => undefined },
+        opts.password,
+      );
+      // the race makes the deadline hold even where a connect step ignores the signal
+      const res = await Promise.race([
+        probe,
+        new Promise<never>((_, reject) =>
+          ctl.signal.addEventListener('abort', () =>
+            reject(new AmwError('COMMAND_TIMEOUT', `no answer within ${opts.hostTimeoutMs} ms`)),
+          ),
+        ),
+      ]);
+      probe.catch(() => undefined);
+      const parsed = parseHostFacts(
+        res.stdout,
+        name,
+        record.hostname,
+        new Date().toISOString(),
+        (fw, f) =>
+          blockingRules(fw.tool, fw.out, [
+            hcclPorts(f, rules),
+            { from: rules.ports.npu, to: rules.ports.npu },
+          ]),
+      );
+      if (res.code !== 0)
+        parsed.facts.warnings.push(
+          msg('stage-distributed:facts.exit', { code: res.code, stderr: res.stderr.slice(-300) }),
+        );
+      facts.set(name, parsed.facts);
+      inventories.set(name, { inv: parsed.inventory, raw: res.stdout });
+    } catch (err) {
+      if (job.signal.aborted) throw err;
+      const error = timedOut
+        ? msg('stage-distributed:reach.timeout', { seconds: Math.round(opts.hostTimeoutMs / 1000) })
+        : msg('stage-distributed:reach.error', { error: toWireError(err).message.slice(0, 300) });
+      facts.set(name, unreachableHost(name, error));
+    } finally {
+      clearTimeout(timer);
+      job.signal.removeEventListener('abort', onAbort);
+      done++;
+      job.progress((0.8 * done) / names.length, {
+        key: 'fleetHost',
+        params: { host: name, done, total: names.length },
+      });
+    }
+  };
+  const worker = async () => {
+    for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+      job.throwIfCancelled();
+      await one(name);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(opts.concurrency, names.length) }, worker));
+  return { facts: names.map((n) => facts.get(n)!), inventories };
+}

@@ -1,0 +1,392 @@
+import { useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { CheckOutcome, StageRunRecord } from '../../../../shared/api';
+import type { DistributedResult } from '../../../../shared/stages/distributed/api';
+import { useCall } from '../../api';
+import { ErrorText } from '../../components/ErrorText';
+import { useText } from '../../i18n';
+import { RunBlock, useJobAction } from '../shared/RunBlock';
+import { StageStatusBadge, StatusBadge } from '../shared/StageStatus';
+import { statusClass } from '../shared/status';
+import type { StageViewProps } from '../shared/types';
+
+const NS = 'stage-distributed:';
+const RANK: Record<string, number> = { pass: 0, skip: 0, warn: 1, fail: 2, error: 3 };
+const MARK: Record<string, string> = { pass: '✓', skip: '–', warn: '!', fail: '✗', error: '?' };
+/** The check an outcome id belongs to (`dist.link@node1#3` → `dist.link`). */
+const baseId = (id: string) => id.split('@')[0]!;
+
+/**
+ * The distributed stage: pick hosts or a tag (rank table and collective optional), then the
+ * newest run as a fleet matrix (hosts × checks; a cell opens its outcomes and evidence), the NPU
+ * link grid per host, the values that disagree, the collective's bandwidth by message size and
+ * the logs of a failed launch. Charts are plain CSS bars, as in the profiling view.
+ */
+export function DistributedView(props: StageViewProps) {
+  const { t } = useTranslation();
+  const runs = props.runs.filter((r) => r.status !== 'running').sort((a, b) => b.id - a.id);
+  const latest = runs[0] ?? null;
+  return (
+    <div className="distributed-stage" data-testid="distributed-stage">
+      <Launch sessionId={props.session.id} hosts={props.hosts} />
+      {latest ? <Run run={latest} /> : <p className="muted">{t(`${NS}ui.noRun`)}</p>}
+    </div>
+  );
+}
+
+function Launch(props: { sessionId: number; hosts: string[] }) {
+  const { t } = useTranslation();
+  const all = useCall('hosts.list', {});
+  const known = all.data?.map((h) => h.name) ?? [];
+  const choices = [...new Set([...props.hosts, ...known])].filter((h) => h !== 'local');
+  const tags = [
+    ...new Set((all.data ?? []).flatMap((h) => [...h.tags, ...(h.group ? [h.group] : [])])),
+  ].sort();
+  const [picked, setPicked] = useState<string[] | null>(null);
+  const chosen = picked ?? props.hosts;
+  const [tag, setTag] = useState('');
+  const [rankTable, setRankTable] = useState('');
+  const [collective, setCollective] = useState(true);
+  const run = useJobAction('stages.run');
+  const toggle = (h: string) =>
+    setPicked(chosen.includes(h) ? chosen.filter((x) => x !== h) : [...chosen, h]);
+  const start = () =>
+    run.start({
+      stage: 'distributed',
+      sessionId: props.sessionId,
+      ...(tag ? { tag } : { hosts: chosen }),
+      ...(rankTable.trim() ? { rankTable, rankTableFile: 'hccl.json' } : {}),
+      collective,
+    });
+  return (
+    <section className="panel" data-testid="distributed-launch">
+      <fieldset disabled={run.running}>
+        <legend>{t(`${NS}ui.pick`)}</legend>
+        {choices.map((h) => (
+          <label key={h} style={{ marginRight: 12 }}>
+            <input
+              type="checkbox"
+              checked={!tag && chosen.includes(h)}
+              disabled={!!tag}
+              onChange={() => toggle(h)}
+              data-testid={`dist-pick-${h}`}
+            />{' '}
+            {h}
+          </label>
+        ))}
+        <label>
+          {t(`${NS}ui.pickTag`)}{' '}
+          <select value={tag} onChange={(e) => setTag(e.target.value)} data-testid="dist-tag">
+            <option value="">{t(`${NS}ui.anyTag`)}</option>
+            {tags.map((x) => (
+              <option key={x} value={x}>
+                {x}
+              </option>
+            ))}
+          </select>
+        </label>
+      </fieldset>
+      <label className="block">
+        <span>{t(`${NS}ui.rankTable`)}</span>
+        <textarea
+          rows={3}
+          value={rankTable}
+          placeholder={t(`${NS}ui.rankTableHint`)}
+          onChange={(e) => setRankTable(e.target.value)}
+          data-testid="dist-rank-table"
+        />
+      </label>
+      <label>
+        <input
+          type="checkbox"
+          checked={collective}
+          onChange={(e) => setCollective(e.target.checked)}
+          data-testid="dist-collective"
+        />{' '}
+        {t(`${NS}ui.collective`)}
+      </label>{' '}
+      <button
+        className="primary"
+        disabled={run.running || (!tag && chosen.length === 0)}
+        onClick={start}
+        data-testid="run-stage"
+      >
+        {t(`${NS}ui.run`)}
+      </button>
+      <RunBlock run={run} />
+    </section>
+  );
+}
+
+function Run({ run }: { run: StageRunRecord }) {
+  const doc = useCall('distributed.get', { stageRunId: run.id });
+  return (
+    <>
+      <Matrix run={run} hosts={doc.data?.hosts.map((h) => h.host) ?? null} />
+      {doc.error && <ErrorText error={doc.error} />}
+      {doc.data && (
+        <>
+          <DeviceGrid doc={doc.data} />
+          <Disagreements doc={doc.data} />
+          <Collective doc={doc.data} />
+        </>
+      )}
+    </>
+  );
+}
+
+function Matrix({ run, hosts }: { run: StageRunRecord; hosts: string[] | null }) {
+  const { t } = useTranslation();
+  const show = useText();
+  const [open, setOpen] = useState<{ host: string; check: string } | null>(null);
+  const perHost = run.checks.filter((c) => c.host !== undefined);
+  const fleet = run.checks.filter((c) => c.host === undefined);
+  const ids = useMemo(() => [...new Set(perHost.map((c) => baseId(c.id)))], [perHost]);
+  const rows = hosts ?? [...new Set(perHost.map((c) => c.host!))];
+  const title = (id: string) => show(run.checks.find((c) => baseId(c.id) === id)?.title);
+  const cell = (host: string, id: string) =>
+    perHost.filter((c) => c.host === host && baseId(c.id) === id);
+  const opened = open ? cell(open.host, open.check) : [];
+  return (
+    <section data-testid="distributed-matrix">
+      <h3>
+        {t(`${NS}ui.matrix`)} <StageStatusBadge status={run.status} />
+      </h3>
+      <div style={{ overflowX: 'auto' }}>
+        <table className="table">
+          <thead>
+            <tr>
+              <th>{t(`${NS}ui.host`)}</th>
+              {ids.map((id) => (
+                <th key={id} title={id} className="small">
+                  {title(id)}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((host) => (
+              <tr key={host} data-testid={`dist-row-${host}`}>
+                <td>
+                  <code>{host}</code>
+                </td>
+                {ids.map((id) => {
+                  const mine = cell(host, id);
+                  if (!mine.length) return <td key={id}>{t(`${NS}ui.none`)}</td>;
+                  const worst = mine.reduce(
+                    (w, c) => ((RANK[c.status] ?? 0) > (RANK[w] ?? 0) ? c.status : w),
+                    'pass' as CheckOutcome['status'],
+                  );
+                  return (
+                    <td key={id}>
+                      <button
+                        className={`badge ${statusClass(worst)}`}
+                        title={show(mine.find((c) => c.status === worst)?.summary)}
+                        onClick={() => setOpen({ host, check: id })}
+                        data-testid={`dist-cell-${host}-${id}`}
+                        data-status={worst}
+                      >
+                        {MARK[worst] ?? worst}
+                      </button>
+                    </td>
+                  );
+                })}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {open && (
+        <div className="panel" role="dialog" data-testid="dist-evidence">
+          <header>
+            <strong>
+              {open.host} · {title(open.check)}
+            </strong>{' '}
+            <button onClick={() => setOpen(null)} data-testid="dist-evidence-close">
+              {t(`${NS}ui.close`)}
+            </button>
+          </header>
+          {opened.map((c) => (
+            <Outcome key={c.id} c={c} />
+          ))}
+        </div>
+      )}
+      <h3>{t(`${NS}ui.fleetWide`)}</h3>
+      {fleet.map((c) => (
+        <Outcome key={c.id} c={c} />
+      ))}
+    </section>
+  );
+}
+
+function Outcome({ c }: { c: CheckOutcome }) {
+  const { t } = useTranslation();
+  const show = useText();
+  return (
+    <div className={`notice ${statusClass(c.status)}`} data-testid={`dist-outcome-${c.id}`}>
+      <StatusBadge status={c.status} /> <strong>{show(c.title)}</strong>{' '}
+      {c.device !== undefined && (
+        <code>
+          {t(`${NS}ui.device`)} {c.device}
+        </code>
+      )}
+      <div>{show(c.summary)}</div>
+      {c.remediation && <div className="small">→ {show(c.remediation)}</div>}
+      {c.evidence !== null && c.evidence !== undefined && (
+        <details>
+          <summary>{t(`${NS}ui.evidence`)}</summary>
+          <pre className="small">{JSON.stringify(c.evidence, null, 2).slice(0, 20_000)}</pre>
+        </details>
+      )}
+    </div>
+  );
+}
+
+function DeviceGrid({ doc }: { doc: DistributedResult }) {
+  const { t } = useTranslation();
+  const hosts = doc.hosts.filter((h) => h.devices.length);
+  if (!hosts.length) return null;
+  const state = (link: string | null) =>
+    link === 'UP' ? 'pass' : link === 'DOWN' ? 'fail' : 'warn';
+  return (
+    <section data-testid="distributed-devices">
+      <h3>{t(`${NS}ui.devices`)}</h3>
+      {hosts.map((h) => (
+        <div
+          key={h.host}
+          className="small"
+          style={{ display: 'flex', gap: 4, alignItems: 'center' }}
+        >
+          <code style={{ minWidth: 140 }}>{h.host}</code>
+          {h.devices.map((d) => (
+            <span
+              key={d.id}
+              className={`badge ${statusClass(state(d.link))}`}
+              title={`${t(`${NS}ui.device`)} ${d.id}: ${d.link ?? '?'} ${d.ip?.address ?? ''} ${d.netHealth ?? ''}`}
+              data-testid={`dist-device-${h.host}-${d.id}`}
+              data-status={state(d.link)}
+            >
+              {d.id}
+            </span>
+          ))}
+        </div>
+      ))}
+    </section>
+  );
+}
+
+function Disagreements({ doc }: { doc: DistributedResult }) {
+  const { t } = useTranslation();
+  return (
+    <section data-testid="distributed-disagree">
+      <h3>{t(`${NS}ui.disagree`)}</h3>
+      {!doc.disagreements.length && <p className="muted">{t(`${NS}ui.noDisagree`)}</p>}
+      {doc.disagreements.length > 0 && (
+        <table className="table">
+          <thead>
+            <tr>
+              <th>{t(`${NS}ui.item`)}</th>
+              {doc.disagreements[0]!.values.map((v) => (
+                <th key={v.host}>
+                  <code>{v.host}</code>
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {doc.disagreements.map((d) => (
+              <tr key={d.item} data-testid={`dist-disagree-${d.item}`}>
+                <td>
+                  <code>{d.item}</code>
+                </td>
+                {d.values.map((v) => (
+                  <td key={v.host}>{v.value ?? t(`${NS}ui.none`)}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+function Collective({ doc }: { doc: DistributedResult }) {
+  const { t } = useTranslation();
+  const show = useText();
+  const c = doc.collective;
+  if (!c) return null;
+  const max = Math.max(...c.bandwidth.map((b) => b.busBandwidthGBs), 1e-9);
+  return (
+    <section data-testid="distributed-collective">
+      <h3>{t(`${NS}title.collective`)}</h3>
+      <p>
+        <StatusBadge status={c.ok ? 'pass' : 'fail'} /> <code>{c.launcher}</code> · {c.backend} ·{' '}
+        {c.worldSize}
+        {c.busBandwidthGBs !== undefined ? ` · ${c.busBandwidthGBs.toFixed(2)} GB/s` : ''}
+      </p>
+      {c.error && <p>{show(c.error)}</p>}
+      {c.cause && (
+        <p className="small">
+          {show(c.cause.message)} → {show(c.cause.fix)}
+        </p>
+      )}
+      {c.notes.map((n, i) => (
+        <p key={i} className="muted small">
+          {show(n)}
+        </p>
+      ))}
+      {c.bandwidth.length > 0 && (
+        <div data-testid="distributed-bandwidth">
+          <h4>{t(`${NS}ui.bandwidth`)}</h4>
+          {c.bandwidth.map((b) => (
+            <div
+              key={b.bytes}
+              className="small"
+              style={{ display: 'flex', gap: 8, alignItems: 'center' }}
+            >
+              <span style={{ width: 110 }}>{bytes(b.bytes)}</span>
+              <div style={{ flex: 1, background: '#d0d7de', height: 8, borderRadius: 4 }}>
+                <div
+                  style={{
+                    width: `${(100 * b.busBandwidthGBs) / max}%`,
+                    height: 8,
+                    borderRadius: 4,
+                    background: '#0969da',
+                  }}
+                />
+              </div>
+              <span style={{ width: 90 }}>
+                {b.busBandwidthGBs.toFixed(3)} {t(`${NS}ui.gbs`)}
+              </span>
+            </div>
+          ))}
+        </div>
+      )}
+      {!c.ok && c.logs.length > 0 && (
+        <div data-testid="distributed-logs">
+          <h4>{t(`${NS}ui.logs`)}</h4>
+          {c.logs.map((l, i) => (
+            <details key={i}>
+              <summary>
+                <code>{l.host}</code>
+                {l.rank !== undefined ? ` · ${t(`${NS}ui.rank`)} ${l.rank}` : ''} ·{' '}
+                <code>{l.file}</code>
+              </summary>
+              <pre className="small">{l.text.slice(-50_000)}</pre>
+            </details>
+          ))}
+        </div>
+      )}
+    </section>
+  );
+}
+
+const bytes = (n: number) =>
+  n >= 1 << 30
+    ? `${n / (1 << 30)} GiB`
+    : n >= 1 << 20
+      ? `${n / (1 << 20)} MiB`
+      : n >= 1024
+        ? `${n / 1024} KiB`
+        : `${n} B`;

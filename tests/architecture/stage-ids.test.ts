@@ -13,7 +13,8 @@ const REGISTRIES = new Set([
 ]);
 /**
  * Names that are not the stage: `code` is also the code review — its page (`#/code`), its store
- * and its dictionary — which works outside any session; precision's `--ops` are aten ops to hook.
+ * and its dictionary — which works outside any session; precision's `--ops` are aten ops to hook;
+ * `distributed` is also a category of the scanner's findings; a profile comparison has `ops` rows.
  */
 const NOT_THE_STAGE: Record<string, string[]> = {
   'renderer/src/routes.ts': ['code'],
@@ -22,6 +23,9 @@ const NOT_THE_STAGE: Record<string, string[]> = {
   'electron/core/stages/define.ts': ['code'],
   'shared/i18n/zh-CN/code.ts': ['code'],
   'electron/core/stages/precision/cli.ts': ['ops'],
+  'electron/core/stages/profiling/report.ts': ['ops'],
+  'electron/core/analyzer/python-file.ts': ['distributed'],
+  'electron/core/analyzer/scan.ts': ['distributed'],
 };
 
 function sources(dir: string): string[] {

@@ -45,7 +45,16 @@ export function readTimeline(
   const key = `${runId}\u0000${u.i}\u0000${step ?? ''}`;
   let got = recent.get(key);
   if (!got) {
-    got = stepTimeline(path, rel, { step }).then((t) => ({ ...t, file: rel }));
+    // the import noted where the steps are (profiles stored before it did: a first pass finds them)
+    const windows = p.timeline?.stepWindows;
+    const known = windows
+      ? new Map(
+          windows
+            .filter((w) => w.file === rel)
+            .map((w) => [w.step, { start: w.startUs, end: w.endUs }] as const),
+        )
+      : undefined;
+    got = stepTimeline(path, rel, { step, known }).then((t) => ({ ...t, file: rel }));
     got.catch(() => recent.delete(key));
     recent.set(key, got);
     while (recent.size > KEEP) recent.delete(recent.keys().next().value!);

@@ -37,7 +37,12 @@ test('the step timeline: tracks, a tooltip that shows host text as text, steps, 
     expect(m, r.stderr).not.toBeNull();
     const session = Number(m![1]);
     await new Shell(page).ready();
-    await page.evaluate((id) => (location.hash = `#/sessions/${id}/profiling`), session);
+    await page.evaluate(
+      (id) =>
+        ((globalThis as unknown as { location: { hash: string } }).location.hash =
+          `#/sessions/${id}/profiling`),
+      session,
+    );
     const canvas = page.locator('[data-testid=timeline-canvas][data-ready=true]');
     await expect(canvas).toBeVisible({ timeout: 30_000 });
     const tl = page.getByTestId('profiling-timeline');
@@ -49,7 +54,7 @@ test('the step timeline: tracks, a tooltip that shows host text as text, steps, 
     const tip = page.getByTestId('timeline-tooltip');
     await expect(tip).toContainText(HOSTILE);
     await expect(tip.locator('img')).toHaveCount(0);
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBe(
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBe(
       undefined,
     );
     await expect(tip).toContainText('800 µs');

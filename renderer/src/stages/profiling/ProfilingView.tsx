@@ -6,6 +6,7 @@ import { useCall } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
 import { useText } from '../../i18n';
 import { StepTimeline } from './StepTimeline';
+import { BreakdownChart } from './BreakdownChart';
 
 const NS = 'stage-profiling:';
 const us = (x: number) => Math.round(x).toLocaleString();
@@ -46,6 +47,7 @@ export function ProfilingView(props: StageViewProps) {
       )}
       {result.error && <ErrorText error={result.error} />}
       {result.data && <Profile p={result.data} />}
+      {result.data && result.data.steps.length > 0 && <BreakdownChart steps={result.data.steps} />}
       {result.data?.timeline && runId !== null && <StepTimeline stageRunId={runId} />}
     </div>
   );

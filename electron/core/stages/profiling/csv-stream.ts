@@ -22,6 +22,10 @@ import { scanCsv, type ScanSink } from './csv-scan';
 export interface CsvRow {
   /** 1-based line where the row starts. */
   line: number;
+  /**
+   * The row's fields (its length is the row's field count); only the columns the header callback
+   * asked for are decoded, the others read as ''. Reused: valid only during the call.
+   */
   fields: string[];
 }
 

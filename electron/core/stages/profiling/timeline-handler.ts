@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { StepTimeline } from '../../../../shared/stages/profiling/api';
 import { AmwError } from '../../../../shared/errors';
@@ -42,7 +42,9 @@ export function readTimeline(
         path,
       },
     );
-  const key = `${runId}\u0000${u.i}\u0000${step ?? ''}`;
+  // keyed by the file itself (a core per data dir can share this process: tests, serve)
+  const st = statSync(path);
+  const key = `${path}\u0000${st.size}\u0000${st.mtimeMs}\u0000${step ?? ''}`;
   let got = recent.get(key);
   if (!got) {
     // the import noted where the steps are (profiles stored before it did: a first pass finds them)

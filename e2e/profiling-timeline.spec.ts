@@ -46,7 +46,7 @@ test('the step timeline: tracks, a tooltip that shows host text as text, steps, 
     const canvas = page.locator('[data-testid=timeline-canvas][data-ready=true]');
     await expect(canvas).toBeVisible({ timeout: 30_000 });
     const tl = page.getByTestId('profiling-timeline');
-    await expect(tl).toContainText('2 events on 1 tracks');
+    await expect(tl).toContainText('2 events on 1 track(s)');
 
     // the hostile event: lane 2 (depth 1), the middle of the step
     const box = (await canvas.boundingBox())!;
@@ -60,7 +60,7 @@ test('the step timeline: tracks, a tooltip that shows host text as text, steps, 
     await expect(tip).toContainText('800 µs');
 
     await page.getByTestId('timeline-step').selectOption('2');
-    await expect(tl).toContainText('2 events on 1 tracks over 500 µs');
+    await expect(tl).toContainText('2 events on 1 track(s) over 500 µs');
 
     await new Shell(page).language('zh-CN');
     await expect(tl).toContainText('单步时间线');

@@ -110,6 +110,15 @@ export interface SlowLink {
   ratio: number;
 }
 
+/** A ProfilerStep#N of a trace file: from its earliest start to its latest end (the trace's µs). */
+export interface StepWindow {
+  /** The trace, relative to the imported folder. */
+  file: string;
+  step: number;
+  startUs: number;
+  endUs: number;
+}
+
 export interface ProfileResult {
   source: string;
   kind: ProfileKind;
@@ -127,6 +136,8 @@ export interface ProfileResult {
     processes: string[];
     /** torch.profiler: the ops by total time (a CPU or GPU run has no kernel table of Ascend's). */
     ops: { name: string; us: number; count: number }[];
+    /** Where each ProfilerStep# is in each trace (absent in profiles stored before it was kept). */
+    stepWindows?: StepWindow[];
   } | null;
   communication: { slowRank: SlowRankDimension[]; slowLink: SlowLink[] } | null;
   env: Record<string, string> | null;

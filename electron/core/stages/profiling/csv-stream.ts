@@ -6,7 +6,11 @@ import { scanCsv, type ScanSink } from './csv-scan';
 
 /**
  * The profiler's CSV files, streamed row by row (RFC 4180: quoted fields with commas, `"""…"""`
- * shapes, embedded CRLF). Built on papaparse, chosen by measurement on a generated 200 MB
+ * shapes, embedded CRLF). Read by the byte scanner of csv-scan.ts, which decodes only the
+ * columns asked for (2 GB kernel_details.csv: 201.7 MB/s of CPU time, 71 MB peak RSS; see
+ * docs/profiling-performance.md), and by papaparse from the first row it does not understand on
+ * (the reference: `parser: 'reference'` reads with papaparse alone). Papaparse was chosen by
+ * measurement on a generated 200 MB
  * kernel_details.csv (46 columns, quoted shapes, trailing TABs; bench/profiling-candidates.ts,
  * 2 cores shared with other work): papaparse 61 MB/s at 85 MB peak RSS, csv-parse 26 MB/s at
  * 61 MB; a second run under heavier load: papaparse 38.9 (row callback) / 53.1 MB/s (chunk
@@ -18,6 +22,10 @@ import { scanCsv, type ScanSink } from './csv-scan';
 export interface CsvRow {
   /** 1-based line where the row starts. */
   line: number;
+  /**
+   * The row's fields (its length is the row's field count); only the columns the header callback
+   * asked for are decoded, the others read as ''. Reused: valid only during the call.
+   */
   fields: string[];
 }
 

@@ -15,6 +15,7 @@ import { m, type ParserChoice } from './csv-stream';
 import { KernelAgg, readKernelTable, readOpStatistic } from './kernels';
 import { readClusterCommunication, readStepTrace, slowRanks } from './steps';
 import { streamTrace, type TraceEvent } from './trace-stream';
+import { StepWindows } from './step-windows';
 
 /** Where a file of interest sits, and what it is. */
 type Role = 'kernels' | 'opStatistic' | 'steps' | 'trace' | 'clusterSteps' | 'clusterComm';
@@ -159,6 +160,10 @@ class TimelineAgg {
   processes = new Set<string>();
   ops = new Map<string, { us: number; count: number }>();
   stepTimes: StepTime[] = [];
+  /** Where each ProfilerStep# is, per trace file: the timeline view reads one step in one pass. */
+  windows = new StepWindows();
+  /** The trace being read (relative to the imported folder). */
+  file = '';
   constructor(
     private readonly dataloaderUs: number,
     private readonly kernels: KernelAgg,
@@ -180,7 +185,10 @@ class TimelineAgg {
     if (/dataloader/i.test(name) && dur >= this.dataloaderUs && this.slowDataloader.length < 50)
       this.slowDataloader.push({ name, us: dur });
     const step = STEP.exec(name);
-    if (step) this.stepTimes.push({ rank, step: Number(step[1]), us: dur });
+    if (step) {
+      this.stepTimes.push({ rank, step: Number(step[1]), us: dur });
+      this.windows.add(this.file, Number(step[1]), e.ts, e.dur);
+    }
     // kineto writes cat "cpu_op"; the legacy exporter (torch built without kineto, as Debian's
     // 1.13) writes no cat and pid "CPU functions"
     else if (e.cat === 'cpu_op' || (e.cat === undefined && e.pid === 'CPU functions')) {
@@ -250,6 +258,7 @@ export async function importProfile(
         bytes += r.bytes;
       } else if (f.role === 'trace') {
         sawTimeline = true;
+        timeline.file = l;
         const r = await streamTrace(
           f.path,
           l,
@@ -320,6 +329,7 @@ export async function importProfile(
             .sort((a, b) => b[1].us - a[1].us)
             .slice(0, 200)
             .map(([name, v]) => ({ name, ...v })),
+          stepWindows: timeline.windows.list(),
         }
       : null,
     communication: slow.length || links.length ? { slowRank: slow, slowLink: links } : null,

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { StepTimeline } from '../../../../shared/stages/profiling/api';
 import { AmwError } from '../../../../shared/errors';
@@ -42,10 +42,21 @@ export function readTimeline(
         path,
       },
     );
-  const key = `${runId}\u0000${u.i}\u0000${step ?? ''}`;
+  // keyed by the file itself (a core per data dir can share this process: tests, serve)
+  const st = statSync(path);
+  const key = `${path}\u0000${st.size}\u0000${st.mtimeMs}\u0000${step ?? ''}`;
   let got = recent.get(key);
   if (!got) {
-    got = stepTimeline(path, rel, { step }).then((t) => ({ ...t, file: rel }));
+    // the import noted where the steps are (profiles stored before it did: a first pass finds them)
+    const windows = p.timeline?.stepWindows;
+    const known = windows
+      ? new Map(
+          windows
+            .filter((w) => w.file === rel)
+            .map((w) => [w.step, { start: w.startUs, end: w.endUs }] as const),
+        )
+      : undefined;
+    got = stepTimeline(path, rel, { step, known }).then((t) => ({ ...t, file: rel }));
     got.catch(() => recent.delete(key));
     recent.set(key, got);
     while (recent.size > KEEP) recent.delete(recent.keys().next().value!);

@@ -151,6 +151,12 @@ describe('profiling.timeline on a stored import', () => {
       expect(t.file).toBe('ASCEND_PROFILER_OUTPUT/trace_view.json');
       expect(t.step).toBe(2);
       expect(t.events).toBe(3);
+      // the import noted where the steps are, so the view reads the file once
+      const p = await core.call('profiling.get', { stageRunId: a.stageRunId });
+      expect(p.timeline!.stepWindows).toEqual([
+        { file: 'ASCEND_PROFILER_OUTPUT/trace_view.json', step: 1, startUs: 1000.5, endUs: 1100.5 },
+        { file: 'ASCEND_PROFILER_OUTPUT/trace_view.json', step: 2, startUs: 1100.5, endUs: 1150.5 },
+      ]);
       const b = await core.call('profiling.import', {
         dir: join(F, 'msprof_op_summary_cann7'),
       });

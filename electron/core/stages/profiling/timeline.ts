@@ -1,5 +1,6 @@
 import type { ProfileWarning, StepTimeline } from '../../../../shared/stages/profiling/api';
 import type { ParserChoice } from './csv-stream';
+import { StepWindows } from './step-windows';
 import { streamTrace, type TraceEvent } from './trace-stream';
 
 /**
@@ -8,8 +9,9 @@ import { streamTrace, type TraceEvent } from './trace-stream';
  * (start from the window's start, duration, name as an index into a string table), ordered so
  * that each lane — one nesting depth of one process/thread track — is a contiguous run sorted by
  * start. Events within a lane never overlap, so the renderer finds what is in view by binary
- * search and merges what is narrower than a pixel. Two passes over the file: the step markers,
- * then the step's events; memory is the step's events only (≤ maxEvents).
+ * search and merges what is narrower than a pixel. One pass over the file when the import noted
+ * where the steps are (else a first pass finds the markers); memory is the step's events only
+ * (≤ maxEvents).
  */
 
 const STEP = /^ProfilerStep#(\d+)$/;
@@ -43,34 +45,36 @@ const u32 = (n: number) => new Uint32Array(n);
 export async function stepTimeline(
   path: string,
   label: string,
-  opts: { step?: number; maxEvents?: number; signal?: AbortSignal; parser?: ParserChoice } = {},
+  opts: {
+    step?: number;
+    maxEvents?: number;
+    signal?: AbortSignal;
+    parser?: ParserChoice;
+    /** The steps' windows as the import noted them: one pass over the file instead of two. */
+    known?: Map<number, { start: number; end: number }>;
+  } = {},
 ): Promise<Omit<StepTimeline, 'file'>> {
   const warnings: ProfileWarning[] = [];
   const warn = (w: ProfileWarning) => void warnings.push(w);
   const max = opts.maxEvents ?? MAX_TIMELINE_EVENTS;
-  // pass 1: where each step is (the earliest start and latest end of its markers)
-  const steps = new Map<number, { start: number; end: number }>();
-  await streamTrace(
-    path,
-    label,
-    warn,
-    (e: TraceEvent) => {
-      if (e.ph !== 'X' || typeof e.name !== 'string') return;
-      const mm = STEP.exec(e.name);
-      if (!mm) return;
-      const ts = numberOf(e.ts);
-      const dur = numberOf(e.dur);
-      if (!Number.isFinite(ts) || !Number.isFinite(dur)) return;
-      const id = Number(mm[1]);
-      const s = steps.get(id);
-      if (s) {
-        s.start = Math.min(s.start, ts);
-        s.end = Math.max(s.end, ts + dur);
-      } else steps.set(id, { start: ts, end: ts + dur });
-    },
-    opts.signal,
-    opts.parser,
-  );
+  // pass 1 (unless the import noted them): where each step is
+  let steps = opts.known;
+  if (!steps) {
+    const found = new StepWindows();
+    await streamTrace(
+      path,
+      label,
+      warn,
+      (e: TraceEvent) => {
+        if (e.ph !== 'X' || typeof e.name !== 'string') return;
+        const mm = STEP.exec(e.name);
+        if (mm) found.add(label, Number(mm[1]), e.ts, e.dur);
+      },
+      opts.signal,
+      opts.parser,
+    );
+    steps = found.of(label);
+  }
   const ids = [...steps.keys()].sort((a, b) => a - b);
   const step = opts.step !== undefined && steps.has(opts.step) ? opts.step : (ids[0] ?? null);
   const window = step !== null ? steps.get(step)! : { start: -Infinity, end: Infinity };

@@ -89,7 +89,10 @@ export async function scanTrace(
       get() {
         const [from, to] = lazy[key];
         if (from < 0) return undefined;
-        return key === 'args' ? JSON.parse(buf.toString('utf8', from, to)) : valueAt(from, to);
+        // ts and tid are mostly unique per event: decoded, not interned
+        return key === 'args'
+          ? JSON.parse(buf.toString('utf8', from, to))
+          : valueAt(from, to, false);
       },
     });
 
@@ -276,7 +279,7 @@ export async function scanTrace(
    * repeat (names, categories, phases): a small table keyed by a hash of the bytes hands out the
    * string decoded before when the bytes are the same, rather than decoding them again.
    */
-  const stringAt = (p: number, e: number): string => {
+  const stringAt = (p: number, e: number, intern = true): string => {
     const b = buf;
     const n = e - p - 2;
     let h = n;
@@ -285,7 +288,7 @@ export async function scanTrace(
       if (c === BACKSLASH) return JSON.parse(b.toString('utf8', p, e)) as string;
       h = (Math.imul(h, 31) + c) | 0;
     }
-    if (n > INTERN_MAX) return b.toString('utf8', p + 1, e - 1);
+    if (n > INTERN_MAX || !intern) return b.toString('utf8', p + 1, e - 1);
     const slot = h & (INTERN_SLOTS - 1);
     const known = internBytes[slot];
     if (known !== undefined && known.length === n) {
@@ -306,9 +309,9 @@ export async function scanTrace(
   const internStrings: (string | undefined)[] = new Array(INTERN_SLOTS);
 
   /** The value at vs..ve (checked by skipValue): strings and numbers from the bytes. */
-  const valueAt = (vs: number, ve: number): unknown => {
+  const valueAt = (vs: number, ve: number, intern = true): unknown => {
     const c = buf[vs]!;
-    if (c === QUOTE) return stringAt(vs, ve);
+    if (c === QUOTE) return stringAt(vs, ve, intern);
     if (c === 45 || (c >= 48 && c <= 57)) return numberAt(vs, ve);
     return JSON.parse(buf.toString('utf8', vs, ve)); // true/false/null, objects, arrays
   };

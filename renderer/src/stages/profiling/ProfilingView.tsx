@@ -7,6 +7,7 @@ import { ErrorText } from '../../components/ErrorText';
 import { useText } from '../../i18n';
 import { StepTimeline } from './StepTimeline';
 import { ComparisonView } from './ComparisonView';
+import { BreakdownChart } from './BreakdownChart';
 
 const NS = 'stage-profiling:';
 const us = (x: number) => Math.round(x).toLocaleString();
@@ -61,6 +62,7 @@ export function ProfilingView(props: StageViewProps) {
       )}
       {result.error && <ErrorText error={result.error} />}
       {result.data && <Profile p={result.data} />}
+      {result.data && result.data.steps.length > 0 && <BreakdownChart steps={result.data.steps} />}
       {result.data?.timeline && runId !== null && <StepTimeline stageRunId={runId} />}
     </div>
   );

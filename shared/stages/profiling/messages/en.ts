@@ -181,7 +181,7 @@ export const en = {
       title: 'Timeline of one step',
       loading: 'Reading the step from trace_view.json …',
       step: 'Step',
-      summary: '{{events}} events on {{tracks}} tracks over {{span}} ({{file}})',
+      summary: '{{events}} events on {{tracks}} track(s) over {{span}} ({{file}})',
       hint: 'Wheel: zoom · drag: pan · double-click: the whole step',
       truncated:
         'The step has more events than the timeline holds: the first {{events}} are shown.',

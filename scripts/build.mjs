@@ -30,6 +30,10 @@ await Promise.all([
       cli: 'electron/cli/index.ts',
       'scan-worker': 'electron/core/analyzer/scan-worker.ts',
     },
+    // what a command imports when it runs is a chunk of its own: `amw scan` loads the scanner,
+    // not the database, SSH and stage code of the other commands
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
     outdir: 'dist',
   }),
   build({

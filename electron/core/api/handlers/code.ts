@@ -4,6 +4,7 @@ import { resolveCodeFolder } from '../../stages/code/definition';
 import { scanAndStore } from '../../stages/code/scan-and-store';
 import { runStage } from '../../stages/run-stage';
 import type { DomainHandlers, MethodsOf, Services } from '../services';
+import { analyzeHandler } from './code-analyze';
 
 export function codeHandlers(s: Services): DomainHandlers<MethodsOf<'code'>> {
   return {
@@ -25,6 +26,7 @@ export function codeHandlers(s: Services): DomainHandlers<MethodsOf<'code'>> {
       );
       return { jobId: job.id, stageRunId: null };
     },
+    'code.analyze': analyzeHandler(s.language),
     'code.scans': ({ sessionId }) => s.code.list(sessionId),
     'code.get': ({ scanId }) => s.code.get(scanId),
     'code.file': ({ scanId, file }) => {

@@ -43,6 +43,8 @@ interface Compiled {
   calls: RuleOf<'call'>[];
   imports: RuleOf<'import'>[];
   extensions: RuleOf<'extension'>[];
+  /** Whether an imported name (its last segment) binds a compiled extension (`_C`, `*_cuda`). */
+  extensionName: (name: string) => boolean;
   once: Set<string>;
   /** [rule, the rule whose finding in the same file says it already]. */
   subsumed: [string, string][];
@@ -106,6 +108,10 @@ export function compile(rules: Rule[]): Compiled {
     calls,
     imports: of('import'),
     extensions: of('extension'),
+    extensionName: (() => {
+      const res = of('extension').map((r) => new RegExp(r.match.modules));
+      return (name: string) => res.some((re) => re.test(name.split('.').pop()!));
+    })(),
     once: new Set(rules.filter((r) => r.once).map((r) => r.id)),
     subsumed: rules.filter((r) => r.subsumedBy).map((r) => [r.id, r.subsumedBy!]),
     loaderHint: of('extension').length
@@ -255,7 +261,7 @@ export function candidateOffsets(
   // an extension's call sites, wherever the module is bound
   const ext = new Set<string>();
   for (const name of imported)
-    if (c.extensions.some((r) => new RegExp(r.match.modules).test(name.split('.').pop()!)))
+    if (c.extensionName(name))
       ext.add(name);
   if (c.extensions.length) for (const m of source.matchAll(LOADED)) ext.add(m[1]!);
   if (ext.size) {
@@ -359,7 +365,7 @@ function matches(re: RegExp | null, text: string): [number, number, string][] {
   if (!re) return [];
   let hit = memo.get(re);
   if (!hit) {
-    hit = [...scan(re, text)];
+    hit = scan(re, text);
     memo.set(re, hit);
   }
   return hit;
@@ -406,13 +412,14 @@ function stringMatches(c: Compiled, text: string): [number, number, string][] {
   return kept;
 }
 
-function* scan(re: RegExp, text: string): Generator<[number, number, string]> {
-  if (!re) return;
+function scan(re: RegExp, text: string): [number, number, string][] {
+  const out: [number, number, string][] = [];
   re.lastIndex = 0;
   for (let m = re.exec(text); m; m = re.exec(text)) {
-    yield [m.index, m.index + m[0].length, m[0]];
+    out.push([m.index, m.index + m[0].length, m[0]]);
     if (m[0].length === 0) re.lastIndex++;
   }
+  return out;
 }
 
 /**
@@ -768,7 +775,7 @@ export function analyzeSource(
         const imported = n.type === 'aliased_import' ? n.childForFieldName('name')?.text : n.text;
         const local = n.type === 'aliased_import' ? n.childForFieldName('alias')?.text : n.text;
         if (!imported || !local) continue;
-        if (c.extensions.some((r) => new RegExp(r.match.modules).test(imported.split('.').pop()!)))
+        if (c.extensionName(imported))
           bound.set(local, stmt);
       }
     }

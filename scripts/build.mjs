@@ -11,6 +11,8 @@ process.env.NODE_ENV = 'production';
 const started = Date.now();
 // `node`: only the Node bundles, over an existing dist/ (the renderer stays)
 if (only !== 'node') rmSync('dist', { recursive: true, force: true });
+// chunks are named by their content: drop the previous build's, nothing imports them any more
+else rmSync('dist/chunks', { recursive: true, force: true });
 
 const common = {
   bundle: true,

@@ -11,6 +11,8 @@ process.env.NODE_ENV = 'production';
 const started = Date.now();
 // `node`: only the Node bundles, over an existing dist/ (the renderer stays)
 if (only !== 'node') rmSync('dist', { recursive: true, force: true });
+// chunks are named by their content: drop the previous build's, nothing imports them any more
+else rmSync('dist/chunks', { recursive: true, force: true });
 
 const common = {
   bundle: true,
@@ -30,6 +32,10 @@ await Promise.all([
       cli: 'electron/cli/index.ts',
       'scan-worker': 'electron/core/analyzer/scan-worker.ts',
     },
+    // what a command imports when it runs is a chunk of its own: `amw scan` loads the scanner,
+    // not the database, SSH and stage code of the other commands
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
     outdir: 'dist',
   }),
   build({

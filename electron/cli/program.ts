@@ -4,20 +4,73 @@ import { explainError, languageFromLocale, type Translate } from '../../shared/i
 import { engineTranslator } from '../core/i18n';
 import { AmwError, toWireError } from '../../shared/errors';
 import { appVersion } from '../core/paths';
-import { registerDbCommands } from './commands/db';
-import { registerDoctorCommand } from './commands/doctor';
-import { registerInfoCommand } from './commands/info';
-import { registerJobsCommand } from './commands/jobs';
-import { registerParseCommand } from './commands/parse';
-import { registerRunCommand } from './commands/run';
-import { registerScanCommand } from './commands/scan';
-import { registerReportCommand } from './commands/report';
-import { registerHostsCommands, registerInventoryCommand } from './commands/hosts';
-import { registerServeCommand } from './commands/serve';
-import { registerExportMetricsCommand } from './commands/export-metrics';
-import { registerSettingsCommands } from './commands/settings';
 import { EXIT, ExitWith, printableIO, type CliIO, type CommandEnv, type GlobalOptions } from './io';
-import { registerStageCommands } from './commands/stage-commands';
+
+type Register = (program: Command, env: CommandEnv, configure: Configure) => void;
+
+/**
+ * Every command, its module loaded when it is registered: `amw scan` loads the scanner only,
+ * not the database, SSH, report and stage code every other command registers (a quarter of a
+ * one-shot scan's start-up). In the order `amw --help` lists them.
+ */
+async function commandRegistrations(only: string | undefined): Promise<Register[]> {
+  if (only === 'scan') return [(await import('./commands/scan')).registerScanCommand];
+  const [
+    db,
+    doctor,
+    info,
+    jobs,
+    parse,
+    run,
+    scan,
+    report,
+    hosts,
+    serve,
+    exportMetrics,
+    settings,
+    stages,
+  ] = await Promise.all([
+    import('./commands/db'),
+    import('./commands/doctor'),
+    import('./commands/info'),
+    import('./commands/jobs'),
+    import('./commands/parse'),
+    import('./commands/run'),
+    import('./commands/scan'),
+    import('./commands/report'),
+    import('./commands/hosts'),
+    import('./commands/serve'),
+    import('./commands/export-metrics'),
+    import('./commands/settings'),
+    import('./commands/stage-commands'),
+  ]);
+  return [
+    info.registerInfoCommand,
+    serve.registerServeCommand,
+    exportMetrics.registerExportMetricsCommand,
+    settings.registerSettingsCommands,
+    jobs.registerJobsCommand,
+    db.registerDbCommands,
+    parse.registerParseCommand,
+    hosts.registerHostsCommands,
+    hosts.registerInventoryCommand,
+    run.registerRunCommand,
+    scan.registerScanCommand,
+    report.registerReportCommand,
+    doctor.registerDoctorCommand,
+    stages.registerStageCommands,
+  ];
+}
+
+/** The command the arguments name (past the global options), if any. */
+export function commandName(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--db' || a === '--known-hosts' || a === '--lang') i++;
+    else if (!a.startsWith('-')) return a;
+  }
+  return undefined;
+}
 
 /** The language is needed before commander parses (help text), so read it from argv/env first. */
 export function pickLanguage(argv: string[], env: NodeJS.ProcessEnv): Language {
@@ -40,7 +93,11 @@ function localisedHelp(t: Translate): Partial<Help> {
   return { styleTitle: (title: string) => titles[title] ?? title };
 }
 
-export function buildProgram(io: CliIO, lang: Language): { program: Command; env: CommandEnv } {
+export async function buildProgram(
+  io: CliIO,
+  lang: Language,
+  argv: string[] = [],
+): Promise<{ program: Command; env: CommandEnv }> {
   const t = engineTranslator(lang);
   const global: GlobalOptions = { lang };
   const env: CommandEnv = { io, t, global };
@@ -72,20 +129,8 @@ export function buildProgram(io: CliIO, lang: Language): { program: Command; env
       .exitOverride()
       .showHelpAfterError(t('cli.usageHint'));
 
-  registerInfoCommand(program, env, configure);
-  registerServeCommand(program, env, configure);
-  registerExportMetricsCommand(program, env, configure);
-  registerSettingsCommands(program, env, configure);
-  registerJobsCommand(program, env, configure);
-  registerDbCommands(program, env, configure);
-  registerParseCommand(program, env, configure);
-  registerHostsCommands(program, env, configure);
-  registerInventoryCommand(program, env, configure);
-  registerRunCommand(program, env, configure);
-  registerScanCommand(program, env, configure);
-  registerReportCommand(program, env, configure);
-  registerDoctorCommand(program, env, configure);
-  registerStageCommands(program, env, configure);
+  for (const register of await commandRegistrations(commandName(argv)))
+    register(program, env, configure);
   return { program, env };
 }
 
@@ -95,7 +140,7 @@ export type Configure = (cmd: Command) => Command;
 export async function runCli(argv: string[], rawIO: CliIO): Promise<number> {
   const io = printableIO(rawIO);
   const lang = pickLanguage(argv, io.env);
-  const { program, env } = buildProgram(io, lang);
+  const { program, env } = await buildProgram(io, lang, argv);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return EXIT.ok;

@@ -2,11 +2,13 @@ import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import { AmwError } from '../../../shared/errors';
-import { migratedFiles, unifiedPatch, type FixMode } from '../../core/analyzer/fix';
-import { pythonParser } from '../../core/analyzer/python-parser';
+import type { CodeAnalysis } from '../../../shared/api';
+import { unifiedPatch, type FixMode } from '../../core/analyzer/fix';
 import { loadRules } from '../../core/analyzer/rules';
 import { toSarif } from '../../core/analyzer/sarif';
-import { scanProject } from '../../core/analyzer/scan';
+import type { Core } from '../../core/api/core';
+import { createLocalCore } from '../../core/api/local-core';
+import { textIn } from '../../core/i18n';
 import { EXIT, ExitWith, printJson, type CommandEnv } from '../io';
 import type { Configure } from '../program';
 import { awaitJob, withCore } from './with-core';
@@ -51,39 +53,31 @@ export function registerScanCommand(program: Command, env: CommandEnv, configure
         const sessionId = o.session === undefined ? undefined : Number(o.session);
         if (sessionId !== undefined && !(Number.isInteger(sessionId) && sessionId > 0))
           throw new AmwError('VALIDATION', `--session takes a session id, not ${o.session}`);
-        const scan = await scanProject(root, {
-          exclude: o.exclude,
-          lang: global.lang,
-          keepSources: !!(o.fix || o.patch),
-        });
-        if (sessionId !== undefined) {
-          // the session's code stage: the same scan, stored with its texts for review in the app
-          await withCore(env, async (core) => {
-            const started = await core.call('code.scan', {
-              path: root,
-              mode: o.mode as FixMode,
-              sessionId,
-              exclude: o.exclude,
-            });
-            const r = (await awaitJob(env, core, started.jobId)) as { scanId: number };
-            io.stderr(`${t('cli.scanStored', { scanId: r.scanId, sessionId })}\n`);
-          });
-        }
+        const input = { path: root, mode: o.mode as FixMode, exclude: o.exclude };
+        const migrate = !!(o.fix || o.patch);
+        // both ways go through the engine's dispatch: without a session on a core that opens
+        // no database (nothing is stored); with one, the session's code stage stores the scan
+        // and what is printed is read back from it — the folder is scanned once either way
+        const scan =
+          sessionId === undefined
+            ? await createLocalCore({ language: () => global.lang }).call('code.analyze', {
+                ...input,
+                migrate,
+                lang: global.lang,
+              })
+            : await withCore(env, (core) =>
+                storedScan(env, core, { ...input, sessionId }, migrate),
+              );
         const rules = loadRules();
         if (o.sarif)
           writeFileSync(
             o.sarif,
             `${JSON.stringify(toSarif(scan.findings, rules, global.lang), null, 2)}\n`,
           );
-        let changed = new Map<string, { before: string; after: string; parses: boolean }>();
-        if (o.fix || o.patch) {
-          changed = migratedFiles(scan, o.mode as FixMode, await pythonParser());
-          for (const [file, c] of changed) {
-            if (!c.parses) {
-              io.stderr(`warning: ${file}: the migrated text would not parse; left unchanged\n`);
-              changed.delete(file);
-            }
-          }
+        const changed = new Map<string, { before: string; after: string; parses: boolean }>();
+        for (const c of scan.changed ?? []) {
+          if (c.parses) changed.set(c.file, c);
+          else io.stderr(`warning: ${c.file}: the migrated text would not parse; left unchanged\n`);
         }
         if (o.patch) writeFileSync(o.patch, unifiedPatch(changed));
         if (o.fix && o.out) {
@@ -130,4 +124,53 @@ export function registerScanCommand(program: Command, env: CommandEnv, configure
         if (scan.findings.some((f) => f.severity === 'error')) throw new ExitWith(EXIT.failed);
       },
     );
+}
+
+/**
+ * `amw scan --session`: the session's code stage scans and stores (one scan), and the CLI prints
+ * the stored scan — its findings in the CLI's language (they are stored as keys too), its
+ * proposed files when asked to migrate.
+ */
+async function storedScan(
+  env: CommandEnv,
+  core: Core,
+  input: { path: string; mode: FixMode; exclude?: string[]; sessionId: number },
+  migrate: boolean,
+): Promise<CodeAnalysis> {
+  const started = await core.call('code.scan', input);
+  const r = (await awaitJob(env, core, started.jobId)) as {
+    scanId: number;
+    skipped: CodeAnalysis['skipped'];
+  };
+  env.io.stderr(`${env.t('cli.scanStored', { scanId: r.scanId, sessionId: input.sessionId })}\n`);
+  const stored = await core.call('code.get', { scanId: r.scanId });
+  const say = textIn(env.global.lang);
+  const findings = stored.findings
+    .map((f) => ({
+      ...f,
+      message: f.text ? say(f.text.message) : f.message,
+      ...(f.fix
+        ? { fix: { ...f.fix, description: f.text?.fix ? say(f.text.fix) : f.fix.description } }
+        : {}),
+    }))
+    .sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
+  const changed: NonNullable<CodeAnalysis['changed']> = [];
+  if (migrate)
+    for (const f of stored.fileList) {
+      if (!f.parses) changed.push({ file: f.file, before: '', after: '', parses: false });
+      else if (f.changed) {
+        const c = await core.call('code.file', { scanId: r.scanId, file: f.file });
+        changed.push({ file: f.file, before: c.original, after: c.proposed, parses: true });
+      }
+    }
+  return {
+    root: stored.root,
+    files: stored.files,
+    lines: stored.lines,
+    findings,
+    effort: stored.effort,
+    warnings: stored.warnings,
+    skipped: r.skipped,
+    ...(migrate ? { changed } : {}),
+  };
 }

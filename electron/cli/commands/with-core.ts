@@ -1,7 +1,8 @@
-import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import type BetterSqlite3 from 'better-sqlite3';
 import type { Command } from 'commander';
 import { AmwError, fromWireError } from '../../../shared/errors';
-import { createCore, type Core } from '../../core/api/core';
+import type { Core } from '../../core/api/core';
 import type { CommandEnv } from '../io';
 
 export interface HostAccess {
@@ -46,7 +47,10 @@ export function lazyCore(
   let dbPath: string | null = null;
   return {
     get: () =>
-      (opening ??= passphraseFrom(env, access).then((passphrase) => {
+      (opening ??= passphraseFrom(env, access).then(async (passphrase) => {
+        // loaded here, not at start-up: a command that needs no store (`amw scan`) never loads
+        // the engine's database, SSH and stage code
+        const { createCore } = await import('../../core/api/core');
         const core = createCore({
           db: env.global.db,
           env: env.io.env,
@@ -146,6 +150,7 @@ export async function awaitJob(
 export function warnIfDamaged(env: CommandEnv, dbPath: string): boolean {
   let reason: string | null = null;
   try {
+    const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
     const db = new Database(dbPath, { readonly: true, fileMustExist: true });
     try {
       const rows = db.pragma('quick_check(3)') as { quick_check: string }[];

@@ -1,7 +1,8 @@
 import type { Node, Parser } from 'web-tree-sitter';
 import type { CodeEdit, CodeFinding, Language } from '../../../shared/api';
 import { canonicalName, importAliases, nameMatches } from './names';
-import { relevantSource } from './relevant';
+import { rangedInput, relevantSource } from './relevant';
+import { COMMENT, inCode, sourceTokens, STRING, tokenAt, type SourceTokens } from './source-tokens';
 import { ruleMsg, type Rule } from './rules';
 
 export type Edit = CodeEdit;
@@ -42,6 +43,8 @@ interface Compiled {
   calls: RuleOf<'call'>[];
   imports: RuleOf<'import'>[];
   extensions: RuleOf<'extension'>[];
+  /** Whether an imported name (its last segment) binds a compiled extension (`_C`, `*_cuda`). */
+  extensionName: (name: string) => boolean;
   once: Set<string>;
   /** [rule, the rule whose finding in the same file says it already]. */
   subsumed: [string, string][];
@@ -105,6 +108,10 @@ export function compile(rules: Rule[]): Compiled {
     calls,
     imports: of('import'),
     extensions: of('extension'),
+    extensionName: (() => {
+      const res = of('extension').map((r) => new RegExp(r.match.modules));
+      return (name: string) => res.some((re) => re.test(name.split('.').pop()!));
+    })(),
     once: new Set(rules.filter((r) => r.once).map((r) => r.id)),
     subsumed: rules.filter((r) => r.subsumedBy).map((r) => [r.id, r.subsumedBy!]),
     loaderHint: of('extension').length
@@ -201,8 +208,10 @@ function memberRegex(methods: RuleOf<'method'>[], attributes: RuleOf<'attribute'
   return new RegExp(alternatives.join('|'), 'g');
 }
 
-/** Top-level blocks and classes kept whole: the entry point, enums (a kernel backend switch). */
-const KEEP = /__name__|\bEnum\b/;
+/** Top-level classes kept whole: enums (a kernel backend switch). */
+const KEEP = /\bEnum\b/;
+/** Top-level statements whose header is always parsed: the entry point's guard. */
+const LOOK = /^if\b[^\n]*__name__/;
 const TEXT_IMPORT =
   /^[ \t]*(?:import[ \t]+([^\n#;]+)|from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+))/gm;
 const LOADED = /^[ \t]*(\w+)\s*=\s*[\w.]*?\b(?:load_ext|load|load_inline)\s*\(/gm;
@@ -227,14 +236,21 @@ function textAliases(source: string): { aliases: Map<string, string>; imported: 
   return { aliases, imported };
 }
 
-/** Offsets where some rule may match: the analysis's own text searches, run before parsing. */
-export function candidateOffsets(source: string, c: Compiled): number[] {
+/**
+ * Offsets where some rule may match: the analysis's own text searches, run before parsing, each
+ * kept only where its rule can take it (code, or a string that a string rule matches). `inElse`:
+ * a `raise` matters only in an `else:` block (it tells a required import from an optional one).
+ */
+export function candidateOffsets(
+  source: string,
+  c: Compiled,
+): { at: number[]; inElse: number[]; imports: number[]; whole: number[] } {
   const at: number[] = [];
   const all = (re: RegExp | null) => {
-    for (const [start] of matches(re, source)) at.push(start);
+    for (const [start] of codeMatches(re, source)) at.push(start);
   };
   all(IMPORT_HINT);
-  all(c.stringHint);
+  for (const [start] of stringMatches(c, source)) at.push(start);
   all(c.memberHint);
   all(c.keywordHint);
   all(c.conditionHint);
@@ -245,7 +261,7 @@ export function candidateOffsets(source: string, c: Compiled): number[] {
   // an extension's call sites, wherever the module is bound
   const ext = new Set<string>();
   for (const name of imported)
-    if (c.extensions.some((r) => new RegExp(r.match.modules).test(name.split('.').pop()!)))
+    if (c.extensionName(name))
       ext.add(name);
   if (c.extensions.length) for (const m of source.matchAll(LOADED)) ext.add(m[1]!);
   if (ext.size) {
@@ -253,8 +269,6 @@ export function candidateOffsets(source: string, c: Compiled): number[] {
     // an autograd forward's ctx attributes: where ctx.device goes
     all(/^[ \t]*ctx\.\w+\s*=/gm);
   }
-  // `else: raise` tells a required import from an optional one
-  all(/^[ \t]*raise\b/gm);
   // the callers of a helper that returns an SM count
   const helpers = new Set<string>();
   for (const [start] of matches(c.calledAttributes, source)) {
@@ -263,8 +277,15 @@ export function candidateOffsets(source: string, c: Compiled): number[] {
     if (def) helpers.add(def[1]!);
   }
   if (helpers.size) all(new RegExp(`\\b(?:${[...helpers].map(escape).join('|')})\\s*\\(`, 'g'));
-  return at;
+  // `else: raise` tells a required import from an optional one
+  const inElse = codeMatches(RAISE, source).map(([start]) => start);
+  const imports = codeMatches(IMPORT_HINT, source).map(([start]) => start);
+  // a definition rule reports the whole definition: it is parsed whole
+  const whole = codeMatches(c.definitionHint, source).map(([start]) => start);
+  return { at, inElse, imports, whole };
 }
+
+const RAISE = /^[ \t]*raise\b/gm;
 
 /** The most specific reference rule for a dotted name (longest matching pattern wins). */
 function bestReference(rules: RuleOf<'reference'>[], name: string) {
@@ -316,35 +337,89 @@ function chainHint(c: Compiled, aliases: Map<string, string>): RegExp | null {
   return re;
 }
 
-/** Every match of a global regex over the text: [start, end) of the whole match. */
 let memoText: string | null = null;
 const memo = new Map<RegExp, [number, number, string][]>();
+const codeMemo = new Map<RegExp, [number, number, string][]>();
+let memoTokens: SourceTokens | null = null;
+const stringMemo = new Map<RegExp, [number, number, string][]>();
+
+/** The text's strings and comments (kept for the last text, as its matches are). */
+function tokensOf(text: string): SourceTokens {
+  if (text !== memoText) matches(null, text);
+  memoTokens ??= sourceTokens(text);
+  return memoTokens;
+}
 
 /**
  * Every match of a global regex over the text, [start, end) of the whole match: kept for the
  * last text, so the searches that choose what to parse serve the analysis too.
  */
 function matches(re: RegExp | null, text: string): [number, number, string][] {
-  if (!re) return [];
   if (text !== memoText) {
     memo.clear();
+    codeMemo.clear();
+    stringMemo.clear();
+    memoTokens = null;
     memoText = text;
   }
+  if (!re) return [];
   let hit = memo.get(re);
   if (!hit) {
-    hit = [...scan(re, text)];
+    hit = scan(re, text);
     memo.set(re, hit);
   }
   return hit;
 }
 
-function* scan(re: RegExp, text: string): Generator<[number, number, string]> {
-  if (!re) return;
+/** The matches that start in code: not in a comment or a plain string (no rule takes those). */
+function codeMatches(re: RegExp | null, text: string): [number, number, string][] {
+  const all = matches(re, text);
+  if (!re || !all.length) return all;
+  let hit = codeMemo.get(re);
+  if (!hit) {
+    const t = tokensOf(text);
+    hit = all.filter(([start]) => inCode(t, start));
+    codeMemo.set(re, hit);
+  }
+  return hit;
+}
+
+/**
+ * The string rules' matches that lie in one string a string rule can take: a plain string whose
+ * text (between its quotes, as the tree reads it) some rule's pattern matches, or any f-string
+ * (its interpolations read as "0") or unclosed string (left to the parser).
+ */
+function stringMatches(c: Compiled, text: string): [number, number, string][] {
+  const all = matches(c.stringHint, text);
+  if (!c.stringHint || !all.length) return all;
+  const hit = stringMemo.get(c.stringHint);
+  if (hit) return hit;
+  const t = tokensOf(text);
+  const tested = new Map<number, boolean>();
+  const kept = all.filter(([start, end]) => {
+    const i = tokenAt(t, start);
+    if (i < 0 || t.kinds[i] === COMMENT || end > t.ends[i]!) return false;
+    if (t.kinds[i] !== STRING) return true;
+    let ok = tested.get(i);
+    if (ok === undefined) {
+      const inner = text.slice(t.innerStarts[i], t.innerEnds[i]);
+      ok = c.strings.some((s) => s.re.test(inner));
+      tested.set(i, ok);
+    }
+    return ok;
+  });
+  stringMemo.set(c.stringHint, kept);
+  return kept;
+}
+
+function scan(re: RegExp, text: string): [number, number, string][] {
+  const out: [number, number, string][] = [];
   re.lastIndex = 0;
   for (let m = re.exec(text); m; m = re.exec(text)) {
-    yield [m.index, m.index + m[0].length, m[0]];
+    out.push([m.index, m.index + m[0].length, m[0]]);
     if (m[0].length === 0) re.lastIndex++;
   }
+  return out;
 }
 
 /**
@@ -359,14 +434,19 @@ export function analyzeSource(
   file: string,
   rules: Rule[],
   lang: Language,
+  /** Parse the whole file, not only what a rule can match (the same findings, slower). */
+  whole = false,
 ): FileAnalysis {
   const c0 = compile(rules);
-  const relevant = relevantSource(source, candidateOffsets(source, c0), KEEP);
-  const tree = parser.parse(
-    relevant.text,
-    null,
-    relevant.ranges.length ? { includedRanges: relevant.ranges } : undefined,
-  );
+  const candidates = candidateOffsets(source, c0);
+  const relevant = whole
+    ? { text: source, ranges: [] }
+    : relevantSource(source, tokensOf(source), candidates, KEEP, LOOK);
+  const tree = relevant.ranges.length
+    ? parser.parse(rangedInput(relevant.text, relevant.ranges), null, {
+        includedRanges: relevant.ranges,
+      })
+    : parser.parse(relevant.text);
   if (!tree)
     return {
       findings: [],
@@ -380,7 +460,7 @@ export function analyzeSource(
   const root = tree.rootNode;
   // imports start a line: find the keywords, let the tree confirm (and skip strings, comments)
   const importStatements: Node[] = [];
-  for (const [start, end, text] of matches(IMPORT_HINT, source)) {
+  for (const [start, end, text] of codeMatches(IMPORT_HINT, source)) {
     const kw = start + text.search(/\S/);
     const stmt = root.descendantForIndex(kw, end - 1)?.parent;
     if (
@@ -469,7 +549,7 @@ export function analyzeSource(
 
   // strings: device names, backends, environment variable names
   const doneStrings = new Set<number>();
-  for (const [start, end] of matches(c.stringHint, source)) {
+  for (const [start, end] of stringMatches(c, source)) {
     let node = root.descendantForIndex(start, end);
     while (node && node.type !== 'string' && node.type !== 'module' && !inComment(node))
       node = node.parent;
@@ -508,7 +588,7 @@ export function analyzeSource(
   const re = chainHint(c, aliases);
   const doneChains = new Set<number>();
   if (re) {
-    for (const [start] of matches(re, source)) {
+    for (const [start] of codeMatches(re, source)) {
       const id = root.descendantForIndex(start);
       if (!id || id.type !== 'identifier' || id.startIndex !== start) continue;
       // a name that is itself an attribute (`x.torch`) is not the imported module
@@ -614,7 +694,7 @@ export function analyzeSource(
   }
 
   // members: `.cuda()`, `.to(rank)`, `x.is_cuda`
-  for (const [start, end, text] of matches(c.memberHint, source)) {
+  for (const [start, end, text] of codeMatches(c.memberHint, source)) {
     const nameAt = start + text.search(/[A-Za-z_]/);
     const ident = root.descendantForIndex(nameAt, end);
     const attr = ident?.parent;
@@ -695,11 +775,11 @@ export function analyzeSource(
         const imported = n.type === 'aliased_import' ? n.childForFieldName('name')?.text : n.text;
         const local = n.type === 'aliased_import' ? n.childForFieldName('alias')?.text : n.text;
         if (!imported || !local) continue;
-        if (c.extensions.some((r) => new RegExp(r.match.modules).test(imported.split('.').pop()!)))
+        if (c.extensionName(imported))
           bound.set(local, stmt);
       }
     }
-    for (const [start] of matches(c.loaderHint, source)) {
+    for (const [start] of codeMatches(c.loaderHint, source)) {
       let call = root.descendantForIndex(start)?.parent ?? null;
       while (call && call.type === 'attribute') call = call.parent;
       if (call?.type !== 'call' || call.startIndex > start) continue;
@@ -756,7 +836,7 @@ export function analyzeSource(
   }
 
   // definitions: `def enable_xformers_memory_efficient_attention(…)` — a switch for a CUDA library
-  for (const [start, end] of matches(c.definitionHint, source)) {
+  for (const [start, end] of codeMatches(c.definitionHint, source)) {
     let def = root.descendantForIndex(start, end - 1);
     if (def && def.type !== 'function_definition') def = def.parent;
     if (def?.type !== 'function_definition' || def.startIndex !== start) continue;
@@ -766,7 +846,7 @@ export function analyzeSource(
 
   // names tested in conditions: `if is_nccl_backend:` guards what only NCCL does
   const doneConditions = new Set<number>();
-  for (const [start] of matches(c.conditionHint, source)) {
+  for (const [start] of codeMatches(c.conditionHint, source)) {
     let id = root.descendantForIndex(start);
     if (id?.type !== 'identifier') continue;
     const up = id.parent;
@@ -808,7 +888,7 @@ export function analyzeSource(
   }
 
   // keyword arguments: device_ids=, map_location=, pin_memory=True, fused=True
-  for (const [start] of matches(c.keywordHint, source)) {
+  for (const [start] of codeMatches(c.keywordHint, source)) {
     const ident = root.descendantForIndex(start, start + 1);
     const kw = ident?.parent;
     if (!ident || ident.type !== 'identifier' || kw?.type !== 'keyword_argument') continue;

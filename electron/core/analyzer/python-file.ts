@@ -74,8 +74,10 @@ export type PythonResult =
       parseErrors: boolean;
       findings: Finding[];
       backendSwitch?: FileAnalysis['backendSwitch'];
-      /** Kept only for files with findings or entry points: the fixes need the text. */
+      /** Kept (when sources are kept) for files with findings or entry points: fixes need it. */
       source?: PythonSource;
+      /** An entry point without findings: what it gets if the project needs porting. */
+      entryAdditions?: Finding[];
     }
   | { rel: string; error: string }
   /** Not analysed: not text (NUL bytes), so neither its lines nor its findings count. */
@@ -107,7 +109,7 @@ export function analyzePythonFile(
   const result = analyzeSource(parser, src, rel, rules, lang);
   const findings = result.findings;
   const source =
-    (findings.length && keepSources) || (result.entryPoint && !findings.length)
+    keepSources && (findings.length || result.entryPoint)
       ? {
           text: src,
           kind: 'python' as const,
@@ -126,14 +128,40 @@ export function analyzePythonFile(
   }
   // stable: at one place the additions keep their order (the import before the compile mode)
   findings.sort((a, b) => a.line - b.line || a.column - b.column);
+  // an entry point without findings of its own gets torch_npu when the project needs porting,
+  // which only the whole scan knows: what it would add is decided now, while its text is here
+  const entryAdditions =
+    result.entryPoint && !findings.length ? entryPointAdditions(src, rel, result, rules, lang) : [];
   return {
     rel,
     lines,
     parseErrors: result.parseErrors,
-    findings,
+    // copied: texts cut from the source (a node's text, a message's values) are slices that
+    // would keep the whole file alive as long as the finding lives — every file of the tree
+    findings: source ? findings : structuredClone(findings),
     ...(source ? { source } : {}),
+    ...(entryAdditions.length ? { entryAdditions: structuredClone(entryAdditions) } : {}),
     ...(result.backendSwitch ? { backendSwitch: result.backendSwitch } : {}),
   };
+}
+
+/**
+ * At an entry point that imports torch or the project's own package (a folder on its own path,
+ * or a relative import): `import torch_npu` and the compile mode, if the project needs porting.
+ */
+function entryPointAdditions(
+  src: string,
+  rel: string,
+  at: Pick<FileAnalysis, 'importEnd' | 'entryPoint'>,
+  rules: Rule[],
+  lang: Language,
+): Finding[] {
+  const dirs = new Set(rel.split('/').slice(0, -1));
+  const own = [...src.matchAll(/^(?:from|import)\s+([A-Za-z_]\w*)/gm)].some(
+    (m) => dirs.has(m[1]!) || m[1] === 'torch',
+  );
+  if (!own && !/^from\s+\./m.test(src)) return [];
+  return additions(src, rel, at, rules, lang);
 }
 
 /** Launchers and trainers that pick each process's device themselves. */

@@ -9,64 +9,30 @@
  */
 
 import type { Range } from 'web-tree-sitter';
-
-/** A statement line: where it starts, its indentation and first word. */
-interface Line {
-  start: number;
-  indent: number;
-  word: string;
-}
-
-// strings (with escapes, triple-quoted across lines), comments, brackets, continuations, newlines
-const TOKENS =
-  /"""(?:[^"\\]|\\[\s\S]|"(?!""))*(?:"""|$)|'''(?:[^'\\]|\\[\s\S]|'(?!''))*(?:'''|$)|"(?:[^"\\\n]|\\[\s\S])*"?|'(?:[^'\\\n]|\\[\s\S])*'?|#[^\n]*|[()[\]{}]|\\\r?\n|\n/g;
-
-/** The lines that start a logical statement: outside strings and brackets, not continued. */
-function statementLines(src: string): Line[] {
-  const lines: Line[] = [];
-  let depth = 0;
-  const lineAt = (at: number) => {
-    let i = at;
-    while (src[i] === ' ' || src[i] === '\t') i++;
-    const c = src[i];
-    if (c === undefined || c === '\n' || c === '\r' || c === '#') return;
-    let e = i;
-    if (c === '@') e++;
-    else
-      for (let k = src.charCodeAt(e); (k >= 97 && k <= 122) || k === 95; k = src.charCodeAt(++e));
-    lines.push({ start: at, indent: i - at, word: src.slice(i, e) });
-  };
-  lineAt(0);
-  TOKENS.lastIndex = 0;
-  for (let m = TOKENS.exec(src); m; m = TOKENS.exec(src)) {
-    const t = m[0];
-    const ch = t[0];
-    if (ch === '\n') {
-      if (depth === 0) lineAt(m.index + 1);
-    } else if (ch === '(' || ch === '[' || ch === '{') depth++;
-    else if (ch === ')' || ch === ']' || ch === '}') depth = Math.max(0, depth - 1);
-    // strings, comments and `\` continuations are skipped whole
-  }
-  return lines;
-}
+import type { SourceTokens } from './source-tokens';
 
 const CONTINUES = new Set(['else', 'elif', 'except', 'finally', 'case']);
 
 /**
  * The source with every statement that holds no candidate replaced by `pass` (at any depth:
  * a definition or block that holds one keeps its header and is looked into), or the source
- * itself when nothing is left out. `candidates` are offsets into the source, any order; `keep`
- * marks top-level statements kept whole (read by the analysis as a whole: the entry point, enums).
+ * itself when nothing is left out. `at` are offsets into the source, any order; `inElse` are
+ * candidates only inside the `else:` block of a statement that holds one of the `imports`
+ * (`if is_x_available(): import x … else: raise` makes x required; a `raise` elsewhere is not
+ * read); a definition whose header holds one of `whole` is kept whole (a rule reports the
+ * definition itself); `keep` marks top-level statements kept whole (read by the analysis as a whole: enums),
+ * `look` top-level statements whose header is always kept (the entry point's `if __name__`).
  */
 export function relevantSource(
   src: string,
-  candidates: number[],
+  tokens: SourceTokens,
+  candidates: { at: number[]; inElse: number[]; imports: number[]; whole: number[] },
   keep: RegExp,
+  look: RegExp,
 ): { text: string; ranges: Range[] } {
   if (src.length < 2000) return { text: src, ranges: [] };
-  const lines = statementLines(src);
-  const sorted = Float64Array.from(candidates).sort();
-  const hit = (start: number, end: number) => {
+  const lines = tokens.lines;
+  const hitIn = (sorted: Float64Array) => (start: number, end: number) => {
     let lo = 0;
     let hi = sorted.length;
     while (lo < hi) {
@@ -76,12 +42,36 @@ export function relevantSource(
     }
     return lo < sorted.length && sorted[lo]! < end;
   };
+  const hit = hitIn(Float64Array.from(candidates.at).sort());
+  const elseHit = hitIn(Float64Array.from(candidates.inElse).sort());
+  const importHit = hitIn(Float64Array.from(candidates.imports).sort());
+  const wholeHit = hitIn(Float64Array.from(candidates.whole).sort());
+  /** An `else:` line (at any depth) between start and end: an else-only candidate may be in it. */
+  const elseBetween = (start: number, end: number) => {
+    for (let at = src.indexOf('else', start); at >= 0 && at < end; at = src.indexOf('else', at + 4))
+      if (/^[ \t]*$/.test(src.slice(src.lastIndexOf('\n', at - 1) + 1, at))) return true;
+    return false;
+  };
   const blanks: [number, number][] = [];
-  /** The statements of lines[i0, i1) (a block, at the indentation of its first line) up to `to`. */
-  const visit = (i0: number, i1: number, to: number, depth: number) => {
+  /**
+   * The statements of lines[i0, i1) (a block, at the indentation of its first line) up to `to`;
+   * `underElse`: the block is (inside) an `else:` block that counts; `of`: the lines are the
+   * clauses of an `if` (whose `else:` counts when one of its clauses imports directly), or the
+   * body of a class that may be a torch.autograd.Function (its `forward` is read whole).
+   */
+  const visit = (
+    i0: number,
+    i1: number,
+    to: number,
+    depth: number,
+    underElse: boolean,
+    of: { if: boolean; function: boolean },
+  ) => {
     const indent = lines[i0]!.indent;
-    // statements at this indentation: [line index, end offset]
-    const stmts: { i: number; word: string; end: number }[] = [];
+    // statements at this indentation: [line index, end offset], and whether in an `else:` part
+    const stmts: { i: number; word: string; end: number; inElse: boolean }[] = [];
+    let clauseElse = false;
+    let imports = false;
     for (let i = i0; i < i1; i++) {
       const l = lines[i]!;
       if (l.indent > indent) continue;
@@ -89,6 +79,7 @@ export function relevantSource(
       // a clause of the enclosing statement (`except:`, `else:`) ends this block's statement
       if (l.indent < indent) {
         if (last && last.end > l.start) last.end = l.start;
+        clauseElse = l.word === 'else';
         continue;
       }
       const word = l.word.startsWith('@') ? '@' : l.word;
@@ -97,8 +88,10 @@ export function relevantSource(
         continue;
       }
       if (last && last.end > l.start) last.end = l.start;
-      stmts.push({ i, word, end: to });
+      imports ||= word === 'import' || word === 'from';
+      stmts.push({ i, word, end: to, inElse: clauseElse });
     }
+    for (const st of stmts) st.inElse = underElse || (st.inElse && of.if && imports);
     for (let n = 0; n < stmts.length; n++) {
       const st = stmts[n]!;
       const l = lines[st.i]!;
@@ -112,18 +105,36 @@ export function relevantSource(
         /^[ \t]*(?:import|from)[ \t]/m.test(src.slice(body, st.end))
       )
         continue;
-      if (!hit(l.start, st.end)) {
+      // an autograd Function's forward is read whole (its ctx attributes, where its calls are)
+      if (of.function && autogradForward(src, body)) continue;
+      if (
+        !hit(l.start, st.end) &&
+        !(depth === 0 && look.test(src.slice(body, Math.min(st.end, body + 400)))) &&
+        !(
+          elseHit(l.start, st.end) &&
+          (st.inElse || (importHit(l.start, st.end) && elseBetween(body, st.end)))
+        )
+      ) {
         if (st.end - body >= 4) blanks.push([body, st.end]);
         continue;
       }
-      // look into the block: its header stays, its statements are judged one by one
-      if (next > st.i + 1 && lines[st.i + 1]!.indent > indent) {
-        if (autogradForward(src, body)) continue;
-        visit(st.i + 1, next, st.end, depth + 1);
+      // look into the block: its header stays, its statements are judged one by one (past the
+      // decorators and the `def`/`class` line of a decorated definition)
+      let first = st.i + 1;
+      while (first < next && lines[first]!.indent <= indent && lines[first - 1]!.word[0] === '@')
+        first++;
+      if (first < next && lines[first]!.indent > indent) {
+        // a definition a rule reports (its whole extent) or an autograd forward: read whole
+        if (wholeHit(l.start, lines[first]!.start) || autogradForward(src, body)) continue;
+        visit(first, next, st.end, depth + 1, st.inElse, {
+          if: st.word === 'if',
+          function:
+            st.word === 'class' && /\bFunction\b/.test(src.slice(body, lines[first]!.start)),
+        });
       }
     }
   };
-  if (lines.length) visit(0, lines.length, src.length, 0);
+  if (lines.length) visit(0, lines.length, src.length, 0, false, { if: false, function: false });
   if (!blanks.length) return { text: src, ranges: [] };
   const out: string[] = [];
   let at = 0;
@@ -175,4 +186,25 @@ export function relevantSource(
 /** `def forward(ctx, …)`: kept whole, its ctx attributes and dispatch are read as a whole. */
 function autogradForward(src: string, body: number): boolean {
   return /^(?:@[^\n]*\n\s*)*def\s+forward\s*\(\s*ctx\b/.test(src.slice(body, body + 300));
+}
+
+/**
+ * The parser's input for a text parsed in ranges: each read returns the text up to the end of
+ * the range it starts in. Given the whole string, the parser copies a 10 KB chunk into its
+ * memory at every jump from one range to the next — most of its input work once most of the
+ * text is left out. Reads outside the ranges (a node's text) get the text as it is.
+ */
+export function rangedInput(text: string, ranges: Range[]): (index: number) => string {
+  const ends = ranges.map((r) => r.endIndex);
+  return (index) => {
+    let lo = 0;
+    let hi = ends.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (ends[mid]! <= index) lo = mid + 1;
+      else hi = mid;
+    }
+    const end = ends[lo]! > index ? ends[lo]! : text.length;
+    return text.slice(index, end);
+  };
 }

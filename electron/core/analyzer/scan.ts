@@ -8,7 +8,7 @@ import type { Effort, Language } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
 import { loadKnowledge } from '../knowledge/load';
 import type { Edit, Finding } from './analyze-file';
-import { additions, analyzePythonFile, NOT_TEXT, type PythonResult } from './python-file';
+import { analyzePythonFile, NOT_TEXT, type PythonResult } from './python-file';
 import { pythonParser } from './python-parser';
 import { loadRules, requirementLibs, ruleMsg, type Rule } from './rules';
 import { msg, type Msg } from '../../../shared/api/text';
@@ -434,7 +434,7 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
       continue;
     }
     if (r.backendSwitch && !backend) backend = { file: r.rel, ...r.backendSwitch };
-    if (r.source?.entryPoint && !r.findings.length) entries.push(r);
+    if (r.entryAdditions) entries.push(r);
     pyFiles++;
     lines += r.lines;
     if (r.parseErrors)
@@ -444,19 +444,11 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
   }
   // a project that needs porting: its entry points import torch_npu (and set the compile mode)
   // even where they hold no CUDA code themselves — when they import torch or the project's own
-  // package (a folder on their own path)
+  // package (decided with the file, python-file.ts: no text waits here for the end of the scan)
   if (findings.length)
     for (const r of entries) {
-      const src = r.source!;
-      const dirs = new Set(r.rel.split('/').slice(0, -1));
-      const own = [...src.text.matchAll(/^(?:from|import)\s+([A-Za-z_]\w*)/gm)].some(
-        (m) => dirs.has(m[1]!) || m[1] === 'torch',
-      );
-      if (!own && !/^from\s+\./m.test(src.text)) continue;
-      const added = additions(src.text, r.rel, src, rules, lang);
-      if (!added.length) continue;
-      findings.push(...added);
-      sources.set(r.rel, src);
+      findings.push(...r.entryAdditions!);
+      if (r.source) sources.set(r.rel, r.source);
     }
   // kernels chosen by a backend switch with a PyTorch path: select it on NPU first, one
   // project-level finding instead of one per Triton kernel

@@ -36,9 +36,10 @@ export function validationError(method: string, error: z.ZodError, input?: unkno
 /**
  * The one door into the core: checks the method name, validates the input against the contract,
  * runs the handler and returns a result union that never throws. Every transport goes through it.
+ * A method the given handlers lack (a core without a store) is UNKNOWN_METHOD.
  */
 export async function dispatch(
-  handlers: Handlers,
+  handlers: Partial<Handlers>,
   method: unknown,
   input: unknown,
   ctx: CallContext,
@@ -51,7 +52,9 @@ export async function dispatch(
     }
     const parsed = contract[method].input.safeParse(input ?? {});
     if (!parsed.success) throw validationError(method, parsed.error, input);
-    const handler = handlers[method] as (i: unknown, c: CallContext) => unknown;
+    const handler = handlers[method] as ((i: unknown, c: CallContext) => unknown) | undefined;
+    // a core without a store (local-core.ts) answers only the methods that need none
+    if (!handler) throw new AmwError('UNKNOWN_METHOD', `${method} is not served here.`, { method });
     return { ok: true, value: await handler(parsed.data, ctx) };
   } catch (err) {
     return { ok: false, error: toWireError(err) };

@@ -219,6 +219,51 @@ describe('code review: scan, review per file, patch, apply', () => {
     expect((await amw(['scan', project, '--session', 'x'], env)).code).toBe(2);
   });
 
+  it('amw scan --session prints what a plain scan prints (read back from the one stored scan), in the language asked, and the same patch', async () => {
+    const home = tempDir();
+    const env = { AMW_HOME: home };
+    const c = createCore({ home });
+    const id = (await c.call('sessions.create', { title: 'cli port' })).id;
+    // the stored messages are in the settings' language; the CLI prints in its own
+    await c.call('settings.set', { language: 'zh-CN' });
+    await c.close();
+    const out = tempDir();
+    for (const lang of ['en', 'zh-CN']) {
+      const plain = await amw(
+        ['--lang', lang, 'scan', project, '--json', '--patch', join(out, `plain-${lang}`)],
+        env,
+      );
+      const stored = await amw(
+        [
+          ...['--lang', lang, 'scan', project, '--json'],
+          ...['--session', String(id), '--patch', join(out, `stored-${lang}`)],
+        ],
+        env,
+      );
+      expect(stored.code).toBe(plain.code);
+      expect(stored.stdout).toBe(plain.stdout);
+      expect(readFileSync(join(out, `stored-${lang}`), 'utf8')).toBe(
+        readFileSync(join(out, `plain-${lang}`), 'utf8'),
+      );
+    }
+    const after = createCore({ home });
+    try {
+      // one stored scan per --session run: the folder was not scanned a second time to print
+      expect(await after.call('code.scans', { sessionId: id })).toHaveLength(2);
+    } finally {
+      await after.close();
+    }
+  });
+
+  it('a plain amw scan opens no database: nothing is created or locked', async () => {
+    const home = tempDir();
+    const db = join(home, 'amw.db');
+    const r = await amw(['--db', db, 'scan', project, '--json'], { AMW_HOME: home });
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).findings.length).toBeGreaterThan(5);
+    expect(existsSync(db)).toBe(false);
+  });
+
   it('a folder that does not exist is refused before any job starts', async () => {
     await failsWith(core.call('code.scan', { path: join(project, 'nope') }), 'NOT_FOUND');
     await failsWith(core.call('code.scan', { path: 'relative/path' }), 'NOT_FOUND');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { method } from '../../api/define';
-import type { IsoTime } from '../../api/common';
+import { Language, type IsoTime } from '../../api/common';
 import type { JobStarted } from '../../api/jobs';
 import type { Msg } from '../../api/text';
 
@@ -125,6 +125,24 @@ export type DiffChange = [
   [number, number, number, number, number, number, number, number][],
 ];
 
+/** A scan that is only read, not stored (`code.analyze`): what `amw scan` prints. */
+export interface CodeAnalysis {
+  root: string;
+  files: number;
+  lines: number;
+  findings: CodeFinding[];
+  effort: Effort;
+  /** Files that could not be read or parsed cleanly (findings there may be incomplete). */
+  warnings: string[];
+  /** Files not analysed and why (not text): neither their lines nor findings count. */
+  skipped: { file: string; reason: string }[];
+  /**
+   * With `migrate`: every file the migration changes, before and after; `parses: false` where
+   * the migrated text would not parse (such a file is never written).
+   */
+  changed?: { file: string; before: string; after: string; parses: boolean }[];
+}
+
 export interface ApplyResult {
   applied: string[];
   /** Where the originals were copied before anything was written. */
@@ -149,6 +167,22 @@ export const codeApi = {
       })
       .strict(),
   ).returns<JobStarted & { stageRunId: number | null }>(),
+  /**
+   * Scans a local folder and answers with the findings, storing nothing: memory stays bounded
+   * by the largest file unless `migrate` asks for the migrated texts (in `mode`).
+   */
+  'code.analyze': method(
+    z
+      .object({
+        path: z.string().min(1).max(4096),
+        mode: z.enum(FIX_MODES).default('rewrite'),
+        exclude: z.array(z.string().min(1).max(400)).max(100).optional(),
+        migrate: z.boolean().default(false),
+        /** The findings' messages in this language (default: the settings' language). */
+        lang: Language.optional(),
+      })
+      .strict(),
+  ).returns<CodeAnalysis>(),
   'code.scans': method(
     z.object({ sessionId: z.number().int().positive().optional() }).strict(),
   ).returns<CodeScanSummary[]>(),

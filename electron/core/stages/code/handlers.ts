@@ -3,6 +3,7 @@ import { lineDiff } from '../../../../shared/diff/line-diff';
 import { resolveCodeFolder } from './folder';
 import { scanAndStore } from './scan-and-store';
 import { runStage } from '../run-stage';
+import { analyzeHandler } from './analyze-handler';
 import type { DomainHandlers, MethodsOf, Services } from '../../api/services';
 
 export function codeHandlers(s: Services): DomainHandlers<MethodsOf<'code'>> {
@@ -25,6 +26,7 @@ export function codeHandlers(s: Services): DomainHandlers<MethodsOf<'code'>> {
       );
       return { jobId: job.id, stageRunId: null };
     },
+    'code.analyze': analyzeHandler(s.language),
     'code.scans': ({ sessionId }) => s.code.list(sessionId),
     'code.get': ({ scanId }) => s.code.get(scanId),
     'code.file': ({ scanId, file }) => {

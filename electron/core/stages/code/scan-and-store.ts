@@ -46,7 +46,14 @@ export async function scanAndStore(
   runId: number | null,
   lang: Language,
   ctx: JobContext,
-): Promise<{ scanId: number; findings: number; changedFiles: number; scan: ScanResult }> {
+): Promise<{
+  scanId: number;
+  findings: number;
+  changedFiles: number;
+  /** Not stored with the scan: the files left out (not text), for whoever started it. */
+  skipped: ScanResult['skipped'];
+  scan: ScanResult;
+}> {
   const scan = await scanProject(input.path, {
     exclude: input.exclude,
     lang,
@@ -87,6 +94,7 @@ export async function scanAndStore(
     scanId,
     findings: scan.findings.length,
     changedFiles: [...texts.values()].filter((t) => t.original !== t.proposed).length,
+    skipped: scan.skipped,
     scan,
   };
 }

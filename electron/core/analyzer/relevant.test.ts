@@ -1,0 +1,152 @@
+// Only the code a rule can match is parsed (relevant.ts, source-tokens.ts): the findings must be
+// exactly those of parsing the whole file. Checked on every real sample here (and on the real
+// ports of ../shared/corpus-dev where that folder exists), and on the constructs the narrowing
+// reasons about: comments and docstrings, f-strings, `else: raise`, decorated classes, a reported
+// definition, an autograd Function.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { analyzeSource } from './analyze-file';
+import { pythonParser } from './python-parser';
+import { loadRules } from './rules';
+
+const FIXTURES = join(__dirname, '../../../tests/fixtures/code');
+const CORPUS = resolve(__dirname, '../../../../shared/corpus-dev/files');
+
+function pythonFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...pythonFiles(p));
+    else if (e.name.endsWith('.py')) out.push(p);
+  }
+  return out;
+}
+
+async function both(src: string, file = 'x.py') {
+  const parser = await pythonParser();
+  const rules = loadRules();
+  return {
+    narrowed: analyzeSource(parser, src, file, rules, 'en'),
+    whole: analyzeSource(parser, src, file, rules, 'en', true),
+  };
+}
+
+/** Enough plain code around a snippet that the file is parsed in parts (files < 2 KB are whole). */
+const FILLER = Array.from(
+  { length: 12 },
+  (_, i) => `
+
+def helper_${i}(values, scale=1.0):
+    """Scales the values; runs on whatever device they are on."""
+    total = 0.0
+    for v in values:
+        total += v * scale
+    return total
+`,
+).join('');
+
+const at = (r: { findings: { ruleId: string; line: number; endLine: number }[] }) =>
+  r.findings.map((f) => `${f.line}-${f.endLine}:${f.ruleId}`);
+
+describe('partial parsing finds what a whole parse finds', () => {
+  it('on every real sample file (and the development corpus when present)', async () => {
+    const files = [...pythonFiles(FIXTURES), ...(existsSync(CORPUS) ? pythonFiles(CORPUS) : [])];
+    expect(files.length).toBeGreaterThan(20);
+    const differ: string[] = [];
+    let narrowedSomewhere = false;
+    for (const f of files) {
+      const src = readFileSync(f, 'utf8');
+      const { narrowed, whole } = await both(src, f);
+      if (JSON.stringify(narrowed) !== JSON.stringify(whole)) differ.push(f);
+      narrowedSomewhere ||= src.length >= 2000;
+    }
+    expect(narrowedSomewhere).toBe(true);
+    expect(differ).toEqual([]);
+  }, 300_000);
+
+  it('a device call named only in comments and docstrings is no finding; one inside an f-string is', async () => {
+    const src = `import torch
+${FILLER}
+
+def describe(model):
+    """Moves the model with model.cuda() and runs inference on "cuda:0"."""
+    # model.cuda() would be wrong here
+    return f"on {model.cuda().device}"
+`;
+    const { narrowed, whole } = await both(src);
+    expect(at(narrowed)).toEqual(at(whole));
+    expect(narrowed.findings.map((f) => f.ruleId)).toContain('device.cuda-method');
+    expect(narrowed.findings.filter((f) => f.ruleId === 'device.cuda-method')).toHaveLength(1);
+  });
+
+  it('`else: raise` after an import in a function makes the library required, elsewhere a raise is not read', async () => {
+    const required = `import torch
+${FILLER}
+
+def load_apex():
+    if is_apex_available():
+        from apex import amp
+    else:
+        raise ImportError("apex is needed for --fp16")
+    return amp
+
+
+def check(x):
+    if x is None:
+        raise ValueError("x")
+`;
+    const optional = required.replace(
+      '    else:\n        raise ImportError("apex is needed for --fp16")\n',
+      '',
+    );
+    const r = await both(required);
+    const o = await both(optional);
+    expect(at(r.narrowed)).toEqual(at(r.whole));
+    expect(at(o.narrowed)).toEqual(at(o.whole));
+    // required: the apex import is a finding; optional (no else: raise): it is not
+    expect(at(r.narrowed).some((f) => f.endsWith('amp.apex'))).toBe(true);
+    expect(at(o.narrowed).some((f) => f.endsWith('amp.apex'))).toBe(false);
+  });
+
+  it('a decorated class is looked into, and a reported definition spans its whole body', async () => {
+    const src = `import torch
+${FILLER}
+
+@register("model")
+class Model(torch.nn.Module):
+    def enable_xformers_memory_efficient_attention(self, op=None):
+        self.use_xformers = True
+        self.op = op
+
+    def forward(self, x):
+        return x.cuda()
+`;
+    const { narrowed, whole } = await both(src);
+    expect(at(narrowed)).toEqual(at(whole));
+    const def = narrowed.findings.find((f) => f.category === 'attention')!;
+    expect(def.endLine - def.line).toBe(2);
+  });
+
+  it("an autograd Function's forward is read whole when only its backward calls the extension", async () => {
+    const src = `import torch
+from . import _C
+${FILLER}
+
+class RoIAlignFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input, rois):
+        ctx.save_for_backward(rois)
+        ctx.spatial_scale = 1.0
+        return input.new_zeros(rois.size(0))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (rois,) = ctx.saved_tensors
+        return _C.roi_align_backward(grad_output, rois), None
+`;
+    const { narrowed, whole } = await both(src);
+    expect(at(narrowed)).toEqual(at(whole));
+    expect(narrowed.findings.length).toBeGreaterThan(1);
+  });
+});

@@ -23,7 +23,7 @@ export interface FleetProbeOptions {
  */
 export async function probeFleet(
   names: string[],
-  services: StageServices,
+  services: Pick<StageServices, 'hosts' | 'hostRepo'>,
   job: JobContext,
   rules: FleetRules,
   opts: FleetProbeOptions,

@@ -322,7 +322,7 @@ function Collective({ doc }: { doc: DistributedResult }) {
       <h3>{t(`${NS}title.collective`)}</h3>
       <p>
         <StatusBadge status={c.ok ? 'pass' : 'fail'} /> <code>{c.launcher}</code> · {c.backend} ·{' '}
-        {c.worldSize}
+        {t(`${NS}report.ranks`, { count: c.worldSize })}
         {c.busBandwidthGBs !== undefined ? ` · ${c.busBandwidthGBs.toFixed(2)} GB/s` : ''}
       </p>
       {c.error && <p>{show(c.error)}</p>}

@@ -145,7 +145,8 @@ d(
         format: 'html',
         language: 'en',
       });
-      const section = html.text.slice(html.text.indexOf('<section id="distributed">'));
+      const text = html.text ?? '';
+      const section = text.slice(text.indexOf('<section id="distributed">'));
       expect(section).toMatch(/torchrun · gloo · 3 ranks · [\d.]+ GB\/s/);
       expect(section).toContain(`<tr><td>${16 << 20}</td><td>`);
       expectNothingLeft();

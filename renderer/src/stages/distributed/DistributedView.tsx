@@ -153,7 +153,7 @@ function Matrix({ run, hosts }: { run: StageRunRecord; hosts: string[] | null })
         {t(`${NS}ui.matrix`)} <StageStatusBadge status={run.status} />
       </h3>
       <div style={{ overflowX: 'auto' }}>
-        <table className="table">
+        <table className="table sticky-first">
           <thead>
             <tr>
               <th>{t(`${NS}ui.host`)}</th>
@@ -317,6 +317,10 @@ function Collective({ doc }: { doc: DistributedResult }) {
   const c = doc.collective;
   if (!c) return null;
   const max = Math.max(...c.bandwidth.map((b) => b.busBandwidthGBs), 1e-9);
+  // the host the error names failed first; the others were stopped because of it: its logs first
+  // and open, since a stopped rank's log says little more than that it was stopped
+  const first = c.error?.params?.host;
+  const logs = [...c.logs].sort((a, b) => Number(b.host === first) - Number(a.host === first));
   return (
     <section data-testid="distributed-collective">
       <h3>{t(`${NS}title.collective`)}</h3>
@@ -366,8 +370,8 @@ function Collective({ doc }: { doc: DistributedResult }) {
       {!c.ok && c.logs.length > 0 && (
         <div data-testid="distributed-logs">
           <h4>{t(`${NS}ui.logs`)}</h4>
-          {c.logs.map((l, i) => (
-            <details key={i}>
+          {logs.map((l, i) => (
+            <details key={i} open={i === 0 && l.host === first}>
               <summary>
                 <code>{l.host}</code>
                 {l.rank !== undefined ? ` · ${t(`${NS}ui.rank`)} ${l.rank}` : ''} ·{' '}

@@ -103,12 +103,8 @@ try {
     for (const lang of ['en', 'zh-CN'] as const)
       await shoot(lang, `docs/screens/distributed-${lang}.png`);
     await open('rack B, rendezvous port blocked');
-    await page
-      .getByTestId('distributed-logs')
-      .locator('details')
-      .first()
-      .locator('summary')
-      .click();
+    // the log of the host that failed first is open by itself
+    await page.getByTestId('distributed-logs').locator('details[open]').first().waitFor();
     for (const lang of ['en', 'zh-CN'] as const)
       await shoot(lang, `test-results/distributed-failed-${lang}.png`);
   } finally {

@@ -47,6 +47,7 @@ function Launch(props: { sessionId: number; hosts: string[] }) {
   const [tag, setTag] = useState('');
   const [rankTable, setRankTable] = useState('');
   const [collective, setCollective] = useState(true);
+  const [deadline, setDeadline] = useState('600');
   const run = useJobAction('stages.run');
   const toggle = (h: string) =>
     setPicked(chosen.includes(h) ? chosen.filter((x) => x !== h) : [...chosen, h]);
@@ -57,6 +58,10 @@ function Launch(props: { sessionId: number; hosts: string[] }) {
       ...(tag ? { tag } : { hosts: chosen }),
       ...(rankTable.trim() ? { rankTable, rankTableFile: 'hccl.json' } : {}),
       collective,
+      // the stage's own bounds (10–7200 s); anything else keeps its default
+      ...(/^\d+$/.test(deadline) && +deadline >= 10 && +deadline <= 7200
+        ? { collectiveDeadlineS: +deadline }
+        : {}),
     });
   return (
     <section className="panel" data-testid="distributed-launch">
@@ -104,6 +109,19 @@ function Launch(props: { sessionId: number; hosts: string[] }) {
           data-testid="dist-collective"
         />{' '}
         {t(`${NS}ui.collective`)}
+      </label>{' '}
+      <label title={t(`${NS}ui.deadlineHint`)}>
+        {t(`${NS}ui.deadline`)}{' '}
+        <input
+          type="number"
+          min={10}
+          max={7200}
+          style={{ width: 80 }}
+          value={deadline}
+          disabled={!collective}
+          onChange={(e) => setDeadline(e.target.value)}
+          data-testid="dist-deadline"
+        />
       </label>{' '}
       <button
         className="primary"

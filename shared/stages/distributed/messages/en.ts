@@ -235,6 +235,9 @@ export const en = {
     rankTable: 'Rank table (optional)',
     rankTableHint: 'Paste hccl.json, or leave empty to generate one',
     collective: 'Run the collective',
+    deadline: 'stopped on every host after (s)',
+    deadlineHint:
+      'A launch that has not finished by then is stopped on every host; a blocked port is named after a third of it.',
     run: 'Check the fleet',
     matrix: 'Fleet',
     host: 'Host',

@@ -228,6 +228,9 @@ export const zhCN: DistributedMessages = {
     rankTable: 'Rank table（可选）',
     rankTableHint: '粘贴 hccl.json，留空则自动生成',
     collective: '运行集合通信',
+    deadline: '超过以下秒数后在每台主机上停止',
+    deadlineHint:
+      '到时仍未结束的启动会在每台主机上被停止；被阻断的端口会在其三分之一时间后被指出。',
     run: '检查集群',
     matrix: '集群',
     host: '主机',

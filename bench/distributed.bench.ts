@@ -1,6 +1,7 @@
 // Distributed-stage figures on a simulated fleet: 32 hosts, each in its own network namespace with
 // its own address, hostname and real sshd (e2e/hosts/netns.ts), the stub hccn_tool (a test double
-// printing the real samples) under /usr/local/Ascend. One probe of the whole fleet is timed — wall
+// printing the real samples) under /usr/local/Ascend. The distributed stage's own probe of the whole
+// fleet (and its fleet checks) is timed — wall
 // time and CPU time (this process, and the whole machine from /proc/stat, since the 32 simulated
 // hosts' sshd and shells share its cores) — then a real torchrun gloo all_reduce across a few hosts.
 // `AMW_BENCH_HOSTS=N` changes the fleet size, `AMW_BENCH_COLLECTIVE=N` the collective's (0: none).
@@ -10,8 +11,11 @@ import { netnsFleetSupported, startNetnsFleet } from '../e2e/hosts/netns';
 import { fleetService, type FleetService } from '../e2e/hosts/netns-hosts';
 import type { JobContext } from '../electron/core/jobs/runner';
 import { runCollective } from '../electron/core/stages/distributed/collective';
-import { remoteCommand } from '../electron/core/ssh/quote';
-import { HCCN_TOOL_PATH, hccnToolFiles } from '../tests/support/hccn-tool';
+import { FLEET_CHECKS, evaluateFleet } from '../electron/core/stages/distributed/checks';
+import { fleetRules } from '../electron/core/stages/distributed/knowledge';
+import { probeFleet as stageProbe } from '../electron/core/stages/distributed/probe-fleet';
+import { generateRankTable } from '../electron/core/stages/distributed/rank-table';
+import { hccnToolFiles } from '../tests/support/hccn-tool';
 
 const support = netnsFleetSupported();
 if (!support.ok) {
@@ -21,47 +25,65 @@ if (!support.ok) {
 const N = Number(process.env.AMW_BENCH_HOSTS ?? 32);
 const COLLECTIVE = Number(process.env.AMW_BENCH_COLLECTIVE ?? 3);
 const DEVICES = 8;
+/** The stage's default fan-out (definition.ts DEFAULTS.concurrency). */
+const CONCURRENCY = Number(process.env.AMW_BENCH_CONCURRENCY ?? 16);
 const OPTIONS = ['-link', '-ip', '-net_health', '-netdetect', '-tls', '-optical', '-lldp', '-stat'];
 
 const ms = (from: bigint) => Number(process.hrtime.bigint() - from) / 1e6;
-const ctx = (signal = new AbortController().signal): JobContext => ({
-  signal,
-  progress: () => undefined,
-  throwIfCancelled: () => undefined,
-});
 
 /**
- * THE probe being timed — the one function to switch to the distributed stage's own probe once it
- * is merged. Until then: the fleet inventory (HostService.fleetInventory, bounded concurrency) and,
- * per host, one SSH round trip calling hccn_tool for every device and option serially (hccn_tool
- * is not concurrency-safe on one host), hosts in parallel, 8 at a time.
+ * THE probe being timed: the distributed stage's own (probe-fleet.ts) — one round trip per host
+ * (inventory + every NPU's hccn_tool getters serially + HCCL environment, memlock, hccn.conf,
+ * firewall, NICs), hosts in parallel up to the stage's default limit, each with its own timeout —
+ * then the stage's pure fleet checks over the facts. Per host: when its answer was in (the
+ * progress the stage reports as each host finishes).
  */
 async function probeFleet(service: FleetService, names: string[]) {
-  let t = process.hrtime.bigint();
-  const inventory = await service.hosts.fleetInventory(names, ctx());
-  const inventoryMs = ms(t);
-  t = process.hrtime.bigint();
-  const script = Array.from({ length: DEVICES }, (_, i) =>
-    OPTIONS.map((o) => remoteCommand(HCCN_TOOL_PATH, '-i', String(i), o, '-g')).join('\n'),
-  ).join('\n');
-  const queue = [...names];
-  const hccn: { host: string; ok: boolean; lines: number }[] = [];
-  await Promise.all(
-    Array.from({ length: Math.min(8, names.length) }, async () => {
-      for (let name = queue.shift(); name; name = queue.shift()) {
-        try {
-          const r = await service.hosts
-            .transport(name)
-            .exec('sh -s', { stdin: script, timeoutMs: 120_000 });
-          const links = (r.stdout.match(/^link status: (UP|DOWN)$/gm) ?? []).length;
-          hccn.push({ host: name, ok: links === DEVICES, lines: r.stdout.split('\n').length });
-        } catch {
-          hccn.push({ host: name, ok: false, lines: 0 });
-        }
-      }
-    }),
+  const rules = fleetRules();
+  const t = process.hrtime.bigint();
+  const doneAt: number[] = [];
+  const job: JobContext = {
+    signal: new AbortController().signal,
+    progress: (_f, m) => {
+      if (m?.key === 'fleetHost') doneAt.push(ms(t));
+    },
+    throwIfCancelled: () => undefined,
+  };
+  const { facts } = await stageProbe(
+    names,
+    { hosts: service.hosts, hostRepo: service.repo },
+    job,
+    rules,
+    {
+      concurrency: CONCURRENCY,
+      hostTimeoutMs: 120_000,
+    },
   );
-  return { inventory, hccn, inventoryMs, hccnMs: ms(t) };
+  const probeMs = ms(t);
+  const c = process.hrtime.bigint();
+  const cpu0 = process.cpuUsage();
+  const outcomes = evaluateFleet(
+    FLEET_CHECKS,
+    {
+      hosts: facts,
+      rankTable: generateRankTable(facts),
+      collective: null,
+      collectiveState: 'off',
+      blockedHosts: 0,
+      pings: [],
+      pingPlan: { rule: 'all-pairs', pairs: 0, devices: 0 },
+    },
+    rules,
+  );
+  const checksCpu = process.cpuUsage(cpu0);
+  return {
+    facts,
+    outcomes: outcomes.length,
+    probeMs,
+    checksMs: ms(c),
+    checksCpuMs: (checksCpu.user + checksCpu.system) / 1000,
+    doneAt: doneAt.sort((x, y) => x - y),
+  };
 }
 
 /** Busy CPU time of the whole machine (all cores) from /proc/stat, in ms. */
@@ -80,8 +102,19 @@ function machineBusyMs(): number {
 let t0 = process.hrtime.bigint();
 const fleet = await startNetnsFleet(N, {
   prefix: 'bd',
-  profile: (i) => (i % 4 === 3 ? 'ascend-310p-duo' : 'ascend-910b'),
-  hostOptions: (i) => ({ usrLocalFiles: hccnToolFiles(i === 5 ? { link: { '3': 'DOWN' } } : {}) }),
+  profile: 'hccn-ok',
+  hostOptions: (i) => ({
+    usrLocalFiles: hccnToolFiles({
+      ...(i === 5 ? { link: { '3': 'DOWN' } } : {}),
+      // each host its own NPU subnet, as a real fleet's
+      ip: Object.fromEntries(
+        Array.from({ length: DEVICES }, (_, d) => [
+          String(d),
+          `10.${200 + (i >> 8)}.${i & 255}.${d + 10}`,
+        ]),
+      ),
+    }),
+  }),
 });
 const startMs = ms(t0);
 const service = fleetService(fleet);
@@ -95,13 +128,18 @@ try {
     const wall = ms(t);
     const cpu = process.cpuUsage(cpu0);
     const busy = machineBusyMs() - busy0;
-    const invOk = r.inventory.filter((x) => x.ok).length;
-    const hccnOk = r.hccn.filter((x) => x.ok).length;
+    const ok = r.facts.filter((f) => f.reachable && f.devices.length === DEVICES).length;
+    const calls = r.facts.reduce((n, f) => n + f.devices.length * OPTIONS.length, 0);
+    const pct = (p: number) =>
+      r.doneAt[Math.min(r.doneAt.length - 1, Math.floor(p * r.doneAt.length))] ?? 0;
     console.log(
-      `${label}: ${wall.toFixed(0)} ms wall (inventory ${r.inventoryMs.toFixed(0)} ms, hccn_tool sweep ${r.hccnMs.toFixed(0)} ms; the stub is a Python script, one interpreter start per call); inventory ${invOk}/${N} ok, hccn_tool sweep ${hccnOk}/${N} hosts complete (${DEVICES} devices × ${OPTIONS.length} options = ${DEVICES * OPTIONS.length} calls each, ${r.hccn.length * DEVICES * OPTIONS.length} in all; one host has a link DOWN, still complete)`,
+      `${label}: ${wall.toFixed(0)} ms wall (probe ${r.probeMs.toFixed(0)} ms, fleet checks ${r.checksMs.toFixed(0)} ms for ${r.outcomes} outcomes); ${ok}/${N} hosts with all ${DEVICES} NPUs read (${calls} hccn_tool calls; the stub is a Python script, one interpreter start per call), ${CONCURRENCY} hosts at a time`,
     );
     console.log(
-      `  CPU: workbench ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms; whole machine ${busy.toFixed(0)} ms busy over ${cpus().length} cores (the simulated hosts' sshd, shells and probes included — real hosts bring their own)`,
+      `  per host: answer in after ${pct(0).toFixed(0)} ms (first) / ${pct(0.5).toFixed(0)} ms (median) / ${pct(1).toFixed(0)} ms (last); ${(r.probeMs / N).toFixed(0)} ms wall and ${((cpu.user + cpu.system) / 1000 / N).toFixed(1)} ms engine CPU per host`,
+    );
+    console.log(
+      `  CPU: engine ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms (fleet checks ${r.checksCpuMs.toFixed(0)} ms of it); whole machine ${busy.toFixed(0)} ms busy over ${cpus().length} cores (the simulated hosts' sshd, shells and probes included — real hosts bring their own)`,
     );
   };
   console.log(

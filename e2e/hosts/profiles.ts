@@ -28,8 +28,8 @@ export interface HostProfile {
   /** Device node mode (default 666); 660 root:root makes them unusable for the login user. */
   deviceMode?: string;
   /**
-   * A stub `hccn_tool` (a test double: there is no NPU NIC here) printing the real sample formats
-   * of ../shared/knowledge/ascend-distributed.md §2. NPU i gets 192.`net`.i.10/24; `down` lists the
+   * A stub `hccn_tool` (a test double: there is no NPU NIC here; tests/support/hccn-tool, the one
+   * stub) printing the real samples of ../shared/knowledge/ascend-distributed.md §2. NPU i gets 192.`net`.i.10/24; `down` lists the
    * NPUs whose link is DOWN; `tls` is every NPU's TLS switch.
    */
   hccn?: { net: number; tls: 0 | 1; down?: number[] };

@@ -18,6 +18,7 @@ import { dirname, join } from 'node:path';
 import type { Core } from '../../electron/core/api/core';
 import { appRoot } from '../../electron/core/paths';
 import { PROFILES, type HostProfile, type ProfileName } from './profiles';
+import { hccnToolFiles } from '../../tests/support/hccn-tool';
 
 /**
  * A simulated Ascend host: a real OpenSSH sshd on 127.0.0.1 with its own host key, started in its
@@ -149,34 +150,20 @@ function kv(entries: Record<string, string>): string {
 }
 
 /**
- * The stub hccn_tool of a simulated host (a test double): `hccn_tool -i N -<getter> -g` answers in
- * the formats the knowledge quotes (§2: source printf strings and real samples).
+ * The profile's stub hccn_tool (a test double; one stub for every test: tests/support/hccn-tool,
+ * printing the knowledge's §2 samples): NPU i at 192.`net`.i.10/24, its netdetect address .1, the
+ * profile's TLS switch on every NPU and its DOWN links.
  */
-function writeHccnTool(dir: string, h: NonNullable<HostProfile['hccn']>): void {
-  mkdirSync(dir, { recursive: true });
-  const down = ` ${(h.down ?? []).join(' ')} `;
-  writeFileSync(
-    join(dir, 'hccn_tool'),
-    [
-      '#!/bin/sh',
-      '# stub hccn_tool for a simulated host: prints the knowledge samples (test double)',
-      'dev=$2',
-      'case "$3" in',
-      `  -link) case "${down}" in *" $dev "*) echo "link status: DOWN" ;; *) echo "link status: UP" ;; esac ;;`,
-      `  -ip) printf 'ipaddr:192.${h.net}.%s.10\nnetmask:255.255.255.0\n' "$dev" ;;`,
-      `  -net_health) echo "net health status: Success" ;;`,
-      `  -netdetect) echo "netdetect addr: 192.${h.net}.$dev.1" ;;`,
-      `  -tls) echo "dev_id:$dev, tls switch[${h.tls}](0:disable, 1:enable), tls preconfigured[1](0:non-preset, 1:preset), tls alarm time threshold[60]days" ;;`,
-      `  -optical) printf 'optical info:\npresent              : present\ntemperature          : 47 C\nVcc                  : 3262.90 mV\nTx Power0            : 1.4035 mW\nRx Power0            : 1.0189 mW\nVcc High Thres       : 3465.00 mV\nVcc Low Thres        : 3135.00 mV\nTemp High Thres      : 70 C\nTemp Low Thres       : 0 C\nTxPower High Thres   : 3.5481 mW\nTxPower Low Thres    : 0.2818 mW\nRxPower High Thres   : 3.5481 mW\nRxPower Low Thres    : 0.1445 mW\n' ;;`,
-      `  -lldp) printf 'LLDP Information\nPort ID TLV\n  Ifname: 400GE1/0/%s\nSystem Name TLV\n  switch-01\n' "$dev" ;;`,
-      `  -stat) printf 'packet statistics:\nmac_tx_mac_pause_num:0\nroce_qp_status_err_num:0\nnic_tx_all_pkg_num:122404\n' ;;`,
-      `  -ping) printf 'device %s PING %s\nrecv seq=0,time=0.067000ms\nrecv seq=1,time=0.049000ms\nrecv seq=2,time=0.047000ms\n3 packets transmitted, 3 received, 0.00%% packet loss\n' "$dev" "$6" ;;`,
-      '  *) echo "Command or option is not found."; exit 1 ;;',
-      'esac',
-      '',
-    ].join('\n'),
-    { mode: 0o755 },
-  );
+function hccnStub(h: NonNullable<HostProfile['hccn']>, devices: number) {
+  const each = <T>(f: (d: number) => T) =>
+    Object.fromEntries(Array.from({ length: devices }, (_, d) => [String(d), f(d)]));
+  return hccnToolFiles({
+    devices,
+    ip: each((d) => `192.${h.net}.${d}.10`),
+    netdetect: each((d) => `192.${h.net}.${d}.1`),
+    tls: each(() => h.tls),
+    link: Object.fromEntries((h.down ?? []).map((d) => [String(d), 'DOWN' as const])),
+  });
 }
 
 /** Writes the overlay for /usr/local: Ascend tree and the npu-smi stub, per the profile. */
@@ -221,7 +208,11 @@ function writeUsrLocal(upper: string, profile: HostProfile): void {
       }),
     );
   }
-  if (profile.hccn) writeHccnTool(join(ascend, 'driver', 'tools'), profile.hccn);
+  if (profile.hccn)
+    for (const [rel, file] of Object.entries(hccnStub(profile.hccn, profile.davinci ?? 8) ?? {})) {
+      mkdirSync(dirname(join(upper, rel)), { recursive: true });
+      writeFileSync(join(upper, rel), file.content, { mode: file.mode ?? 0o644 });
+    }
   if (profile.firmware) {
     mkdirSync(join(ascend, 'firmware'), { recursive: true });
     writeFileSync(

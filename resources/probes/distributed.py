@@ -69,3 +69,6 @@ for name in names:
         up = state == "up"
     nics.append({"name": name, "up": up, "addresses": addrs.get(name, [])[:16]})
 put("dist_nics", 0, json.dumps(nics))
+# "client port server port" of our own SSH session: the server address is one of this host's
+# that something outside reached (the collective's address when HCCL_IF_IP is not set)
+put("dist_ssh", 0, bounded(os.environ.get("SSH_CONNECTION", ""), 256))

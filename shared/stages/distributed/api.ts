@@ -39,7 +39,7 @@ export interface HostDistFacts {
   cann: string | null;
   driver: string | null;
   firmware: string | null;
-  /** The address other hosts reach it on (the SSH hostname resolved on the host, or HCCL_IF_IP). */
+  /** The address other hosts reach it on (HCCL_IF_IP, else the host's end of our SSH session, …: reach-address.ts). */
   address: string | null;
   hccnTool: string | null;
   devices: DeviceFacts[];

@@ -8,11 +8,14 @@
 #   -net_health -g "net health status: %s"                         (tool_ops.c:36-47)
 #   -netdetect -g  "netdetect addr: %s"                            (tool_ops.c:1149)
 #   -tls -g        "dev_id:%d, tls switch[%u](0:disable, 1:enable), ..." (tool_tls.c:170)
+#   -ping -g address A  "device %d PING %s" … "%d packets transmitted, %d received, %.2f%% packet loss"
+#                  (the knowledge's §2 ping sample; loss 100% for addresses in "unreachable")
 #   -optical/-stat/-link_stat/-lldp -g  samples/*.txt (npu_info_before.txt, MindCluster docs;
 #                  the LLDP sample is MindCluster's synthetic unit-test string, the only full one)
 # Config (JSON, written by the test): {"devices": 8, "link": {"3": "DOWN"}, "tls": {"0": 1},
 #   "ip": {"0": "192.161.200.10"}, "netmask": "255.255.255.0", "netHealth": {"1": "Socket fail"},
-#   "netdetect": {"0": "192.161.200.1"}, "missing": ["lldp"], "busy": false}
+#   "netdetect": {"0": "192.161.200.1"}, "missing": ["lldp"], "busy": false,
+#   "unreachable": ["192.52.3.10"]}
 import json
 import os
 import sys
@@ -68,6 +71,13 @@ def main(argv):
             'dev_id:%d, tls switch[%d](0:disable, 1:enable), tls preconfigured[1](0:non-preset, '
             '1:preset), tls alarm time threshold[60]days' % (dev, switch)
         )
+    elif op == 'ping':
+        to = argv[argv.index('address') + 1] if 'address' in argv[:-1] else ''
+        lost = to in cfg.get('unreachable', [])
+        print('device %d PING %s' % (dev, to))
+        for seq, ms in enumerate(('0.067000', '0.049000', '0.047000')):
+            print('recv time out seq=%d' % seq if lost else 'recv seq=%d,time=%sms' % (seq, ms))
+        print('3 packets transmitted, %d received, %.2f%% packet loss' % (0 if lost else 3, 100.0 if lost else 0.0))
     elif op in ('optical', 'stat', 'link_stat', 'lldp'):
         sys.stdout.write(sample(op, dev))
     else:

@@ -749,7 +749,13 @@ export const FLEET_CHECKS: FleetCheckDef[] = [
           out(
             'skip',
             f.collectiveState === 'blocked'
-              ? T('collectiveCheck.blocked', { count: f.blockedHosts })
+              ? T('collectiveCheck.blocked', {
+                  count: f.blockedHosts,
+                  hosts: f.hosts
+                    .filter((h) => !h.reachable)
+                    .map((h) => h.host)
+                    .join(', '),
+                })
               : T('collectiveCheck.off'),
             null,
             null,
@@ -777,6 +783,8 @@ export const FLEET_CHECKS: FleetCheckDef[] = [
               backend: c.backend,
               world: c.worldSize,
               bw,
+              // why this backend: gloo on CPU checks the launch and network, not HCCL
+              why: c.notes.find((n) => /collective\.note\.(gloo|hccl)$/.test(n.key)) ?? '',
             }),
             ev,
             null,

@@ -21,6 +21,7 @@ import {
 } from './hccn-parse';
 import { fleetRules, parseFleetRules } from './knowledge';
 import { pingPlan } from './ping-plan';
+import { reachAddress } from './reach-address';
 import { parsePing, pingScript, splitPingOutput } from './ping';
 import { checkRankTable, generateRankTable } from './rank-table';
 
@@ -328,7 +329,9 @@ describe('fleet checks', () => {
     );
     expect(out.filter((o) => o.host === 'n9').map((o) => o.id)).toEqual(['dist.reach@n9']);
     expect(find(out, 'dist.link@n1#0')!.status).toBe('pass');
-    expect(show(find(out, 'dist.collective')!.summary)).toMatch(/Not run: 1 hosts did not answer/);
+    expect(show(find(out, 'dist.collective')!.summary)).toBe(
+      'Not run: n9 did not answer (1 of the run’s hosts); a collective needs every host, the others were still checked.',
+    );
   });
 });
 
@@ -531,5 +534,30 @@ describe('NPU-to-NPU pings', () => {
       'NPU 0 → n2 NPU 0 (10.2.0.1): 100% loss.',
     );
     expect(show(find(out, 'dist.ping@n2')!.summary)).toMatch(/^1 pings from this host/);
+  });
+});
+
+describe('the address the other hosts reach a host on', () => {
+  const nics = [
+    { name: 'lo', up: true, addresses: ['127.0.0.1'] },
+    { name: 'docker0', up: false, addresses: ['172.17.0.1'] },
+    { name: 'eth0', up: true, addresses: ['10.20.0.5', 'fe80::1'] },
+    { name: 'ib0', up: true, addresses: ['169.254.3.3', '10.30.0.5'] },
+  ];
+  it('HCCL_IF_IP wins; else the host’s end of our SSH session; never an ssh_config alias', () => {
+    expect(
+      reachAddress({ HCCL_IF_IP: '10.30.0.5' }, '10.0.0.9 5122 10.20.0.5 22', 'n1', nics),
+    ).toBe('10.30.0.5');
+    // registered as an alias only this workstation resolves: the SSH server address is the host's
+    expect(reachAddress({}, '10.0.0.9 5122 10.30.0.5 22', 'gpu-a', nics)).toBe('10.30.0.5');
+    // no $SSH_CONNECTION (a jump proxy's own shell): the first IPv4 of an up NIC, not loopback
+    expect(reachAddress({}, '', 'gpu-a', nics)).toBe('10.20.0.5');
+    // a registered IP the host really carries is kept
+    expect(reachAddress({}, '', '10.30.0.5', nics)).toBe('10.30.0.5');
+  });
+  it('loopback only when the host has nothing else; the registered name as the last resort', () => {
+    const lo = [{ name: 'lo', up: true, addresses: ['127.0.0.1'] }];
+    expect(reachAddress({}, '127.0.0.1 40000 127.0.0.1 2222', 'sim-a', lo)).toBe('127.0.0.1');
+    expect(reachAddress({ HCCL_IF_IP: 'not-an-ip' }, 'garbage', 'sim-a', [])).toBe('sim-a');
   });
 });

@@ -4,6 +4,7 @@ import type { HostDistFacts, HostNic } from '../../../../shared/stages/distribut
 import { decodeProbe, parseInventory } from '../../hosts/inventory-parse';
 import { summarise } from '../../hosts/repository';
 import { deviceFacts, type HccnCall } from './hccn-parse';
+import { reachAddress } from './reach-address';
 
 const CMDS = new Set(['link', 'ip', 'net_health', 'netdetect', 'tls', 'optical', 'lldp', 'stat']);
 const MAX = { env: 200, conf: 512, nics: 256, calls: 64 * 8 };
@@ -139,7 +140,7 @@ export function parseHostFacts(
     cann: sum.cann,
     driver: sum.driver,
     firmware: sum.firmware,
-    address: env.HCCL_IF_IP || address,
+    address: reachAddress(env, str(sections.dist_ssh?.out, 256), address, nics),
     hccnTool: typeof hccn.tool === 'string' ? hccn.tool.slice(0, 512) : null,
     devices: ids.map((id) => deviceFacts(id, calls)),
     env,

@@ -23,7 +23,7 @@ export interface FleetProbeOptions {
  */
 export async function probeFleet(
   names: string[],
-  services: StageServices,
+  services: Pick<StageServices, 'hosts' | 'hostRepo'>,
   job: JobContext,
   rules: FleetRules,
   opts: FleetProbeOptions,
@@ -32,10 +32,15 @@ export async function probeFleet(
   const inventories = new Map<string, { inv: Inventory; raw: string }>();
   const queue = [...names];
   let done = 0;
+  // one listener on the job's signal for every probe in flight (not one each: a fleet's fan-out
+  // would pass Node's listener limit and warn on every large run)
+  const inflight = new Set<AbortController>();
+  const onAbort = () => inflight.forEach((c) => c.abort());
+  job.signal.addEventListener('abort', onAbort, { once: true });
   const one = async (name: string) => {
     const ctl = new AbortController();
-    const onAbort = () => ctl.abort();
-    job.signal.addEventListener('abort', onAbort, { once: true });
+    inflight.add(ctl);
+    if (job.signal.aborted) ctl.abort();
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -84,7 +89,7 @@ export async function probeFleet(
       facts.set(name, unreachableHost(name, error));
     } finally {
       clearTimeout(timer);
-      job.signal.removeEventListener('abort', onAbort);
+      inflight.delete(ctl);
       done++;
       job.progress((0.8 * done) / names.length, {
         key: 'fleetHost',
@@ -98,6 +103,10 @@ export async function probeFleet(
       await one(name);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(opts.concurrency, names.length) }, worker));
+  try {
+    await Promise.all(Array.from({ length: Math.min(opts.concurrency, names.length) }, worker));
+  } finally {
+    job.signal.removeEventListener('abort', onAbort);
+  }
   return { facts: names.map((n) => facts.get(n)!), inventories };
 }

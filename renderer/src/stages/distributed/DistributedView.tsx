@@ -47,6 +47,7 @@ function Launch(props: { sessionId: number; hosts: string[] }) {
   const [tag, setTag] = useState('');
   const [rankTable, setRankTable] = useState('');
   const [collective, setCollective] = useState(true);
+  const [deadline, setDeadline] = useState('600');
   const run = useJobAction('stages.run');
   const toggle = (h: string) =>
     setPicked(chosen.includes(h) ? chosen.filter((x) => x !== h) : [...chosen, h]);
@@ -57,6 +58,10 @@ function Launch(props: { sessionId: number; hosts: string[] }) {
       ...(tag ? { tag } : { hosts: chosen }),
       ...(rankTable.trim() ? { rankTable, rankTableFile: 'hccl.json' } : {}),
       collective,
+      // the stage's own bounds (10–7200 s); anything else keeps its default
+      ...(/^\d+$/.test(deadline) && +deadline >= 10 && +deadline <= 7200
+        ? { collectiveDeadlineS: +deadline }
+        : {}),
     });
   return (
     <section className="panel" data-testid="distributed-launch">
@@ -104,6 +109,19 @@ function Launch(props: { sessionId: number; hosts: string[] }) {
           data-testid="dist-collective"
         />{' '}
         {t(`${NS}ui.collective`)}
+      </label>{' '}
+      <label title={t(`${NS}ui.deadlineHint`)}>
+        {t(`${NS}ui.deadline`)}{' '}
+        <input
+          type="number"
+          min={10}
+          max={7200}
+          style={{ width: 80 }}
+          value={deadline}
+          disabled={!collective}
+          onChange={(e) => setDeadline(e.target.value)}
+          data-testid="dist-deadline"
+        />
       </label>{' '}
       <button
         className="primary"
@@ -153,7 +171,7 @@ function Matrix({ run, hosts }: { run: StageRunRecord; hosts: string[] | null })
         {t(`${NS}ui.matrix`)} <StageStatusBadge status={run.status} />
       </h3>
       <div style={{ overflowX: 'auto' }}>
-        <table className="table">
+        <table className="table sticky-first">
           <thead>
             <tr>
               <th>{t(`${NS}ui.host`)}</th>
@@ -317,12 +335,16 @@ function Collective({ doc }: { doc: DistributedResult }) {
   const c = doc.collective;
   if (!c) return null;
   const max = Math.max(...c.bandwidth.map((b) => b.busBandwidthGBs), 1e-9);
+  // the host the error names failed first; the others were stopped because of it: its logs first
+  // and open, since a stopped rank's log says little more than that it was stopped
+  const first = c.error?.params?.host;
+  const logs = [...c.logs].sort((a, b) => Number(b.host === first) - Number(a.host === first));
   return (
     <section data-testid="distributed-collective">
       <h3>{t(`${NS}title.collective`)}</h3>
       <p>
         <StatusBadge status={c.ok ? 'pass' : 'fail'} /> <code>{c.launcher}</code> · {c.backend} ·{' '}
-        {c.worldSize}
+        {t(`${NS}report.ranks`, { count: c.worldSize })}
         {c.busBandwidthGBs !== undefined ? ` · ${c.busBandwidthGBs.toFixed(2)} GB/s` : ''}
       </p>
       {c.error && <p>{show(c.error)}</p>}
@@ -366,8 +388,8 @@ function Collective({ doc }: { doc: DistributedResult }) {
       {!c.ok && c.logs.length > 0 && (
         <div data-testid="distributed-logs">
           <h4>{t(`${NS}ui.logs`)}</h4>
-          {c.logs.map((l, i) => (
-            <details key={i}>
+          {logs.map((l, i) => (
+            <details key={i} open={i === 0 && l.host === first}>
               <summary>
                 <code>{l.host}</code>
                 {l.rank !== undefined ? ` · ${t(`${NS}ui.rank`)} ${l.rank}` : ''} ·{' '}

@@ -183,13 +183,14 @@ export const en = {
     ...collectiveEn,
   },
   collectiveCheck: {
-    pass: '{{launcher}} ({{backend}}), {{world}} ranks: all_reduce correct{{bw}}.',
+    pass: '{{launcher}} ({{backend}}), {{world}} ranks: all_reduce correct{{bw}}. {{why}}',
     bandwidth: ', bus bandwidth {{gbs}} GB/s',
     fail: '{{launcher}} ({{backend}}): {{error}}',
     cause: 'Likely cause: {{cause}} {{fix}}',
     noError: 'it failed without saying why',
     off: 'Not run (turned off).',
-    blocked: 'Not run: {{count}} hosts did not answer or failed a blocking check.',
+    blocked:
+      'Not run: {{hosts}} did not answer ({{count}} of the run’s hosts); a collective needs every host, the others were still checked.',
   },
   ping: {
     pass: '{{count}} pings from this host’s NPUs to other hosts’ NPUs: no loss.',
@@ -234,6 +235,9 @@ export const en = {
     rankTable: 'Rank table (optional)',
     rankTableHint: 'Paste hccl.json, or leave empty to generate one',
     collective: 'Run the collective',
+    deadline: 'stopped on every host after (s)',
+    deadlineHint:
+      'A launch that has not finished by then is stopped on every host; a blocked port is named after a third of it.',
     run: 'Check the fleet',
     matrix: 'Fleet',
     host: 'Host',

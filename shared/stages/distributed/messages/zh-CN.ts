@@ -177,13 +177,14 @@ export const zhCN: DistributedMessages = {
     ...collectiveZhCN,
   },
   collectiveCheck: {
-    pass: '{{launcher}}（{{backend}}），{{world}} 个 rank：all_reduce 结果正确{{bw}}。',
+    pass: '{{launcher}}（{{backend}}），{{world}} 个 rank：all_reduce 结果正确{{bw}}。{{why}}',
     bandwidth: '，总线带宽 {{gbs}} GB/s',
     fail: '{{launcher}}（{{backend}}）：{{error}}',
     cause: '可能原因：{{cause}}{{fix}}',
     noError: '失败但未给出原因',
     off: '未运行（已关闭）。',
-    blocked: '未运行：{{count}} 台主机未应答或未通过阻断性检查。',
+    blocked:
+      '未运行：{{hosts}} 未应答（共 {{count}} 台）；集合通信需要本次运行的全部主机，其余主机仍已检查。',
   },
   ping: {
     pass: '从本机 NPU 到其他主机 NPU 共 {{count}} 次 ping：无丢包。',
@@ -227,6 +228,9 @@ export const zhCN: DistributedMessages = {
     rankTable: 'Rank table（可选）',
     rankTableHint: '粘贴 hccl.json，留空则自动生成',
     collective: '运行集合通信',
+    deadline: '超过以下秒数后在每台主机上停止',
+    deadlineHint:
+      '到时仍未结束的启动会在每台主机上被停止；被阻断的端口会在其三分之一时间后被指出。',
     run: '检查集群',
     matrix: '集群',
     host: '主机',

@@ -8,6 +8,8 @@ import { useText } from '../../i18n';
 import { StepTimeline } from './StepTimeline';
 import { ComparisonView } from './ComparisonView';
 import { BreakdownChart } from './BreakdownChart';
+import { ImportForm } from './ImportForm';
+import { RunForm } from './RunForm';
 
 const NS = 'stage-profiling:';
 const us = (x: number) => Math.round(x).toLocaleString();
@@ -30,9 +32,23 @@ export function ProfilingView(props: StageViewProps) {
   const runs = props.runs.filter((r) => r.status !== 'running');
   const [picked, setPicked] = useState<number | null>(null);
   const [comparing, setComparing] = useState(false);
-  const runId = picked ?? runs[0]?.id ?? null;
+  // a run just started is shown once it has ended (until then the newest finished one)
+  const runId =
+    (picked !== null && runs.some((r) => r.id === picked) ? picked : runs[0]?.id) ?? null;
   const result = useCall('profiling.get', { stageRunId: runId ?? 1 }, { enabled: runId !== null });
-  if (!runs.length) return <p className="muted">{t(`${NS}ui.noRuns`)}</p>;
+  const forms = (
+    <>
+      <RunForm session={props.session} hosts={props.session.hosts} onStarted={setPicked} />
+      <ImportForm sessionId={props.session.id} hosts={props.session.hosts} onImported={setPicked} />
+    </>
+  );
+  if (!runs.length)
+    return (
+      <div className="profiling-stage" data-testid="profiling-stage">
+        {forms}
+        <p className="muted">{t(`${NS}ui.noRuns`)}</p>
+      </div>
+    );
   const toggle = (
     <button onClick={() => setComparing(!comparing)} data-testid="profiling-compare-toggle">
       {t(`${NS}ui.compare.${comparing ? 'close' : 'open'}`)}
@@ -47,6 +63,7 @@ export function ProfilingView(props: StageViewProps) {
     );
   return (
     <div className="profiling-stage" data-testid="profiling-stage">
+      {forms}
       {toggle}
       {runs.length > 1 && (
         <label>

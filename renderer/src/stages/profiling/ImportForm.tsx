@@ -41,7 +41,7 @@ export function ImportForm(props: {
           );
       }}
     >
-      <h3 className="grow">{t(`${NS}ui.import.title`)}</h3>
+      <h3 style={{ flexBasis: '100%', margin: 0 }}>{t(`${NS}ui.import.title`)}</h3>
       <label>
         <span>{t(`${NS}ui.import.where`)}</span>
         <select

@@ -25,7 +25,8 @@ const PARTS = [
 /**
  * The session's profiling stage: the newest stored profile (a run on a host or an import) — step
  * breakdown per rank as stacked bars, kernel time by task type, the top kernels with a search,
- * and the advice as cards. Charts are plain CSS bars (no chart library yet).
+ * and the advice as cards; above them the run form (one or several hosts, ranks per host) and
+ * the import form (a folder here, or the same folder on hosts).
  */
 export function ProfilingView(props: StageViewProps) {
   const { t } = useTranslation();
@@ -90,7 +91,9 @@ function Profile({ p }: { p: ProfileResult }) {
   const show = useText();
   return (
     <>
-      <h2>{t(`${NS}report.run`, { source: p.source, kind: p.kind, ranks: p.ranks.length })}</h2>
+      <h2 data-testid="profiling-result">
+        {t(`${NS}report.run`, { source: p.source, kind: p.kind, ranks: p.ranks.length })}
+      </h2>
       {p.steps.length > 0 && <Breakdown steps={p.steps} />}
       {p.kernels && (
         <section data-testid="profiling-task-types">
@@ -116,7 +119,7 @@ function Profile({ p }: { p: ProfileResult }) {
         ))}
       </section>
       {p.warnings.length > 0 && (
-        <section>
+        <section data-testid="profiling-warnings">
           <h3>{t(`${NS}report.warnings`)}</h3>
           <ul className="small">
             {p.warnings.slice(0, 100).map((w, i) => (

@@ -81,7 +81,7 @@ export function RunForm(props: {
         );
       }}
     >
-      <h3 className="grow">{t(`${NS}ui.form.title`)}</h3>
+      <h3 style={{ flexBasis: '100%', margin: 0 }}>{t(`${NS}ui.form.title`)}</h3>
       <fieldset className="grow" data-testid="profiling-hosts">
         <legend>{t(`${NS}ui.form.hosts`)}</legend>
         {props.hosts.map((h) => (
@@ -194,7 +194,9 @@ export function RunForm(props: {
       >
         {t(`${NS}ui.form.run`)}
       </button>
-      <p className="muted small grow">{t(`${NS}ui.form.ranksHelp`)}</p>
+      <p className="muted small" style={{ flexBasis: '100%' }}>
+        {t(`${NS}ui.form.ranksHelp`)}
+      </p>
       <RunBlock run={run} />
     </form>
   );

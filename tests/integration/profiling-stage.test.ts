@@ -312,7 +312,7 @@ d('one profiling run on two simulated hosts at once (amw run a,b --stage profili
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const run = (lang: string) =>
+  const run = (lang: string, ...more: string[]) =>
     amw(
       [
         '--lang',
@@ -327,6 +327,7 @@ d('one profiling run on two simulated hosts at once (amw run a,b --stage profili
         '1',
         '--accept-new-host-key',
         '--json',
+        ...more,
       ],
       { AMW_HOME: dir },
     );
@@ -353,6 +354,23 @@ d('one profiling run on two simulated hosts at once (amw run a,b --stage profili
     // the stand-in warning is rendered in Chinese, not English (--lang zh-CN)
     expect(doc.warnings[0]!.message).toContain('torch.profiler');
     expect(doc.warnings[0]!.message).toMatch(/[\u4e00-\u9fff]/);
+  }, 600_000);
+
+  it('--ranks-per-host 2 on two nodes: ranks 0-1 on n1 and 2-3 on n2, each its own folder, none missing', async () => {
+    const r = await run('en', '--ranks-per-host', '2');
+    const doc = JSON.parse(r.stdout) as Doc & { ranks: { rank: number | null; dir: string }[] };
+    expect(doc.ranks.map((x) => [x.rank, x.dir])).toEqual([
+      [0, 'n1/rank_0'],
+      [1, 'n1/rank_1'],
+      [2, 'n2/rank_2'],
+      [3, 'n2/rank_3'],
+    ]);
+    expect(doc.warnings.map((w) => w.message)).toEqual(
+      expect.arrayContaining([
+        'n2: 2, 3 ranks launched with torchrun (--nproc_per_node 2, backend gloo); each node is its own torchrun world.',
+      ]),
+    );
+    expect(doc.warnings.some((w) => w.message.startsWith('Ranks missing'))).toBe(false);
   }, 600_000);
 
   it('a node that cannot be reached is named in the warnings; the other node is still read', async () => {

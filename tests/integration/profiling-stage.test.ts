@@ -358,7 +358,9 @@ d('one profiling run on two simulated hosts at once (amw run a,b --stage profili
 
   it('--ranks-per-host 2 on two nodes: ranks 0-1 on n1 and 2-3 on n2, each its own folder, none missing', async () => {
     const r = await run('en', '--ranks-per-host', '2');
-    const doc = JSON.parse(r.stdout) as Doc & { ranks: { rank: number | null; dir: string }[] };
+    const doc = JSON.parse(r.stdout) as Omit<Doc, 'ranks'> & {
+      ranks: { rank: number | null; dir: string }[];
+    };
     expect(doc.ranks.map((x) => [x.rank, x.dir])).toEqual([
       [0, 'n1/rank_0'],
       [1, 'n1/rank_1'],

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { chownSync, cpSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
@@ -30,6 +31,12 @@ test.describe('profiling stage: run form and import form', () => {
     cpSync(join(process.cwd(), 'tests/fixtures/ops-models'), models, { recursive: true });
     const { uid, gid } = statSync(join(sim.dir, 'home'));
     chownSync(models, uid, gid);
+    // a folder of torch_npu output left on the host, for the import from hosts
+    const prof = join(sim.dir, 'home', 'prof');
+    cpSync(join(F, 'torch_npu_megatron_rank0'), join(prof, 'node_rank0_ascend_pt'), {
+      recursive: true,
+    });
+    execFileSync('chown', ['-R', `${uid}:${gid}`, prof]);
   });
   test.afterAll(async () => {
     await sim?.stop();
@@ -94,5 +101,24 @@ test.describe('profiling stage: run form and import form', () => {
     await expect(page.getByTestId('profiling-import-submit')).toHaveText('导入');
     await expect(page.getByTestId('profiling-task-types')).toContainText('任务类型');
     await page.screenshot({ path: 'docs/screens/profiling-zh-CN.png', fullPage: true });
+    await shell.language('en');
+
+    // the same kind of folder on the host, copied over SFTP and read as one import
+    await imp.getByTestId('profiling-import-where').selectOption('remote');
+    await imp.getByTestId('profiling-import-dir').fill('prof');
+    await imp.getByTestId('profiling-import-submit').click();
+    await expect(result).toContainText('npu:prof (torch_npu), 1 rank folder(s)', {
+      timeout: 60_000,
+    });
+
+    // an entry that does not run: no profile, the failed check says why
+    await form.getByTestId('profiling-entry').fill('models/models.py:no_such_function');
+    await form.getByTestId('profiling-ranks').fill('1');
+    await form.getByTestId('profiling-run').click();
+    await expect(page.getByTestId('profiling-checks')).toContainText(
+      'The profiled run failed: AttributeError',
+      { timeout: 120_000 },
+    );
+    await expect(page.getByTestId('profiling-result')).toBeHidden();
   });
 });

@@ -4,6 +4,8 @@ import type { StageViewProps } from '../shared/types';
 import type { Advice, ProfileResult, StepBreakdown } from '../../../../shared/stages/profiling/api';
 import { useCall } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
+import { toWireError } from '../../../../shared/errors';
+import { CheckCard } from '../shared/CheckCard';
 import { useText } from '../../i18n';
 import { StepTimeline } from './StepTimeline';
 import { ComparisonView } from './ComparisonView';
@@ -37,6 +39,9 @@ export function ProfilingView(props: StageViewProps) {
   const runId =
     (picked !== null && runs.some((r) => r.id === picked) ? picked : runs[0]?.id) ?? null;
   const result = useCall('profiling.get', { stageRunId: runId ?? 1 }, { enabled: runId !== null });
+  const run = runs.find((r) => r.id === runId) ?? null;
+  const noProfile = !!result.error && toWireError(result.error).code === 'NOT_FOUND';
+  const failed = !!run?.checks.some((c) => c.status === 'fail');
   const forms = (
     <>
       <RunForm session={props.session} hosts={props.session.hosts} onStarted={setPicked} />
@@ -78,10 +83,22 @@ export function ProfilingView(props: StageViewProps) {
           </select>
         </label>
       )}
-      {result.error && <ErrorText error={result.error} />}
+      {/* a run whose entry failed stored no profile: its prof.run check below carries the error */}
+      {result.error && !(noProfile && failed) && <ErrorText error={result.error} />}
       {result.data && <Profile p={result.data} />}
       {result.data && result.data.steps.length > 0 && <BreakdownChart steps={result.data.steps} />}
       {result.data?.timeline && runId !== null && <StepTimeline stageRunId={runId} />}
+      <div className="code-checks" data-testid="profiling-checks">
+        {run?.checks.map((c) => (
+          <CheckCard
+            key={c.id}
+            check={c}
+            sessionId={props.session.id}
+            host={run.host}
+            busy={false}
+          />
+        ))}
+      </div>
     </div>
   );
 }

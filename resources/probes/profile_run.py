@@ -10,7 +10,7 @@
 # --nproc_per_node N); each rank joins a process group (hccl on an NPU, gloo on a CPU host), writes
 # its output to DIR/rank_R (R = node * N + local rank, the rank the job would have across nodes)
 # and its result to a file the launcher merges. Each node is its own torchrun world.
-import json, os, re, runpy, subprocess, sys, tempfile, time, traceback, importlib.util
+import json, os, re, runpy, shutil, subprocess, sys, tempfile, time, traceback, importlib.util
 
 ARGS = json.loads(os.environ.get("AMW_PROFILE_ARGS", "{}"))
 OUT = os.path.abspath(os.path.expanduser(ARGS.get("out") or "~/.amw/profiles/run"))
@@ -79,9 +79,7 @@ def launch(n):
     if not ranks and not out["error"]:
         out["error"] = {"type": "LaunchFailed", "message": "torchrun exited %d and no rank wrote a result" % rc,
                         "traceback": text[-4000:]}
-    for f in os.listdir(tmp):
-        os.remove(os.path.join(tmp, f))
-    os.rmdir(tmp)
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 NPROC = nproc()

@@ -30,9 +30,11 @@ export function RunForm(props: {
   const { t } = useTranslation();
   const key = `amw.profiling.${props.session.id}`;
   const [saved] = useState<Saved>(() => JSON.parse(localStorage.getItem(key) ?? '{}') as Saved);
-  const [picked, setPicked] = useState<string[]>(
-    saved.hosts?.filter((h) => props.hosts.includes(h)) ?? props.hosts.slice(0, 1),
-  );
+  // the hosts picked last time that are still in the session, else the first one
+  const [picked, setPicked] = useState<string[]>(() => {
+    const kept = saved.hosts?.filter((h) => props.hosts.includes(h)) ?? [];
+    return kept.length ? kept : props.hosts.slice(0, 1);
+  });
   const [entry, setEntry] = useState(saved.entry ?? '');
   const [script, setScript] = useState(saved.script ?? '');
   const [steps, setSteps] = useState(saved.steps ?? '5');

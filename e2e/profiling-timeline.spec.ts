@@ -48,7 +48,9 @@ test('the step timeline: tracks, a tooltip that shows host text as text, steps, 
     const tl = page.getByTestId('profiling-timeline');
     await expect(tl).toContainText('2 events on 1 track(s)');
 
-    // the hostile event: lane 2 (depth 1), the middle of the step
+    // the hostile event: lane 2 (depth 1), the middle of the step (the run and import forms sit
+    // above the profile, so the canvas is brought into the viewport before pointing at it)
+    await canvas.scrollIntoViewIfNeeded();
     const box = (await canvas.boundingBox())!;
     await page.mouse.move(box.x + 180 + (box.width - 180) * 0.5, box.y + 22 + 16 + 8);
     const tip = page.getByTestId('timeline-tooltip');

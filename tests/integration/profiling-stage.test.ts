@@ -312,7 +312,7 @@ d('one profiling run on two simulated hosts at once (amw run a,b --stage profili
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const run = (lang: string) =>
+  const run = (lang: string, ...more: string[]) =>
     amw(
       [
         '--lang',
@@ -327,6 +327,7 @@ d('one profiling run on two simulated hosts at once (amw run a,b --stage profili
         '1',
         '--accept-new-host-key',
         '--json',
+        ...more,
       ],
       { AMW_HOME: dir },
     );
@@ -355,6 +356,25 @@ d('one profiling run on two simulated hosts at once (amw run a,b --stage profili
     expect(doc.warnings[0]!.message).toMatch(/[\u4e00-\u9fff]/);
   }, 600_000);
 
+  it('--ranks-per-host 2 on two nodes: ranks 0-1 on n1 and 2-3 on n2, each its own folder, none missing', async () => {
+    const r = await run('en', '--ranks-per-host', '2');
+    const doc = JSON.parse(r.stdout) as Omit<Doc, 'ranks'> & {
+      ranks: { rank: number | null; dir: string }[];
+    };
+    expect(doc.ranks.map((x) => [x.rank, x.dir])).toEqual([
+      [0, 'n1/rank_0'],
+      [1, 'n1/rank_1'],
+      [2, 'n2/rank_2'],
+      [3, 'n2/rank_3'],
+    ]);
+    expect(doc.warnings.map((w) => w.message)).toEqual(
+      expect.arrayContaining([
+        'n2: 2, 3 ranks launched with torchrun (--nproc_per_node 2, backend gloo); each node is its own torchrun world.',
+      ]),
+    );
+    expect(doc.warnings.some((w) => w.message.startsWith('Ranks missing'))).toBe(false);
+  }, 600_000);
+
   it('a node that cannot be reached is named in the warnings; the other node is still read', async () => {
     await n2.stop();
     const r = await run('en');
@@ -364,3 +384,86 @@ d('one profiling run on two simulated hosts at once (amw run a,b --stage profili
     expect(failed?.message).toMatch(/^Nothing gathered from n2: /);
   }, 600_000);
 });
+
+d(
+  'several ranks per node: torchrun --nproc_per_node 2 on a simulated host (gloo on the CPU)',
+  () => {
+    let node: SimHost;
+    let c: Core;
+    let dir: string;
+
+    beforeAll(async () => {
+      node = await startSimHost('ranks-1', 'ascend-910b');
+      const models = join(node.dir, 'home', 'models');
+      cpSync(join(__dirname, '../fixtures/ops-models'), models, { recursive: true });
+      // a rank that dies without a word before its first step, as a crashed worker does
+      writeFileSync(
+        join(models, 'drop_rank1.py'),
+        [
+          'import os',
+          'from models import attention',
+          'def entry():',
+          '    if os.environ.get("RANK") == "1":',
+          '        os._exit(0)',
+          '    return attention()',
+          '',
+        ].join('\n'),
+      );
+      const { uid, gid } = statSync(join(node.dir, 'home'));
+      execFileSync('chown', ['-R', `${uid}:${gid}`, models]);
+      dir = mkdtempSync(join(tmpdir(), 'amw-ranks-'));
+      c = createCore({
+        env: { AMW_HOME: dir } as NodeJS.ProcessEnv,
+        hostKeyPolicy: 'accept-new',
+        userKnownHosts: [],
+      });
+      await registerSimHost(c, node, { name: 'r1' });
+    }, 120_000);
+
+    afterAll(async () => {
+      await c?.close();
+      await node?.stop();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    const profile = async (entry: string) => {
+      const started = await c.call('stages.run', {
+        hosts: ['r1'],
+        stage: 'profiling',
+        entry,
+        steps: 1,
+        ranksPerHost: 2,
+      } as never);
+      const job = await c.jobs.wait(started.jobId);
+      if (job.status !== 'succeeded') throw new Error(JSON.stringify(job.error));
+      return c.call('profiling.get', { stageRunId: started.stageRunId });
+    };
+
+    it('both ranks write their own trace, both are gathered and read as ranks 0 and 1; torchrun and gloo are said', async () => {
+      const p = await profile('models/models.py:attention');
+      expect(p.ranks.map((r) => [r.rank, r.dir])).toEqual([
+        [0, 'rank_0'],
+        [1, 'rank_1'],
+      ]);
+      const ranksWithSteps = new Set(p.stepTimes.map((s) => s.rank));
+      expect(ranksWithSteps).toEqual(new Set([0, 1]));
+      const texts = p.warnings.map((w) => en(w.message));
+      expect(texts).toContain(
+        'r1: 0, 1 ranks launched with torchrun (--nproc_per_node 2, backend gloo); each node is its own torchrun world.',
+      );
+      expect(texts).toContain('No NPU on r1: its ranks joined a gloo process group on the CPU.');
+      expect(texts.some((x) => x.startsWith('Ranks missing'))).toBe(false);
+    }, 300_000);
+
+    it('a rank that exits before writing anything is reported missing; the other rank is still read', async () => {
+      const p = await profile('models/drop_rank1.py:entry');
+      expect(p.ranks.map((r) => r.rank)).toEqual([0]);
+      const texts = p.warnings.map((w) => en(w.message));
+      expect(texts).toContain('Ranks missing from the folders read: 1.');
+      expect(texts).toContain(
+        'Ranks 1 on r1 ended without a result (exited early or crashed): their output may be missing or partial.',
+      );
+      expect(p.stepTimes.length).toBeGreaterThan(0);
+    }, 300_000);
+  },
+);

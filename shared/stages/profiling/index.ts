@@ -31,6 +31,17 @@ export const profilingStage = defineSharedStage({
     /** torch_npu.profiler level. */
     level: z.enum(['Level0', 'Level1', 'Level2']).optional(),
     backward: z.boolean().optional(),
+    /** What torch_npu.profiler records (torch.profiler on a stand-in host always records the CPU). */
+    activities: z
+      .array(z.enum(['cpu', 'npu']))
+      .min(1)
+      .max(2)
+      .optional(),
+    /**
+     * Ranks launched on each host with torchrun (`--nproc_per_node`), each writing its own
+     * output; `'npus'`: one per NPU the host has. Absent: one process per host, no torchrun.
+     */
+    ranksPerHost: z.union([z.number().int().min(1).max(64), z.literal('npus')]).optional(),
     /** A stored profiling run of the GPU baseline: the step-time check compares with it. */
     baseline: z.number().int().positive().optional(),
     /** Step-time ratio (NPU / GPU) that still passes. */

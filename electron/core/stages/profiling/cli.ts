@@ -2,7 +2,7 @@ import type { StageCli } from '../define';
 import { profilingCommands } from './cli-commands';
 import { profileDocument } from './document';
 
-/** `amw run HOST --stage profiling --entry FILE:FUNCTION [--steps N] [--level L] [--baseline-run RUN]` */
+/** `amw run HOST --stage profiling --entry FILE:FUNCTION [--steps N] [--level L] [--ranks-per-host N|npus] [--activities cpu,npu] [--baseline-run RUN]` */
 export const profilingCli: StageCli = {
   options: [
     { flags: '--entry <file:function>', key: 'entry', help: 'cli.opt.entry' },
@@ -10,6 +10,12 @@ export const profilingCli: StageCli = {
     { flags: '--backward', key: 'backward', help: 'cli.opt.backward' },
     { flags: '--steps <n>', key: 'steps', help: 'stage-profiling:cli.steps' },
     { flags: '--level <level>', key: 'level', help: 'stage-profiling:cli.level' },
+    {
+      flags: '--ranks-per-host <n|npus>',
+      key: 'ranksPerHost',
+      help: 'stage-profiling:cli.ranksPerHost',
+    },
+    { flags: '--activities <list>', key: 'activities', help: 'stage-profiling:cli.activities' },
     { flags: '--baseline-run <run>', key: 'baselineRun', help: 'stage-profiling:cli.baseline' },
     { flags: '--target-ratio <x>', key: 'targetRatio', help: 'stage-profiling:cli.targetRatio' },
   ],
@@ -19,6 +25,19 @@ export const profilingCli: StageCli = {
     backward: o.backward,
     steps: o.steps === undefined ? undefined : Number(o.steps),
     level: o.level,
+    ranksPerHost:
+      o.ranksPerHost === undefined
+        ? undefined
+        : o.ranksPerHost === 'npus'
+          ? 'npus'
+          : Number(o.ranksPerHost),
+    activities:
+      typeof o.activities === 'string'
+        ? o.activities
+            .split(',')
+            .map((x) => x.trim())
+            .filter(Boolean)
+        : undefined,
     baseline: o.baselineRun === undefined ? undefined : Number(o.baselineRun),
     targetRatio: o.targetRatio === undefined ? undefined : Number(o.targetRatio),
   }),

@@ -27,6 +27,10 @@ interface HarnessResult {
   torch?: string;
   torchNpu?: string | null;
   notes: string[];
+  /** Several ranks per node: the global ranks that wrote a result, those that did not, and how. */
+  ranks?: number[];
+  missingRanks?: number[];
+  launcher?: { tool: 'torchrun'; nprocPerNode: number; rc: number; backend: string };
   error: { type: string; message: string; traceback: string } | null;
 }
 
@@ -78,11 +82,15 @@ export const profilingDefinition = defineStage({
       steps,
       level: input.level ?? 'Level1',
       backward: !!input.backward,
+      activities: input.activities ?? ['cpu', 'npu'],
+      nproc: input.ranksPerHost ?? 1,
     };
     const runDir = join(services.artifacts.dataDir, 'profiles', String(runId));
     // every host at once (a rank per node); each host's output lands in <run>/<host>
     const settled = await Promise.allSettled(
-      hosts.map((name) => profileOn(name, args, runId, runDir, input.password, job, services)),
+      hosts.map((name, node) =>
+        profileOn(name, { ...args, node }, runId, runDir, input.password, job, services),
+      ),
     );
     job.throwIfCancelled();
     const done = settled.flatMap((x, i) =>
@@ -122,7 +130,13 @@ export const profilingDefinition = defineStage({
     const failures = settled.flatMap((x, i) =>
       x.status === 'rejected' ? [{ host: hosts[i]!, error: failureText(x.reason) }] : [],
     );
-    addCompleteness(result, hosts, failures, { perHostFolders: !one });
+    // torchrun on every node: every rank of every node is expected (nodes alike, as torchrun has it)
+    const perNode = done.find((d) => d.harness.launcher)?.harness.launcher?.nprocPerNode;
+    addCompleteness(result, hosts, failures, {
+      perHostFolders: !one,
+      ...(perNode ? { worldSize: perNode * hosts.length } : {}),
+    });
+    result.warnings.unshift(...launchNotes(done));
     const profiler = done[0]!.harness.profiler;
     if (profiler && profiler !== 'torch_npu.profiler')
       result.warnings.unshift({ file: '.', line: null, message: m('warn.standIn') });
@@ -140,6 +154,35 @@ export const profilingDefinition = defineStage({
     return pick(profilingOutcomes({ ...facts, result }, rules));
   },
 });
+
+/** What torchrun did on each node (said so: gloo on a CPU host), and ranks that gave no result. */
+function launchNotes(done: { host: string; harness: HarnessResult }[]) {
+  return done.flatMap(({ host, harness: h }) => {
+    if (!h.launcher) return [];
+    const l = h.launcher;
+    const notes = [
+      {
+        file: host,
+        line: null,
+        message: m('warn.torchrun', {
+          host,
+          ranks: (h.ranks ?? []).join(', ') || '—',
+          n: l.nprocPerNode,
+          backend: l.backend,
+        }),
+      },
+    ];
+    if (l.backend === 'gloo')
+      notes.push({ file: host, line: null, message: m('warn.gloo', { host }) });
+    if (h.missingRanks?.length)
+      notes.push({
+        file: host,
+        line: null,
+        message: m('warn.rankNoResult', { host, ranks: h.missingRanks.join(', ') }),
+      });
+    return notes;
+  });
+}
 
 /**
  * One node of the run: the harness under the profiler, then its output folder over SFTP into

@@ -4,10 +4,14 @@ import type { StageViewProps } from '../shared/types';
 import type { Advice, ProfileResult, StepBreakdown } from '../../../../shared/stages/profiling/api';
 import { useCall } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
+import { toWireError } from '../../../../shared/errors';
+import { CheckCard } from '../shared/CheckCard';
 import { useText } from '../../i18n';
 import { StepTimeline } from './StepTimeline';
 import { ComparisonView } from './ComparisonView';
 import { BreakdownChart } from './BreakdownChart';
+import { ImportForm } from './ImportForm';
+import { RunForm } from './RunForm';
 
 const NS = 'stage-profiling:';
 const us = (x: number) => Math.round(x).toLocaleString();
@@ -23,16 +27,34 @@ const PARTS = [
 /**
  * The session's profiling stage: the newest stored profile (a run on a host or an import) — step
  * breakdown per rank as stacked bars, kernel time by task type, the top kernels with a search,
- * and the advice as cards. Charts are plain CSS bars (no chart library yet).
+ * and the advice as cards; above them the run form (one or several hosts, ranks per host) and
+ * the import form (a folder here, or the same folder on hosts).
  */
 export function ProfilingView(props: StageViewProps) {
   const { t } = useTranslation();
   const runs = props.runs.filter((r) => r.status !== 'running');
   const [picked, setPicked] = useState<number | null>(null);
   const [comparing, setComparing] = useState(false);
-  const runId = picked ?? runs[0]?.id ?? null;
+  // a run just started is shown once it has ended (until then the newest finished one)
+  const runId =
+    (picked !== null && runs.some((r) => r.id === picked) ? picked : runs[0]?.id) ?? null;
   const result = useCall('profiling.get', { stageRunId: runId ?? 1 }, { enabled: runId !== null });
-  if (!runs.length) return <p className="muted">{t(`${NS}ui.noRuns`)}</p>;
+  const run = runs.find((r) => r.id === runId) ?? null;
+  const noProfile = !!result.error && toWireError(result.error).code === 'NOT_FOUND';
+  const failed = !!run?.checks.some((c) => c.status === 'fail');
+  const forms = (
+    <>
+      <RunForm session={props.session} hosts={props.session.hosts} onStarted={setPicked} />
+      <ImportForm sessionId={props.session.id} hosts={props.session.hosts} onImported={setPicked} />
+    </>
+  );
+  if (!runs.length)
+    return (
+      <div className="profiling-stage" data-testid="profiling-stage">
+        {forms}
+        <p className="muted">{t(`${NS}ui.noRuns`)}</p>
+      </div>
+    );
   const toggle = (
     <button onClick={() => setComparing(!comparing)} data-testid="profiling-compare-toggle">
       {t(`${NS}ui.compare.${comparing ? 'close' : 'open'}`)}
@@ -47,6 +69,7 @@ export function ProfilingView(props: StageViewProps) {
     );
   return (
     <div className="profiling-stage" data-testid="profiling-stage">
+      {forms}
       {toggle}
       {runs.length > 1 && (
         <label>
@@ -60,10 +83,22 @@ export function ProfilingView(props: StageViewProps) {
           </select>
         </label>
       )}
-      {result.error && <ErrorText error={result.error} />}
+      {/* a run whose entry failed stored no profile: its prof.run check below carries the error */}
+      {result.error && !(noProfile && failed) && <ErrorText error={result.error} />}
       {result.data && <Profile p={result.data} />}
       {result.data && result.data.steps.length > 0 && <BreakdownChart steps={result.data.steps} />}
       {result.data?.timeline && runId !== null && <StepTimeline stageRunId={runId} />}
+      <div className="code-checks" data-testid="profiling-checks">
+        {run?.checks.map((c) => (
+          <CheckCard
+            key={c.id}
+            check={c}
+            sessionId={props.session.id}
+            host={run.host}
+            busy={false}
+          />
+        ))}
+      </div>
     </div>
   );
 }
@@ -73,7 +108,9 @@ function Profile({ p }: { p: ProfileResult }) {
   const show = useText();
   return (
     <>
-      <h2>{t(`${NS}report.run`, { source: p.source, kind: p.kind, ranks: p.ranks.length })}</h2>
+      <h2 data-testid="profiling-result">
+        {t(`${NS}report.run`, { source: p.source, kind: p.kind, ranks: p.ranks.length })}
+      </h2>
       {p.steps.length > 0 && <Breakdown steps={p.steps} />}
       {p.kernels && (
         <section data-testid="profiling-task-types">
@@ -99,7 +136,7 @@ function Profile({ p }: { p: ProfileResult }) {
         ))}
       </section>
       {p.warnings.length > 0 && (
-        <section>
+        <section data-testid="profiling-warnings">
           <h3>{t(`${NS}report.warnings`)}</h3>
           <ul className="small">
             {p.warnings.slice(0, 100).map((w, i) => (

@@ -34,6 +34,11 @@ export const en = {
     hostFailed: 'Nothing gathered from {{host}}: {{error}}',
     missingFile: 'This rank folder has no {{file}}.',
     nodeEmpty: '{{host}} answered but gave no rank folder: its ranks are missing from the profile.',
+    torchrun:
+      '{{host}}: {{ranks}} ranks launched with torchrun (--nproc_per_node {{n}}, backend {{backend}}); each node is its own torchrun world.',
+    gloo: 'No NPU on {{host}}: its ranks joined a gloo process group on the CPU.',
+    rankNoResult:
+      'Ranks {{ranks}} on {{host}} ended without a result (exited early or crashed): their output may be missing or partial.',
     gather: 'Gathered {{files}} files ({{mb}} MB) from {{host}}; sha256 checked.',
   },
   advice: {
@@ -149,8 +154,38 @@ export const en = {
     baseline: 'a stored profiling run of the GPU baseline to compare step times with',
     targetRatio: 'the step-time ratio against the baseline that passes (default 1.2)',
     ranks: "the job's world size: every rank from 0 to N-1 is expected (the last ones too)",
+    ranksPerHost:
+      'ranks launched on each host with torchrun (--nproc_per_node N; "npus": one per NPU); every rank writes its own output',
+    activities: 'what torch_npu.profiler records: cpu, npu or cpu,npu (default both)',
   },
   ui: {
+    form: {
+      title: 'Profile on hosts',
+      hosts: 'Hosts of the session',
+      noHosts: 'The session has no hosts: add one to the session first.',
+      entry: 'Entry FILE:FUNCTION (returns the model and batches)',
+      script: 'or a script (its own loop: one profiled step)',
+      steps: 'Steps (after one warm-up step)',
+      level: 'Level',
+      activities: 'Activities',
+      cpu: 'CPU',
+      npu: 'NPU',
+      ranks: 'Ranks per host',
+      perNpu: 'one per NPU of the host',
+      ranksHelp:
+        'More than one rank: torchrun starts them (--nproc_per_node); on a host without an NPU they use gloo on the CPU.',
+      run: 'Run the profiler',
+    },
+    import: {
+      title: 'Import profiler output',
+      where: 'From',
+      local: 'a folder on this machine',
+      remote: 'a folder on hosts (copied over SFTP)',
+      dir: 'Folder',
+      hosts: 'Hosts',
+      worldSize: 'World size (optional: every rank expected)',
+      submit: 'Import',
+    },
     compare: {
       open: 'Compare two runs',
       close: 'Back to the profile',

@@ -32,6 +32,11 @@ export const zhCN: ProfilingMessages = {
     hostFailed: '未能从 {{host}} 收集：{{error}}',
     missingFile: '该 rank 目录中没有 {{file}}。',
     nodeEmpty: '{{host}} 已连接但没有任何 rank 目录：其 rank 在结果中缺失。',
+    torchrun:
+      '{{host}}：用 torchrun 启动了 {{ranks}} 个 rank（--nproc_per_node {{n}}，后端 {{backend}}）；每个节点各自是一个 torchrun 进程组。',
+    gloo: '{{host}} 上没有 NPU：其各 rank 在 CPU 上加入了 gloo 进程组。',
+    rankNoResult:
+      '{{host}} 上的 rank {{ranks}} 未返回结果就结束了（提前退出或崩溃）：其输出可能缺失或不完整。',
     gather: '已从 {{host}} 收集 {{files}} 个文件（{{mb}} MB），sha256 已校验。',
   },
   advice: {
@@ -142,8 +147,38 @@ export const zhCN: ProfilingMessages = {
     baseline: '用于对比单步耗时的 GPU 基线的已存储性能分析运行',
     targetRatio: '相对基线通过的单步耗时比（默认 1.2）',
     ranks: '作业的总 rank 数（world size）：应有 0 到 N-1 的每个 rank（含末尾的 rank）',
+    ranksPerHost:
+      '每台主机用 torchrun 启动的 rank 数（--nproc_per_node N；"npus"：每块 NPU 一个）；每个 rank 各自写输出',
+    activities: 'torch_npu.profiler 采集的活动：cpu、npu 或 cpu,npu（默认两者）',
   },
   ui: {
+    form: {
+      title: '在主机上采集性能数据',
+      hosts: '会话中的主机',
+      noHosts: '该会话还没有主机：请先把主机加入会话。',
+      entry: '入口 FILE:FUNCTION（返回模型与批数据）',
+      script: '或一个脚本（自带循环：作为一个采集步）',
+      steps: '步数（在一步预热之后）',
+      level: '级别',
+      activities: '采集活动',
+      cpu: 'CPU',
+      npu: 'NPU',
+      ranks: '每台主机的 rank 数',
+      perNpu: '每块 NPU 一个',
+      ranksHelp:
+        '多于一个 rank 时由 torchrun 启动（--nproc_per_node）；没有 NPU 的主机上它们在 CPU 上使用 gloo。',
+      run: '运行性能采集',
+    },
+    import: {
+      title: '导入性能数据',
+      where: '来源',
+      local: '本机上的目录',
+      remote: '主机上的目录（经 SFTP 拷贝）',
+      dir: '目录',
+      hosts: '主机',
+      worldSize: '总 rank 数（可选：要求每个 rank 都在）',
+      submit: '导入',
+    },
     compare: {
       open: '对比两次运行',
       close: '返回性能数据',

@@ -80,7 +80,7 @@ export function BreakdownChart({ steps }: { steps: StepBreakdown[] }) {
     };
   }, [sorted, t]);
   return (
-    <section data-testid="profiling-breakdown-chart">
+    <section data-testid="profiling-breakdown">
       <h3>{t(`${NS}report.breakdown`)}</h3>
       <div ref={box} style={{ width: '100%' }} />
     </section>

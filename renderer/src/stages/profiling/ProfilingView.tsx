@@ -86,7 +86,6 @@ export function ProfilingView(props: StageViewProps) {
       {/* a run whose entry failed stored no profile: its prof.run check below carries the error */}
       {result.error && !(noProfile && failed) && <ErrorText error={result.error} />}
       {result.data && <Profile p={result.data} />}
-      {result.data && result.data.steps.length > 0 && <BreakdownChart steps={result.data.steps} />}
       {result.data?.timeline && runId !== null && <StepTimeline stageRunId={runId} />}
       <div className="code-checks" data-testid="profiling-checks">
         {run?.checks.map((c) => (
@@ -111,7 +110,8 @@ function Profile({ p }: { p: ProfileResult }) {
       <h2 data-testid="profiling-result">
         {t(`${NS}report.run`, { source: p.source, kind: p.kind, ranks: p.ranks.length })}
       </h2>
-      {p.steps.length > 0 && <Breakdown steps={p.steps} />}
+      {p.steps.length > 0 && p.steps.length <= LABELLED_BARS && <Breakdown steps={p.steps} />}
+      {p.steps.length > LABELLED_BARS && <BreakdownChart steps={p.steps} />}
       {p.kernels && (
         <section data-testid="profiling-task-types">
           <h3>{t(`${NS}report.taskTypes`)}</h3>
@@ -154,6 +154,12 @@ function Profile({ p }: { p: ProfileResult }) {
     </>
   );
 }
+
+/**
+ * Up to this many steps, one labelled bar per rank and step reads best; beyond it the uPlot chart
+ * (a few draws for any number of steps — DOM bars took seconds at 128 ranks × 1000 steps).
+ */
+const LABELLED_BARS = 32;
 
 function Breakdown({ steps }: { steps: StepBreakdown[] }) {
   const { t } = useTranslation();

@@ -31,6 +31,19 @@ async function untilDone(page: Page, done: ReturnType<Page['getByTestId']>) {
   await expect(done).toBeVisible();
 }
 
+/** Pixels of the pass colour (#3a9d5d) on the per-layer chart's canvas. */
+function passPixels(page: Page): Promise<number> {
+  return page.evaluate(`(() => {
+    const c = document.querySelector('[data-testid="precision-curve"] canvas');
+    if (!c) return 0;
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4)
+      if (Math.abs(d[i] - 0x3a) < 8 && Math.abs(d[i + 1] - 0x9d) < 8 && Math.abs(d[i + 2] - 0x5d) < 8) n++;
+    return n;
+  })()`);
+}
+
 test.describe('precision stage', () => {
   test.skip(!support.ok, support.ok ? '' : support.reason);
   test.setTimeout(240_000);
@@ -88,6 +101,12 @@ test.describe('precision stage', () => {
     await expect(page.getByTestId('precision-result')).toContainText('No module diverges.', {
       timeout: 120_000,
     });
+    // every error is 0 (the baseline against itself): the chart still draws a bar per module,
+    // on its floor marked 0 — green (pass) pixels on the canvas, not an empty chart
+    const curve = page.getByTestId('precision-curve');
+    await expect(curve).toHaveAttribute('data-zero-floor', 'true');
+    await expect(curve).toContainText('errors of exactly 0 are drawn on the floor line marked 0');
+    await expect.poll(() => passPixels(page)).toBeGreaterThan(100);
     await page.getByTestId('precision-tick-1').check();
     await page.getByTestId('precision-tick-2').check();
     await expect(page.getByTestId('precision-compare-summary')).toContainText(

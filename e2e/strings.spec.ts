@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { test, expect } from './support/fixtures';
 import { Shell } from './pages/shell';
@@ -122,6 +123,18 @@ for (const lang of ['en', 'zh-CN'] as const) {
       await expect(stage).toHaveAttribute('aria-current', 'page');
       await check(page, lang, `session ${id}`);
     }
+    // a precision run's view (first divergence, chart, module table, a module's drill-down):
+    // an msprobe workbook imported into the session, so no host is needed
+    await page.getByTestId('stage-precision').click();
+    const imp = page.getByTestId('precision-import');
+    await imp.locator('input').fill(join(process.cwd(), 'tests/fixtures/precision-xlsx'));
+    await imp.locator('button[type="submit"]').click();
+    await expect(page.getByTestId('precision-first')).toBeVisible({ timeout: 30_000 });
+    await expect(page.getByTestId('precision-curve').locator('canvas')).toBeVisible();
+    await check(page, lang, 'precision run view');
+    await page.getByTestId('precision-modules').locator('tbody tr').first().click();
+    await expect(page.getByTestId('precision-dump-none')).toBeVisible();
+    await check(page, lang, 'precision module drill-down');
     // every stage is built (the rail walk above covers them): an unknown one is what is left
     await expect(
       page.getByTestId('progress-rail').locator('button[data-built="false"]'),

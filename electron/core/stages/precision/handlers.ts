@@ -39,15 +39,19 @@ function reviewLink(s: Services, sessionId: number, view: PrecisionRunView): Pre
 /** Records shown without a module: enough for a look, bounded for a 10,000-module dump. */
 const DUMP_RECORDS = 200;
 
-/** One side's dump narrowed to a module's records (by row name, or by path for every call). */
+/** One side's dump narrowed to a module's records (by row name, else by path for every call). */
 function dumpSide(d: RawDump | null, module: string | undefined): DumpSide | null {
   if (!d) return null;
   const { modules, ...head } = d;
   const all = modules ?? [];
+  // a row's name first (its call, forward or grad); else a path: every call of that module
+  const byLabel = module === undefined ? [] : all.filter((r) => label(r) === module);
   const picked =
     module === undefined
       ? all.slice(0, DUMP_RECORDS)
-      : all.filter((r) => label(r) === module || r.module === module);
+      : byLabel.length
+        ? byLabel
+        : all.filter((r) => r.module === module);
   return { ...head, modules: picked, total: all.length };
 }
 

@@ -92,7 +92,8 @@ export const en = {
     cosine: 'cosine {{cosine}} (limit for {{dtype}}: {{limit}})',
     maxAbs: 'max abs error {{err}} relative to the output scale (limit for {{dtype}}: {{limit}})',
     withinTolerance: 'differs within {{dtype}} tolerance (drift {{drift}})',
-    imported: 'msprobe: {{result}} {{message}}',
+    imported: 'msprobe: “{{message}}”',
+    importedBare: 'msprobe gives no message',
     md5: 'checksum {{target}} against {{baseline}} (md5 mode: the bytes differ)',
     tensorUnread:
       'the tensor data of this output could not be read from the {{file}} tensor file (cut short): statistics only',

@@ -50,6 +50,7 @@ export function errorTick(v: number, floor: number): string {
 export function errorTicks(axis: ErrorAxis, n = 6): number[] {
   const every = Math.max(1, Math.ceil((axis.top - axis.floor) / n));
   const out: number[] = [];
-  for (let v = axis.top; v > axis.floor; v -= every) out.unshift(v);
+  // a decade too close above the floor would print over its "0"
+  for (let v = axis.top; v - axis.floor >= Math.max(1, every * 0.67); v -= every) out.unshift(v);
   return [axis.floor, ...out];
 }

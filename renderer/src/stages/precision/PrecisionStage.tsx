@@ -173,7 +173,7 @@ export function PrecisionStage(props: StageViewProps) {
         <p className="muted small">{t(`${NS}ui.compareHint`)}</p>
       )}
       {ticked.length === 2 && <RunsCompareView a={Math.min(...ticked)} b={Math.max(...ticked)} />}
-      {runId !== null && <RunView runId={runId} sessionId={session.id} />}
+      {runId !== null && <RunView key={runId} runId={runId} sessionId={session.id} />}
       <div className="code-checks">
         {run?.checks.map((c) => (
           <CheckCard key={c.id} check={c} sessionId={session.id} host={run.host} busy={false} />

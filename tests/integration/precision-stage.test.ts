@@ -149,7 +149,7 @@ d('precision stage: the same model on a CPU baseline host and an NPU-profile hos
       format: 'html',
       language: 'en',
     });
-    const chart = /<figure class="precision-chart">.*?<\/figure>/s.exec(html.text)![0];
+    const chart = /<figure class="precision-chart">.*?<\/figure>/s.exec(html.text ?? '')![0]!;
     const bars = [...chart.matchAll(/<rect x="[^"]+" y="[^"]+" width="[^"]+" height="([^"]+)"/g)];
     expect(bars).toHaveLength(view.modules.length);
     expect(bars.every((b) => Number(b[1]) > 0)).toBe(true);

@@ -31,6 +31,25 @@ async function untilDone(page: Page, done: ReturnType<Page['getByTestId']>) {
   await expect(done).toBeVisible();
 }
 
+/** Screenshots for docs/ (AMW_SCREENSHOTS=1), as the journey spec makes them. */
+async function shot(page: Page, name: string) {
+  if (process.env.AMW_SCREENSHOTS === '1')
+    await page.screenshot({ path: `docs/screens/${name}.png`, fullPage: true });
+}
+
+/** Pixels of the pass colour (#3a9d5d) on the per-layer chart's canvas. */
+function passPixels(page: Page): Promise<number> {
+  return page.evaluate(`(() => {
+    const c = document.querySelector('[data-testid="precision-curve"] canvas');
+    if (!c) return 0;
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4)
+      if (Math.abs(d[i] - 0x3a) < 8 && Math.abs(d[i + 1] - 0x9d) < 8 && Math.abs(d[i + 2] - 0x5d) < 8) n++;
+    return n;
+  })()`);
+}
+
 test.describe('precision stage', () => {
   test.skip(!support.ok, support.ok ? '' : support.reason);
   test.setTimeout(240_000);
@@ -79,6 +98,17 @@ test.describe('precision stage', () => {
     await untilDone(page, page.getByTestId('precision-first'));
     await expect(page.getByTestId('precision-first')).toContainText('block.act');
     await expect(page.getByTestId('precision-modules')).toContainText('block.act/aten::gelu');
+    // drill-down: block.act's statistics on both sides, from the stored raw dumps
+    const act = page
+      .getByTestId('precision-modules')
+      .locator('tr.clickable')
+      .filter({ has: page.locator('code', { hasText: /^block\.act$/ }) });
+    await expect(act.locator('[data-result]')).toHaveText('error');
+    await act.click();
+    for (const side of ['baseline', 'target'])
+      await expect(page.getByTestId(`precision-dump-${side}`)).toContainText('block.act');
+    await expect(page.getByTestId('precision-dump-target')).toContainText('torch_npu');
+    await shot(page, 'precision-en');
 
     // the baseline host against itself: nothing diverges
     await form.getByTestId('precision-target').selectOption('cpu');
@@ -88,6 +118,12 @@ test.describe('precision stage', () => {
     await expect(page.getByTestId('precision-result')).toContainText('No module diverges.', {
       timeout: 120_000,
     });
+    // every error is 0 (the baseline against itself): the chart still draws a bar per module,
+    // on its floor marked 0 — green (pass) pixels on the canvas, not an empty chart
+    const curve = page.getByTestId('precision-curve');
+    await expect(curve).toHaveAttribute('data-zero-floor', 'true');
+    await expect(curve).toContainText('errors of exactly 0 are drawn on the floor line marked 0');
+    await expect.poll(() => passPixels(page)).toBeGreaterThan(100);
     await page.getByTestId('precision-tick-1').check();
     await page.getByTestId('precision-tick-2').check();
     await expect(page.getByTestId('precision-compare-summary')).toContainText(
@@ -100,6 +136,13 @@ test.describe('precision stage', () => {
       '运行 2 对比运行 1：block.act 处的偏差已消失，没有模块出现偏差。',
     );
     await expect(page.getByTestId('precision-form')).toContainText('aten 算子');
+    // the diverging run, its drill-down open, in Chinese: result words translated
+    await page.getByTestId('precision-run-1').click();
+    await expect(act.locator('[data-result]')).toHaveText('错误');
+    await act.click();
+    await expect(page.getByTestId('precision-dump-baseline')).toContainText('基线');
+    await expect(page.getByTestId('precision-curve')).toContainText('通过');
+    await shot(page, 'precision-zh-CN');
     await page.screenshot({ path: 'test-results/e2e/precision-compare.png', fullPage: true });
   });
 });

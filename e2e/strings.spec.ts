@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { test, expect } from './support/fixtures';
 import { Shell } from './pages/shell';
@@ -35,6 +36,8 @@ async function visibleText(page: Page): Promise<string[]> {
 const RAW_KEY = /(^|[\s(（"“])[a-z][a-zA-Z0-9]*(\.[a-zA-Z_][a-zA-Z0-9_]*){2,}($|[\s)）"”.,:;])/;
 const NS_KEY = /\b(stage-[a-z]+|rules|knowledge):[a-zA-Z]/;
 const ENGLISH_SENTENCE = /[A-Za-z]{3,}(\s+[A-Za-z]{2,}){3,}/;
+const MACHINE_WORD = /^(pass|warn|warning|error|fail|skip|none|fixed|regressed)$/i;
+const QUOTED = /“[^”]*”/g;
 const CHINESE = /[\u3400-\u9fff\uff01-\uff5e]/;
 
 async function check(page: Page, lang: 'en' | 'zh-CN', where: string) {
@@ -43,7 +46,11 @@ async function check(page: Page, lang: 'en' | 'zh-CN', where: string) {
   const bad: string[] = [];
   for (const s of texts) {
     if (RAW_KEY.test(s) || NS_KEY.test(s)) bad.push(`raw key: ${s}`);
-    else if (lang === 'zh-CN' && ENGLISH_SENTENCE.test(s)) bad.push(`English in zh-CN: ${s}`);
+    // a machine value shown as is: one status or result word alone, untranslated
+    else if (lang === 'zh-CN' && MACHINE_WORD.test(s)) bad.push(`untranslated word: ${s}`);
+    // a file's own words quoted “…” inside a sentence (msprobe's Err_message) are not ours
+    else if (lang === 'zh-CN' && ENGLISH_SENTENCE.test(s.replace(QUOTED, '')))
+      bad.push(`English in zh-CN: ${s}`);
     else if (lang === 'en' && CHINESE.test(s)) bad.push(`Chinese in en: ${s}`);
   }
   expect(bad, `${where} (${lang})`).toEqual([]);
@@ -122,6 +129,22 @@ for (const lang of ['en', 'zh-CN'] as const) {
       await expect(stage).toHaveAttribute('aria-current', 'page');
       await check(page, lang, `session ${id}`);
     }
+    // a precision run's view (first divergence, chart, module table, a module's drill-down):
+    // an msprobe workbook imported into the session (the host only opens the stage; nothing runs)
+    await page.getByTestId('session-hosts-open').click();
+    await page.getByTestId('pick-host-npu-x').check();
+    await page.getByTestId('session-hosts-save').click();
+    await expect(page.getByTestId('session-hosts-dialog')).toBeHidden();
+    await page.getByTestId('stage-precision').click();
+    const imp = page.getByTestId('precision-import');
+    await imp.locator('input').fill(join(process.cwd(), 'tests/fixtures/precision-xlsx'));
+    await imp.locator('button[type="submit"]').click();
+    await expect(page.getByTestId('precision-first')).toBeVisible({ timeout: 30_000 });
+    await expect(page.getByTestId('precision-curve').locator('canvas')).toBeVisible();
+    await check(page, lang, 'precision run view');
+    await page.getByTestId('precision-modules').locator('tbody tr').first().click();
+    await expect(page.getByTestId('precision-dump-none')).toBeVisible();
+    await check(page, lang, 'precision module drill-down');
     // every stage is built (the rail walk above covers them): an unknown one is what is left
     await expect(
       page.getByTestId('progress-rail').locator('button[data-built="false"]'),

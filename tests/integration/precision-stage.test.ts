@@ -23,7 +23,7 @@ import { amw } from '../support/cli';
 import { PrecisionRepository } from '../../electron/core/stages/precision/repository';
 import { ArtifactStore } from '../../electron/core/db/artifacts';
 import { openStore } from '../../electron/core/db/open';
-import { en } from '../support/text';
+import { en, zh } from '../support/text';
 
 const support = simHostsSupported();
 const d = support.ok ? describe : describe.skip;
@@ -143,6 +143,19 @@ d('precision stage: the same model on a CPU baseline host and an NPU-profile hos
     );
     expect(leftovers(cpu)).toEqual([]);
     expect(leftovers(npu)).toEqual([]);
+    // every error is 0: the report's chart still draws a bar per module, on the floor marked 0
+    const html = await core.call('reports.export', {
+      source: { sessionId: run.sessionId },
+      format: 'html',
+      language: 'en',
+    });
+    const chart = /<figure class="precision-chart">.*?<\/figure>/s.exec(html.text ?? '')![0]!;
+    const bars = [...chart.matchAll(/<rect x="[^"]+" y="[^"]+" width="[^"]+" height="([^"]+)"/g)];
+    expect(bars).toHaveLength(view.modules.length);
+    expect(bars.every((b) => Number(b[1]) > 0)).toBe(true);
+    expect(chart).toContain('class="zero-floor"');
+    expect(chart).toMatch(/>0<\/text>/);
+    expect(chart).toContain('errors of exactly 0 are drawn on the floor line marked 0');
   }, 180_000);
 
   it('weights and inputs really travel: a model built from OS entropy still matches exactly', async () => {
@@ -469,6 +482,81 @@ d('precision stage: the same model on a CPU baseline host and an NPU-profile hos
         { AMW_HOME: home },
       );
       expect(text.stdout).toContain('the first divergence is still block.act');
+      // result words in the reader's language; --json keeps the machine values
+      const zhCompare = await amw(
+        [
+          '--lang',
+          'zh-CN',
+          'precision',
+          'compare',
+          String(view.stageRunId),
+          String(fixed.stageRunId),
+        ],
+        { AMW_HOME: home },
+      );
+      expect(zhCompare.stdout).toMatch(/已修复\s+block\.act {2}错误 → 通过/);
+      expect(zhCompare.stdout).not.toMatch(/\b(pass|error|fixed)\b/);
+      expect(zh(check(run, 'precision.first-divergence').summary)).toContain(
+        '首个偏差：block.act（错误）',
+      );
+      const zhReport = await core.call('reports.export', {
+        source: { sessionId: run.sessionId },
+        format: 'html',
+        language: 'zh-CN',
+      });
+      expect(zhReport.text).toContain(
+        '<code>block.act</code> <span class="pill s-fail">错误</span>',
+      );
+      expect(zhReport.text).not.toMatch(/class="pill s-\w+">(pass|warn|fail|error)</);
+
+      // drill-down: the module's statistics on both sides, from the stored raw dumps
+      const dumps = await core.call('precision.dumps', {
+        stageRunId: view.stageRunId,
+        module: 'block.act',
+      });
+      expect(dumps.baseline!.modules.map((r) => r.module)).toEqual(['block.act']);
+      expect(dumps.target!.modules.map((r) => r.module)).toEqual(['block.act']);
+      expect(dumps.target!.total).toBe(dumps.baseline!.total);
+      const row = view.modules.find((m) => m.module === 'block.act')!;
+      const [bOut, tOut] = [
+        dumps.baseline!.modules[0]!.outputs[0]!,
+        dumps.target!.modules[0]!.outputs[0]!,
+      ];
+      expect(bOut).toMatchObject({ max: row.baseline!.max, norm: row.baseline!.norm });
+      expect(tOut).toMatchObject({ max: row.target!.max, norm: row.target!.norm });
+      expect(tOut.norm).not.toBe(bOut.norm); // the perturbed GELU, seen on the target only
+      const head = await core.call('precision.dumps', { stageRunId: view.stageRunId });
+      expect(head.baseline!.modules.length).toBe(Math.min(200, head.baseline!.total));
+      const shown = await amw(
+        ['precision', 'show', String(view.stageRunId), '--module', 'block.act', '--json'],
+        { AMW_HOME: home },
+      );
+      expect(shown.code).toBe(0);
+      expect(JSON.parse(shown.stdout)).toMatchObject({
+        module: 'block.act',
+        compare: { result: 'error' },
+        baseline: { modules: [{ module: 'block.act' }] },
+        target: { modules: [{ module: 'block.act' }] },
+      });
+      const zhShown = await amw(
+        ['--lang', 'zh-CN', 'precision', 'show', String(view.stageRunId), '--module', 'block.act'],
+        { AMW_HOME: home },
+      );
+      expect(zhShown.stdout).toMatch(/^block\.act: 错误/);
+      expect(zhShown.stdout).toMatch(/\n基线: cpu, torch /);
+      expect(zhShown.stdout).toMatch(/\n目标: cpu, torch /);
+      expect(zhShown.stdout).toContain(`max ${tOut.max!.toPrecision(4)}`);
+      const zhList = await amw(['--lang', 'zh-CN', 'precision', 'show', String(view.stageRunId)], {
+        AMW_HOME: home,
+      });
+      expect(zhList.stdout).toMatch(/\d 通过 +embed/);
+      expect(zhList.stdout).toMatch(/\d 错误 +block\.act/);
+      const none = await amw(
+        ['precision', 'show', String(view.stageRunId), '--module', 'no.such'],
+        { AMW_HOME: home },
+      );
+      expect(none.code).toBe(1);
+      expect(none.stdout).toContain(`Run ${view.stageRunId} has no module no.such.`);
       // the report: with more than one run, how the first divergence moved over time
       const later = await core.call('reports.export', {
         source: { sessionId: run.sessionId },

@@ -207,11 +207,33 @@ export interface PrecisionRunsCompare {
   counts: { fixed: number; regressed: number; onlyA: number; onlyB: number };
 }
 
+/** One side's raw dump for drill-down: the header as dumped and the records asked for. */
+export interface DumpSide extends Omit<RawDump, 'modules'> {
+  /** The module's records (every call) or, without a module, the first records (capped). */
+  modules: RawModuleRecord[];
+  /** How many records the whole dump holds. */
+  total: number;
+}
+
+export interface PrecisionDumps {
+  /** Null when the run keeps no raw dump for that side (an msprobe import). */
+  baseline: DumpSide | null;
+  target: DumpSide | null;
+}
+
 const RunId = z.number().int().positive();
 
 export const precisionApi = {
   /** One precision run (or import): every module compared, the first divergence. */
   'precision.get': method(z.object({ stageRunId: RunId }).strict()).returns<PrecisionRunView>(),
+  /**
+   * The raw dumps of both sides as the harness printed them: device, versions, determinism, and
+   * the records of one module (its row's name in `precision.get`, or a `named_modules()` path for
+   * every call of it); without a module, the first records.
+   */
+  'precision.dumps': method(
+    z.object({ stageRunId: RunId, module: z.string().max(4096).optional() }).strict(),
+  ).returns<PrecisionDumps>(),
   /** A session's precision runs over time, newest first. */
   'precision.history': method(
     z.object({ sessionId: z.number().int().positive() }).strict(),

@@ -1,4 +1,26 @@
+import type { DumpSide, ModuleCompare } from '../../../../shared/stages/precision/api';
 import type { StageCli } from '../define';
+
+const NS = 'stage-precision:';
+/** Rows `precision show` prints as text without --module (all of them in --json). */
+const SHOW_ROWS = 200;
+
+const num = (x: number | null) => (x === null ? '—' : x === 0 ? '0' : x.toPrecision(4));
+
+/** One side of `precision show --module`: where it ran, then each record's outputs. */
+function sideLines(name: string, d: DumpSide | null, missing: string): string[] {
+  if (!d) return [`${name}: ${missing}`];
+  const head = `${name}: ${d.device}, torch ${d.torch ?? '?'}${d.torchNpu ? `, torch_npu ${d.torchNpu}` : ''}, ${d.autocast ? `${d.autocast.device} ${d.autocast.dtype}` : d.dtype}`;
+  return [
+    head,
+    ...d.modules.flatMap((r) =>
+      r.outputs.map(
+        (o, i) =>
+          `  ${r.order} ${r.module || '(model)'}${r.call ? ` #${r.call + 1}` : ''} ${r.kind ?? 'forward'} [${i}] ${o.dtype} [${o.shape.join('x')}] max ${num(o.max)} min ${num(o.min)} mean ${num(o.mean)} norm ${num(o.norm)}${o.nan || o.inf ? ` nan ${o.nan} inf ${o.inf}` : ''}`,
+      ),
+    ),
+  ];
+}
 
 /** `--ops gelu,aten::softmax` / `--modules 'block.*,head'`: a comma-separated list, or none. */
 const list = (x: unknown): string[] | undefined =>
@@ -111,11 +133,75 @@ export const precisionCli: StageCli = {
       },
     },
     {
+      path: ['precision', 'show'],
+      args: ['<run>'],
+      help: `${NS}cli.show`,
+      options: [{ flags: '--module <name>', key: 'module', help: `${NS}cli.module` }],
+      async run(args, o, call, show) {
+        const stageRunId = Number(args[0]);
+        const view = await call('precision.get', { stageRunId });
+        const word = (r: string) => show({ key: `${NS}result.${r}` });
+        if (typeof o.module !== 'string') {
+          const rows = (m: ModuleCompare) =>
+            `  ${String(m.order).padStart(5)} ${word(m.result).padEnd(8)} ${m.module}  cos ${num(m.cosine)}  err ${num(m.maxAbsErr ?? m.statDrift)}`;
+          const text = [
+            show({
+              key: `${NS}report.summary`,
+              params: {
+                host: view.host || '?',
+                baseline: view.baseline,
+                entry: view.entry,
+                dtype: view.dtype,
+                mode: view.mode,
+              },
+            }),
+            ...view.modules.slice(0, SHOW_ROWS).map(rows),
+            ...(view.modules.length > SHOW_ROWS
+              ? [`  … ${view.modules.length - SHOW_ROWS} (--json)`]
+              : []),
+          ].join('\n');
+          return { json: view, text: `${text}\n`, status: 'pass' };
+        }
+        const module = o.module;
+        const row = view.modules.find((m) => m.module === module) ?? null;
+        const dumps = await call('precision.dumps', { stageRunId, module });
+        if (!row && !dumps.baseline?.modules.length && !dumps.target?.modules.length) {
+          const text = show({ key: `${NS}cli.noModule`, params: { run: stageRunId, module } });
+          return { json: { error: text, module, stageRunId }, text: `${text}\n`, status: 'fail' };
+        }
+        const missing = show({ key: `${NS}ui.noDump` });
+        const text = [
+          ...(row
+            ? [
+                `${row.module}: ${word(row.result)}  cos ${num(row.cosine)}  maxAbsErr ${num(row.maxAbsErr)}  maxRelErr ${num(row.maxRelErr)}  drift ${num(row.statDrift)}`,
+              ]
+            : []),
+          ...(row?.reason
+            ? [`  ${show({ key: `${NS}${row.reason.key}`, params: row.reason.params })}`]
+            : []),
+          ...sideLines(show({ key: `${NS}side.baseline` }), dumps.baseline, missing),
+          ...sideLines(show({ key: `${NS}side.target` }), dumps.target, missing),
+        ].join('\n');
+        return {
+          json: {
+            stageRunId,
+            module,
+            compare: row,
+            baseline: dumps.baseline,
+            target: dumps.target,
+          },
+          text: `${text}\n`,
+          status: 'pass',
+        };
+      },
+    },
+    {
       path: ['precision', 'compare'],
       args: ['<runA>', '<runB>'],
       help: 'stage-precision:cli.compare',
       options: [],
       async run(args, _o, call, show) {
+        const word = (r: string) => show({ key: `${NS}result.${r}` });
         const [a, b] = args.map((x) => Number(x)) as [number, number];
         const r = await call('precision.compareRuns', { a, b });
         const doc = {
@@ -136,7 +222,10 @@ export const precisionCli: StageCli = {
           }),
           ...r.changed
             .slice(0, 50)
-            .map((c) => `  ${c.change.padEnd(9)} ${c.module}  ${c.a} → ${c.b}`),
+            .map(
+              (c) =>
+                `  ${show({ key: `${NS}ui.${c.change}` }).padEnd(9)} ${c.module}  ${word(c.a)} → ${word(c.b)}`,
+            ),
         ].join('\n');
         // a comparison is information: it succeeds whatever moved (exit 0)
         return { json: doc, text: `${text}\n`, status: 'pass' };

@@ -238,7 +238,8 @@ function compareOutput(
 
 const keyOf = (m: Pick<RawModuleRecord, 'module' | 'call' | 'kind'>) =>
   `${m.kind ?? 'forward'}\u0000${m.module}\u0000${m.call}`;
-const label = (m: RawModuleRecord) =>
+/** A record's name in the comparison (and in `precision.dumps`' `module`): path, call, grad. */
+export const label = (m: Pick<RawModuleRecord, 'module' | 'call' | 'kind'>) =>
   `${m.module || '(model)'}${m.call ? ` #${m.call + 1}` : ''}${m.kind === 'grad' ? ' (grad)' : ''}`;
 
 /**

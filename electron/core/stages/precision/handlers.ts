@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { AmwError } from '../../../../shared/errors';
-import type { PrecisionRunView } from '../../../../shared/stages/precision/api';
+import type { DumpSide, PrecisionRunView, RawDump } from '../../../../shared/stages/precision/api';
 import type { DomainHandlers, MethodsOf, Services } from '../../api/services';
 import { stageStatus } from '../../sessions/repository';
+import { label } from './compare';
 import { importMsprobe } from './msprobe';
 import { importOutcomes } from './outcomes';
 import { PrecisionRepository } from './repository';
@@ -35,6 +36,25 @@ function reviewLink(s: Services, sessionId: number, view: PrecisionRunView): Pre
   return view;
 }
 
+/** Records shown without a module: enough for a look, bounded for a 10,000-module dump. */
+const DUMP_RECORDS = 200;
+
+/** One side's dump narrowed to a module's records (by row name, else by path for every call). */
+function dumpSide(d: RawDump | null, module: string | undefined): DumpSide | null {
+  if (!d) return null;
+  const { modules, ...head } = d;
+  const all = modules ?? [];
+  // a row's name first (its call, forward or grad); else a path: every call of that module
+  const byLabel = module === undefined ? [] : all.filter((r) => label(r) === module);
+  const picked =
+    module === undefined
+      ? all.slice(0, DUMP_RECORDS)
+      : byLabel.length
+        ? byLabel
+        : all.filter((r) => r.module === module);
+  return { ...head, modules: picked, total: all.length };
+}
+
 /** The precision stage's own methods: a stored comparison, a session's history, msprobe import. */
 export function precisionHandlers(s: Services): DomainHandlers<MethodsOf<'precision'>> {
   const repo = new PrecisionRepository(s.db, s.artifacts);
@@ -42,6 +62,13 @@ export function precisionHandlers(s: Services): DomainHandlers<MethodsOf<'precis
     'precision.get': ({ stageRunId }) => {
       const run = s.sessions.run(stageRunId);
       return reviewLink(s, run.sessionId, repo.get(stageRunId, run.host));
+    },
+    'precision.dumps': ({ stageRunId, module }) => {
+      s.sessions.run(stageRunId);
+      if (!repo.has(stageRunId))
+        throw new AmwError('NOT_FOUND', `Stage run ${stageRunId} has no precision comparison.`);
+      const d = repo.dumps(stageRunId);
+      return { baseline: dumpSide(d.baseline, module), target: dumpSide(d.target, module) };
     },
     'precision.history': ({ sessionId }) => {
       s.sessions.session(sessionId);

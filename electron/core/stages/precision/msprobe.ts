@@ -431,7 +431,11 @@ export function readCompareRows(rows: string[][], file: string, problems: Msg[])
       reason:
         result === 'pass' || result === 'none'
           ? null
-          : { key: 'reason.imported', params: { result, message } },
+          : // msprobe's own words, quoted: its result is the row's, shown in the reader's language
+            {
+              key: message ? 'reason.imported' : 'reason.importedBare',
+              params: { result, message },
+            },
       cosine: metric(row['Cosine']),
       maxAbsErr: metric(row['MaxAbsErr']),
       maxRelErr: metric(row['MaxRelativeErr'], false),

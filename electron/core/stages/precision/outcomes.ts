@@ -291,7 +291,7 @@ function divergence(f: PrecisionFacts): CheckOutcome {
           items: [
             m('divergence.at', {
               module: first.module,
-              result: first.result,
+              result: m(`result.${first.result}`),
               source: first.source ?? m('divergence.noSource'),
               reason,
             }),
@@ -300,7 +300,7 @@ function divergence(f: PrecisionFacts): CheckOutcome {
         })
       : m('divergence.at', {
           module: first.module,
-          result: first.result,
+          result: m(`result.${first.result}`),
           source: first.source ?? m('divergence.noSource'),
           reason,
         }),
@@ -414,7 +414,7 @@ export function importOutcomes(imp: {
             first.result === 'error' ? 'fail' : 'warn',
             m('divergence.at', {
               module: first.module,
-              result: first.result,
+              result: m(`result.${first.result}`),
               source: first.source ?? m('divergence.noSource'),
               reason: row.reason ? m(row.reason.key, row.reason.params) : '',
             }),

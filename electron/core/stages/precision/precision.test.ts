@@ -465,7 +465,7 @@ describe('msprobe import: xlsx (the format msprobe writes)', () => {
         key: `stage-precision:${r.modules[1]!.reason!.key}`,
         params: r.modules[1]!.reason!.params,
       }),
-    ).toBe('msprobe: warning Need double check api accuracy.');
+    ).toBe('msprobe: “Need double check api accuracy.”');
     expect(r.modules[2]!.target!.nan).toBe(1);
     expect(r.firstDivergence).toMatchObject({
       module: 'Functional.gelu.0.forward.output.0',

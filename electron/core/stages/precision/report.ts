@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ReportPrecision } from '../../../../shared/stages/precision/report';
+import { errorAxis, errorTick } from '../../../../shared/stages/precision/curve';
 import { esc, MAX_ROWS, pill } from '../../reports/html-kit';
 import { cell, MAX_ROWS as MD_ROWS } from '../../reports/md-kit';
 import type { StageReport } from '../define';
@@ -20,16 +21,16 @@ const RESULT_CLS: Record<string, string> = {
 /**
  * Per-layer chart as inline SVG: one column per module in execution order, cosine as a line
  * (scaled between its lowest value and 1) and the error (MaxAbsErr where tensors exist, the
- * statistics drift otherwise, log-scaled) as bars coloured by the module's result.
+ * statistics drift otherwise, log-scaled, 0 on a floor line marked 0) as bars coloured by the
+ * module's result.
  */
-export function curveSvg(curve: Section[number]['curve'], title: string): string {
+export function curveSvg(curve: Section[number]['curve'], title: string, zeroNote = ''): string {
   const W = 720;
   const H = 160;
   const n = curve.length || 1;
   const step = W / n;
-  const errs = curve.map((c) => (c.error && c.error > 0 ? Math.log10(c.error) : null));
-  const lo = Math.min(-12, ...errs.filter((e): e is number => e !== null));
-  const hi = Math.max(0, ...errs.filter((e): e is number => e !== null));
+  const axis = errorAxis(curve.map((c) => c.error));
+  const y = (v: number) => H - ((v - axis.bottom) / (axis.top - axis.bottom || 1)) * (H - 20);
   const colour: Record<string, string> = {
     pass: '#3a9d5d',
     warning: '#d89614',
@@ -38,12 +39,17 @@ export function curveSvg(curve: Section[number]['curve'], title: string): string
   };
   const bars = curve
     .map((c, i) => {
-      const e = errs[i];
+      const e = axis.logs[i];
       if (e === null || e === undefined) return '';
-      const h = ((e - lo) / (hi - lo || 1)) * (H - 20);
-      return `<rect x="${(i * step).toFixed(2)}" y="${(H - h).toFixed(2)}" width="${Math.max(step - 0.5, 0.5).toFixed(2)}" height="${h.toFixed(2)}" fill="${colour[c.result] ?? '#999'}"><title>${esc(c.module)}: ${esc(c.error)}</title></rect>`;
+      const top = y(e);
+      return `<rect x="${(i * step).toFixed(2)}" y="${top.toFixed(2)}" width="${Math.max(step - 0.5, 0.5).toFixed(2)}" height="${(H - top).toFixed(2)}" fill="${colour[c.result] ?? '#999'}"><title>${esc(c.module)}: ${esc(c.error)}</title></rect>`;
     })
     .join('');
+  // the floor where errors of exactly 0 are drawn, labelled 0 (log10 of 0 does not exist)
+  const zeros = curve.some((c) => c.error === 0);
+  const floor = zeros
+    ? `<line class="zero-floor" x1="0" x2="${W}" y1="${y(axis.floor).toFixed(2)}" y2="${y(axis.floor).toFixed(2)}" stroke="#888" stroke-dasharray="3 3"/><text x="2" y="${(y(axis.floor) - 2).toFixed(2)}" font-size="9" fill="#666">${errorTick(axis.floor, axis.floor)}</text>`
+    : '';
   const cos = curve.map((c) => c.cosine);
   const cmin = Math.min(0.99, ...cos.filter((x): x is number => x !== null));
   const points = cos
@@ -57,7 +63,8 @@ export function curveSvg(curve: Section[number]['curve'], title: string): string
   const line = points
     ? `<polyline fill="none" stroke="#2b6cb0" stroke-width="1.5" points="${points}"/>`
     : '';
-  return `<figure class="precision-chart"><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="${esc(title)}"><rect width="${W}" height="${H}" fill="none" stroke="#ccc"/>${bars}${line}</svg><figcaption class="small">${esc(title)}</figcaption></figure>`;
+  const caption = zeros && zeroNote ? `${title} · ${zeroNote}` : title;
+  return `<figure class="precision-chart"><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="${esc(title)}"><rect width="${W}" height="${H}" fill="none" stroke="#ccc"/>${bars}${floor}${line}</svg><figcaption class="small">${esc(caption)}</figcaption></figure>`;
 }
 
 /** The session's moves over time: the newest run's list holds them all. */
@@ -130,16 +137,17 @@ export const precisionReport: StageReport<Section> = {
       const f = p.firstDivergence;
       out.push(
         f
-          ? `<p><strong>${esc(t(`${NS}report.first`))}:</strong> <code>${esc(f.module)}</code> ${pill(RESULT_CLS[f.result] ?? 'skip', f.result)} <code>${esc(f.source ?? '')}</code></p>`
+          ? `<p><strong>${esc(t(`${NS}report.first`))}:</strong> <code>${esc(f.module)}</code> ${pill(RESULT_CLS[f.result] ?? 'skip', t(`${NS}result.${f.result}`))} <code>${esc(f.source ?? '')}</code></p>`
           : `<p class="s-pass">${esc(t(`${NS}report.none`))}</p>`,
       );
-      if (p.curve.length) out.push(curveSvg(p.curve, t(`${NS}report.chart`)));
+      if (p.curve.length)
+        out.push(curveSvg(p.curve, t(`${NS}report.chart`), t(`${NS}report.zero`)));
       out.push(
         `<table><tr><th>${esc(t('report.check'))}</th><th>${esc(t(`${NS}report.result`))}</th><th>${esc(t('report.message'))}</th></tr>`,
       );
       for (const c of p.checks.slice(0, MAX_ROWS))
         out.push(
-          `<tr><td><code>${esc(c.id)}</code></td><td>${pill(c.status)}</td><td>${esc(c.summary)}</td></tr>`,
+          `<tr><td><code>${esc(c.id)}</code></td><td>${pill(c.status, t(`sessions.status.${c.status}`))}</td><td>${esc(c.summary)}</td></tr>`,
         );
       out.push('</table>');
     }
@@ -159,7 +167,7 @@ export const precisionReport: StageReport<Section> = {
       const f = p.firstDivergence;
       out.push(
         f
-          ? `**${t(`${NS}report.first`)}:** \`${f.module}\` (${f.result}) ${f.source ? `\`${f.source}\`` : ''}`
+          ? `**${t(`${NS}report.first`)}:** \`${f.module}\` (${t(`${NS}result.${f.result}`)}) ${f.source ? `\`${f.source}\`` : ''}`
           : t(`${NS}report.none`),
         '',
       );
@@ -168,7 +176,7 @@ export const precisionReport: StageReport<Section> = {
         '|---|---|---|',
       );
       for (const c of p.checks.slice(0, MD_ROWS))
-        out.push(`| \`${c.id}\` | ${c.status} | ${cell(c.summary)} |`);
+        out.push(`| \`${c.id}\` | ${t(`sessions.status.${c.status}`)} | ${cell(c.summary)} |`);
     }
     const moves = overTime(list);
     if (moves.length) {

@@ -1,16 +1,14 @@
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { SessionRecord } from '../../../../shared/api';
-import type {
-  ModuleCompare,
-  PrecisionRunView,
-  TensorStats,
-} from '../../../../shared/stages/precision/api';
+import type { ModuleCompare, TensorStats } from '../../../../shared/stages/precision/api';
 import { useAction, useCall } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
 import { useJob } from '../../components/JobsDrawer';
 import { useText } from '../../i18n';
 import { CheckCard } from '../shared/CheckCard';
+import { DumpDrill } from './DumpDrill';
+import { PrecisionChart } from './PrecisionChart';
 import type { StageViewProps } from '../shared/types';
 
 const NS = 'stage-precision:';
@@ -20,9 +18,6 @@ const RESULT_COLOUR: Record<string, string> = {
   error: 'var(--fail)',
   none: 'var(--muted, #888)',
 };
-
-/** The error a row is coloured by: MaxAbsErr where tensors were compared, else the statistics drift. */
-const errorOf = (m: ModuleCompare) => m.maxAbsErr ?? m.statDrift;
 
 /** Heat colour of an error on a log scale: 1e-8 and below transparent, 1e-1 and above full red. */
 export function heat(err: number | null): string | undefined {
@@ -86,8 +81,8 @@ function RunsCompareView(props: { a: number; b: number }) {
                 <td>
                   <code>{c.module}</code>
                 </td>
-                <td style={{ color: RESULT_COLOUR[c.a] }}>{c.a}</td>
-                <td style={{ color: RESULT_COLOUR[c.b] }}>{c.b}</td>
+                <td style={{ color: RESULT_COLOUR[c.a] }}>{t(`${NS}result.${c.a}`)}</td>
+                <td style={{ color: RESULT_COLOUR[c.b] }}>{t(`${NS}result.${c.b}`)}</td>
                 <td>{t(`${NS}ui.${c.change}`)}</td>
               </tr>
             ))}
@@ -134,7 +129,7 @@ export function PrecisionStage(props: StageViewProps) {
               <th>{t(`${NS}ui.entry`)}</th>
               <th>{t(`${NS}ui.dtype`)}</th>
               <th>{t(`${NS}ui.firstDivergence`)}</th>
-              <th>pass / warning / error</th>
+              <th>{t(`${NS}ui.counts`)}</th>
             </tr>
           </thead>
           <tbody>
@@ -178,7 +173,7 @@ export function PrecisionStage(props: StageViewProps) {
         <p className="muted small">{t(`${NS}ui.compareHint`)}</p>
       )}
       {ticked.length === 2 && <RunsCompareView a={Math.min(...ticked)} b={Math.max(...ticked)} />}
-      {runId !== null && <RunView runId={runId} sessionId={session.id} />}
+      {runId !== null && <RunView key={runId} runId={runId} sessionId={session.id} />}
       <div className="code-checks">
         {run?.checks.map((c) => (
           <CheckCard key={c.id} check={c} sessionId={session.id} host={run.host} busy={false} />
@@ -439,7 +434,8 @@ function RunView(props: { runId: number; sessionId: number }) {
           className={`callout ${f.result === 'error' ? 'fail' : 'warn'}`}
           data-testid="precision-first"
         >
-          <strong>{t(`${NS}ui.firstDivergence`)}:</strong> <code>{f.module}</code> ({f.result}){' '}
+          <strong>{t(`${NS}ui.firstDivergence`)}:</strong> <code>{f.module}</code> (
+          {t(`${NS}result.${f.result}`)}){' '}
           {f.review ? (
             <a href={`#/code/${f.review.scanId}/${f.review.file}@${f.review.line}`}>
               <code>{f.source}</code>
@@ -462,7 +458,7 @@ function RunView(props: { runId: number; sessionId: number }) {
           {text(p)}
         </p>
       ))}
-      <Curve view={v} />
+      <PrecisionChart modules={v.modules} />
       <label className="check">
         <input
           type="checkbox"
@@ -488,6 +484,7 @@ function RunView(props: { runId: number; sessionId: number }) {
           {rows.slice(0, 2000).map((m) => (
             <ModuleRow
               key={m.order}
+              runId={props.runId}
               m={m}
               open={open === m.order}
               onToggle={() => setOpen(open === m.order ? null : m.order)}
@@ -499,7 +496,12 @@ function RunView(props: { runId: number; sessionId: number }) {
   );
 }
 
-function ModuleRow(props: { m: ModuleCompare; open: boolean; onToggle: () => void }) {
+function ModuleRow(props: {
+  runId: number;
+  m: ModuleCompare;
+  open: boolean;
+  onToggle: () => void;
+}) {
   const { t } = useTranslation();
   const text = useText();
   const { m } = props;
@@ -518,7 +520,9 @@ function ModuleRow(props: { m: ModuleCompare; open: boolean; onToggle: () => voi
         <td>
           <code>{m.module}</code> <span className="muted small">{m.cls}</span>
         </td>
-        <td style={{ color: RESULT_COLOUR[m.result] }}>{m.result}</td>
+        <td style={{ color: RESULT_COLOUR[m.result] }} data-result={m.result}>
+          {t(`${NS}result.${m.result}`)}
+        </td>
         <td>{fmt(m.cosine, 6)}</td>
         <td style={{ background: heat(m.maxAbsErr) }}>{fmt(m.maxAbsErr)}</td>
         <td>{fmt(m.maxRelErr)}</td>
@@ -542,65 +546,14 @@ function ModuleRow(props: { m: ModuleCompare; open: boolean; onToggle: () => voi
             </div>
             {m.oneThousandthRatio !== null && (
               <div>
-                One/Five Thousandths: {fmt(m.oneThousandthRatio)} / {fmt(m.fiveThousandthsRatio)} ·
-                MeanRelErr {fmt(m.meanRelErr)}
+                {t(`${NS}ui.ratios`)}: {fmt(m.oneThousandthRatio)} / {fmt(m.fiveThousandthsRatio)} ·{' '}
+                {t(`${NS}ui.meanRelErr`)} {fmt(m.meanRelErr)}
               </div>
             )}
+            <DumpDrill runId={props.runId} module={m.module} />
           </td>
         </tr>
       )}
     </>
-  );
-}
-
-/** Along execution order: the error per module (log scale, bars coloured by result) and the cosine line. */
-function Curve(props: { view: PrecisionRunView }) {
-  const { t } = useTranslation();
-  const mods = props.view.modules.slice(0, 2000);
-  if (!mods.length) return null;
-  const W = 720;
-  const H = 140;
-  const step = W / mods.length;
-  const logs = mods.map((m) => {
-    const e = errorOf(m);
-    return e && e > 0 ? Math.log10(e) : null;
-  });
-  const lo = Math.min(-12, ...logs.filter((x): x is number => x !== null));
-  const hi = Math.max(0, ...logs.filter((x): x is number => x !== null));
-  const cos = mods.map((m) => m.cosine);
-  const cmin = Math.min(0.99, ...cos.filter((x): x is number => x !== null));
-  const points = cos
-    .map((c, i) =>
-      c === null
-        ? null
-        : `${i * step + step / 2},${10 + (1 - (c - cmin) / (1 - cmin || 1)) * (H - 30)}`,
-    )
-    .filter(Boolean)
-    .join(' ');
-  return (
-    <figure data-testid="precision-curve">
-      <svg viewBox={`0 0 ${W} ${H}`} width="100%" role="img" aria-label={t(`${NS}report.chart`)}>
-        <rect width={W} height={H} fill="none" stroke="currentColor" strokeOpacity={0.2} />
-        {mods.map((m, i) => {
-          const e = logs[i];
-          if (e === null || e === undefined) return null;
-          const h = ((e - lo) / (hi - lo || 1)) * (H - 20);
-          return (
-            <rect
-              key={i}
-              x={i * step}
-              y={H - h}
-              width={Math.max(step - 0.5, 0.5)}
-              height={h}
-              fill={RESULT_COLOUR[m.result]}
-            >
-              <title>{`${m.module}: ${fmt(errorOf(m))}`}</title>
-            </rect>
-          );
-        })}
-        {points && <polyline fill="none" stroke="currentColor" strokeWidth={1.5} points={points} />}
-      </svg>
-      <figcaption className="muted small">{t(`${NS}report.chart`)}</figcaption>
-    </figure>
   );
 }

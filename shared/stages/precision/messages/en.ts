@@ -12,6 +12,8 @@ export const en = {
     overflow: 'NaN and Inf',
   },
   side: { baseline: 'baseline', target: 'target' },
+  /** A module's result word, wherever it is shown (`--json` keeps the machine values). */
+  result: { pass: 'pass', warning: 'warning', error: 'error', none: 'one side only' },
   joined: '{{items}}',
   notEvaluated: 'Not evaluated: the dump did not finish.',
   modelFailed: 'The model failed on the {{side}} host {{host}}: {{type}}: {{message}}',
@@ -90,7 +92,8 @@ export const en = {
     cosine: 'cosine {{cosine}} (limit for {{dtype}}: {{limit}})',
     maxAbs: 'max abs error {{err}} relative to the output scale (limit for {{dtype}}: {{limit}})',
     withinTolerance: 'differs within {{dtype}} tolerance (drift {{drift}})',
-    imported: 'msprobe: {{result}} {{message}}',
+    imported: 'msprobe: “{{message}}”',
+    importedBare: 'msprobe gives no message',
     md5: 'checksum {{target}} against {{baseline}} (md5 mode: the bytes differ)',
     tensorUnread:
       'the tensor data of this output could not be read from the {{file}} tensor file (cut short): statistics only',
@@ -125,6 +128,9 @@ export const en = {
       'precision, tensor mode: keep the tensors of these modules only (named_modules() paths, * wildcards, comma-separated)',
     ops: 'precision: also record these aten ops (gelu, aten::softmax, …; comma-separated)',
     compare: 'compare two precision runs: how the first divergence moved from run A to run B',
+    show: "show a precision run's modules, or one module's statistics on both sides (--module)",
+    module: 'precision show: the module (named_modules() path) to show on both sides',
+    noModule: 'Run {{run}} has no module {{module}}.',
   },
   runs: {
     later:
@@ -148,6 +154,7 @@ export const en = {
     result: 'Result',
     source: 'Source',
     overTime: 'Over time',
+    zero: 'errors of exactly 0 are drawn on the floor line marked 0',
   },
   ui: {
     run: 'Run precision comparison',
@@ -179,6 +186,16 @@ export const en = {
     change: 'Change',
     fixed: 'fixed',
     regressed: 'regressed',
+    ratios: 'One / Five Thousandths error ratio',
+    meanRelErr: 'MeanRelErr',
+    counts: 'pass / warning / error',
+    drill: 'Both sides, as dumped',
+    calls: 'Record',
+    outputs: 'Outputs',
+    device: 'Device',
+    noDump:
+      'This run keeps no raw dumps (imported from msprobe): the statistics above are all there is.',
+    notInDump: "Not in this side's dump.",
   },
 } as const;
 

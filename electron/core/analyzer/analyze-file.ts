@@ -1,6 +1,6 @@
 import type { Node, Parser } from 'web-tree-sitter';
 import type { CodeEdit, CodeFinding, Language } from '../../../shared/api';
-import { allMatches } from './line-matches';
+import { allMatches, newlineStarts } from './line-matches';
 import { canonicalName, importAliases, nameMatches } from './names';
 import { rangedInput, relevantSource } from './relevant';
 import { COMMENT, inCode, sourceTokens, STRING, tokenAt, type SourceTokens } from './source-tokens';
@@ -63,6 +63,8 @@ interface Compiled {
 }
 
 const compiledCache = new WeakMap<Rule[], Compiled>();
+/** `a.localeCompare(b)`'s order, without building a collator at every comparison. */
+export const byText = new Intl.Collator().compare;
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export function compile(rules: Rule[]): Compiled {
@@ -500,13 +502,9 @@ export function analyzeSource(
     for (const lib of libOf(stmt)) (optionalImport(stmt) ? optionalLibs : requiredLibs).add(lib);
   for (const lib of requiredLibs) optionalLibs.delete(lib);
 
-  let lineStarts: number[] | undefined;
+  let lineStarts: Int32Array | undefined;
   const pos = (index: number) => {
-    if (!lineStarts) {
-      lineStarts = [0];
-      for (let i = source.indexOf('\n'); i >= 0; i = source.indexOf('\n', i + 1))
-        lineStarts.push(i + 1);
-    }
+    lineStarts ??= newlineStarts(source);
     let lo = 0;
     let hi = lineStarts.length - 1;
     while (lo < hi) {
@@ -1016,7 +1014,7 @@ export function analyzeSource(
     }
     kept = kept.filter((f) => !drop.has(f));
   }
-  kept.sort((a, b) => a.line - b.line || a.column - b.column || a.ruleId.localeCompare(b.ruleId));
+  kept.sort((a, b) => a.line - b.line || a.column - b.column || byText(a.ruleId, b.ruleId));
   const backendSwitch = findBackendSwitch(root, source, pos);
   tree.delete();
   return {

@@ -1,29 +1,39 @@
 /**
  * Matches of line-anchored regexes (`/^…/gm`), found the way `re.exec` finds them but tried only
  * at line starts. V8 runs a multiline `^` pattern at every offset of the text; the scanner's
- * import, raise and loader searches are that shape and were a tenth of a one-shot scan's time.
+ * import, raise and loader searches are that shape, and were among a one-shot scan's costliest.
  */
 
-/** Line starts of the last text seen (files are searched several times in a row). */
+/** The last text seen, its line starts and whether `\n` is its only line terminator. */
 let startsText: string | null = null;
-let startsOf: Int32Array | null = null;
+let startsOf = new Int32Array(1);
+let onlyNewlines: boolean | null = null;
 
 /**
- * Offsets where a line starts, or null where the text holds a line terminator other than `\n`
- * (`\r`, U+2028, U+2029: `^` matches after those too; such texts keep the plain regex).
+ * Offsets where a line starts after a `\n` (0 first), kept for the last text: each file's
+ * line count, its searches, its parser ranges and its finding positions use the same ones.
  */
-function lineStarts(text: string): Int32Array | null {
+export function newlineStarts(text: string): Int32Array {
   if (text === startsText) return startsOf;
-  startsText = text;
-  startsOf = null;
-  if (/[\r\u2028\u2029]/.test(text)) return null;
   let n = 1;
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
   const starts = new Int32Array(n);
   n = 1;
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts[n++] = i + 1;
+  startsText = text;
   startsOf = starts;
+  onlyNewlines = null;
   return starts;
+}
+
+/**
+ * Where `^` matches in a multiline regex, or null where the text holds a line terminator other
+ * than `\n` (`\r`, U+2028, U+2029: `^` matches after those too; such texts keep the plain regex).
+ */
+function lineStarts(text: string): Int32Array | null {
+  const starts = newlineStarts(text);
+  onlyNewlines ??= !/[\r\u2028\u2029]/.test(text);
+  return onlyNewlines ? starts : null;
 }
 
 /** Whether the pattern has a `|` outside every group and character class. */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Parser } from 'web-tree-sitter';
 import type { Language } from '../../../shared/api';
 import { analyzeSource, type FileAnalysis, type Finding } from './analyze-file';
-import { allMatches } from './line-matches';
+import { allMatches, newlineStarts } from './line-matches';
 import { ruleMsg, type Rule } from './rules';
 
 const prefilters = new WeakMap<Rule[], RegExp>();
@@ -101,8 +101,7 @@ export function analyzePythonFile(
     return { rel, error: `${rel}: ${(err as Error).message}` };
   }
   if (src.includes('\0')) return { rel, skipped: NOT_TEXT };
-  let lines = src.length ? 1 : 0;
-  for (let i = src.indexOf('\n'); i >= 0; i = src.indexOf('\n', i + 1)) lines++;
+  const lines = src.length ? newlineStarts(src).length : 0;
   // entry points are analysed even without CUDA words: a project that needs porting adds
   // torch_npu to them
   if (!prefilter(rules).test(src) && !(src.includes('__main__') && src.includes('__name__')))

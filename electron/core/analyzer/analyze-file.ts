@@ -1,5 +1,6 @@
 import type { Node, Parser } from 'web-tree-sitter';
 import type { CodeEdit, CodeFinding, Language } from '../../../shared/api';
+import { allMatches, newlineStarts } from './line-matches';
 import { canonicalName, importAliases, nameMatches } from './names';
 import { rangedInput, relevantSource } from './relevant';
 import { COMMENT, inCode, sourceTokens, STRING, tokenAt, type SourceTokens } from './source-tokens';
@@ -58,9 +59,12 @@ interface Compiled {
   /** Every name pattern of the reference and call rules. */
   patterns: string[];
   chainHints: Map<string, RegExp | null>;
+  chainAlternatives: Map<string, string | null>;
 }
 
 const compiledCache = new WeakMap<Rule[], Compiled>();
+/** `a.localeCompare(b)`'s order, without building a collator at every comparison. */
+export const byText = new Intl.Collator().compare;
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export function compile(rules: Rule[]): Compiled {
@@ -141,6 +145,7 @@ export function compile(rules: Rule[]): Compiled {
     roots: new Set(patterns.map((n) => n.split('.')[0]!)),
     patterns,
     chainHints: new Map(),
+    chainAlternatives: new Map(),
   };
   compiledCache.set(rules, c);
   return c;
@@ -220,8 +225,7 @@ const LOADED = /^[ \t]*(\w+)\s*=\s*[\w.]*?\b(?:load_ext|load|load_inline)\s*\(/g
 function textAliases(source: string): { aliases: Map<string, string>; imported: string[] } {
   const aliases = new Map<string, string>();
   const imported: string[] = [];
-  TEXT_IMPORT.lastIndex = 0;
-  for (let m = TEXT_IMPORT.exec(source); m; m = TEXT_IMPORT.exec(source)) {
+  for (const m of allMatches(TEXT_IMPORT, source)) {
     const parts = (m[1] ?? m[3] ?? '').replace(/[()\\\n]/g, ' ').split(',');
     for (const part of parts) {
       const w = /^\s*([\w.]+)(?:\s+as\s+(\w+))?/.exec(part);
@@ -260,10 +264,8 @@ export function candidateOffsets(
   all(chainHint(c, aliases));
   // an extension's call sites, wherever the module is bound
   const ext = new Set<string>();
-  for (const name of imported)
-    if (c.extensionName(name))
-      ext.add(name);
-  if (c.extensions.length) for (const m of source.matchAll(LOADED)) ext.add(m[1]!);
+  for (const name of imported) if (c.extensionName(name)) ext.add(name);
+  if (c.extensions.length) for (const m of allMatches(LOADED, source)) ext.add(m[1]!);
   if (ext.size) {
     all(new RegExp(`\\b(?:${[...ext].map(escape).join('|')})${GAP}\\.`, 'g'));
     // an autograd forward's ctx attributes: where ctx.device goes
@@ -315,7 +317,24 @@ function chainHint(c: Compiled, aliases: Map<string, string>): RegExp | null {
   if (c.chainHints.size > 500) c.chainHints.clear();
   const alternatives: string[] = [];
   for (const [local, full] of aliases) {
-    if (!c.roots.has(full.split('.')[0]!)) continue;
+    const alternative = chainAlternative(c, local, full);
+    if (alternative) alternatives.push(alternative);
+  }
+  const re = alternatives.length ? new RegExp(`\\b(?:${alternatives.join('|')})`, 'g') : null;
+  c.chainHints.set(key, re);
+  return re;
+}
+
+/**
+ * The part of the chain hint for one imported name (null: no rule starts there). Kept per name:
+ * most files import the same few modules, in sets that differ from file to file.
+ */
+function chainAlternative(c: Compiled, local: string, full: string): string | null {
+  const key = `${local}\0${full}`;
+  const hit = c.chainAlternatives.get(key);
+  if (hit !== undefined) return hit;
+  let alternative: string | null = null;
+  if (c.roots.has(full.split('.')[0]!)) {
     const rests = new Set<string>();
     let whole = false;
     for (const pattern of c.patterns) {
@@ -324,17 +343,15 @@ function chainHint(c: Compiled, aliases: Map<string, string>): RegExp | null {
       else if (p.startsWith(`${full}.`)) rests.add(p.slice(full.length + 1));
     }
     const name = escape(local);
-    if (whole) alternatives.push(`${name}\\b`);
+    if (whole) alternative = `${name}\\b`;
     else if (rests.size)
-      alternatives.push(
-        `${name}${GAP}\\.${GAP}(?:${[...rests]
-          .map((r) => r.split('.').map(escape).join(`${GAP}\\.${GAP}`))
-          .join('|')})\\b`,
-      );
+      alternative = `${name}${GAP}\\.${GAP}(?:${[...rests]
+        .map((r) => r.split('.').map(escape).join(`${GAP}\\.${GAP}`))
+        .join('|')})\\b`;
   }
-  const re = alternatives.length ? new RegExp(`\\b(?:${alternatives.join('|')})`, 'g') : null;
-  c.chainHints.set(key, re);
-  return re;
+  if (c.chainAlternatives.size > 5000) c.chainAlternatives.clear();
+  c.chainAlternatives.set(key, alternative);
+  return alternative;
 }
 
 let memoText: string | null = null;
@@ -413,13 +430,7 @@ function stringMatches(c: Compiled, text: string): [number, number, string][] {
 }
 
 function scan(re: RegExp, text: string): [number, number, string][] {
-  const out: [number, number, string][] = [];
-  re.lastIndex = 0;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    out.push([m.index, m.index + m[0].length, m[0]]);
-    if (m[0].length === 0) re.lastIndex++;
-  }
-  return out;
+  return allMatches(re, text).map((m) => [m.index, m.index + m[0].length, m[0]]);
 }
 
 /**
@@ -491,13 +502,9 @@ export function analyzeSource(
     for (const lib of libOf(stmt)) (optionalImport(stmt) ? optionalLibs : requiredLibs).add(lib);
   for (const lib of requiredLibs) optionalLibs.delete(lib);
 
-  let lineStarts: number[] | undefined;
+  let lineStarts: Int32Array | undefined;
   const pos = (index: number) => {
-    if (!lineStarts) {
-      lineStarts = [0];
-      for (let i = source.indexOf('\n'); i >= 0; i = source.indexOf('\n', i + 1))
-        lineStarts.push(i + 1);
-    }
+    lineStarts ??= newlineStarts(source);
     let lo = 0;
     let hi = lineStarts.length - 1;
     while (lo < hi) {
@@ -775,8 +782,7 @@ export function analyzeSource(
         const imported = n.type === 'aliased_import' ? n.childForFieldName('name')?.text : n.text;
         const local = n.type === 'aliased_import' ? n.childForFieldName('alias')?.text : n.text;
         if (!imported || !local) continue;
-        if (c.extensionName(imported))
-          bound.set(local, stmt);
+        if (c.extensionName(imported)) bound.set(local, stmt);
       }
     }
     for (const [start] of codeMatches(c.loaderHint, source)) {
@@ -1008,7 +1014,7 @@ export function analyzeSource(
     }
     kept = kept.filter((f) => !drop.has(f));
   }
-  kept.sort((a, b) => a.line - b.line || a.column - b.column || a.ruleId.localeCompare(b.ruleId));
+  kept.sort((a, b) => a.line - b.line || a.column - b.column || byText(a.ruleId, b.ruleId));
   const backendSwitch = findBackendSwitch(root, source, pos);
   tree.delete();
   return {

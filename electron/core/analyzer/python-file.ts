@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Parser } from 'web-tree-sitter';
 import type { Language } from '../../../shared/api';
 import { analyzeSource, type FileAnalysis, type Finding } from './analyze-file';
+import { allMatches, newlineStarts } from './line-matches';
 import { ruleMsg, type Rule } from './rules';
 
 const prefilters = new WeakMap<Rule[], RegExp>();
@@ -100,8 +101,7 @@ export function analyzePythonFile(
     return { rel, error: `${rel}: ${(err as Error).message}` };
   }
   if (src.includes('\0')) return { rel, skipped: NOT_TEXT };
-  let lines = src.length ? 1 : 0;
-  for (let i = src.indexOf('\n'); i >= 0; i = src.indexOf('\n', i + 1)) lines++;
+  const lines = src.length ? newlineStarts(src).length : 0;
   // entry points are analysed even without CUDA words: a project that needs porting adds
   // torch_npu to them
   if (!prefilter(rules).test(src) && !(src.includes('__main__') && src.includes('__name__')))
@@ -145,6 +145,8 @@ export function analyzePythonFile(
   };
 }
 
+const TOP_IMPORT = /^(?:from|import)\s+([A-Za-z_]\w*)/gm;
+
 /**
  * At an entry point that imports torch or the project's own package (a folder on its own path,
  * or a relative import): `import torch_npu` and the compile mode, if the project needs porting.
@@ -157,9 +159,7 @@ function entryPointAdditions(
   lang: Language,
 ): Finding[] {
   const dirs = new Set(rel.split('/').slice(0, -1));
-  const own = [...src.matchAll(/^(?:from|import)\s+([A-Za-z_]\w*)/gm)].some(
-    (m) => dirs.has(m[1]!) || m[1] === 'torch',
-  );
+  const own = allMatches(TOP_IMPORT, src).some((m) => dirs.has(m[1]!) || m[1] === 'torch');
   if (!own && !/^from\s+\./m.test(src)) return [];
   return additions(src, rel, at, rules, lang);
 }
@@ -208,7 +208,8 @@ export function additions(
   rules: Rule[],
   lang: Language,
 ): Finding[] {
-  if (/^\s*(import torch_npu|from torch_npu)/m.test(src)) return [];
+  // the substring test first: the multiline regex alone runs at every offset of the file
+  if (src.includes('torch_npu') && /^\s*(import torch_npu|from torch_npu)/m.test(src)) return [];
   const out: Finding[] = [];
   const lineOf = (offset: number) => {
     let n = 1;

@@ -9,6 +9,7 @@
  */
 
 import type { Range } from 'web-tree-sitter';
+import { newlineStarts } from './line-matches';
 import type { SourceTokens } from './source-tokens';
 
 const CONTINUES = new Set(['else', 'elif', 'except', 'finally', 'case']);
@@ -146,8 +147,7 @@ export function relevantSource(
   out.push(src.slice(at));
   // the parser skips what is left out altogether (it still sees `pass` and the newline that
   // ends it): the text between is neither lexed nor kept in the tree
-  const starts = [0];
-  for (let i = src.indexOf('\n'); i >= 0; i = src.indexOf('\n', i + 1)) starts.push(i + 1);
+  const starts = newlineStarts(src);
   const point = (index: number) => {
     let lo = 0;
     let hi = starts.length - 1;

@@ -7,7 +7,7 @@ import { appRoot } from '../paths';
 import type { Effort, Language } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
 import { loadKnowledge } from '../knowledge/load';
-import type { Edit, Finding } from './analyze-file';
+import { byText, type Edit, type Finding } from './analyze-file';
 import { analyzePythonFile, NOT_TEXT, type PythonResult } from './python-file';
 import { pythonParser } from './python-parser';
 import { loadRules, requirementLibs, ruleMsg, type Rule } from './rules';
@@ -475,7 +475,7 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
     );
   }
   opts.onProgress?.(files.length, files.length);
-  findings.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
+  findings.sort((a, b) => byText(a.file, b.file) || a.line - b.line || a.column - b.column);
   return {
     root,
     files: pyFiles,
@@ -483,7 +483,7 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
     findings,
     effort: estimateEffort(findings),
     warnings,
-    skipped: skipped.sort((a, b) => a.file.localeCompare(b.file)),
+    skipped: skipped.sort((a, b) => byText(a.file, b.file)),
     sources,
   };
 }

@@ -1,0 +1,88 @@
+// Line-anchored searches tried only at line starts (line-matches.ts) must find exactly what the
+// regex finds scanning every offset: checked on every real sample here (and the real ports of
+// ../shared/corpus-dev where that folder exists) with the scanner's own `/^…/gm` searches, and on
+// the cases the shortcut reasons about: a match spanning lines, `\r` line ends, an empty match, a
+// pattern with a top-level alternative.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { allMatches } from './line-matches';
+
+const FIXTURES = join(__dirname, '../../../tests/fixtures/code');
+const CORPUS = resolve(__dirname, '../../../../shared/corpus-dev/files');
+
+function pythonFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...pythonFiles(p));
+    else if (e.name.endsWith('.py')) out.push(p);
+  }
+  return out;
+}
+
+/** What a plain `exec` loop over every offset finds: [index, matched text, first group]. */
+function byExec(re: RegExp, text: string): [number, string, string | undefined][] {
+  const plain = new RegExp(re.source, re.flags);
+  const out: [number, string, string | undefined][] = [];
+  for (let m = plain.exec(text); m; m = plain.exec(text)) {
+    out.push([m.index, m[0], m[1]]);
+    if (m[0].length === 0) plain.lastIndex++;
+  }
+  return out;
+}
+const found = (re: RegExp, text: string) =>
+  allMatches(re, text).map((m): [number, string, string | undefined] => [m.index, m[0], m[1]]);
+
+// the scanner's line-anchored searches (analyze-file.ts, python-file.ts)
+const SEARCHES = [
+  /^[ \t]*(?:import|from)[ \t]/gm,
+  /^[ \t]*(?:import[ \t]+([^\n#;]+)|from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+))/gm,
+  /^[ \t]*(\w+)\s*=\s*[\w.]*?\b(?:load_ext|load|load_inline)\s*\(/gm,
+  /^[ \t]*raise\b/gm,
+  /^[ \t]*ctx\.\w+\s*=/gm,
+  /^(?:from|import)\s+([A-Za-z_]\w*)/gm,
+];
+
+describe('line-anchored matches', () => {
+  const files = [
+    ...pythonFiles(FIXTURES),
+    ...(existsSync(CORPUS) ? pythonFiles(CORPUS).slice(0, 400) : []),
+  ];
+
+  it('are the regex’s own matches on every real sample', () => {
+    expect(files.length).toBeGreaterThan(10);
+    let matched = 0;
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      for (const re of SEARCHES) {
+        const want = byExec(re, text);
+        expect(found(re, text), `${file} ${re}`).toEqual(want);
+        matched += want.length;
+      }
+    }
+    expect(matched).toBeGreaterThan(100);
+  });
+
+  it('skip the line starts inside a match that spans lines', () => {
+    const text = 'from a import (\nimport_x,\n  from_y)\nimport b\n';
+    const re = SEARCHES[1]!;
+    expect(found(re, text)).toEqual(byExec(re, text));
+    expect(found(re, text).map(([at]) => at)).toEqual([0, text.indexOf('import b')]);
+  });
+
+  it('keep `^` after \\r and U+2028 line ends', () => {
+    for (const text of ['x = 1\r  raise E\r\n', 'x = 1\u2028raise E\n', 'x\u2029raise\nraise']) {
+      const re = SEARCHES[3]!;
+      expect(found(re, text)).toEqual(byExec(re, text));
+      expect(found(re, text).length).toBeGreaterThan(0);
+    }
+  });
+
+  it('move on after an empty match and leave a top-level alternative to the plain regex', () => {
+    const text = 'a\n\nb\n  c';
+    for (const re of [/^[ \t]*/gm, /^b|c/gm, /^(?:b|c)/gm, /^[|]?\w/gm])
+      expect(found(re, text), String(re)).toEqual(byExec(re, text));
+    expect(found(/^b|c/gm, text).map(([at]) => at)).toEqual([3, 7]);
+  });
+});

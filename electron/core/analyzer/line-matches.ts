@@ -1,0 +1,101 @@
+/**
+ * Matches of line-anchored regexes (`/^…/gm`), found the way `re.exec` finds them but tried only
+ * at line starts. V8 runs a multiline `^` pattern at every offset of the text; the scanner's
+ * import, raise and loader searches are that shape, and were among a one-shot scan's costliest.
+ */
+
+/** The last text seen, its line starts and whether `\n` is its only line terminator. */
+let startsText: string | null = null;
+let startsOf = new Int32Array(1);
+let onlyNewlines: boolean | null = null;
+
+/**
+ * Offsets where a line starts after a `\n` (0 first), kept for the last text: each file's
+ * line count, its searches, its parser ranges and its finding positions use the same ones.
+ */
+export function newlineStarts(text: string): Int32Array {
+  if (text === startsText) return startsOf;
+  let n = 1;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
+  const starts = new Int32Array(n);
+  n = 1;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts[n++] = i + 1;
+  startsText = text;
+  startsOf = starts;
+  onlyNewlines = null;
+  return starts;
+}
+
+/**
+ * Where `^` matches in a multiline regex, or null where the text holds a line terminator other
+ * than `\n` (`\r`, U+2028, U+2029: `^` matches after those too; such texts keep the plain regex).
+ */
+function lineStarts(text: string): Int32Array | null {
+  const starts = newlineStarts(text);
+  onlyNewlines ??= !/[\r\u2028\u2029]/.test(text);
+  return onlyNewlines ? starts : null;
+}
+
+/** Whether the pattern has a `|` outside every group and character class. */
+function topLevelAlternation(source: string): boolean {
+  let depth = 0;
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const ch = source[i];
+    if (ch === '\\') i++;
+    else if (inClass) inClass = ch !== ']';
+    else if (ch === '[') inClass = true;
+    else if (ch === '(') depth++;
+    else if (ch === ')') depth--;
+    else if (ch === '|' && depth === 0) return true;
+  }
+  return false;
+}
+
+/** The sticky twin of a `/^…/gm` regex (null: not that shape, the regex runs as it is). */
+const twins = new WeakMap<RegExp, RegExp | null>();
+function stickyTwin(re: RegExp): RegExp | null {
+  let twin = twins.get(re);
+  if (twin === undefined) {
+    const shaped =
+      re.global &&
+      re.multiline &&
+      !re.sticky &&
+      !re.unicode &&
+      re.source.startsWith('^') &&
+      !topLevelAlternation(re.source);
+    twin = shaped ? new RegExp(re.source.slice(1), re.flags.replace('g', '') + 'y') : null;
+    twins.set(re, twin);
+  }
+  return twin;
+}
+
+/**
+ * Every match of a global regex over the text, in order, as repeated `re.exec` from offset 0
+ * finds them (an empty match moves on by one). A `/^…/gm` regex can only match where a line
+ * starts, so it is tried at each line start not inside the previous match, and nowhere else.
+ */
+export function allMatches(re: RegExp, text: string): RegExpExecArray[] {
+  const out: RegExpExecArray[] = [];
+  const twin = stickyTwin(re);
+  const starts = twin ? lineStarts(text) : null;
+  if (!twin || !starts) {
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      out.push(m);
+      if (m[0].length === 0) re.lastIndex++;
+    }
+    return out;
+  }
+  let from = 0;
+  for (let k = 0; k < starts.length; k++) {
+    const at = starts[k]!;
+    if (at < from) continue;
+    twin.lastIndex = at;
+    const m = twin.exec(text);
+    if (!m) continue;
+    out.push(m);
+    from = m.index + (m[0].length || 1);
+  }
+  return out;
+}

@@ -8,6 +8,7 @@ import { loadRules } from '../../core/analyzer/rules';
 import { toSarif } from '../../core/analyzer/sarif';
 import type { Core } from '../../core/api/core';
 import { createLocalCore } from '../../core/api/local-core';
+import { analyzeHandler } from '../../core/stages/code/analyze-handler';
 import { textIn } from '../../core/i18n';
 import { EXIT, ExitWith, printJson, type CommandEnv } from '../io';
 import type { Configure } from '../program';
@@ -60,7 +61,9 @@ export function registerScanCommand(program: Command, env: CommandEnv, configure
         // and what is printed is read back from it — the folder is scanned once either way
         const scan =
           sessionId === undefined
-            ? await createLocalCore({ language: () => global.lang }).call('code.analyze', {
+            ? await createLocalCore({
+                'code.analyze': analyzeHandler(() => global.lang, { oneThread: true }),
+              }).call('code.analyze', {
                 ...input,
                 migrate,
                 lang: global.lang,

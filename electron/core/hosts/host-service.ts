@@ -28,6 +28,7 @@ import { SshPool } from '../ssh/pool';
 import type { HostKeyPrompts } from './host-key-prompts';
 import type { SecretStore } from './secrets';
 import { parseInventory } from './inventory-parse';
+import { eachLimited } from '../jobs/each-limited';
 import type { HostRepository } from './repository';
 
 export interface HostServiceOptions {
@@ -218,25 +219,20 @@ export class HostService {
       error?: ReturnType<typeof toWireError>;
     }[] = [];
     let done = 0;
-    const queue = [...names];
-    const worker = async () => {
-      for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
-        ctx.throwIfCancelled();
-        try {
-          const r = await this.inventory(name, { signal: ctx.signal, progress: () => undefined });
-          results.push({ host: name, ok: true, snapshotId: r.snapshotId });
-        } catch (err) {
-          if (ctx.signal.aborted) throw err;
-          results.push({ host: name, ok: false, error: toWireError(err) });
-        }
-        done++;
-        ctx.progress(done / names.length, {
-          key: 'fleetHost',
-          params: { host: name, done, total: names.length },
-        });
+    await eachLimited(names, FLEET_CONCURRENCY, ctx, async (name) => {
+      try {
+        const r = await this.inventory(name, { signal: ctx.signal, progress: () => undefined });
+        results.push({ host: name, ok: true, snapshotId: r.snapshotId });
+      } catch (err) {
+        if (ctx.signal.aborted) throw err;
+        results.push({ host: name, ok: false, error: toWireError(err) });
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(FLEET_CONCURRENCY, names.length) }, worker));
+      done++;
+      ctx.progress(done / names.length, {
+        key: 'fleetHost',
+        params: { host: name, done, total: names.length },
+      });
+    });
     return results.sort((a, b) => a.host.localeCompare(b.host));
   }
 

@@ -1,8 +1,6 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { ChipSample, MonitorSample } from '../../../shared/api';
-
-/** npu-smi's health words; one series per word, the current one at 1 (a Prometheus state set). */
-export const HEALTH_STATES = ['OK', 'Warning', 'Alarm', 'Critical', 'UNKNOWN'] as const;
+import { HEALTH_STATES } from '../parsers/npu-smi';
 
 /** npu-smi prints memory in MB meaning MiB (its totals are 65536, 32768 …). */
 const MIB = 1024 * 1024;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { resourcesDir } from '../paths';
 import { distKey } from './keys';
+import { parseKnowledgeFile } from './parse-file';
 
 const Row = z.object({
   torchNpu: z.string(),
@@ -106,14 +107,8 @@ let cached: Knowledge | undefined;
 /** Reads and validates resources/knowledge once; a malformed file fails loudly, naming itself. */
 export function loadKnowledge(dir = join(resourcesDir(), 'knowledge')): Knowledge {
   if (cached && dir === join(resourcesDir(), 'knowledge')) return cached;
-  const read = <T>(file: string, schema: z.ZodType<T>): T => {
-    const parsed = schema.safeParse(JSON.parse(readFileSync(join(dir, file), 'utf8')));
-    if (!parsed.success)
-      throw new Error(
-        `${join(dir, file)} is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-      );
-    return parsed.data;
-  };
+  const read = <T>(file: string, schema: z.ZodType<T>): T =>
+    parseKnowledgeFile(readFileSync(join(dir, file), 'utf8'), join(dir, file), schema);
   const k = {
     versions: read('version-matrix.json', VersionMatrix),
     packages: read('python-packages.json', PythonPackages),

@@ -11,8 +11,10 @@
 import type { NpuDeviceFacts, NpuFacts } from '../../../shared/api';
 import { printable, WarningList } from './printable';
 
-export type Health = 'OK' | 'Warning' | 'Alarm' | 'Critical' | 'UNKNOWN';
-const HEALTH: readonly string[] = ['OK', 'Warning', 'Alarm', 'Critical', 'UNKNOWN'];
+/** npu-smi's health words. */
+export const HEALTH_STATES = ['OK', 'Warning', 'Alarm', 'Critical', 'UNKNOWN'] as const;
+export type Health = (typeof HEALTH_STATES)[number];
+const HEALTH: readonly string[] = HEALTH_STATES;
 
 /** One chip (die) as the table shows it; the shape is the contract's, so it crosses unchanged. */
 export type NpuDevice = Omit<NpuDeviceFacts, 'health'> & { health: Health | null };

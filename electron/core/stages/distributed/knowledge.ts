@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { resourcesDir } from '../../paths';
+import { parseKnowledgeFile } from '../../knowledge/parse-file';
 
 const Src = { $source: z.string().min(1) };
 
@@ -51,21 +52,11 @@ export type FleetRules = z.infer<typeof FleetRulesFile>;
 
 /** Validates the rules' document; a broken file fails naming itself and the field. */
 export function parseFleetRules(text: string, file: string): FleetRules {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`${file} is not JSON: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  const parsed = FleetRulesFile.safeParse(doc);
-  if (!parsed.success)
-    throw new Error(
-      `${file} is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-    );
-  const steps = parsed.data.connectTimeout.byRanks;
+  const rules = parseKnowledgeFile(text, file, FleetRulesFile);
+  const steps = rules.connectTimeout.byRanks;
   if (steps.some((s, i) => i > 0 && s.ranksAbove <= steps[i - 1]!.ranksAbove))
     throw new Error(`${file} is not valid: connectTimeout.byRanks must ascend by ranksAbove`);
-  return parsed.data;
+  return rules;
 }
 
 let cached: FleetRules | undefined;

@@ -2,6 +2,7 @@ import { msg } from '../../../../shared/api/text';
 import { AmwError, toWireError } from '../../../../shared/errors';
 import type { HostDistFacts } from '../../../../shared/stages/distributed/api';
 import type { Inventory } from '../../../../shared/api';
+import { eachLimited } from '../../jobs/each-limited';
 import type { JobContext } from '../../jobs/runner';
 import type { StageServices } from '../define';
 import { parseHostFacts, unreachableHost } from './facts';
@@ -30,7 +31,6 @@ export async function probeFleet(
 ): Promise<{ facts: HostDistFacts[]; inventories: Map<string, { inv: Inventory; raw: string }> }> {
   const facts = new Map<string, HostDistFacts>();
   const inventories = new Map<string, { inv: Inventory; raw: string }>();
-  const queue = [...names];
   let done = 0;
   // one listener on the job's signal for every probe in flight (not one each: a fleet's fan-out
   // would pass Node's listener limit and warn on every large run)
@@ -97,14 +97,8 @@ export async function probeFleet(
       });
     }
   };
-  const worker = async () => {
-    for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
-      job.throwIfCancelled();
-      await one(name);
-    }
-  };
   try {
-    await Promise.all(Array.from({ length: Math.min(opts.concurrency, names.length) }, worker));
+    await eachLimited(names, opts.concurrency, job, one);
   } finally {
     job.signal.removeEventListener('abort', onAbort);
   }

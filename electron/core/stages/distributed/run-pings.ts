@@ -1,6 +1,7 @@
 import { msg } from '../../../../shared/api/text';
 import { toWireError } from '../../../../shared/errors';
 import type { HostDistFacts, PingResult } from '../../../../shared/stages/distributed/api';
+import { eachLimited } from '../../jobs/each-limited';
 import type { JobContext } from '../../jobs/runner';
 import type { StageServices } from '../define';
 import { parsePing, pingScript, pingsFrom, splitPingOutput } from './ping';
@@ -22,7 +23,6 @@ export async function runPings(
     (h) => h.reachable && h.hccnTool && plan.some((p) => p.from.host === h.host),
   );
   const results: PingResult[] = [];
-  const queue = [...hosts];
   const one = async (h: HostDistFacts) => {
     const pings = pingsFrom(h.host, plan, facts);
     if (!pings.length) return;
@@ -72,13 +72,7 @@ export async function runPings(
       pings.forEach((_, i) => results.push(result(i, null, why)));
     }
   };
-  const worker = async () => {
-    for (let h = queue.shift(); h !== undefined; h = queue.shift()) {
-      job.throwIfCancelled();
-      await one(h);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(opts.concurrency, hosts.length) }, worker));
+  await eachLimited(hosts, opts.concurrency, job, one);
   return results.sort(
     (a, b) =>
       a.from.host.localeCompare(b.from.host) ||

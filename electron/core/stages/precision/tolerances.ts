@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { resourcesDir } from '../../paths';
+import { parseKnowledgeFile } from '../../knowledge/parse-file';
 
 /**
  * Pass/warning/error limits by the target's dtype policy, msprobe's own constants and tensor
@@ -57,18 +58,7 @@ export type PrecisionLimits = z.infer<typeof PrecisionKnowledge>;
 export function loadPrecisionLimits(
   file = join(resourcesDir(), 'knowledge', 'precision.json'),
 ): PrecisionLimits {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new Error(`${file} is not valid: ${(e as Error).message}`);
-  }
-  const parsed = PrecisionKnowledge.safeParse(doc);
-  if (!parsed.success)
-    throw new Error(
-      `${file} is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-    );
-  return parsed.data;
+  return parseKnowledgeFile(readFileSync(file, 'utf8'), file, PrecisionKnowledge);
 }
 
 let cached: PrecisionLimits | undefined;

@@ -15,7 +15,7 @@ import { m, type ParserChoice } from './csv-stream';
 import { KernelAgg, readKernelTable, readOpStatistic } from './kernels';
 import { readClusterCommunication, readStepTrace, slowRanks } from './steps';
 import { streamTrace, type TraceEvent } from './trace-stream';
-import { StepWindows } from './step-windows';
+import { STEP, StepWindows } from './step-windows';
 
 /** Where a file of interest sits, and what it is. */
 type Role = 'kernels' | 'opStatistic' | 'steps' | 'trace' | 'clusterSteps' | 'clusterComm';
@@ -149,8 +149,6 @@ function envOf(units: Unit[]): Record<string, string> | null {
   }
   return null;
 }
-
-const STEP = /^ProfilerStep#(\d+)$/;
 
 /** The timeline's facts, whatever wrote it (torch_npu, msprof, torch.profiler on CPU or GPU). */
 class TimelineAgg {

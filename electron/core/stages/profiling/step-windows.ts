@@ -1,6 +1,9 @@
 import type { StepWindow } from '../../../../shared/stages/profiling/api';
 
-const numberOf = (v: unknown): number =>
+/** A ProfilerStep#N marker's name. */
+export const STEP = /^ProfilerStep#(\d+)$/;
+
+export const numberOf = (v: unknown): number =>
   typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : NaN;
 
 /**

@@ -1,6 +1,6 @@
 import type { ProfileWarning, StepTimeline } from '../../../../shared/stages/profiling/api';
 import type { ParserChoice } from './csv-stream';
-import { StepWindows } from './step-windows';
+import { numberOf, STEP, StepWindows } from './step-windows';
 import { streamTrace, type TraceEvent } from './trace-stream';
 
 /**
@@ -14,11 +14,8 @@ import { streamTrace, type TraceEvent } from './trace-stream';
  * (≤ maxEvents).
  */
 
-const STEP = /^ProfilerStep#(\d+)$/;
 export const MAX_TIMELINE_EVENTS = 2_000_000;
 
-const numberOf = (v: unknown): number =>
-  typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : NaN;
 const idOf = (v: unknown): string =>
   typeof v === 'number' || typeof v === 'string' ? String(v) : '';
 

@@ -5,6 +5,7 @@ import { collectiveEn } from '../../../../../shared/stages/distributed/messages/
 import { resourcesDir } from '../../../paths';
 import { ct } from './text';
 import type { CollectiveLog, CollectiveResult } from './types';
+import { parseKnowledgeFile } from '../../../knowledge/parse-file';
 
 /** `collective.cause.tls.message` → whether collective.en.ts has that text. */
 function hasKey(key: string): boolean {
@@ -46,19 +47,9 @@ export function loadFailureCauses(
   const isDefault =
     file === join(resourcesDir(), 'knowledge', 'distributed', 'failure-causes.json');
   if (cached && isDefault) return cached;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new Error(`${file} is not valid: ${(err as Error).message}`);
-  }
-  const parsed = FailureCauses.safeParse(raw);
-  if (!parsed.success)
-    throw new Error(
-      `${file} is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-    );
-  if (isDefault) cached = parsed.data.causes;
-  return parsed.data.causes;
+  const { causes } = parseKnowledgeFile(readFileSync(file, 'utf8'), file, FailureCauses);
+  if (isDefault) cached = causes;
+  return causes;
 }
 
 /** The first cause (in the file's order) that any gathered log shows, or none. */

@@ -1,5 +1,7 @@
 export const common = {
   loading: 'Loading…',
+  entryFormat:
+    'FILE:FUNCTION — a Python file on the host and the function in it that returns (model, batches), e.g. train/model.py:build',
   back: 'Back',
   cancel: 'Cancel',
   close: 'Close',

@@ -138,7 +138,9 @@ export const precisionReport: StageReport<Section> = {
       out.push(
         f
           ? `<p><strong>${esc(t(`${NS}report.first`))}:</strong> <code>${esc(f.module)}</code> ${pill(RESULT_CLS[f.result] ?? 'skip', t(`${NS}result.${f.result}`))} <code>${esc(f.source ?? '')}</code></p>`
-          : `<p class="s-pass">${esc(t(`${NS}report.none`))}</p>`,
+          : p.curve.length
+            ? `<p class="s-pass">${esc(t(`${NS}report.none`))}</p>`
+            : `<p class="s-warn">${esc(t(`${NS}report.noneCompared`))}</p>`,
       );
       if (p.curve.length)
         out.push(curveSvg(p.curve, t(`${NS}report.chart`), t(`${NS}report.zero`)));
@@ -168,7 +170,7 @@ export const precisionReport: StageReport<Section> = {
       out.push(
         f
           ? `**${t(`${NS}report.first`)}:** \`${f.module}\` (${t(`${NS}result.${f.result}`)}) ${f.source ? `\`${f.source}\`` : ''}`
-          : t(`${NS}report.none`),
+          : t(`${NS}report.${p.curve.length ? 'none' : 'noneCompared'}`),
         '',
       );
       out.push(

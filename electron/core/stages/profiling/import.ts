@@ -270,7 +270,8 @@ export async function importProfile(
       }
     }
   }
-  if (!units.length) warn({ file: '.', line: null, message: m('warn.nothing') });
+  // the folder itself is where nothing was found (a `.` read as a stray full stop)
+  if (!units.length) warn({ file: root, line: null, message: m('warn.nothing') });
   // a torch_npu rank folder always has these two (a half-copied folder does not)
   for (const u of units) {
     if (!u.files.some((f) => basename(dirname(f.path)) === 'ASCEND_PROFILER_OUTPUT')) continue;

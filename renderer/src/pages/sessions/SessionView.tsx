@@ -137,23 +137,26 @@ function StageView(props: {
         ? session.hosts
         : [...new Set(runs.map((r) => r.host))];
   // a stage that runs on hosts, in a session with none: say so, and offer what provides them
-  if (stage.runsOn !== 'local' && hosts.length === 0)
-    return (
-      <div className="notice empty-stage" data-testid="stage-needs-hosts">
-        <p>{t('sessions.needsHosts', { stage: name(stage) })}</p>
-        <button className="primary" onClick={props.onAddHosts} data-testid="stage-add-host">
-          {t('sessions.addHost')}
-        </button>
-      </div>
-    );
+  const needsHosts = stage.runsOn !== 'local' && hosts.length === 0 && (
+    <div className="notice empty-stage" data-testid="stage-needs-hosts">
+      <p>{t('sessions.needsHosts', { stage: name(stage) })}</p>
+      <button className="primary" onClick={props.onAddHosts} data-testid="stage-add-host">
+        {t('sessions.addHost')}
+      </button>
+    </div>
+  );
+  if (needsHosts && !ui.opensWithoutHosts) return needsHosts;
   return (
-    <ui.View
-      key={`${session.id}-${stage.id}`}
-      session={session}
-      stage={stage}
-      runs={runs}
-      hosts={hosts}
-    />
+    <>
+      {needsHosts}
+      <ui.View
+        key={`${session.id}-${stage.id}`}
+        session={session}
+        stage={stage}
+        runs={runs}
+        hosts={hosts}
+      />
+    </>
   );
 }
 

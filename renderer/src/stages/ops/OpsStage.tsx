@@ -77,6 +77,7 @@ function OpsHost(props: { session: SessionRecord; host: string; run: StageRunRec
             value={entry}
             required
             pattern="[^:]+:[A-Za-z_][A-Za-z0-9_]*"
+            title={t('common.entryFormat')}
             placeholder="train/model.py:build_model_and_batches"
             onChange={(e) => setEntry(e.target.value)}
           />

@@ -279,6 +279,7 @@ function RunForm(props: { session: SessionRecord; onStarted: (stageRunId: number
           value={entry}
           required={!script.trim()}
           pattern="[^:]+:[A-Za-z_][A-Za-z0-9_]*"
+          title={t('common.entryFormat')}
           placeholder="train/model.py:build_model_and_batches"
           onChange={(e) => setEntry(e.target.value)}
         />
@@ -450,8 +451,10 @@ function RunView(props: { runId: number; sessionId: number }) {
             ) : null;
           })()}
         </div>
-      ) : (
+      ) : v.modules.length ? (
         <div className="callout ok">{t(`${NS}report.none`)}</div>
+      ) : (
+        <div className="callout warn">{t(`${NS}report.noneCompared`)}</div>
       )}
       {v.problems.map((p, i) => (
         <p key={i} className="notice warn small">

@@ -8,3 +8,5 @@ import type { StageId } from '../../../../shared/stages';
 export const id = 'precision' satisfies StageId;
 export { PrecisionStage as View } from './PrecisionStage';
 export const invalidates: readonly MethodName[] = ['precision.history', 'precision.get'];
+/** An msprobe / profiler folder imports without a host. */
+export const opensWithoutHosts = true;

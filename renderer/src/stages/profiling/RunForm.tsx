@@ -105,6 +105,7 @@ export function RunForm(props: {
           value={entry}
           required={!script.trim()}
           pattern="[^:]+:[A-Za-z_][A-Za-z0-9_]*"
+          title={t('common.entryFormat')}
           placeholder="train/model.py:build_model_and_batches"
           onChange={(e) => setEntry(e.target.value)}
         />

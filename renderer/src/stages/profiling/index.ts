@@ -5,3 +5,5 @@ import type { StageId } from '../../../../shared/stages';
 export const id = 'profiling' satisfies StageId;
 export { ProfilingView as View } from './ProfilingView';
 export const invalidates: readonly MethodName[] = ['profiling.list', 'profiling.get'];
+/** An msprobe / profiler folder imports without a host. */
+export const opensWithoutHosts = true;

@@ -23,4 +23,6 @@ export interface StageUi {
   id: StageId;
   View: ComponentType<StageViewProps>;
   invalidates?: readonly MethodName[];
+  /** It has work that needs no host (an import of a folder here): shown under the add-host notice. */
+  opensWithoutHosts?: boolean;
 }

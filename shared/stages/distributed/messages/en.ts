@@ -150,7 +150,8 @@ export const en = {
     notGenerated:
       'No rank table given, and none could be generated: {{count}} NPUs have no address.',
     pass: '{{file}}: version {{version}}, {{servers}} servers, {{ranks}} ranks, consistent with the hosts.',
-    problems: '{{file}}: {{count}} problems: {{first}}',
+    problems_one: '{{file}}: {{count}} problem: {{first}}',
+    problems_other: '{{file}}: {{count}} problems: {{first}}',
     fix: 'Correct the rank table (or leave it out: `amw distributed rank-table HOST… --out FILE` writes one from what the hosts report).',
     notJson: 'Not JSON: {{error}} (line {{line}}, column {{column}}).',
     notObject: 'The rank table is not a JSON object.',

@@ -149,6 +149,7 @@ export const en = {
     summary: '{{host}} against {{baseline}} · {{entry}} · {{dtype}} · {{mode}}',
     first: 'First divergence',
     none: 'No module diverges.',
+    noneCompared: 'No module was compared: neither side recorded an output to align.',
     chart: 'Cosine (line) and error (bars) along execution order',
     module: 'Module',
     result: 'Result',

@@ -137,6 +137,7 @@ export const zhCN: PrecisionMessages = {
     summary: '{{host}} 对比 {{baseline}} · {{entry}} · {{dtype}} · {{mode}}',
     first: '首个偏差',
     none: '没有模块出现偏差。',
+    noneCompared: '没有可比较的模块：两侧都没有记录到可对齐的输出。',
     chart: '沿执行顺序的余弦相似度（折线）与误差（柱）',
     module: '模块',
     result: '结果',

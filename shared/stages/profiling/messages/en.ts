@@ -209,7 +209,7 @@ export const en = {
       none: 'none',
     },
     noRuns:
-      'No profile yet: run the stage on a host, or import a folder (amw profile import DIR --session ID).',
+      'No profile yet: run the stage on hosts, or import a profiler folder with the form above.',
     run: 'Profile',
     search: 'Search kernels and op types',
     timeline: {

@@ -201,8 +201,7 @@ export const zhCN: ProfilingMessages = {
       kept: '两者都有的建议',
       none: '无',
     },
-    noRuns:
-      '还没有性能数据：在主机上运行本阶段，或导入一个目录（amw profile import DIR --session ID）。',
+    noRuns: '还没有性能数据：在主机上运行本阶段，或用上方的表单导入一个性能数据目录。',
     run: '性能数据',
     search: '搜索 kernel 和算子类型',
     timeline: {

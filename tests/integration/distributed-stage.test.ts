@@ -140,7 +140,7 @@ d('distributed stage on simulated hosts', () => {
     const rt = outcome(run, 'dist.rank-table');
     expect(rt.status).toBe('fail');
     expect(en(rt.summary)).toMatch(
-      /^bad-hccl\.json: 1 problems: Not JSON: .*\(line 4, column 30\)\.$/,
+      /^bad-hccl\.json: 1 problem: Not JSON: .*\(line 4, column 30\)\.$/,
     );
   });
 

@@ -160,7 +160,13 @@ export function relevantSource(
   };
   const ranges: Range[] = [];
   let from = 0;
-  for (const [a, b] of blanks) {
+  for (let k = 0; k < blanks.length; k++) {
+    const a = blanks[k]![0];
+    let b = blanks[k]![1];
+    // a run of left-out statements of one block (only indentation between them) is one `pass`
+    // to the parser: the text keeps a `pass` for each, but only the first is lexed
+    while (k + 1 < blanks.length && /^[ \t]*$/.test(src.slice(b, blanks[k + 1]![0])))
+      b = blanks[++k]![1];
     const cut = a + 4;
     // up to the newline that ends the left-out statement
     let end = b;

@@ -220,6 +220,10 @@ const LOOK = /^if\b[^\n]*__name__/;
 const TEXT_IMPORT =
   /^[ \t]*(?:import[ \t]+([^\n#;]+)|from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+))/gm;
 const LOADED = /^[ \t]*(\w+)\s*=\s*[\w.]*?\b(?:load_ext|load|load_inline)\s*\(/gm;
+/** LOADED's call alone: a text without one has no LOADED match, and this search is cheaper. */
+const LOADER_CALL = /\b(?:load_ext|load|load_inline)\s*\(/;
+/** An autograd forward's `ctx.x = …` (one regex object: matches are kept per regex). */
+const CTX_ASSIGNMENT = /^[ \t]*ctx\.\w+\s*=/gm;
 
 /** What the file's imports bind, read from the text (a superset of what the tree says). */
 function textAliases(source: string): { aliases: Map<string, string>; imported: string[] } {
@@ -265,11 +269,12 @@ export function candidateOffsets(
   // an extension's call sites, wherever the module is bound
   const ext = new Set<string>();
   for (const name of imported) if (c.extensionName(name)) ext.add(name);
-  if (c.extensions.length) for (const m of allMatches(LOADED, source)) ext.add(m[1]!);
+  if (c.extensions.length && LOADER_CALL.test(source))
+    for (const m of allMatches(LOADED, source)) ext.add(m[1]!);
   if (ext.size) {
     all(new RegExp(`\\b(?:${[...ext].map(escape).join('|')})${GAP}\\.`, 'g'));
     // an autograd forward's ctx attributes: where ctx.device goes
-    all(/^[ \t]*ctx\.\w+\s*=/gm);
+    all(CTX_ASSIGNMENT);
   }
   // the callers of a helper that returns an SM count
   const helpers = new Set<string>();
@@ -289,9 +294,23 @@ export function candidateOffsets(
 
 const RAISE = /^[ \t]*raise\b/gm;
 
+const bestMemo = new WeakMap<RuleOf<'reference'>[], Map<string, Best | undefined>>();
+type Best = { r: RuleOf<'reference'>; p: string };
+
 /** The most specific reference rule for a dotted name (longest matching pattern wins). */
-function bestReference(rules: RuleOf<'reference'>[], name: string) {
-  let best: { r: RuleOf<'reference'>; p: string } | undefined;
+function bestReference(rules: RuleOf<'reference'>[], name: string): Best | undefined {
+  // the same few names recur in every file of a project
+  let memo = bestMemo.get(rules);
+  if (!memo) bestMemo.set(rules, (memo = new Map()));
+  if (memo.has(name)) return memo.get(name);
+  if (memo.size > 20000) memo.clear();
+  const best = findBestReference(rules, name);
+  memo.set(name, best);
+  return best;
+}
+
+function findBestReference(rules: RuleOf<'reference'>[], name: string): Best | undefined {
+  let best: Best | undefined;
   for (const r of rules) {
     const p = r.match.names.find((n) => nameMatches(n, name));
     if (!p || (r.match.except ?? []).some((e) => nameMatches(e, name))) continue;
@@ -485,21 +504,16 @@ export function analyzeSource(
   // libraries imported only optionally (`try: import apex … except ImportError`, `if
   // is_xformers_available(): import xformers`): the project already runs without them, so
   // their uses are not findings
-  const libOf = (stmt: Node) =>
-    (stmt.type === 'import_from_statement'
-      ? [stmt.childForFieldName('module_name')?.text ?? '']
-      : stmt
-          .childrenForFieldName('name')
-          .map((n) =>
-            n?.type === 'aliased_import'
-              ? (n.childForFieldName('name')?.text ?? '')
-              : (n?.text ?? ''),
-          )
-    ).map((m) => m.split('.')[0]!);
+  // each import statement read once: the modules it names, whether it is optional
+  const imported = importStatements.map((stmt) => ({
+    stmt,
+    modules: importedModules(stmt),
+    optional: optionalImport(stmt),
+  }));
   const optionalLibs = new Set<string>();
   const requiredLibs = new Set<string>();
-  for (const stmt of importStatements)
-    for (const lib of libOf(stmt)) (optionalImport(stmt) ? optionalLibs : requiredLibs).add(lib);
+  for (const { modules, optional } of imported)
+    for (const m of modules) (optional ? optionalLibs : requiredLibs).add(m.split('.')[0]!);
   for (const lib of requiredLibs) optionalLibs.delete(lib);
 
   let lineStarts: Int32Array | undefined;
@@ -917,18 +931,8 @@ export function analyzeSource(
     }
   }
 
-  for (const stmt of importStatements) {
-    const modules =
-      stmt.type === 'import_from_statement'
-        ? [stmt.childForFieldName('module_name')?.text ?? '']
-        : stmt
-            .childrenForFieldName('name')
-            .map(
-              (n) =>
-                (n?.type === 'aliased_import' ? n.childForFieldName('name')?.text : n?.text) ?? '',
-            );
+  for (const { stmt, modules, optional: guarded } of imported) {
     // `try: import apex … except ImportError:` — the project already runs without the library
-    const guarded = optionalImport(stmt);
     for (const r of c.imports) {
       if (guarded) break;
       const hit = modules.find((m) =>
@@ -964,8 +968,10 @@ export function analyzeSource(
   }
 
   const importsTorch = [...aliases.values()].some((v) => v === 'torch' || v.startsWith('torch.'));
+  // the module's statements, read once (each read of namedChildren builds every node anew)
+  const top = root.namedChildren;
   const guard = source.includes('__main__')
-    ? root.namedChildren.find(
+    ? top.find(
         (n) =>
           n?.type === 'if_statement' &&
           /^__name__\s*==\s*['"]__main__['"]$/.test(n.childForFieldName('condition')?.text ?? ''),
@@ -974,7 +980,7 @@ export function analyzeSource(
   // the leading import block: module-level imports (and try/if blocks of imports) before the
   // first definition or other statement
   let importEnd = -1;
-  for (const n of root.namedChildren) {
+  for (const n of top) {
     if (!n || n.type === 'comment') continue;
     if (n.type === 'import_statement' || n.type === 'import_from_statement') importEnd = n.endIndex;
     else if (n.type === 'future_import_statement') importEnd = n.endIndex;
@@ -1015,7 +1021,7 @@ export function analyzeSource(
     kept = kept.filter((f) => !drop.has(f));
   }
   kept.sort((a, b) => a.line - b.line || a.column - b.column || byText(a.ruleId, b.ruleId));
-  const backendSwitch = findBackendSwitch(root, source, pos);
+  const backendSwitch = findBackendSwitch(top, source, pos);
   tree.delete();
   return {
     findings: kept,
@@ -1025,6 +1031,19 @@ export function analyzeSource(
     importEnd,
     backendSwitch,
   };
+}
+
+/** The modules an import statement names (`from a.b import c`: a.b; `import a.b as x`: a.b). */
+function importedModules(stmt: Node): string[] {
+  return stmt.type === 'import_from_statement'
+    ? [stmt.childForFieldName('module_name')?.text ?? '']
+    : stmt
+        .childrenForFieldName('name')
+        .map((n) =>
+          n?.type === 'aliased_import'
+            ? (n.childForFieldName('name')?.text ?? '')
+            : (n?.text ?? ''),
+        );
 }
 
 /**
@@ -1138,12 +1157,12 @@ const TORCH_MEMBERS =
  * that has a pure-PyTorch member. Returns the enum and that member.
  */
 function findBackendSwitch(
-  root: Node,
+  top: (Node | null)[],
   source: string,
   pos: (i: number) => { line: number },
 ): FileAnalysis['backendSwitch'] {
   if (!/\b(TRITON|CUDA)\b/i.test(source) || !/Enum\b/.test(source)) return null;
-  for (const n of root.namedChildren) {
+  for (const n of top) {
     if (n?.type !== 'class_definition') continue;
     const bases = n.childForFieldName('superclasses')?.text ?? '';
     if (!/Enum\b/.test(bases)) continue;

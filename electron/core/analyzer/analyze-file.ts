@@ -58,8 +58,8 @@ interface Compiled {
   roots: Set<string>;
   /** Every name pattern of the reference and call rules. */
   patterns: string[];
-  chainHints: Map<string, RegExp | null>;
-  chainAlternatives: Map<string, string | null>;
+  /** Per imported name (`local\0full`), the regex of the chains a rule can match from it. */
+  chainRegexes: Map<string, RegExp | null>;
 }
 
 const compiledCache = new WeakMap<Rule[], Compiled>();
@@ -144,8 +144,7 @@ export function compile(rules: Rule[]): Compiled {
       : null,
     roots: new Set(patterns.map((n) => n.split('.')[0]!)),
     patterns,
-    chainHints: new Map(),
-    chainAlternatives: new Map(),
+    chainRegexes: new Map(),
   };
   compiledCache.set(rules, c);
   return c;
@@ -226,7 +225,7 @@ const LOADER_CALL = /\b(?:load_ext|load|load_inline)\s*\(/;
 const CTX_ASSIGNMENT = /^[ \t]*ctx\.\w+\s*=/gm;
 
 /** What the file's imports bind, read from the text (a superset of what the tree says). */
-function textAliases(source: string): { aliases: Map<string, string>; imported: string[] } {
+export function textAliases(source: string): { aliases: Map<string, string>; imported: string[] } {
   const aliases = new Map<string, string>();
   const imported: string[] = [];
   for (const m of allMatches(TEXT_IMPORT, source)) {
@@ -265,7 +264,7 @@ export function candidateOffsets(
   all(c.definitionHint);
   all(c.loaderHint);
   const { aliases, imported } = textAliases(source);
-  all(chainHint(c, aliases));
+  for (const [start] of chainMatches(c, aliases, source)) at.push(start);
   // an extension's call sites, wherever the module is bound
   const ext = new Set<string>();
   for (const name of imported) if (c.extensionName(name)) ext.add(name);
@@ -326,31 +325,48 @@ const GAP = String.raw`(?:\s|\\\n)*`;
  * Where an imported name starts a chain some rule can match: `torch` only as `torch.cuda…`,
  * `torch.backends…` and the like, `nn` (torch.nn) only as `nn.functional.scaled_dot_product_attention`,
  * `cuda` (from torch) anywhere. So ordinary model code (`nn.Linear`, `F.relu`, `dist.all_reduce`)
- * never becomes a candidate, which keeps the tree work to the places that matter.
+ * never becomes a candidate, which keeps the tree work to the places that matter. In code only
+ * (not in comments or plain strings), in order, none overlapping the one before.
+ *
+ * Each imported name has its own regex, shared by every file that imports it: one regex per
+ * file's set of imports (thousands of characters each) cost more to compile than to run. The
+ * matches are what that one alternation would find — the earliest first, at one offset the
+ * name imported first, each search resuming where the previous match ended — as no name's chain
+ * can start inside another chain of the same name.
  */
-function chainHint(c: Compiled, aliases: Map<string, string>): RegExp | null {
-  // files of one project import alike: one regex per distinct set of imports
+export function chainMatches(
+  c: Compiled,
+  aliases: Map<string, string>,
+  text: string,
+): [number, number, string][] {
+  matches(null, text);
   const key = [...aliases].join(';');
-  const hit = c.chainHints.get(key);
-  if (hit !== undefined) return hit;
-  if (c.chainHints.size > 500) c.chainHints.clear();
-  const alternatives: string[] = [];
+  const hit = chainMemo.get(key);
+  if (hit) return hit;
+  const found: [number, number, string, number][] = [];
+  let order = 0;
   for (const [local, full] of aliases) {
-    const alternative = chainAlternative(c, local, full);
-    if (alternative) alternatives.push(alternative);
+    const re = chainRegex(c, local, full);
+    if (re) for (const [start, end, t] of matches(re, text)) found.push([start, end, t, order]);
+    order++;
   }
-  const re = alternatives.length ? new RegExp(`\\b(?:${alternatives.join('|')})`, 'g') : null;
-  c.chainHints.set(key, re);
-  return re;
+  found.sort((a, b) => a[0] - b[0] || a[3] - b[3]);
+  const tokens = found.length ? tokensOf(text) : null;
+  const out: [number, number, string][] = [];
+  let end = 0;
+  for (const [start, stop, t] of found) {
+    if (start < end) continue;
+    end = stop;
+    if (inCode(tokens!, start)) out.push([start, stop, t]);
+  }
+  chainMemo.set(key, out);
+  return out;
 }
 
-/**
- * The part of the chain hint for one imported name (null: no rule starts there). Kept per name:
- * most files import the same few modules, in sets that differ from file to file.
- */
-function chainAlternative(c: Compiled, local: string, full: string): string | null {
+/** The regex of the chains some rule can match from one imported name (null: none). */
+export function chainRegex(c: Compiled, local: string, full: string): RegExp | null {
   const key = `${local}\0${full}`;
-  const hit = c.chainAlternatives.get(key);
+  const hit = c.chainRegexes.get(key);
   if (hit !== undefined) return hit;
   let alternative: string | null = null;
   if (c.roots.has(full.split('.')[0]!)) {
@@ -368,9 +384,10 @@ function chainAlternative(c: Compiled, local: string, full: string): string | nu
         .map((r) => r.split('.').map(escape).join(`${GAP}\\.${GAP}`))
         .join('|')})\\b`;
   }
-  if (c.chainAlternatives.size > 5000) c.chainAlternatives.clear();
-  c.chainAlternatives.set(key, alternative);
-  return alternative;
+  if (c.chainRegexes.size > 5000) c.chainRegexes.clear();
+  const re = alternative ? new RegExp(`\\b(?:${alternative})`, 'g') : null;
+  c.chainRegexes.set(key, re);
+  return re;
 }
 
 let memoText: string | null = null;
@@ -378,6 +395,7 @@ const memo = new Map<RegExp, [number, number, string][]>();
 const codeMemo = new Map<RegExp, [number, number, string][]>();
 let memoTokens: SourceTokens | null = null;
 const stringMemo = new Map<RegExp, [number, number, string][]>();
+const chainMemo = new Map<string, [number, number, string][]>();
 
 /** The text's strings and comments (kept for the last text, as its matches are). */
 function tokensOf(text: string): SourceTokens {
@@ -395,6 +413,7 @@ function matches(re: RegExp | null, text: string): [number, number, string][] {
     memo.clear();
     codeMemo.clear();
     stringMemo.clear();
+    chainMemo.clear();
     memoTokens = null;
     memoText = text;
   }
@@ -606,10 +625,9 @@ export function analyzeSource(
 
   // names bound by imports of modules the rules know: the longest dotted chain that resolves,
   // so torch.cuda.amp.autocast is one finding; a call of it is checked against the call rules
-  const re = chainHint(c, aliases);
   const doneChains = new Set<number>();
-  if (re) {
-    for (const [start] of codeMatches(re, source)) {
+  {
+    for (const [start] of chainMatches(c, aliases, source)) {
       const id = root.descendantForIndex(start);
       if (!id || id.type !== 'identifier' || id.startIndex !== start) continue;
       // a name that is itself an attribute (`x.torch`) is not the imported module

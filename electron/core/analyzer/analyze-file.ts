@@ -679,7 +679,7 @@ export function analyzeSource(
         if (!tested.some((a) => re.test(a.text))) continue;
       }
       if (r.id === 'add.set-device') {
-        if (/\bset_device\s*\(/.test(source)) continue;
+        if (source.includes('set_device') && /\bset_device\s*\(/.test(source)) continue;
         add(r, call, { name }, setDeviceEdit(call));
         continue;
       }
@@ -727,7 +727,12 @@ export function analyzeSource(
             : '',
       )
       .filter((p) => p && p !== 'self');
-    if (name && params.length && new RegExp(`\\bspawn\\s*\\(\\s*${escape(name)}\\b`).test(source))
+    if (
+      name &&
+      params.length &&
+      source.includes('spawn') &&
+      new RegExp(`\\bspawn\\s*\\(\\s*${escape(name)}\\b`).test(source)
+    )
       return params[0]!;
     return params.find((p) => /^(local_rank|local_gpu|gpu|gpu_id|device_id)$/.test(p)) ?? null;
   }
@@ -1179,7 +1184,8 @@ function findBackendSwitch(
   source: string,
   pos: (i: number) => { line: number },
 ): FileAnalysis['backendSwitch'] {
-  if (!/\b(TRITON|CUDA)\b/i.test(source) || !/Enum\b/.test(source)) return null;
+  // the cheap search first: few files define an enum
+  if (!/Enum\b/.test(source) || !/\b(TRITON|CUDA)\b/i.test(source)) return null;
   for (const n of top) {
     if (n?.type !== 'class_definition') continue;
     const bases = n.childForFieldName('superclasses')?.text ?? '';

@@ -174,9 +174,17 @@ const PICKS_DEVICE =
  * is chosen right after the arguments are parsed (torch_npu runs ops on the current device).
  */
 function selectDevice(src: string, rel: string, rules: Rule[], lang: Language): Finding | null {
-  if (/\bset_device\s*\(|init_process_group|\bLOCAL_RANK\b/.test(src) || PICKS_DEVICE.test(src))
+  // each literal looked for first: a regex led by `\b` or `^` tries every offset of the file
+  if (
+    (src.includes('set_device') && /\bset_device\s*\(/.test(src)) ||
+    src.includes('init_process_group') ||
+    (src.includes('LOCAL_RANK') && /\bLOCAL_RANK\b/.test(src)) ||
+    PICKS_DEVICE.test(src)
+  )
     return null;
-  const m = /^([ \t]*)[\w.]+\s*(?:,\s*[\w.]+\s*)*=\s*[\w.]+\.parse_\w*args\w*\(.*$/m.exec(src);
+  const m = src.includes('.parse_')
+    ? /^([ \t]*)[\w.]+\s*(?:,\s*[\w.]+\s*)*=\s*[\w.]+\.parse_\w*args\w*\(.*$/m.exec(src)
+    : null;
   if (!m) return null;
   const r = rules.find((x) => x.id === 'add.select-device');
   if (!r) return null;

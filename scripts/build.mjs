@@ -2,7 +2,7 @@
 // bundles (esbuild). Dependencies stay external: native modules load from node_modules.
 import { build } from 'esbuild';
 import { build as viteBuild } from 'vite';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 
 const only = process.argv[2];
 // a production build whoever calls it: run from vitest, NODE_ENV=test would otherwise give Vite
@@ -23,9 +23,25 @@ const common = {
   logLevel: 'warning',
 };
 
+// Pure-JavaScript packages a one-shot `amw scan` loads, bundled into the CLI: loaded from
+// node_modules, zod alone is ~100 ES modules to resolve, read and link at every start (a fifth of
+// an empty scan's CPU). The rest stay external: native modules, WebAssembly found beside its
+// package, and what only other commands load.
+const BUNDLED = new Set(['zod', 'diff', 'i18next', 'commander']);
+const { dependencies } = JSON.parse(readFileSync('package.json', 'utf8'));
+const external = Object.keys(dependencies)
+  .filter((d) => !BUNDLED.has(d))
+  .flatMap((d) => [d, `${d}/*`]);
+
 await Promise.all([
   build({
     ...common,
+    packages: undefined,
+    external,
+    // commander is CommonJS: its require() of Node's own modules needs a real require in ESM
+    banner: {
+      js: "import { createRequire as __amwCreateRequire } from 'node:module'; const require = __amwCreateRequire(import.meta.url);",
+    },
     format: 'esm',
     // the scan worker is its own file: worker_threads load it by path from dist/
     entryPoints: {

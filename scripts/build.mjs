@@ -54,6 +54,19 @@ await Promise.all([
     chunkNames: 'chunks/[name]-[hash]',
     outdir: 'dist',
   }),
+  // The same CLI as one CommonJS file, for the one-shot commands: bin/amw.js runs it from V8's
+  // code cache (bin/code-cache.js), which Node 20 offers for a script, not for ES modules.
+  build({
+    ...common,
+    packages: undefined,
+    external,
+    format: 'cjs',
+    entryPoints: { cli: 'electron/cli/index.ts' },
+    outExtension: { '.js': '.cjs' },
+    outdir: 'dist',
+    define: { 'import.meta.url': '__amwModuleUrl' },
+    banner: { js: "var __amwModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  }),
   build({
     ...common,
     format: 'esm',

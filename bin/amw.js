@@ -24,7 +24,8 @@ function commandName(argv) {
   return undefined;
 }
 
-if (commandName(process.argv.slice(2)) === 'serve') {
+const command = commandName(process.argv.slice(2));
+if (command === 'serve') {
   // The long-lived `amw serve` keeps V8's defaults, and the ES-module CLI whose chunks load
   // only what a command uses.
   await import(pathToFileURL(esm).href);
@@ -39,5 +40,5 @@ if (commandName(process.argv.slice(2)) === 'serve') {
   // One file compiled from V8's code cache: parsing and compiling the CLI's modules was a third
   // of an empty `amw scan`'s CPU.
   const { runWithCodeCache } = await import('./code-cache.js');
-  runWithCodeCache(cjs);
+  runWithCodeCache(cjs, command);
 }

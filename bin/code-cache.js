@@ -26,13 +26,17 @@ export function codeCacheDir(env = process.env) {
   return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'ascend-migration-workbench');
 }
 
-/** Runs `file` (a CommonJS bundle) as Node's loader would, compiled from the cache when it fits. */
-export function runWithCodeCache(file, dir = codeCacheDir()) {
+/**
+ * Runs `file` (a CommonJS bundle) as Node's loader would, compiled from the cache when it fits.
+ * A cache of each command's own (`scan`, `info`…): it holds what that command compiled.
+ */
+export function runWithCodeCache(file, command, dir = codeCacheDir()) {
   const source = readFileSync(file, 'utf8');
   // keyed by the bundle's content and the Node that compiled it; V8 checks its own version and
   // flags again, and refuses data that is not its own
   const key = createHash('sha256').update(source).digest('hex').slice(0, 24);
-  const name = `${PREFIX}${process.version}-${process.arch}-${key}${SUFFIX}`;
+  const which = /^[a-z][a-z-]{0,30}$/.test(command ?? '') ? command : 'other';
+  const name = `${PREFIX}${process.version}-${process.arch}-${key}-${which}${SUFFIX}`;
   const cacheFile = dir ? join(dir, name) : null;
   let cachedData;
   try {
@@ -63,10 +67,11 @@ function saveCache(script, dir, cacheFile, name) {
     const tmp = `${cacheFile}.${process.pid}.tmp`;
     writeFileSync(tmp, script.createCachedData());
     renameSync(tmp, cacheFile);
-    // this Node's cache of an earlier build of the bundle is never read again
-    const same = `${PREFIX}${process.version}-${process.arch}-`;
+    // this Node's caches of an earlier build of the bundle are never read again
+    const node = `${PREFIX}${process.version}-${process.arch}-`;
+    const build = name.slice(0, name.lastIndexOf('-') + 1);
     for (const f of readdirSync(dir))
-      if (f.startsWith(same) && f.endsWith(SUFFIX) && f !== name)
+      if (f.startsWith(node) && f.endsWith(SUFFIX) && !f.startsWith(build))
         rmSync(join(dir, f), { force: true });
   } catch {
     // a cache folder that cannot be written only costs the next start its compile

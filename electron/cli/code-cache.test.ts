@@ -21,7 +21,7 @@ describe('one-shot commands and the code cache', () => {
     const writing = await scan(dir);
     const [file] = cacheFiles(dir);
     expect(file).toMatch(
-      new RegExp(`^cli-${process.version}-${process.arch}-[0-9a-f]+\\.v8cache$`),
+      new RegExp(`^cli-${process.version}-${process.arch}-[0-9a-f]+-scan\\.v8cache$`),
     );
     const written = statSync(join(dir, file!)).mtimeMs;
     const reading = await scan(dir);
@@ -39,13 +39,16 @@ describe('one-shot commands and the code cache', () => {
     const good = await scan(dir);
     const [file] = cacheFiles(dir);
     writeFileSync(join(dir, file!), 'not V8 code cache data');
-    const older = `cli-${process.version}-${process.arch}-000000000000000000000000.v8cache`;
+    const older = `cli-${process.version}-${process.arch}-000000000000000000000000-scan.v8cache`;
     writeFileSync(join(dir, older), 'an earlier build');
+    // another command's cache of this build is its own, and stays
+    const version = await exitOf(spawnAmw(['--version'], { AMW_CACHE_DIR: dir }));
+    expect(version.code).toBe(0);
     const damaged = await scan(dir);
     expect(damaged.code).toBe(good.code);
     expect(damaged.stdout).toBe(good.stdout);
     expect(damaged.stderr).toBe(good.stderr);
-    expect(cacheFiles(dir)).toEqual([file]);
+    expect(cacheFiles(dir).sort()).toEqual([file!.replace(/-scan\./, '-other.'), file].sort());
     expect(readFileSync(join(dir, file!), 'utf8')).not.toBe('not V8 code cache data');
   }, 120_000);
 

@@ -1,11 +1,13 @@
 // Figures on real ports (../shared/corpus-dev: real GPU→NPU file pairs with labelled changes):
 // what the scanner finds (score.py's recall by kind, required and all, findings per 1000 lines,
-// share on changed lines), and the speed of a fresh `amw scan` process over ≥ 200k lines of that
-// real model code (the corpus copied until it is that large): lines per CPU-second, peak RSS.
+// share on changed lines), a one-shot `amw scan`'s start-up cost (an empty folder), and the speed
+// of a fresh `amw scan` process over ≥ 200k lines of that real model code (the corpus copied until
+// it is that large): lines per CPU-second, peak RSS.
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
   cpSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -36,16 +38,27 @@ writeFileSync(
 });\n`,
 );
 
+// the one-shot commands' V8 code cache (bin/code-cache.js) of this bench's own: written by the
+// first scan, read by every later one, as for a user from their second `amw` on
+const codeCache = join(tmp, 'code-cache');
+
 /** One fresh `amw scan DIR --json` process: its output, CPU seconds and peak RSS. */
-function scanOnce(dir: string, out: string) {
+function scanOnce(dir: string, out: string, cacheDir = codeCache) {
   const r = spawnSync(process.execPath, ['--require', usage, amw, 'scan', dir, '--json'], {
     encoding: 'utf8',
     maxBuffer: 1 << 30,
+    env: { ...process.env, AMW_CACHE_DIR: cacheDir },
   });
   writeFileSync(out, r.stdout);
   const m = /AMW_USAGE (\{.*\})/.exec(r.stderr);
   if (!m) throw new Error(`amw scan failed (${r.status}): ${r.stderr.slice(-500)}`);
   return JSON.parse(m[1]!) as { cpu: number; rss: number };
+}
+
+/** What a Node process that runs nothing costs here: the floor under any start-up figure. */
+function bareNode() {
+  const r = spawnSync(process.execPath, ['--require', usage, '-e', '0'], { encoding: 'utf8' });
+  return (JSON.parse(/AMW_USAGE (\{.*\})/.exec(r.stderr)![1]!) as { cpu: number }).cpu;
 }
 
 // 1. recall and precision as score.py measures them
@@ -73,7 +86,24 @@ if (python) {
   console.log(score.replace(/^findings: .*\n/, '').trimEnd());
 } else console.log('score: skipped (python3 not found)');
 
-// 2. one-shot speed: the corpus's Python files (both sides of each port) copied until ≥ 200k lines;
+// 2. one-shot start-up: an empty folder's scan, from the code cache and without one (a first run);
+// interleaved, so both see the same load
+const empty = join(tmp, 'empty');
+mkdirSync(empty);
+const warm: number[] = [];
+const cold: number[] = [];
+for (let i = 0; i < 7; i++) {
+  warm.push(scanOnce(empty, join(tmp, 'empty.json')).cpu);
+  cold.push(scanOnce(empty, join(tmp, 'empty.json'), '').cpu);
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+console.log(
+  `one-shot CLI start-up: an empty folder's scan ${median(warm).toFixed(3)} CPU-s ` +
+    `(median of 7; ${median(cold).toFixed(3)} without the code cache), ` +
+    `\`node -e 0\` ${median([0, 1, 2, 3, 4].map(() => bareNode())).toFixed(3)}`,
+);
+
+// 3. one-shot speed: the corpus's Python files (both sides of each port) copied until ≥ 200k lines;
 // and memory: the same at four times the size, whose peak RSS should stay near the first's
 // (what is held is the findings, not the files' texts or trees)
 let largest = 0;

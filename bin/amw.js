@@ -1,16 +1,19 @@
 #!/usr/bin/env node
-// `amw` entry: runs the bundled CLI. The bundle is made by `npm run build` (npm install does it).
+// `amw` entry: runs the bundled CLI. The bundles are made by `npm run build` (npm install does it).
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 
-const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
-if (!existsSync(cli)) {
-  process.stderr.write(
-    `amw: ${cli} is missing; run \`npm run build\` in the workbench folder first.\n`,
-  );
-  process.exit(2);
-}
+const dist = (name) => fileURLToPath(new URL(`../dist/${name}`, import.meta.url));
+const esm = dist('cli.js');
+const cjs = dist('cli.cjs');
+for (const bundle of [esm, cjs])
+  if (!existsSync(bundle)) {
+    process.stderr.write(
+      `amw: ${bundle} is missing; run \`npm run build\` in the workbench folder first.\n`,
+    );
+    process.exit(2);
+  }
 
 /** The command named past the global options (as electron/cli/program.ts's commandName reads it). */
 function commandName(argv) {
@@ -21,10 +24,21 @@ function commandName(argv) {
   return undefined;
 }
 
-// A one-shot command lives a few seconds: with V8's default budget its optimising compiler works
-// on background threads for much of that time, for code that runs only briefly (a fifth of a
-// 200k-line `amw scan`'s CPU). Eight times the budget optimises only what stays hot. Not for the
-// long-lived `amw serve`, which keeps V8's default. Set before the bundle is loaded.
-if (commandName(process.argv.slice(2)) !== 'serve') setFlagsFromString('--interrupt-budget=540672');
-
-await import(pathToFileURL(cli).href);
+const command = commandName(process.argv.slice(2));
+if (command === 'serve') {
+  // The long-lived `amw serve` keeps V8's defaults, and the ES-module CLI whose chunks load
+  // only what a command uses.
+  await import(pathToFileURL(esm).href);
+} else {
+  // A one-shot command lives a few seconds: with V8's default budget its optimising compiler
+  // works on background threads for much of that time, for code that runs only briefly (a fifth
+  // of a 200k-line `amw scan`'s CPU). Eight times the budget optimises only what stays hot.
+  setFlagsFromString('--interrupt-budget=540672');
+  // What python-parser.ts sets when the parser first loads (why: there), set before the code
+  // cache is read: V8 refuses a cache made under other flags, and the cache is written at exit.
+  setFlagsFromString('--no-liftoff');
+  // One file compiled from V8's code cache: parsing and compiling the CLI's modules was a third
+  // of an empty `amw scan`'s CPU.
+  const { runWithCodeCache } = await import('./code-cache.js');
+  runWithCodeCache(cjs, command);
+}

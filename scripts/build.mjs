@@ -2,7 +2,7 @@
 // bundles (esbuild). Dependencies stay external: native modules load from node_modules.
 import { build } from 'esbuild';
 import { build as viteBuild } from 'vite';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 
 const only = process.argv[2];
 // a production build whoever calls it: run from vitest, NODE_ENV=test would otherwise give Vite
@@ -23,9 +23,35 @@ const common = {
   logLevel: 'warning',
 };
 
+// Pure-JavaScript packages a one-shot `amw scan` loads, bundled into the CLI: loaded from
+// node_modules, zod alone is ~100 ES modules to resolve, read and link at every start (a fifth of
+// an empty scan's CPU). The rest stay external: native modules, WebAssembly found beside its
+// package, and what only other commands load.
+const BUNDLED = new Set(['zod', 'diff', 'i18next', 'commander']);
+const { dependencies } = JSON.parse(readFileSync('package.json', 'utf8'));
+// What the CommonJS CLI still require()s from node_modules: native code, WebAssembly found beside
+// its package, and playwright-core (imported, not required, and large). Each loads the same code
+// either way.
+const REQUIRED = [
+  'better-sqlite3',
+  'ssh2',
+  'web-tree-sitter',
+  'tree-sitter-python',
+  'playwright-core',
+];
+const external = Object.keys(dependencies)
+  .filter((d) => !BUNDLED.has(d))
+  .flatMap((d) => [d, `${d}/*`]);
+
 await Promise.all([
   build({
     ...common,
+    packages: undefined,
+    external,
+    // commander is CommonJS: its require() of Node's own modules needs a real require in ESM
+    banner: {
+      js: "import { createRequire as __amwCreateRequire } from 'node:module'; const require = __amwCreateRequire(import.meta.url);",
+    },
     format: 'esm',
     // the scan worker is its own file: worker_threads load it by path from dist/
     entryPoints: {
@@ -37,6 +63,21 @@ await Promise.all([
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
     outdir: 'dist',
+  }),
+  // The same CLI as one CommonJS file, for the one-shot commands: bin/amw.js runs it from V8's
+  // code cache (bin/code-cache.js), which Node 20 offers for a script, not for ES modules.
+  // Every pure-JavaScript package is bundled in, from the files an ES-module import loads: what
+  // require() loads of a package that ships both can differ (ssh-config's default export does).
+  build({
+    ...common,
+    packages: undefined,
+    external: REQUIRED.flatMap((d) => [d, `${d}/*`]),
+    format: 'cjs',
+    entryPoints: { cli: 'electron/cli/index.ts' },
+    outExtension: { '.js': '.cjs' },
+    outdir: 'dist',
+    define: { 'import.meta.url': '__amwModuleUrl' },
+    banner: { js: "var __amwModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
   }),
   build({
     ...common,
@@ -58,4 +99,21 @@ await Promise.all([
     ? null
     : viteBuild({ configFile: 'vite.config.ts', mode: 'production', logLevel: 'warn' }),
 ]);
+asciiComments('dist/cli.cjs');
 console.log(`built dist/ in ${Date.now() - started} ms`);
+
+/**
+ * bin/code-cache.js reads an ASCII bundle as Latin-1, a fifth of the time UTF-8 decoding takes.
+ * esbuild escapes strings but keeps comments as written: their non-ASCII characters become
+ * escapes (a comment means the same). Non-ASCII code is left alone, and said.
+ */
+function asciiComments(file) {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const code = lines.findIndex((l) => /[\u0080-\uffff]/.test(l) && !/^\s*(\/\/|\/\*|\*)/.test(l));
+  if (code >= 0) {
+    console.log(`${file}:${code + 1} is not ASCII: one-shot commands read the bundle as UTF-8`);
+    return;
+  }
+  const escape = (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  writeFileSync(file, lines.map((l) => l.replace(/[\u0080-\uffff]/g, escape)).join('\n'));
+}

@@ -20,14 +20,16 @@ const interrupted = new Promise<void>((resolve) => {
   process.once('SIGTERM', first);
 });
 
-const code = await runCli(process.argv.slice(2), {
+// no top-level await: the same entry is also bundled as CommonJS (scripts/build.mjs)
+void runCli(process.argv.slice(2), {
   stdout: (s) => process.stdout.write(s),
   stderr: (s) => process.stderr.write(s),
   env: process.env,
   interrupted: () => interrupted,
   stdinStream: () => process.stdin,
   readStdin: async () => (await readBounded(process.stdin, MAX_STDIN_BYTES)).toString('utf8'),
+}).then((code) => {
+  process.exitCode = code;
+  // Let stdout drain; an idle event loop then exits on its own. Force it only if something hangs.
+  setTimeout(() => process.exit(code), 2000).unref();
 });
-process.exitCode = code;
-// Let stdout drain; an idle event loop then exits on its own. Force it only if something hangs.
-setTimeout(() => process.exit(code), 2000).unref();

@@ -1,20 +1,19 @@
 import type { Language, Text } from '../../shared/api';
-import { renderText, translator, type Namespaces, type Translate } from '../../shared/i18n';
+import { renderText, translator, type Translate } from '../../shared/i18n';
 import { STAGE_NAMESPACES } from '../../shared/stages';
-import { knowledgeNamespaces } from './knowledge/messages';
+import { knowledgeNamespaceLoaders } from './knowledge/messages';
 
 const cache = new Map<Language, Translate>();
 
-/** Every namespace the engine's text uses: the stages' and the knowledge files' (rules…). */
-export function engineNamespaces(): Namespaces {
-  return { ...STAGE_NAMESPACES, ...knowledgeNamespaces() };
-}
-
-/** i18next for the CLI and reports: the app's strings plus every engine namespace. */
+/**
+ * i18next for the CLI and reports: the app's strings plus every engine namespace, the knowledge
+ * files' read when a key of theirs is first shown (reading and validating them all was a tenth
+ * of a one-shot `amw scan`'s start-up, which shows none).
+ */
 export function engineTranslator(lang: Language): Translate {
   let t = cache.get(lang);
   if (!t) {
-    t = translator(lang, engineNamespaces());
+    t = translator(lang, STAGE_NAMESPACES, knowledgeNamespaceLoaders());
     cache.set(lang, t);
   }
   return t;

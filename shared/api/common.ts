@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Methods that take nothing still take an object, so adding an option later is not a break. */
 export const NoInput = z.object({}).strict();

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /**
  * One method of the contract: its zod input schema and, as a phantom type, its output.

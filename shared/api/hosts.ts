@@ -1,5 +1,5 @@
 import type { Text } from './text';
-import { z } from 'zod';
+import * as z from 'zod';
 import { event, method } from './define';
 import type { IsoTime } from './common';
 import type { JobStarted } from './jobs';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { EventSpec, MethodSpec } from './define';
 import { appApi } from './app';
 import { hostsApi, hostsEvents } from './hosts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Report, REPORT_SCHEMA_ID } from './reports';
 
 /** The JSON Schema (2020-12) of `amw.report/v1`, generated from the zod definition. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { event, method } from './define';
 import { Language, NoInput, Theme } from './common';
 

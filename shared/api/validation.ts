@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /** A refused field: the rule it broke (`validation.rule.<rule>`), its params, the field's name. */
 export interface FieldIssue {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { WireError } from '../errors';
 
 /** Messages on the serve-mode WebSocket (`/rpc`). One JSON object per frame. */

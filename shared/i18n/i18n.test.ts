@@ -85,6 +85,40 @@ describe('translator', () => {
     expect(text).toContain('1');
   });
 
+  it('reads a lazy namespace when a key of its own is first shown, once', () => {
+    let reads = 0;
+    const t = translator('zh-CN', STAGE_NAMESPACES, {
+      notes: () => {
+        reads++;
+        return {
+          en: { hello: 'Hello {{name}}', only: 'English only' },
+          'zh-CN': { hello: '你好 {{name}}' },
+        };
+      },
+    });
+    expect(t('stage-code:name')).not.toBe('stage-code:name');
+    expect(reads).toBe(0);
+    expect(t('notes:hello', { name: 'amw' })).toBe('你好 amw');
+    // the English text is the fallback, as for an eager namespace
+    expect(t('notes:only')).toBe('English only');
+    expect(reads).toBe(1);
+  });
+
+  it('says why a lazy namespace cannot be read, at every key of it, never the bare key', () => {
+    const t = translator(
+      'en',
+      {},
+      {
+        notes: () => {
+          throw new Error('notes.json is not valid: rules.0.id: Required');
+        },
+      },
+    );
+    expect(() => t('notes:hello')).toThrow(/notes\.json is not valid/);
+    expect(() => t('notes:hello')).toThrow(/notes\.json is not valid/);
+    expect(t('jobs.kind.maintenance_backup')).toBe('Database backup');
+  });
+
   it('reads zh from locale strings', () => {
     expect(languageFromLocale('zh_CN.UTF-8')).toBe('zh-CN');
     expect(languageFromLocale('en_US.UTF-8')).toBe('en');

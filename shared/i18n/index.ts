@@ -50,17 +50,40 @@ export type Translate = (key: string, params?: Record<string, unknown>) => strin
  * i18next instance, so plurals (`count`) and namespaces work as in the UI. A missing key falls
  * back to English, then to the key itself.
  */
-export function translator(lang: Language, namespaces: Namespaces = {}): Translate {
+export function translator(
+  lang: Language,
+  namespaces: Namespaces = {},
+  lazy: LazyNamespaces = {},
+): Translate {
   const instance: i18n = i18next.createInstance();
   void instance.init({
     ...I18N_OPTIONS,
     lng: lang,
-    ns: ['translation', ...Object.keys(namespaces)],
+    ns: ['translation', ...Object.keys(namespaces), ...Object.keys(lazy)],
     resources: i18nResources(namespaces),
     initAsync: false,
   });
-  return (key, params) => String(instance.t(key, params as never));
+  const pending = new Map(Object.entries(lazy));
+  return (key, params) => {
+    const ns = key.slice(0, Math.max(0, key.indexOf(':')));
+    const load = pending.get(ns);
+    if (load) {
+      // a loader that throws (a knowledge file that is not valid) throws at every such key:
+      // never a key shown in place of its text without saying why
+      const byLang = load();
+      for (const [l, dict] of Object.entries(byLang))
+        if (dict) instance.addResourceBundle(l, ns, dict);
+      pending.delete(ns);
+    }
+    return String(instance.t(key, params as never));
+  };
 }
+
+/**
+ * Namespaces built the first time a key of theirs is translated: the knowledge files' texts are
+ * read and validated only by a command that shows one (a one-shot `amw scan` shows none).
+ */
+export type LazyNamespaces = Record<string, () => Namespaces[string]>;
 
 /**
  * Engine text in the reader's language. A message's parameters may be messages themselves (or

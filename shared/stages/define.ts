@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { HostName } from '../api/hosts';
 import type { Language } from '../api/common';
 import type { MethodSpec } from '../api/define';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Namespaces } from '../i18n';
 import { stageNs, type SharedStage } from './define';
 import { envStage } from './env';

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { DOCTOR_CATEGORIES, type Language } from '../../../shared/api';
 import { loadKnowledge } from '../knowledge/load';
 import { resourcesDir } from '../paths';

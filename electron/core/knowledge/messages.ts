@@ -1,4 +1,4 @@
-import { LANGUAGES, type Namespaces } from '../../../shared/i18n';
+import { LANGUAGES, type LazyNamespaces, type Namespaces } from '../../../shared/i18n';
 import { loadRules } from '../analyzer/rules';
 import { distKey, KNOWLEDGE_NS } from './keys';
 import { loadKnowledge } from './load';
@@ -12,6 +12,17 @@ import { DOCTOR_RULES_NS } from '../../../shared/api/doctor';
  * (`knowledge:packages.flash-attn.fix`, `knowledge:importCauses.cann-libs`; keys in ./keys.ts).
  */
 export function knowledgeNamespaces(): Namespaces {
+  return Object.fromEntries(
+    Object.entries(knowledgeNamespaceLoaders()).map(([ns, load]) => [ns, load()]),
+  );
+}
+
+/** Each knowledge namespace by the function that reads and validates its files. */
+export function knowledgeNamespaceLoaders(): LazyNamespaces {
+  return { rules: rulesNamespace, [KNOWLEDGE_NS]: knowledgeTexts, [DOCTOR_RULES_NS]: doctorTexts };
+}
+
+function rulesNamespace(): Namespaces[string] {
   const rules: Namespaces[string] = { en: {}, 'zh-CN': {} };
   for (const r of loadRules()) {
     for (const lang of LANGUAGES) {
@@ -39,6 +50,10 @@ export function knowledgeNamespaces(): Namespaces {
       };
     }
   }
+  return rules;
+}
+
+function knowledgeTexts(): Namespaces[string] {
   const k = loadKnowledge();
   const knowledge: Namespaces[string] = {};
   for (const lang of LANGUAGES) {
@@ -53,7 +68,11 @@ export function knowledgeNamespaces(): Namespaces {
       importCauses: Object.fromEntries(k.importCauses.map((c) => [c.id, c.message[lang]])),
     };
   }
-  // the error doctor's rules: what a failed check's diagnosis names (`doctor-rules:<id>.cause`)
+  return knowledge;
+}
+
+/** The error doctor's rules: what a failed check's diagnosis names (`doctor-rules:<id>.cause`). */
+function doctorTexts(): Namespaces[string] {
   const doctor: Namespaces[string] = {};
   for (const lang of LANGUAGES)
     doctor[lang] = Object.fromEntries(
@@ -62,5 +81,5 @@ export function knowledgeNamespaces(): Namespaces {
         { title: r.title[lang], cause: r.cause[lang], fix: r.fix[lang] },
       ]),
     );
-  return { rules, [KNOWLEDGE_NS]: knowledge, [DOCTOR_RULES_NS]: doctor };
+  return doctor;
 }

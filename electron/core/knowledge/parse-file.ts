@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /**
  * One knowledge file's text, parsed and validated: a broken file fails loudly, naming itself and

@@ -71,7 +71,8 @@ const isBorder = (line: string) => /^\s*\+[-=+|]*\+?\s*$/.test(line);
 const isElision = (line: string) => {
   // linear: drop the row's pipes and spaces, then only dots or ellipses may remain
   const rest = line.replace(/[\s|]+/g, '');
-  return /^[.…⋮]+$/.test(rest) && /\.{3}|…|⋮/.test(rest);
+  // … and ⋮ as escapes: the CLI bundle stays ASCII, which bin/code-cache.js reads faster
+  return /^[.\u2026\u22ee]+$/.test(rest) && /\.{3}|\u2026|\u22ee/.test(rest);
 };
 
 /** The widest npu-smi table is ~120 columns; a far longer line is not one (and stays cheap). */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { RawOpTrace } from '../../../shared/stages/ops/api';
 import { AmwError } from '../../../shared/errors';
 import { printable } from './printable';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { method } from '../../api/define';
 import { Language, type IsoTime } from '../../api/common';
 import type { JobStarted } from '../../api/jobs';

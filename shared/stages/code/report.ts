@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The code stage's section of a report: the newest scan, its reviewed diffs, the history. */
 export const ReportFinding = z.object({

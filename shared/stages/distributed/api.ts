@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { method } from '../../api/define';
 import type { Msg } from '../../api/text';
 

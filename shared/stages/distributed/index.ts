@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { HostName } from '../../api/hosts';
 import { defineSharedStage, stageInput } from '../define';
 import { distributedApi } from './api';

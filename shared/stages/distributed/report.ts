@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The distributed stage's section of a report: the fleet matrix, what disagrees, the collective. */
 export const ReportDistributed = z.object({

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { method } from '../../api/define';
 
 export type OpClass = 'direct' | 'needs-change' | 'cpu-fallback' | 'unsupported';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { opsApi, TorchNpuVersion } from './api';
 import { defineSharedStage, stageInput } from '../define';
 import { en } from './messages/en';

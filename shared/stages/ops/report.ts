@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The ops stage's section of a report: each run's op coverage. */
 export const ReportOps = z.object({

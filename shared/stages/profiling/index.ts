@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineSharedStage, stageInput } from '../define';
 import { profilingApi } from './api';
 import { en } from './messages/en';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { ReportCode } from '../../../../shared/stages/code/report';
 import { unifiedPatch } from '../../analyzer/fix';
 import { diffBlock, esc, MAX_ROWS, pill } from '../../reports/html-kit';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { CheckOutcome } from '../../../../shared/api';
 import type { ReportDistributed } from '../../../../shared/stages/distributed/report';
 import { esc, MAX_ROWS, pill } from '../../reports/html-kit';

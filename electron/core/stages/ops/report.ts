@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { ReportOps } from '../../../../shared/stages/ops/report';
 import { bar, esc, MAX_ROWS, pill } from '../../reports/html-kit';
 import { cell, code, esc as escParams, md, MAX_ROWS as MD_ROWS } from '../../reports/md-kit';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { ReportPrecision } from '../../../../shared/stages/precision/report';
 import { errorAxis, errorTick } from '../../../../shared/stages/precision/curve';
 import { esc, MAX_ROWS, pill } from '../../reports/html-kit';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { shellQuote } from '../../../ssh/quote';
 
 /** What a host can launch a collective with, as its probe reported it (host output: untrusted). */

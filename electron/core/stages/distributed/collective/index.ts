@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Msg } from '../../../../../shared/api/text';
 import { resourcesDir } from '../../../paths';
 import { remoteCommand } from '../../../ssh/quote';

@@ -1,0 +1,82 @@
+// Runs a CommonJS bundle with V8's code cache: the bytecode V8 compiled for it in an earlier run,
+// kept in the user's cache folder, so a one-shot command does not parse and compile the CLI again
+// at every start (Node 20 has no compile cache of its own). The cache is only ever an optimisation:
+// missing, stale (another bundle or Node), rejected by V8 or unwritable, the bundle runs as it is.
+import { isAscii } from 'node:buffer';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { constants, Script } from 'node:vm';
+
+const PREFIX = 'cli-';
+const SUFFIX = '.v8cache';
+
+/** Where the code cache lives: AMW_CACHE_DIR (empty: no cache), else the platform's cache folder. */
+export function codeCacheDir(env = process.env) {
+  if (env.AMW_CACHE_DIR !== undefined) return env.AMW_CACHE_DIR || null;
+  if (process.platform === 'win32')
+    return join(
+      env.LOCALAPPDATA || join(homedir(), 'AppData', 'Local'),
+      'Ascend Migration Workbench',
+      'Cache',
+    );
+  if (process.platform === 'darwin')
+    return join(homedir(), 'Library', 'Caches', 'Ascend Migration Workbench');
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'ascend-migration-workbench');
+}
+
+/**
+ * Runs `file` (a CommonJS bundle) as Node's loader would, compiled from the cache when it fits.
+ * A cache of each command's own (`scan`, `info`…): it holds what that command compiled.
+ */
+export function runWithCodeCache(file, command, dir = codeCacheDir()) {
+  const bytes = readFileSync(file);
+  // the build keeps the bundle ASCII (scripts/build.mjs): then it reads as Latin-1, far faster
+  const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
+  // keyed by the bundle's content and the Node that compiled it; V8 checks its own version and
+  // flags again, and refuses data that is not its own
+  const key = createHash('sha256').update(bytes).digest('hex').slice(0, 24);
+  const which = /^[a-z][a-z-]{0,30}$/.test(command ?? '') ? command : 'other';
+  const name = `${PREFIX}${process.version}-${process.arch}-${key}-${which}${SUFFIX}`;
+  const cacheFile = dir ? join(dir, name) : null;
+  let cachedData;
+  try {
+    if (cacheFile) cachedData = readFileSync(cacheFile);
+  } catch {
+    // none yet, or unreadable: compiled from source, and written at exit if it can be
+  }
+  const script = new Script(
+    `(function (exports, require, module, __filename, __dirname) { ${source}\n})`,
+    {
+      filename: file,
+      cachedData,
+      // the bundle's import() of an external package goes to Node's own loader
+      importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+    },
+  );
+  if (cacheFile && (!cachedData || script.cachedDataRejected))
+    // at exit, so the cache also holds the functions this run compiled lazily (most of them)
+    process.once('exit', () => saveCache(script, dir, cacheFile, name));
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
+}
+
+function saveCache(script, dir, cacheFile, name) {
+  try {
+    mkdirSync(dir, { recursive: true });
+    // written whole, then renamed: a concurrent run reads the old file or the new, never half
+    const tmp = `${cacheFile}.${process.pid}.tmp`;
+    writeFileSync(tmp, script.createCachedData());
+    renameSync(tmp, cacheFile);
+    // this Node's caches of an earlier build of the bundle are never read again
+    const node = `${PREFIX}${process.version}-${process.arch}-`;
+    const build = name.slice(0, name.lastIndexOf('-') + 1);
+    for (const f of readdirSync(dir))
+      if (f.startsWith(node) && f.endsWith(SUFFIX) && !f.startsWith(build))
+        rmSync(join(dir, f), { force: true });
+  } catch {
+    // a cache folder that cannot be written only costs the next start its compile
+  }
+}

@@ -1,0 +1,126 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { exitOf, spawnAmw } from '../../tests/support/cli';
+import { appRoot } from '../core/paths';
+
+// The built `bin/amw.js` runs one-shot commands from V8's code cache (bin/code-cache.js). A user
+// sees only that the output never depends on the cache: none, a good one, a damaged one or a
+// folder that cannot be written. These spawn the real binary: `node scripts/build.mjs` first.
+const NANOGPT = join(__dirname, '../../tests/fixtures/code/nanogpt-ddp');
+
+const scan = (cacheDir: string) =>
+  exitOf(spawnAmw(['scan', NANOGPT, '--json'], { AMW_CACHE_DIR: cacheDir }));
+const cacheFiles = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.v8cache'));
+
+describe('one-shot commands and the code cache', () => {
+  it('prints the same scan without a cache, writing one, and reading it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'amw-code-cache-'));
+    const uncached = await scan('');
+    expect(uncached.stdout).toContain('"findings"');
+    const writing = await scan(dir);
+    const [file] = cacheFiles(dir);
+    expect(file).toMatch(
+      new RegExp(`^cli-${process.version}-${process.arch}-[0-9a-f]+-scan\\.v8cache$`),
+    );
+    const written = statSync(join(dir, file!)).mtimeMs;
+    const reading = await scan(dir);
+    for (const r of [writing, reading]) {
+      expect(r.code).toBe(uncached.code);
+      expect(r.stdout).toBe(uncached.stdout);
+      expect(r.stderr).toBe(uncached.stderr);
+    }
+    // a cache that fits is read, not written again
+    expect(statSync(join(dir, file!)).mtimeMs).toBe(written);
+  }, 120_000);
+
+  it('ignores a damaged cache, replaces it, and drops an older build’s', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'amw-code-cache-'));
+    const good = await scan(dir);
+    const [file] = cacheFiles(dir);
+    writeFileSync(join(dir, file!), 'not V8 code cache data');
+    const older = `cli-${process.version}-${process.arch}-000000000000000000000000-scan.v8cache`;
+    writeFileSync(join(dir, older), 'an earlier build');
+    // another command's cache of this build is its own, and stays
+    const version = await exitOf(spawnAmw(['--version'], { AMW_CACHE_DIR: dir }));
+    expect(version.code).toBe(0);
+    const damaged = await scan(dir);
+    expect(damaged.code).toBe(good.code);
+    expect(damaged.stdout).toBe(good.stdout);
+    expect(damaged.stderr).toBe(good.stderr);
+    expect(cacheFiles(dir).sort()).toEqual([file!.replace(/-scan\./, '-other.'), file].sort());
+    expect(readFileSync(join(dir, file!), 'utf8')).not.toBe('not V8 code cache data');
+  }, 120_000);
+
+  it('works, and says nothing, where the cache folder cannot be made', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'amw-code-cache-'));
+    writeFileSync(join(dir, 'a-file'), '');
+    const baseline = await scan('');
+    const r = await scan(join(dir, 'a-file', 'cache'));
+    expect(r.code).toBe(baseline.code);
+    expect(r.stdout).toBe(baseline.stdout);
+    expect(r.stderr).toBe(baseline.stderr);
+  }, 120_000);
+});
+
+describe('the one-shot CLI (one CommonJS file) and serve’s (ES modules) are one program', () => {
+  // bin/amw.js runs every command but serve from dist/cli.cjs; the same sources are also built as
+  // dist/cli.js. A package that ships both module kinds can differ between them (ssh-config's
+  // default export did: imported hosts lost their HostName), so both must print the same.
+  const esm = (args: string[], env: NodeJS.ProcessEnv) =>
+    exitOf(
+      spawn(process.execPath, [join(appRoot(), 'dist', 'cli.js'), ...args], {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'en_US.UTF-8', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
+
+  it('prints the same help, hosts imported from ssh_config, scans and parses', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'amw-bundles-'));
+    const config = join(dir, 'ssh_config');
+    writeFileSync(
+      config,
+      'Host npu-a npu-b\n  User hw\nHost npu-a\n  HostName 10.8.0.1\n  Port 2222\n',
+    );
+    const npuSmi = join(__dirname, '../../tests/fixtures/npu-smi/info-s11.txt');
+    const commands = [
+      ['--help'],
+      ['--lang', 'zh-CN', 'scan', '--help'],
+      ['hosts', 'import-ssh-config', config],
+      ['hosts', 'list', '--json'],
+      ['scan', NANOGPT, '--json'],
+      ['parse', 'npu-smi', npuSmi],
+      ['no-such-command'],
+    ];
+    // each side imports into a home of its own; listings are compared without their timestamps
+    const cjsHome = join(dir, 'cjs');
+    const esmHome = join(dir, 'esm');
+    for (const args of commands) {
+      const a = await exitOf(spawnAmw(args, { AMW_HOME: cjsHome, AMW_CACHE_DIR: '' }));
+      const b = await esm(args, { AMW_HOME: esmHome });
+      const same = (s: string) => s.replaceAll(cjsHome, 'HOME').replaceAll(esmHome, 'HOME');
+      const stamps = (s: string) => same(s).replace(/"(createdAt|updatedAt)": "[^"]+"/g, '');
+      expect({ args, code: a.code, out: stamps(a.stdout), err: same(a.stderr) }).toEqual({
+        args,
+        code: b.code,
+        out: stamps(b.stdout),
+        err: same(b.stderr),
+      });
+    }
+    const hosts = JSON.parse(
+      (await exitOf(spawnAmw(['hosts', 'list', '--json'], { AMW_HOME: cjsHome }))).stdout,
+    ) as {
+      name: string;
+      hostname: string;
+      port: number;
+      username: string | null;
+    }[];
+    expect(hosts.find((h) => h.name === 'npu-a')).toMatchObject({
+      hostname: '10.8.0.1',
+      port: 2222,
+      username: 'hw',
+    });
+  }, 180_000);
+});

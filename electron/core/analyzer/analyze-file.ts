@@ -1,6 +1,6 @@
 import type { Node, Parser } from 'web-tree-sitter';
 import type { CodeEdit, CodeFinding, Language } from '../../../shared/api';
-import { allMatches, newlineStarts } from './line-matches';
+import { allMatches, ledBy, newlineStarts } from './line-matches';
 import { canonicalName, importAliases, nameMatches } from './names';
 import { rangedInput, relevantSource } from './relevant';
 import { COMMENT, inCode, sourceTokens, STRING, tokenAt, type SourceTokens } from './source-tokens';
@@ -182,7 +182,7 @@ const IMPORT_PARENTS = new Set([
   'aliased_import',
 ]);
 
-const IMPORT_HINT = /^[ \t]*(?:import|from)[ \t]/gm;
+const IMPORT_HINT = ledBy(/^[ \t]*(?:import|from)[ \t]/gm, ['import', 'from'], true);
 
 /**
  * `.name` where a method or attribute rule can match, narrowed by what the rule also needs
@@ -216,13 +216,16 @@ function memberRegex(methods: RuleOf<'method'>[], attributes: RuleOf<'attribute'
 const KEEP = /\bEnum\b/;
 /** Top-level statements whose header is always parsed: the entry point's guard. */
 const LOOK = /^if\b[^\n]*__name__/;
-const TEXT_IMPORT =
-  /^[ \t]*(?:import[ \t]+([^\n#;]+)|from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+))/gm;
+const TEXT_IMPORT = ledBy(
+  /^[ \t]*(?:import[ \t]+([^\n#;]+)|from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+))/gm,
+  ['import', 'from'],
+  true,
+);
 const LOADED = /^[ \t]*(\w+)\s*=\s*[\w.]*?\b(?:load_ext|load|load_inline)\s*\(/gm;
 /** LOADED's call alone: a text without one has no LOADED match, and this search is cheaper. */
 const LOADER_CALL = /\b(?:load_ext|load|load_inline)\s*\(/;
 /** An autograd forward's `ctx.x = …` (one regex object: matches are kept per regex). */
-const CTX_ASSIGNMENT = /^[ \t]*ctx\.\w+\s*=/gm;
+const CTX_ASSIGNMENT = ledBy(/^[ \t]*ctx\.\w+\s*=/gm, ['ctx.'], true);
 
 /** What the file's imports bind, read from the text (a superset of what the tree says). */
 export function textAliases(source: string): { aliases: Map<string, string>; imported: string[] } {
@@ -291,7 +294,7 @@ export function candidateOffsets(
   return { at, inElse, imports, whole };
 }
 
-const RAISE = /^[ \t]*raise\b/gm;
+const RAISE = ledBy(/^[ \t]*raise\b/gm, ['raise'], true);
 
 const bestMemo = new WeakMap<RuleOf<'reference'>[], Map<string, Best | undefined>>();
 type Best = { r: RuleOf<'reference'>; p: string };

@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { allMatches } from './line-matches';
+import { allMatches, ledBy } from './line-matches';
 
 const FIXTURES = join(__dirname, '../../../tests/fixtures/code');
 const CORPUS = resolve(__dirname, '../../../../shared/corpus-dev/files');
@@ -44,6 +44,15 @@ const SEARCHES = [
   /^(?:from|import)\s+([A-Za-z_]\w*)/gm,
 ];
 
+// the same searches declared with the literal that starts their lines (as the scanner declares them)
+const LED = [
+  ledBy(new RegExp(SEARCHES[0]!.source, 'gm'), ['import', 'from'], true),
+  ledBy(new RegExp(SEARCHES[1]!.source, 'gm'), ['import', 'from'], true),
+  ledBy(new RegExp(SEARCHES[3]!.source, 'gm'), ['raise'], true),
+  ledBy(new RegExp(SEARCHES[4]!.source, 'gm'), ['ctx.'], true),
+  ledBy(new RegExp(SEARCHES[5]!.source, 'gm'), ['from', 'import'], false),
+];
+
 describe('line-anchored matches', () => {
   const files = [
     ...pythonFiles(FIXTURES),
@@ -55,7 +64,7 @@ describe('line-anchored matches', () => {
     let matched = 0;
     for (const file of files) {
       const text = readFileSync(file, 'utf8');
-      for (const re of SEARCHES) {
+      for (const re of [...SEARCHES, ...LED]) {
         const want = byExec(re, text);
         expect(found(re, text), `${file} ${re}`).toEqual(want);
         matched += want.length;
@@ -77,6 +86,27 @@ describe('line-anchored matches', () => {
       expect(found(re, text)).toEqual(byExec(re, text));
       expect(found(re, text).length).toBeGreaterThan(0);
     }
+  });
+
+  it('tried only where a declared lead starts the line: the same matches', () => {
+    const text = [
+      'import a',
+      '\t  from b import c',
+      'x = 1  # import d',
+      's = "from e import f"',
+      '   raise X',
+      'y = raise_it()',
+      'fromage = 1',
+      '',
+      'import',
+      'from',
+    ].join('\n');
+    for (const re of LED) expect(found(re, text), String(re)).toEqual(byExec(re, text));
+    expect(found(LED[0]!, text).map(([at]) => at)).toEqual([0, text.indexOf('\t  from b')]);
+    expect(found(LED[2]!, text).length).toBe(1);
+    // other line ends: the plain regex decides
+    for (const t of ['a\r  raise E\r\n', 'a\u2028raise E'])
+      expect(found(LED[2]!, t)).toEqual(byExec(LED[2]!, t));
   });
 
   it('move on after an empty match and leave a top-level alternative to the plain regex', () => {

@@ -72,10 +72,48 @@ function stickyTwin(re: RegExp): RegExp | null {
   return twin;
 }
 
+/** Literals one of which starts every match of a line-anchored regex; see ledBy. */
+const leadsOf = new WeakMap<RegExp, { leads: string[]; indented: boolean }>();
+
+/**
+ * Declares that every match of a `/^…/gm` regex starts its line with one of `leads` — after the
+ * line's spaces and tabs when `indented` (`/^[ \t]*(?:import|from)[ \t]/gm`). allMatches then
+ * tries it only at the lines where a lead is written there, found with `indexOf`, instead of at
+ * every line start: the same matches, far less work before V8 has optimised the loop (a one-shot
+ * scan runs much of its first files unoptimised). Returns `re`.
+ */
+export function ledBy<R extends RegExp>(re: R, leads: string[], indented: boolean): R {
+  if (leads.length && leads.every((l) => l && !/^[ \t]/.test(l)))
+    leadsOf.set(re, { leads: [...new Set(leads)], indented });
+  return re;
+}
+
+/** The line starts (after `\n`) where one of the leads begins the line's text, in order. */
+function ledLineStarts(text: string, leads: string[], indented: boolean): number[] {
+  const out: number[] = [];
+  for (const lead of leads)
+    for (let at = text.indexOf(lead); at >= 0; at = text.indexOf(lead, at + 1)) {
+      let ls = at;
+      if (indented)
+        for (
+          let ch = text.charCodeAt(ls - 1);
+          ch === 32 || ch === 9;
+          ch = text.charCodeAt(--ls - 1)
+        );
+      if (ls === 0 || text.charCodeAt(ls - 1) === 10) out.push(ls);
+    }
+  if (leads.length > 1) {
+    out.sort((a, b) => a - b);
+    return out.filter((at, i) => i === 0 || at !== out[i - 1]);
+  }
+  return out;
+}
+
 /**
  * Every match of a global regex over the text, in order, as repeated `re.exec` from offset 0
  * finds them (an empty match moves on by one). A `/^…/gm` regex can only match where a line
- * starts, so it is tried at each line start not inside the previous match, and nowhere else.
+ * starts, so it is tried at each line start not inside the previous match, and nowhere else —
+ * one declared with ledBy only at the line starts its leads begin.
  */
 export function allMatches(re: RegExp, text: string): RegExpExecArray[] {
   const out: RegExpExecArray[] = [];
@@ -89,9 +127,11 @@ export function allMatches(re: RegExp, text: string): RegExpExecArray[] {
     }
     return out;
   }
+  const led = leadsOf.get(re);
+  const tried = led ? ledLineStarts(text, led.leads, led.indented) : starts;
   let from = 0;
-  for (let k = 0; k < starts.length; k++) {
-    const at = starts[k]!;
+  for (let k = 0; k < tried.length; k++) {
+    const at = tried[k]!;
     if (at < from) continue;
     twin.lastIndex = at;
     const m = twin.exec(text);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Parser } from 'web-tree-sitter';
 import type { Language } from '../../../shared/api';
 import { analyzeSource, type FileAnalysis, type Finding } from './analyze-file';
-import { allMatches, newlineStarts } from './line-matches';
+import { allMatches, ledBy, newlineStarts } from './line-matches';
 import { ruleMsg, type Rule } from './rules';
 
 const prefilters = new WeakMap<Rule[], RegExp>();
@@ -145,7 +145,7 @@ export function analyzePythonFile(
   };
 }
 
-const TOP_IMPORT = /^(?:from|import)\s+([A-Za-z_]\w*)/gm;
+const TOP_IMPORT = ledBy(/^(?:from|import)\s+([A-Za-z_]\w*)/gm, ['from', 'import'], false);
 
 /**
  * At an entry point that imports torch or the project's own package (a folder on its own path,

@@ -51,6 +51,28 @@ describe('amw CLI', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('ends quietly when the reader closes the pipe early (`amw scan … | head`)', async () => {
+    // a tree whose --json output is far larger than a pipe's buffer
+    const dir = tempDir();
+    for (let i = 0; i < 40; i++)
+      writeFileSync(
+        join(dir, `m${i}.py`),
+        'import torch\n' + 'x = torch.randn(4).cuda()\n'.repeat(200),
+      );
+    const child = spawnAmw(['scan', dir, '--json']);
+    let stderr = '';
+    child.stderr?.on('data', (d: Buffer) => (stderr += String(d)));
+    // read the first chunk, then close our end as `head` does
+    await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+    child.stdout!.destroy();
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).not.toMatch(/EPIPE|Unhandled|\n\s+at /);
+    // the scan's own exit status (1: it found something), as if the whole output had been read
+    const whole = await amw(['scan', dir, '--json']);
+    expect(whole.code).toBe(1);
+    expect(code).toBe(whole.code);
+  });
+
   it('usage errors exit 2 with a hint', async () => {
     const r = await amw(['frobnicate']);
     expect(r.code).toBe(2);

@@ -20,6 +20,14 @@ const interrupted = new Promise<void>((resolve) => {
   process.once('SIGTERM', first);
 });
 
+// A reader that stops early (`amw scan … | head`) closes the pipe: the output it did not want is
+// not an error, and the command ends quietly instead of dying on an unhandled EPIPE.
+for (const stream of [process.stdout, process.stderr])
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+
 // no top-level await: the same entry is also bundled as CommonJS (scripts/build.mjs)
 void runCli(process.argv.slice(2), {
   stdout: (s) => process.stdout.write(s),

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { Language } from '../../shared/api';
 import { AmwError } from '../../shared/errors';
+import { msg } from '../../shared/api/text';
 import { printable } from '../core/parsers/printable';
 import type { Translate } from '../../shared/i18n';
 
@@ -118,7 +119,11 @@ export async function readInputFile(io: CliIO, file: string, limit: number): Pro
       stream.once('error', reject);
     });
   } catch (err) {
-    throw new AmwError('NOT_FOUND', `Cannot read ${file}: ${(err as Error).message}`, { file });
+    throw new AmwError(
+      'NOT_FOUND',
+      msg('errors.text.cannotRead', { path: file, error: (err as Error).message }),
+      { file },
+    );
   }
   return (await readBounded(stream, limit, file)).toString('utf8');
 }

@@ -63,6 +63,26 @@ describe('dispatch through the contract', () => {
     expect(explainError(translator('en'), wire)).toContain('refused the connection');
   });
 
+  it('an engine refusal (no such run, not a folder) reads wholly in the language shown', async () => {
+    const c = core();
+    const run = await c.dispatch('stages.get', { id: 99 }, { transport: 'test' });
+    const scan = await c.dispatch(
+      'code.analyze',
+      { path: join(tempDir(), 'missing'), mode: 'rewrite' },
+      { transport: 'test' },
+    );
+    await c.close();
+    if (run.ok || scan.ok) throw new Error('accepted');
+    expect(run.error.code).toBe('NOT_FOUND');
+    expect(explainError(translator('zh-CN'), run.error)).toBe('未找到：没有编号为 99 的阶段运行。');
+    expect(explainError(translator('en'), run.error)).toBe('Not found: No stage run 99.');
+    // the English message stays for logs and readers without a dictionary
+    expect(run.error.message).toBe('No stage run 99.');
+    const zh = explainError(translator('zh-CN'), scan.error);
+    expect(zh).toMatch(/^未找到：.*missing 不是文件夹。$/);
+    expect(zh).not.toMatch(/is not a folder/);
+  });
+
   it('rejects unknown keys and non-object input', async () => {
     const c = core();
     const extra = await c.dispatch('app.info', { sneaky: 1 }, { transport: 'test' });

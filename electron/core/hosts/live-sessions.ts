@@ -3,6 +3,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { Client, ClientChannel } from 'ssh2';
 import type { MonitorSample } from '../../../shared/api';
 import { AmwError, toWireError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 import type { EventBus } from '../events';
 import { parseNpuSmiInfo } from '../parsers/npu-smi';
 import type { ConnectOptions, SshTarget } from '../ssh/connect';
@@ -136,7 +137,7 @@ export class LiveSessions {
 
   stopMonitor(monitorId: string): void {
     const live = this.monitors.get(monitorId);
-    if (!live) throw new AmwError('NOT_FOUND', 'That monitor is not running.', { monitorId });
+    if (!live) throw new AmwError('NOT_FOUND', msg('errors.text.monitorGone'), { monitorId });
     this.monitors.delete(monitorId);
     stopChannel(live);
   }
@@ -176,7 +177,7 @@ export class LiveSessions {
 
   private terminal(terminalId: string): Live {
     const live = this.terminals.get(terminalId);
-    if (!live) throw new AmwError('NOT_FOUND', 'That terminal is closed.', { terminalId });
+    if (!live) throw new AmwError('NOT_FOUND', msg('errors.text.terminalGone'), { terminalId });
     return live;
   }
 

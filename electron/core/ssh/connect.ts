@@ -2,6 +2,7 @@ import ssh2, { type AuthenticationType, type Client, type ConnectConfig } from '
 import type { Duplex } from 'node:stream';
 import type { HostKeyInfo } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 import { loadIdentities } from './identities';
 import { fingerprint, keyTypeOf, type KnownHosts } from './known-hosts';
 
@@ -181,8 +182,20 @@ async function connectOne(ep: SshEndpoint, opts: ConnectOptions, sock?: Duplex):
         hostKeyProblem = new AmwError(
           'HOST_KEY_MISMATCH',
           verdict.status === 'revoked'
-            ? `The host key of ${label(ep)} (${fingerprint(blob)}) is marked @revoked in ${verdict.entry.file} line ${verdict.entry.line}. Refusing to connect.`
-            : `The host key of ${label(ep)} has CHANGED. Stored: ${stored}; offered: ${fingerprint(blob)}. This can mean the host was reinstalled, or that someone is intercepting the connection. If the change is expected, remove line ${verdict.entry.line} of ${verdict.entry.file} (or run: ssh-keygen -R ${ep.port === 22 ? ep.host : `'[${ep.host}]:${ep.port}'`} -f ${verdict.entry.file}) and connect again.`,
+            ? msg('errors.text.hostKeyRevoked', {
+                where: label(ep),
+                fingerprint: fingerprint(blob),
+                file: verdict.entry.file,
+                line: verdict.entry.line,
+              })
+            : msg('errors.text.hostKeyChanged', {
+                where: label(ep),
+                stored,
+                offered: fingerprint(blob),
+                line: verdict.entry.line,
+                file: verdict.entry.file,
+                command: `ssh-keygen -R ${ep.port === 22 ? ep.host : `'[${ep.host}]:${ep.port}'`} -f ${verdict.entry.file}`,
+              }),
           {
             host: ep.host,
             port: ep.port,
@@ -210,7 +223,11 @@ async function connectOne(ep: SshEndpoint, opts: ConnectOptions, sock?: Duplex):
           else {
             hostKeyProblem = new AmwError(
               'HOST_KEY_UNKNOWN',
-              `The host key of ${label(ep)} is not known: ${info.keyType} ${info.fingerprint}. Confirm it (in the app, or with --accept-new-host-key after checking the fingerprint with the host's administrator).`,
+              msg('errors.text.hostKeyUnknown', {
+                where: label(ep),
+                keyType: info.keyType,
+                fingerprint: info.fingerprint,
+              }),
               info,
             );
           }

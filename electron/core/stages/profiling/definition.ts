@@ -2,6 +2,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { profilingStage } from '../../../../shared/stages/profiling';
 import { AmwError } from '../../../../shared/errors';
+import { msg } from '../../../../shared/api/text';
 import { nowIso } from '../../db/open';
 import { decodeProbe, parseInventory } from '../../hosts/inventory-parse';
 import { resourcesDir } from '../../paths';
@@ -71,7 +72,9 @@ export const profilingDefinition = defineStage({
     if (input.checks?.length) {
       const unknown = input.checks.filter((c) => !(PROFILING_CHECK_IDS as string[]).includes(c));
       if (unknown.length)
-        throw new AmwError('VALIDATION', `No such checks: ${unknown.join(', ')}`, { unknown });
+        throw new AmwError('VALIDATION', msg('errors.text.noSuchChecks', { checks: unknown }), {
+          unknown,
+        });
     }
     return input;
   },

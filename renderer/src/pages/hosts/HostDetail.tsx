@@ -1,14 +1,14 @@
 import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Inventory } from '../../../../shared/api';
-import { explainError } from '../../../../shared/i18n';
 import { useAction, useCall } from '../../api';
 import { AddHostDialog } from '../../components/AddHostDialog';
-import { ErrorText } from '../../components/ErrorText';
+import { ErrorLine, ErrorText } from '../../components/ErrorText';
 import { Icon } from '../../components/Icon';
 import { useJob } from '../../components/JobsDrawer';
 import { dash, healthClass, mb } from './format';
 import { Monitor } from './Monitor';
+import { uiDateTime } from '../../format';
 
 // xterm.js is large and only needed when a terminal opens
 const TerminalView = lazy(() =>
@@ -150,8 +150,7 @@ export function HostDetail(props: { name: string; onBack: () => void }) {
           ) : (
             <>
               <p>
-                <code>{test.data.error!.code}</code>{' '}
-                {explainError((k, p) => t(k, p ?? {}), test.data.error!)}
+                <ErrorLine error={test.data.error!} />
               </p>
               {test.data.error!.code === 'HOST_KEY_MISMATCH' && (
                 <MismatchFacts detail={test.data.error!.detail} />
@@ -172,7 +171,7 @@ export function HostDetail(props: { name: string; onBack: () => void }) {
       {job?.status === 'failed' && job.error && (
         <div className="callout fail" data-testid="inventory-failed">
           <p>
-            <code>{job.error.code}</code> {explainError((k, p) => t(k, p ?? {}), job.error)}
+            <ErrorLine error={job.error} />
           </p>
           {job.error.code === 'HOST_KEY_MISMATCH' && <MismatchFacts detail={job.error.detail} />}
         </div>
@@ -214,7 +213,7 @@ export function HostDetail(props: { name: string; onBack: () => void }) {
               <option value="">{t('hosts.diffPick')}</option>
               {snapshots.data!.slice(1).map((s) => (
                 <option key={s.id} value={s.id}>
-                  {new Date(s.takenAt).toLocaleString()}
+                  {uiDateTime(s.takenAt)}
                 </option>
               ))}
             </select>
@@ -296,9 +295,7 @@ export function InventoryView(props: { id: number }) {
   const v = inv.versions;
   return (
     <div data-testid="inventory-view">
-      <p className="muted small">
-        {t('hosts.takenAt', { time: new Date(inv.takenAt).toLocaleString() })}
-      </p>
+      <p className="muted small">{t('hosts.takenAt', { time: uiDateTime(inv.takenAt) })}</p>
       <div className="cards">
         <div className="card">
           <h3>{t('hosts.system')}</h3>

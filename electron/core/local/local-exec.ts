@@ -8,8 +8,8 @@ import type { ExecOptions, ExecResult } from '../ssh/exec';
 
 export type { ExecOptions, ExecResult } from '../ssh/exec';
 
-/** The built-in host that is this machine: no SSH, no key, no password. */
-export const LOCAL_HOST_NAME = 'local';
+// the built-in host that is this machine: its name is part of the contract (the UI knows it)
+export { LOCAL_HOST_NAME } from '../../../shared/api/hosts';
 
 const DEFAULT_MAX = 8 * 1024 * 1024;
 /** After SIGTERM to the group, what is still alive this much later gets SIGKILL. */

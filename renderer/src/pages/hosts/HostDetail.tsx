@@ -1,6 +1,6 @@
 import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { Inventory } from '../../../../shared/api';
+import { LOCAL_HOST_NAME, type Inventory } from '../../../../shared/api';
 import { useAction, useCall } from '../../api';
 import { AddHostDialog } from '../../components/AddHostDialog';
 import { ErrorLine, ErrorText } from '../../components/ErrorText';
@@ -33,7 +33,8 @@ export function HostDetail(props: { name: string; onBack: () => void }) {
   const [diffWith, setDiffWith] = useState<number | null>(null);
   const [tab, setTab] = useState<'inventory' | 'monitor' | 'terminal'>('inventory');
 
-  const pw = password ? { password } : {};
+  const local = props.name === LOCAL_HOST_NAME;
+  const pw = password && !local ? { password } : {};
   return (
     <section className="page" data-testid="host-detail">
       <header className="page-head">
@@ -45,7 +46,8 @@ export function HostDetail(props: { name: string; onBack: () => void }) {
         </span>
         <div>
           <h1 data-testid="host-title">{props.name}</h1>
-          {host.data && (
+          {host.data && local && <span className="muted small">{t('local.address')}</span>}
+          {host.data && !local && (
             <span className="muted small">
               {`${host.data.username ? `${host.data.username}@` : ''}${host.data.hostname}:${host.data.port}`}
               {host.data.jump ? ` · ${t('hosts.via', { jump: host.data.jump })}` : ''}
@@ -53,16 +55,20 @@ export function HostDetail(props: { name: string; onBack: () => void }) {
           )}
         </div>
         <div className="spacer" />
-        <input
-          type="password"
-          className="password"
-          placeholder={t('hosts.passwordPlaceholder')}
-          value={password}
-          autoComplete="off"
-          onChange={(e) => setPassword(e.target.value)}
-          aria-label={t('hosts.passwordPlaceholder')}
-        />
-        {info.data?.canRememberSecrets && password && (
+        {/* this machine is not reached over SSH: no password to give, remember or forget */}
+        {!local && (
+          <input
+            type="password"
+            className="password"
+            placeholder={t('hosts.passwordPlaceholder')}
+            value={password}
+            autoComplete="off"
+            onChange={(e) => setPassword(e.target.value)}
+            aria-label={t('hosts.passwordPlaceholder')}
+            data-testid="host-password"
+          />
+        )}
+        {!local && info.data?.canRememberSecrets && password && (
           <label className="inline">
             <input
               type="checkbox"
@@ -72,7 +78,7 @@ export function HostDetail(props: { name: string; onBack: () => void }) {
             {t('hosts.rememberPassword')}
           </label>
         )}
-        {host.data?.savedSecret && (
+        {!local && host.data?.savedSecret && (
           <button
             onClick={() => forgetPw.mutate({ name: props.name })}
             title={t('hosts.savedPasswordHint')}

@@ -44,7 +44,7 @@ export function SessionView(props: { id: number; stage: string | null }) {
         <div>
           <h1 data-testid="session-title">{s?.title ?? '…'}</h1>
           {s && (
-            <span className="muted small">
+            <span className="muted small" data-testid="session-meta">
               {[
                 s.project ? t('sessions.inProject', { project: s.project }) : t('sessions.adHoc'),
                 `#${s.id}`,

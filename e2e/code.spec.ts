@@ -185,7 +185,7 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     // wholly in Chinese: no English sentence after the Chinese prefix, no raw code as a word
     const error = page.getByTestId('error');
     await expect(error.getByTestId('error-text')).toHaveAttribute('data-code', 'NOT_FOUND');
-    await expect(error).toContainText('不是文件夹');
+    await expect(error).toContainText('不是本机上的文件夹');
     await expect(error).not.toContainText('is not a folder');
     await expect(error).not.toContainText('NOT_FOUND');
     await page.getByTestId('scan-path').fill(project);

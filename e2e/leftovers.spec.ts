@@ -87,3 +87,26 @@ test('zh-CN: a half-broken msprobe dump names what is missing, each problem once
   await expect(stage.getByTestId('precision-history')).toContainText('统计量');
   rmSync(dir, { recursive: true, force: true });
 });
+
+test('zh-CN: a failed profiling import says it stored no profile, and the comparison says why it is not offered', async ({
+  app,
+}) => {
+  const { page } = app;
+  const shell = new Shell(page);
+  await shell.ready();
+  await shell.language('zh-CN');
+  await page.getByTestId('nav-sessions').click();
+  await page.getByTestId('open-new-session').click();
+  await page.getByTestId('session-title').fill('prof');
+  await page.getByTestId('session-create').click();
+  await page.getByTestId('stage-profiling').click();
+  const stage = page.getByTestId('profiling-stage');
+  await stage.getByTestId('profiling-import-dir').fill(join(tmpdir(), 'amw-e2e-no-such-folder'));
+  await stage.getByTestId('profiling-import-submit').click();
+  const notice = stage.getByTestId('profiling-no-profile');
+  await expect(notice).toContainText('没有保存性能数据', { timeout: 30_000 });
+  await expect(stage).not.toContainText('has no stored profile');
+  await stage.getByTestId('profiling-compare-toggle').click();
+  await expect(stage.getByTestId('profiling-compare-not-comparable')).toContainText('无法参与比较');
+  await expect(stage.getByTestId('error')).toHaveCount(0);
+});

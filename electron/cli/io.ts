@@ -88,7 +88,7 @@ export async function readBounded(
       stream.destroy();
       throw new AmwError(
         'PAYLOAD_TOO_LARGE',
-        `${what} is larger than ${Math.round(limit / 1024 / 1024)} MiB; nothing was parsed.`,
+        msg('errors.text.fileTooLarge', { what, limit: Math.round(limit / 1024 / 1024) }),
         { limit },
       );
     }
@@ -102,13 +102,9 @@ export async function readInputFile(io: CliIO, file: string, limit: number): Pro
   if (file === '-') {
     const text = await io.readStdin();
     if (Buffer.byteLength(text) > limit)
-      throw new AmwError(
-        'PAYLOAD_TOO_LARGE',
-        `stdin is larger than ${limit} bytes; nothing was parsed.`,
-        {
-          limit,
-        },
-      );
+      throw new AmwError('PAYLOAD_TOO_LARGE', msg('errors.text.stdinTooLarge', { limit }), {
+        limit,
+      });
     return text;
   }
   let stream: Readable;

@@ -118,12 +118,13 @@ export function explainError(
     .map(([, said]) => said);
   // an engine message with a key of its own reads in the language shown: its text, or (a
   // connection failure) a messageKey filled from its detail; the English message is the fallback
-  const own = isMsg(error.text)
-    ? renderText(t, lang, error.text)
+  const text = isMsg(error.text) ? error.text : isMsg(detail.text) ? detail.text : null;
+  const own = text
+    ? renderText(t, lang, text)
     : typeof detail.messageKey === 'string'
       ? t(detail.messageKey, detail)
       : null;
-  const ownKey = isMsg(error.text) ? error.text.key : detail.messageKey;
+  const ownKey = text ? text.key : detail.messageKey;
   const message = issues.length
     ? issues.map((i) => explainIssue(t, i)).join(t('common.join.sentences'))
     : keyed.length
@@ -131,8 +132,8 @@ export function explainError(
       : own && own !== ownKey
         ? own
         : error.message;
-  const text = t(`errors.${error.code}`, { ...detail, message });
-  return text === `errors.${error.code}` ? message : text;
+  const said = t(`errors.${error.code}`, { ...detail, message });
+  return said === `errors.${error.code}` ? message : said;
 }
 
 /** A refused field as the engine describes it (`validationError` in the core). */

@@ -75,7 +75,10 @@ export class LiveSessions {
             (err, ch) =>
               err
                 ? reject(
-                    new AmwError('DISCONNECTED', `Could not start the monitor: ${err.message}`),
+                    new AmwError(
+                      'DISCONNECTED',
+                      msg('errors.text.monitorStartFailed', { error: err.message }),
+                    ),
                   )
                 : resolve(ch),
           ),
@@ -122,12 +125,12 @@ export class LiveSessions {
       const error =
         code === 127
           ? toWireError(
-              new AmwError('NOT_FOUND', stderr.trim() || 'npu-smi not found on this host'),
+              new AmwError('NOT_FOUND', stderr.trim() || msg('errors.text.npuSmiMissing')),
             )
           : toWireError(
               new AmwError(
                 'DISCONNECTED',
-                `The monitor channel closed (${code ?? 'no exit code'}). ${stderr.trim()}`,
+                msg('errors.text.monitorClosed', { code: code ?? '—', stderr: stderr.trim() }),
               ),
             );
       this.bus.emit('monitor.ended', { monitorId, error });
@@ -156,7 +159,12 @@ export class LiveSessions {
         new Promise((resolve, reject) =>
           client.shell({ term: 'xterm-256color', cols, rows }, (err, ch) =>
             err
-              ? reject(new AmwError('DISCONNECTED', `Could not open a shell: ${err.message}`))
+              ? reject(
+                  new AmwError(
+                    'DISCONNECTED',
+                    msg('errors.text.shellFailed', { error: err.message }),
+                  ),
+                )
               : resolve(ch),
           ),
         ),

@@ -266,10 +266,14 @@ async function connectOne(ep: SshEndpoint, opts: ConnectOptions, sock?: Duplex):
       settled = true;
       reject(
         hostKeyProblem ??
-          new AmwError('DISCONNECTED', `${label(ep)} closed the connection during the handshake.`, {
-            host: ep.host,
-            port: ep.port,
-          }),
+          new AmwError(
+            'DISCONNECTED',
+            msg('errors.text.closedDuringHandshake', { where: label(ep) }),
+            {
+              host: ep.host,
+              port: ep.port,
+            },
+          ),
       );
     });
     try {

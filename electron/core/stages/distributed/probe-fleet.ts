@@ -59,7 +59,12 @@ export async function probeFleet(
         probe,
         new Promise<never>((_, reject) =>
           ctl.signal.addEventListener('abort', () =>
-            reject(new AmwError('COMMAND_TIMEOUT', `no answer within ${opts.hostTimeoutMs} ms`)),
+            reject(
+              new AmwError(
+                'COMMAND_TIMEOUT',
+                msg('errors.text.noAnswerWithin', { ms: opts.hostTimeoutMs }),
+              ),
+            ),
           ),
         ),
       ]);

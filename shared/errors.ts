@@ -108,6 +108,22 @@ export function fromWireError(wire: WireError): AmwError {
 }
 
 /**
+ * An error's explanation as a message parameter (an error inside another's): its text, else its
+ * connection-failure key filled from its detail, else its English message.
+ */
+export function errorText(err: AmwError | WireError): Msg | string {
+  if (isMsg(err.text)) return err.text;
+  const detail = (err.detail ?? {}) as Record<string, unknown>;
+  if (typeof detail.messageKey === 'string') {
+    const params: Record<string, MsgParam> = {};
+    for (const [k, v] of Object.entries(detail))
+      if (typeof v === 'string' || typeof v === 'number') params[k] = v;
+    return { key: detail.messageKey, params };
+  }
+  return err.message;
+}
+
+/**
  * A message in English without i18next (errors are made everywhere, also where no translator
  * is set up): the app's English dictionary, `{{name}}` filled in, `_one`/`_other` by `count`.
  * A key outside it (another namespace) reads as the key and its parameters.

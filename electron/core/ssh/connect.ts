@@ -1,7 +1,7 @@
 import ssh2, { type AuthenticationType, type Client, type ConnectConfig } from 'ssh2';
 import type { Duplex } from 'node:stream';
 import type { HostKeyInfo } from '../../../shared/api';
-import { AmwError } from '../../../shared/errors';
+import { AmwError, errorText } from '../../../shared/errors';
 import { msg } from '../../../shared/api/text';
 import { loadIdentities } from './identities';
 import { fingerprint, keyTypeOf, type KnownHosts } from './known-hosts';
@@ -78,7 +78,11 @@ export async function connect(target: SshTarget, opts: ConnectOptions): Promise<
               reject(
                 new AmwError(
                   'JUMP_FAILED',
-                  `The jump host ${label(viaHop)} could not open a connection to ${hop.host}:${hop.port} (${err.message}). Check that the target is reachable from the jump host and that it allows TCP forwarding.`,
+                  msg('errors.text.jumpCannotForward', {
+                    jump: label(viaHop),
+                    target: `${hop.host}:${hop.port}`,
+                    error: err.message,
+                  }),
                   { jump: label(viaHop), target: `${hop.host}:${hop.port}`, cause: err.message },
                 ),
               );
@@ -95,10 +99,16 @@ export async function connect(target: SshTarget, opts: ConnectOptions): Promise<
           !err.code.startsWith('HOST_KEY') &&
           err.code !== 'CANCELLED'
         ) {
-          throw new AmwError('JUMP_FAILED', `Jump host ${label(hop)}: ${err.message}`, {
-            jump: label(hop),
-            cause: err.toWire(),
-          });
+          // the hop's own explanation inside, in the reader's language as well
+          const inner = errorText(err);
+          throw new AmwError(
+            'JUMP_FAILED',
+            msg('errors.text.jumpFailed', { jump: label(hop), error: inner }),
+            {
+              jump: label(hop),
+              cause: err.toWire(),
+            },
+          );
         }
         throw err;
       }

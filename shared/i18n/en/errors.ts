@@ -143,6 +143,10 @@ export const errors = {
       'Refusing to bind to {{bind}}: serve mode listens on 127.0.0.1 unless --allow-remote is given as well.',
     weightsChecksum:
       'The weights and inputs from {{from}} arrived with sha256 {{got}}, expected {{expected}}: the transfer was damaged.',
+    jumpCannotForward:
+      'The jump host {{jump}} could not open a connection to {{target}} ({{error}}). Check that the target is reachable from the jump host and that it allows TCP forwarding.',
+    jumpFailed: 'Jump host {{jump}}: {{error}}',
+    engineClosed: 'The connection to the workbench engine closed.',
   },
   supportCode: 'Error code (for support): {{code}}',
   VALIDATION: 'Some input is not valid: {{message}}',

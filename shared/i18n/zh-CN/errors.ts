@@ -133,6 +133,10 @@ export const errors: Messages['errors'] = {
     bindRefused: '拒绝绑定到 {{bind}}：除非同时给出 --allow-remote，serve 模式只监听 127.0.0.1。',
     weightsChecksum:
       '来自 {{from}} 的权重和输入到达时 sha256 为 {{got}}，应为 {{expected}}：传输已损坏。',
+    jumpCannotForward:
+      '跳板机 {{jump}} 无法连接到 {{target}}（{{error}}）。请确认从跳板机能访问目标主机，且跳板机允许 TCP 转发。',
+    jumpFailed: '跳板机 {{jump}}：{{error}}',
+    engineClosed: '与工作台引擎的连接已关闭。',
   },
   supportCode: '错误代码（用于求助）：{{code}}',
   VALIDATION: '输入无效：{{message}}',

@@ -124,6 +124,19 @@ export function errorText(err: AmwError | WireError): Msg | string {
 }
 
 /**
+ * Any thrown value as a parameter of a stored sentence (a host that could not be reached): the
+ * error's own words when it has them, each string bounded to `max` characters (host output).
+ */
+export function errorParam(err: unknown, max = 300): MsgParam {
+  const said = errorText(toWireError(err));
+  if (typeof said === 'string') return said.slice(0, max);
+  const params: Record<string, MsgParam> = {};
+  for (const [k, v] of Object.entries(said.params ?? {}))
+    params[k] = typeof v === 'string' ? v.slice(0, max) : v;
+  return { key: said.key, params };
+}
+
+/**
  * A message in English without i18next (errors are made everywhere, also where no translator
  * is set up): the app's English dictionary, `{{name}}` filled in, `_one`/`_other` by `count`.
  * A key outside it (another namespace) reads as the key and its parameters.

@@ -110,3 +110,31 @@ test('zh-CN: a failed profiling import says it stored no profile, and the compar
   await expect(stage.getByTestId('profiling-compare-not-comparable')).toContainText('无法参与比较');
   await expect(stage.getByTestId('error')).toHaveCount(0);
 });
+
+test('the distributed stage on this machine: the picker shows what runs, and hccn_tool is not applicable', async ({
+  app,
+}) => {
+  test.setTimeout(120_000);
+  const { page } = app;
+  await new Shell(page).ready();
+  // the host list is fetched, then this machine gets its row by opening its page: the
+  // new-session dialog right after must list it (it once did not, until a reload)
+  await page.getByTestId('nav-hosts').click();
+  await page.getByTestId('open-local-host').click();
+  await expect(page.getByTestId('host-title')).toHaveText('local');
+  await page.getByTestId('nav-sessions').click();
+  await page.getByTestId('open-new-session').click();
+  await page.getByTestId('pick-host-local').check();
+  await page.getByTestId('session-title').fill('local fleet');
+  await page.getByTestId('session-create').click();
+  await page.getByTestId('stage-distributed').click();
+  const stage = page.getByTestId('distributed-stage');
+  // the session's host is offered, checked: what runs is what the picker shows
+  await expect(stage.getByTestId('dist-pick-local')).toBeChecked();
+  await stage.getByTestId('dist-collective').uncheck();
+  await stage.getByTestId('run-stage').click();
+  // no NPU and no hccn_tool here: not applicable, never a pass
+  const hccn = stage.getByTestId('dist-cell-local-dist.hccn');
+  await expect(hccn).toHaveAttribute('data-status', 'skip', { timeout: 90_000 });
+  await expect(hccn).not.toHaveText('✓');
+});

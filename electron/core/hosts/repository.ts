@@ -81,7 +81,11 @@ export function summarise(id: number, inv: Inventory): InventorySummary {
 }
 
 export class HostRepository {
-  constructor(private readonly db: Db) {}
+  /** `onLocalAdded`: the built-in host got its row (a list shown elsewhere now lacks it). */
+  constructor(
+    private readonly db: Db,
+    private readonly onLocalAdded: () => void = () => undefined,
+  ) {}
 
   list(group?: string): HostRecord[] {
     const rows = (
@@ -109,6 +113,7 @@ export class HostRepository {
         `INSERT INTO hosts (name, hostname, port, tags, source, created_at, updated_at) VALUES (?, 'localhost', 22, '["this-machine"]', 'manual', ?, ?)`,
       )
       .run(LOCAL_HOST_NAME, now, now);
+    this.onLocalAdded();
     return this.find(LOCAL_HOST_NAME)!;
   }
 

@@ -147,6 +147,9 @@ export const errors = {
       'The jump host {{jump}} could not open a connection to {{target}} ({{error}}). Check that the target is reachable from the jump host and that it allows TCP forwarding.',
     jumpFailed: 'Jump host {{jump}}: {{error}}',
     engineClosed: 'The connection to the workbench engine closed.',
+    diskFull:
+      'no space left on the disk that holds {{dbPath}} ({{free}} bytes free; SQLite: {{reason}})',
+    dbOpenFailed: 'Cannot open the database {{dbPath}}: {{reason}}',
   },
   supportCode: 'Error code (for support): {{code}}',
   VALIDATION: 'Some input is not valid: {{message}}',

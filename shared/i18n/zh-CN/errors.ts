@@ -137,6 +137,8 @@ export const errors: Messages['errors'] = {
       '跳板机 {{jump}} 无法连接到 {{target}}（{{error}}）。请确认从跳板机能访问目标主机，且跳板机允许 TCP 转发。',
     jumpFailed: '跳板机 {{jump}}：{{error}}',
     engineClosed: '与工作台引擎的连接已关闭。',
+    diskFull: '存放 {{dbPath}} 的磁盘没有剩余空间（剩余 {{free}} 字节；SQLite：{{reason}}）',
+    dbOpenFailed: '无法打开数据库 {{dbPath}}：{{reason}}',
   },
   supportCode: '错误代码（用于求助）：{{code}}',
   VALIDATION: '输入无效：{{message}}',

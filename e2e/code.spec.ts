@@ -182,7 +182,12 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     await page.getByTestId('nav-code').click();
     await page.getByTestId('scan-path').fill(join(project, 'missing'));
     await page.getByTestId('scan-start').click();
-    await expect(page.getByTestId('error')).toContainText('NOT_FOUND');
+    // wholly in Chinese: no English sentence after the Chinese prefix, no raw code as a word
+    const error = page.getByTestId('error');
+    await expect(error.getByTestId('error-text')).toHaveAttribute('data-code', 'NOT_FOUND');
+    await expect(error).toContainText('不是本机上的文件夹');
+    await expect(error).not.toContainText('is not a folder');
+    await expect(error).not.toContainText('NOT_FOUND');
     await page.getByTestId('scan-path').fill(project);
     await page.getByTestId('scan-start').click();
     await expect(page.getByTestId('scan-review')).toBeVisible({ timeout: 30_000 });

@@ -23,6 +23,8 @@ test.describe('hosts', () => {
     if (group) await d.getByTestId('host-group').fill(group);
     await d.getByTestId('host-save').click();
     await expect(page.getByTestId('host-title')).toHaveText(name);
+    // a host reached over SSH may need a password (this machine, `local`, never does)
+    await expect(page.getByTestId('host-password')).toBeVisible();
   }
 
   test('add a host, confirm its key, see its chips and versions', async ({ app }) => {
@@ -73,7 +75,11 @@ test.describe('hosts', () => {
     await page.getByTestId('host-test').click();
     const result = page.getByTestId('test-result');
     await expect(result).toHaveAttribute('data-ok', 'false');
-    await expect(result).toContainText('HOST_KEY_MISMATCH');
+    await expect(result.getByTestId('error-text')).toHaveAttribute(
+      'data-code',
+      'HOST_KEY_MISMATCH',
+    );
+    await expect(result).toContainText('The host key changed');
     await expect(result.getByTestId('mismatch-facts')).toContainText(stored);
     await expect(result.getByTestId('mismatch-facts')).toContainText(sim.hostKeyFingerprint);
     await expect(page.getByTestId('hostkey-dialog')).toHaveCount(0); // no one-click override

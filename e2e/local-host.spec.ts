@@ -11,6 +11,9 @@ test('this machine: inventory without SSH or a host-key prompt, then listed with
   await page.getByTestId('nav-hosts').click();
   await page.getByTestId('open-local-host').click();
   await expect(page.getByTestId('host-title')).toHaveText('local');
+  // this machine needs no SSH password: none is asked for
+  await expect(page.getByTestId('host-detail')).toContainText('this machine, no SSH');
+  await expect(page.getByTestId('host-password')).toHaveCount(0);
   await page.getByTestId('host-inventory').click();
   await expect(page.getByTestId('inventory-view')).toContainText('npu-smi was not found', {
     timeout: 30_000,

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { Language } from '../../shared/api';
 import { AmwError } from '../../shared/errors';
+import { msg } from '../../shared/api/text';
 import { printable } from '../core/parsers/printable';
 import type { Translate } from '../../shared/i18n';
 
@@ -87,7 +88,7 @@ export async function readBounded(
       stream.destroy();
       throw new AmwError(
         'PAYLOAD_TOO_LARGE',
-        `${what} is larger than ${Math.round(limit / 1024 / 1024)} MiB; nothing was parsed.`,
+        msg('errors.text.fileTooLarge', { what, limit: Math.round(limit / 1024 / 1024) }),
         { limit },
       );
     }
@@ -101,13 +102,9 @@ export async function readInputFile(io: CliIO, file: string, limit: number): Pro
   if (file === '-') {
     const text = await io.readStdin();
     if (Buffer.byteLength(text) > limit)
-      throw new AmwError(
-        'PAYLOAD_TOO_LARGE',
-        `stdin is larger than ${limit} bytes; nothing was parsed.`,
-        {
-          limit,
-        },
-      );
+      throw new AmwError('PAYLOAD_TOO_LARGE', msg('errors.text.stdinTooLarge', { limit }), {
+        limit,
+      });
     return text;
   }
   let stream: Readable;
@@ -118,7 +115,11 @@ export async function readInputFile(io: CliIO, file: string, limit: number): Pro
       stream.once('error', reject);
     });
   } catch (err) {
-    throw new AmwError('NOT_FOUND', `Cannot read ${file}: ${(err as Error).message}`, { file });
+    throw new AmwError(
+      'NOT_FOUND',
+      msg('errors.text.cannotRead', { path: file, error: (err as Error).message }),
+      { file },
+    );
   }
   return (await readBounded(stream, limit, file)).toString('utf8');
 }

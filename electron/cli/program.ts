@@ -150,14 +150,14 @@ export async function runCli(argv: string[], rawIO: CliIO): Promise<number> {
       // --help and --version end through here too, with exit code 0
       return err.exitCode === 0 ? EXIT.ok : EXIT.error;
     }
-    reportError(env.t, io, err);
+    reportError(env.t, io, err, lang);
     return EXIT.error;
   }
 }
 
-export function reportError(t: Translate, io: CliIO, err: unknown): void {
+export function reportError(t: Translate, io: CliIO, err: unknown, lang: Language = 'en'): void {
   const wire = toWireError(err);
-  io.stderr(`amw: ${explainError(t, wire)}\n`);
+  io.stderr(`amw: ${explainError(t, wire, lang)}\n`);
   // what the error doctor recognised in the failure: its cause and fix, one line each
   const diagnosis = (wire.detail as { diagnosis?: { rule: string }[] } | undefined)?.diagnosis;
   for (const d of Array.isArray(diagnosis) ? diagnosis : [])

@@ -6,6 +6,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
 import { MAX_REQUEST_BYTES, RpcRequest, type RpcResponse } from '../../shared/api/wire';
 import { AmwError, type WireError } from '../../shared/errors';
+import { msg } from '../../shared/api/text';
 import type { Core } from '../core/api/core';
 import { rendererDistDir } from '../core/paths';
 import {
@@ -70,11 +71,7 @@ const SECURITY_HEADERS: Record<string, string> = {
 export async function startServer(core: Core, opts: ServeOptions = {}): Promise<RunningServer> {
   const bind = opts.bind ?? '127.0.0.1';
   if (!LOOPBACK.has(bind) && !opts.allowRemote) {
-    throw new AmwError(
-      'VALIDATION',
-      `Refusing to bind to ${bind}: serve mode listens on 127.0.0.1 unless --allow-remote is given as well.`,
-      { bind },
-    );
+    throw new AmwError('VALIDATION', msg('errors.text.bindRefused', { bind }), { bind });
   }
   const rendererDir = opts.rendererDir ?? rendererDistDir();
   const indexHtml = join(rendererDir, 'index.html');

@@ -5,7 +5,7 @@ import type { Language, Settings } from '../../shared/api';
 import { useAction, useCall, useEvent, useTransport } from './api';
 import { Icon } from './components/Icon';
 import { JobsDrawer, useJobs } from './components/JobsDrawer';
-import { useJobFeed } from './jobs/invalidation';
+import { useHostFeed, useJobFeed } from './jobs/invalidation';
 import { setLanguage } from './i18n';
 import { SettingsPage } from './pages/SettingsPage';
 import { HostsPage } from './pages/hosts/HostsPage';
@@ -30,6 +30,7 @@ export function App() {
   const settings = useCall('settings.get', {}).data;
   const setSettings = useAction('settings.set');
   useJobFeed(); // the one job.updated listener: the jobs list, and what finished jobs make stale
+  useHostFeed(); // the one hosts.changed listener: every host list shown, on any page
   const jobs = useJobs();
   const running = jobs.filter((j) => j.status === 'running').length;
 

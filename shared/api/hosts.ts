@@ -6,6 +6,9 @@ import type { JobStarted } from './jobs';
 import type { WireError } from '../errors';
 
 /** A host name in the workbench: what users type after `amw inventory`. */
+/** The built-in host that is this machine: no SSH, no key, no password. */
+export const LOCAL_HOST_NAME = 'local';
+
 export const HostName = z
   .string()
   .min(1)

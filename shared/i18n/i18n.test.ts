@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { en } from './en';
 import { zhCN } from './zh-CN';
 import { explainError, jobKindKey, jobTitle, languageFromLocale, translator } from './index';
-import { ERROR_CODES } from '../errors';
+import { AmwError, ERROR_CODES, fromWireError } from '../errors';
+import { msg } from '../api/text';
 import { STAGE_NAMESPACES } from '../stages';
 
 function leaves(tree: object, prefix = ''): Map<string, string> {
@@ -117,6 +118,24 @@ describe('translator', () => {
     expect(() => t('notes:hello')).toThrow(/notes\.json is not valid/);
     expect(() => t('notes:hello')).toThrow(/notes\.json is not valid/);
     expect(t('jobs.kind.maintenance_backup')).toBe('Database backup');
+  });
+
+  it("explains an engine error by its own text, and a stage's refusal by its key", () => {
+    const err = new AmwError('NOT_FOUND', msg('errors.text.notAFolder', { path: '/x' }));
+    expect(err.message).toBe('/x is not a folder.');
+    expect(explainError(translator('zh-CN'), fromWireError(err.toWire()))).toBe(
+      '未找到：/x 不是文件夹。',
+    );
+    const refusal = new AmwError('VALIDATION', 'The ops stage needs an entry.', {
+      issues: [{ path: 'entry', message: 'stage-ops:needsEntry' }],
+    }).toWire();
+    const zh = explainError(translator('zh-CN', STAGE_NAMESPACES), refusal);
+    expect(zh).toMatch(/^输入无效：.*[\u4e00-\u9fff]/);
+    expect(zh).not.toContain('needs an entry');
+    // a translator without the stage's namespace keeps the English sentence, never a bare key
+    expect(explainError(translator('en'), refusal)).toBe(
+      'Some input is not valid: The ops stage needs an entry.',
+    );
   });
 
   it('reads zh from locale strings', () => {

@@ -125,22 +125,38 @@ export function jobTitle(t: Translate, kind: string): string {
 /** The message for a wire error in the user's language, with its detail interpolated. */
 export function explainError(
   t: Translate,
-  error: { code: string; message: string; detail?: unknown },
+  error: { code: string; message: string; detail?: unknown; text?: unknown },
+  lang: Language = 'en',
 ): string {
   const detail =
     typeof error.detail === 'object' && error.detail !== null
       ? (error.detail as Record<string, unknown>)
       : {};
   const issues = error.code === 'VALIDATION' ? validationIssues(detail.issues) : [];
-  // an engine message with a key of its own (a connection failure) reads in the language shown
-  const own = typeof detail.messageKey === 'string' ? t(detail.messageKey, detail) : null;
+  // a stage's own refusal names its text as the issue's message (`stage-ops:needsEntry`)
+  // (a translator without that namespace answers with the bare key: the English message stands)
+  const keyed = (error.code === 'VALIDATION' ? keyedIssues(detail.issues) : [])
+    .map((k) => [k, t(k)] as const)
+    .filter(([k, said]) => said !== k && said !== k.split(':')[1])
+    .map(([, said]) => said);
+  // an engine message with a key of its own reads in the language shown: its text, or (a
+  // connection failure) a messageKey filled from its detail; the English message is the fallback
+  const text = isMsg(error.text) ? error.text : isMsg(detail.text) ? detail.text : null;
+  const own = text
+    ? renderText(t, lang, text)
+    : typeof detail.messageKey === 'string'
+      ? t(detail.messageKey, detail)
+      : null;
+  const ownKey = text ? text.key : detail.messageKey;
   const message = issues.length
     ? issues.map((i) => explainIssue(t, i)).join(t('common.join.sentences'))
-    : own && own !== detail.messageKey
-      ? own
-      : error.message;
-  const text = t(`errors.${error.code}`, { ...detail, message });
-  return text === `errors.${error.code}` ? message : text;
+    : keyed.length
+      ? keyed.join(t('common.join.sentences'))
+      : own && own !== ownKey
+        ? own
+        : error.message;
+  const said = t(`errors.${error.code}`, { ...detail, message });
+  return said === `errors.${error.code}` ? message : said;
 }
 
 /** A refused field as the engine describes it (`validationError` in the core). */
@@ -160,6 +176,21 @@ const validationIssues = (v: unknown): ValidationIssue[] =>
           typeof (i as ValidationIssue).rule === 'string' &&
           typeof (i as ValidationIssue).field === 'string',
       )
+    : [];
+
+/** Issues that carry an i18n key as their message and no rule (a stage's own check). */
+const keyedIssues = (v: unknown): string[] =>
+  Array.isArray(v)
+    ? v
+        .filter(
+          (i): i is { message: string } =>
+            typeof i === 'object' &&
+            i !== null &&
+            typeof (i as { rule?: unknown }).rule !== 'string' &&
+            typeof (i as { message?: unknown }).message === 'string' &&
+            /^[\w-]+:[\w.]+$/.test((i as { message: string }).message),
+        )
+        .map((i) => i.message)
     : [];
 
 /** A field's name in words, else the field as the contract names it. */

@@ -12,6 +12,7 @@ import {
   type SimHost,
 } from '../../e2e/hosts/sim-host';
 import type { Inventory, JobRecord } from '../../shared/api';
+import { explainError, translator } from '../../shared/i18n';
 import { amw } from '../support/cli';
 import { tempDir } from '../support/temp';
 
@@ -134,6 +135,11 @@ d('host keys', () => {
       line: 1,
     });
     expect(r.error?.message).toContain('ssh-keygen -R');
+    // the warning reads wholly in Chinese, the command to run kept as it is
+    const zh = explainError(translator('zh-CN'), r.error!, 'zh-CN');
+    expect(zh).toMatch(/^主机密钥已变化：.*的主机密钥已变化。已保存：/);
+    expect(zh).toContain(`ssh-keygen -R`);
+    expect(zh).not.toMatch(/has CHANGED|Stored:/);
     expect(readFileSync(join(home, 'known_hosts')).equals(before)).toBe(true);
     await again.close();
   });

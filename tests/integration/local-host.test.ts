@@ -143,6 +143,22 @@ describe('this machine as the host `local`', () => {
   const inventory = async (core: Core, name: string): Promise<JobRecord> =>
     core.jobs.wait((await core.call('inventory.take', { name })).jobId);
 
+  it('its row appears the first time it is named, and every host list hears of it', async () => {
+    const core = newCore();
+    try {
+      const changed: string[] = [];
+      core.on('hosts.changed', ({ name }) => void changed.push(name));
+      expect(await core.call('hosts.list', {})).toEqual([]);
+      await core.call('hosts.get', { name: LOCAL_HOST_NAME });
+      expect(changed).toEqual([LOCAL_HOST_NAME]);
+      expect((await core.call('hosts.list', {})).map((h) => h.name)).toEqual([LOCAL_HOST_NAME]);
+      await core.call('hosts.get', { name: LOCAL_HOST_NAME });
+      expect(changed).toEqual([LOCAL_HOST_NAME]); // once: it is there now
+    } finally {
+      await core.close();
+    }
+  });
+
   it('inventories with no SSH and no host key, stores the snapshot, and says there is no NPU', async () => {
     const core = newCore();
     try {

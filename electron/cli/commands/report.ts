@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { REPORT_FORMATS, type ReportFormat } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 import { printJson, type CommandEnv } from '../io';
 import type { Configure } from '../program';
 import { withCore } from './with-core';
@@ -35,10 +36,13 @@ export function registerReportCommand(
         if (!Number.isInteger(sessionId) || sessionId <= 0)
           throw new AmwError(
             'VALIDATION',
-            `Give a session id (a number), not ${session ?? 'nothing'}.`,
+            msg('errors.text.reportSessionId', { value: session ?? '—' }),
           );
         if (!(REPORT_FORMATS as readonly string[]).includes(o.format))
-          throw new AmwError('VALIDATION', `--format is one of ${REPORT_FORMATS.join(', ')}.`);
+          throw new AmwError(
+            'VALIDATION',
+            msg('errors.text.reportFormat', { formats: REPORT_FORMATS.join(', ') }),
+          );
         const out = await withCore(env, async (core) =>
           core.call('reports.export', {
             source: { sessionId },

@@ -2,6 +2,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import { AmwError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 import type { CodeAnalysis } from '../../../shared/api';
 import { unifiedPatch, type FixMode } from '../../core/analyzer/fix';
 import { loadRules } from '../../core/analyzer/rules';
@@ -44,16 +45,15 @@ export function registerScanCommand(program: Command, env: CommandEnv, configure
         },
       ) => {
         if (o.mode !== 'rewrite' && o.mode !== 'transfer')
-          throw new AmwError('VALIDATION', `--mode is rewrite or transfer, not ${o.mode}`);
-        if (o.fix && !o.out)
-          throw new AmwError(
-            'VALIDATION',
-            '--fix writes a migrated copy: give it --out DIR (the original is never changed).',
-          );
+          throw new AmwError('VALIDATION', msg('errors.text.scanMode', { value: String(o.mode) }));
+        if (o.fix && !o.out) throw new AmwError('VALIDATION', msg('errors.text.fixNeedsOut'));
         const root = resolve(path);
         const sessionId = o.session === undefined ? undefined : Number(o.session);
         if (sessionId !== undefined && !(Number.isInteger(sessionId) && sessionId > 0))
-          throw new AmwError('VALIDATION', `--session takes a session id, not ${o.session}`);
+          throw new AmwError(
+            'VALIDATION',
+            msg('errors.text.sessionIdNumber', { value: String(o.session) }),
+          );
         const input = { path: root, mode: o.mode as FixMode, exclude: o.exclude };
         const migrate = !!(o.fix || o.patch);
         // both ways go through the engine's dispatch: without a session on a core that opens
@@ -87,9 +87,9 @@ export function registerScanCommand(program: Command, env: CommandEnv, configure
           const out = resolve(o.out);
           const rel = relative(root, out);
           if (!rel.startsWith('..') && rel !== '' && !rel.startsWith(`..${sep}`))
-            throw new AmwError('VALIDATION', '--out must be outside the scanned folder.');
+            throw new AmwError('VALIDATION', msg('errors.text.outInside'));
           if (existsSync(out) && readdirSync(out).length)
-            throw new AmwError('CONFLICT', `${out} exists and is not empty.`);
+            throw new AmwError('CONFLICT', msg('errors.text.outNotEmpty', { path: out }));
           cpSync(root, out, {
             recursive: true,
             filter: (src) => !SKIP_COPY.has(src.split(sep).pop() ?? ''),

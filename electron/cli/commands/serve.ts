@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { AmwError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 import { createCore } from '../../core/api/core';
 import { MetricsExporter } from '../../core/hosts/metrics-exporter';
 import { startServer } from '../../server/serve';
@@ -31,7 +32,10 @@ export function registerServeCommand(
       }) => {
         const port = Number(opts.port);
         if (!Number.isInteger(port) || port < 0 || port > 65535) {
-          throw new AmwError('VALIDATION', `--port must be 0..65535, not ${opts.port}`);
+          throw new AmwError(
+            'VALIDATION',
+            msg('errors.text.portRange', { value: String(opts.port) }),
+          );
         }
         const intervalSec = Number(opts.metricsInterval);
         if (!Number.isInteger(intervalSec) || intervalSec < 1 || intervalSec > 60)

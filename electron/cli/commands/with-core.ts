@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Command } from 'commander';
 import { AmwError, fromWireError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 import type { Core } from '../../core/api/core';
 import type { CommandEnv } from '../io';
 
@@ -91,10 +92,7 @@ export async function passphraseFrom(
   access: HostAccess,
 ): Promise<string | undefined> {
   if (access.passphraseStdin && access.passwordStdin)
-    throw new AmwError(
-      'VALIDATION',
-      'Standard input carries one secret: give the password with --password-stdin and the key passphrase in AMW_KEY_PASSPHRASE.',
-    );
+    throw new AmwError('VALIDATION', msg('errors.text.oneSecretOnStdin'));
   if (access.passphraseStdin) return (await env.io.readStdin()).replace(/\r?\n$/, '');
   return env.io.env.AMW_KEY_PASSPHRASE || undefined;
 }

@@ -306,7 +306,7 @@ function torchNpuFor(torch: string): string | null {
 
 export async function scanProject(root: string, opts: ScanOptions = {}): Promise<ScanResult> {
   if (!existsSync(root) || !statSync(root).isDirectory()) {
-    throw new AmwError('NOT_FOUND', `${root} is not a folder.`, { root });
+    throw new AmwError('NOT_FOUND', msg('errors.text.notAFolder', { path: root }), { root });
   }
   const lang = opts.lang ?? 'en';
   const rules = loadRules();

@@ -4,7 +4,8 @@ import type { Settings } from '../../../shared/api';
 import { tempDir } from '../../../tests/support/temp';
 import { createCore } from './core';
 import { explainError, translator } from '../../../shared/i18n';
-import { toWireError } from '../../../shared/errors';
+import { AmwError, errorText, toWireError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 import { classifyConnectError } from '../ssh/connect';
 
 function core() {
@@ -61,6 +62,47 @@ describe('dispatch through the contract', () => {
       '连接被拒绝：127.0.0.1:1 拒绝了连接。请确认该主机上 sshd 正在运行，以及端口 1 是否正确。',
     );
     expect(explainError(translator('en'), wire)).toContain('refused the connection');
+  });
+
+  it('a failure behind a jump host reads wholly in the language shown, the hop’s cause inside', () => {
+    const err = Object.assign(new Error('connect ECONNREFUSED 10.0.0.9:22'), {
+      code: 'ECONNREFUSED',
+    });
+    const hop = classifyConnectError(
+      err,
+      { host: '10.0.0.9', port: 22, username: 'root' } as never,
+      [],
+    );
+    const wire = new AmwError(
+      'JUMP_FAILED',
+      msg('errors.text.jumpFailed', { jump: 'bastion', error: errorText(hop) }),
+    ).toWire();
+    expect(explainError(translator('zh-CN'), wire)).toBe(
+      '跳板机连接失败：跳板机 bastion：10.0.0.9:22 拒绝了连接。请确认该主机上 sshd 正在运行，以及端口 22 是否正确。',
+    );
+    expect(wire.message).toBe(
+      'Jump host bastion: 10.0.0.9:22 refused the connection. Is sshd running there, and is 22 the right port?',
+    );
+  });
+
+  it('an engine refusal (no such run, not a folder) reads wholly in the language shown', async () => {
+    const c = core();
+    const run = await c.dispatch('stages.get', { id: 99 }, { transport: 'test' });
+    const scan = await c.dispatch(
+      'code.analyze',
+      { path: join(tempDir(), 'missing'), mode: 'rewrite' },
+      { transport: 'test' },
+    );
+    await c.close();
+    if (run.ok || scan.ok) throw new Error('accepted');
+    expect(run.error.code).toBe('NOT_FOUND');
+    expect(explainError(translator('zh-CN'), run.error)).toBe('未找到：没有编号为 99 的阶段运行。');
+    expect(explainError(translator('en'), run.error)).toBe('Not found: No stage run 99.');
+    // the English message stays for logs and readers without a dictionary
+    expect(run.error.message).toBe('No stage run 99.');
+    const zh = explainError(translator('zh-CN'), scan.error);
+    expect(zh).toMatch(/^未找到：.*missing 不是文件夹。$/);
+    expect(zh).not.toMatch(/is not a folder/);
   });
 
   it('rejects unknown keys and non-object input', async () => {

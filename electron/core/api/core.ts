@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { EventName, EventPayload, Input, MethodName, Output } from '../../../shared/api';
-import { composeDomains, METHOD_NAMES } from '../../../shared/api';
+import { composeDomains, LOCAL_HOST_NAME, METHOD_NAMES } from '../../../shared/api';
 import { fromWireError } from '../../../shared/errors';
 import { ArtifactStore } from '../db/artifacts';
 import { openStore } from '../db/open';
@@ -76,7 +76,10 @@ export function createCore(opts: CoreOptions = {}): Core {
   const settings = new SettingsStore(db);
   const artifacts = new ArtifactStore(db, location.dataDir);
   const env = opts.env ?? process.env;
-  const hostRepo = new HostRepository(db);
+  // `local` appears the first time anyone names it: host lists shown anywhere refresh then
+  const hostRepo = new HostRepository(db, () =>
+    bus.emit('hosts.changed', { name: LOCAL_HOST_NAME }),
+  );
   const prompts = new HostKeyPrompts(bus, opts.hostKeyPolicy ?? 'prompt', opts.passphrase);
   const hosts = new HostService(
     hostRepo,

@@ -22,6 +22,7 @@ import type {
   Severity,
 } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 import type { ArtifactStore } from '../db/artifacts';
 import { nowIso, type Db } from '../db/open';
 import { unifiedPatch } from '../analyzer/fix';
@@ -152,7 +153,7 @@ export class CodeReviewStore {
   private scanRow(id: number): ScanRow {
     const row = this.db.prepare('SELECT * FROM code_scans WHERE id = ?').get(id) as
       ScanRow | undefined;
-    if (!row) throw new AmwError('NOT_FOUND', `No code scan ${id}.`, { scanId: id });
+    if (!row) throw new AmwError('NOT_FOUND', msg('errors.text.noScan', { id }), { scanId: id });
     return row;
   }
 
@@ -280,7 +281,8 @@ export class CodeReviewStore {
     const row = this.db
       .prepare('SELECT * FROM code_files WHERE scan_id = ? AND file = ?')
       .get(scanId, file) as FileRow | undefined;
-    if (!row) throw new AmwError('NOT_FOUND', `${file} is not part of code scan ${scanId}.`);
+    if (!row)
+      throw new AmwError('NOT_FOUND', msg('errors.text.fileNotInScan', { file, id: scanId }));
     return row;
   }
 
@@ -348,13 +350,11 @@ export class CodeReviewStore {
 
   review(scanId: number, file: string, review: ReviewState, text?: string): CodeFileEntry {
     const row = this.fileRow(scanId, file);
-    if (row.applied_at)
-      throw new AmwError('CONFLICT', `${file} was already applied; scan again to review anew.`);
+    if (row.applied_at) throw new AmwError('CONFLICT', msg('errors.text.alreadyApplied', { file }));
     let reviewed: string | null = null;
     if (review === 'accepted') reviewed = row.proposed_sha256;
     if (review === 'edited') {
-      if (text === undefined)
-        throw new AmwError('VALIDATION', 'An edited review needs the reviewed text.');
+      if (text === undefined) throw new AmwError('VALIDATION', msg('errors.text.editedNeedsText'));
       reviewed = this.artifacts.put(text, 'code.reviewed', 'text/x-python');
       // an "edit" that lands on the proposal or the original is that decision
       if (reviewed === row.proposed_sha256) review = 'accepted';
@@ -400,14 +400,13 @@ export class CodeReviewStore {
   apply(scanId: number, backupRoot: string): ApplyResult {
     const scan = this.scanRow(scanId);
     const decided = this.decided(scanId).filter((d) => !d.row.applied_at);
-    if (!decided.length)
-      throw new AmwError('VALIDATION', 'Nothing to apply: accept or edit at least one file first.');
+    if (!decided.length) throw new AmwError('VALIDATION', msg('errors.text.nothingToApply'));
     const root = resolve(scan.root);
     const target = (file: string) => {
       const abs = resolve(root, file);
       const rel = relative(root, abs);
       if (rel.startsWith('..') || rel.startsWith(sep))
-        throw new AmwError('VALIDATION', `${file} is outside ${root}.`);
+        throw new AmwError('VALIDATION', msg('errors.text.outsideRoot', { file, root }));
       return abs;
     };
     const changed = decided.filter((d) => {
@@ -417,7 +416,7 @@ export class CodeReviewStore {
     if (changed.length)
       throw new AmwError(
         'CONFLICT',
-        `These files changed since the scan, so nothing was written: ${changed.map((d) => d.file).join(', ')}. Scan again and review the new proposal.`,
+        msg('errors.text.changedSinceScan', { files: changed.map((d) => d.file) }),
         { files: changed.map((d) => d.file) },
       );
     const backupDir = join(backupRoot, `code-scan-${scanId}-${nowIso().replace(/[:.]/g, '-')}`);

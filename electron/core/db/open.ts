@@ -1,5 +1,6 @@
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
+import { msg } from '../../../shared/api/text';
 import { AmwError } from '../../../shared/errors';
 import { migrationsDir, type StoreLocation } from '../paths';
 import { loadMigrations, migrate } from './migrate';
@@ -79,7 +80,7 @@ export function classify(err: unknown, dbPath: string): AmwError {
   ) {
     return new AmwError(
       'DB_DISK_FULL',
-      `no space left on the disk that holds ${dbPath} (${free ?? 0} bytes free; SQLite: ${reason})`,
+      msg('errors.text.diskFull', { dbPath, free: free ?? 0, reason }),
       { dbPath, free },
     );
   }
@@ -114,7 +115,7 @@ export function classify(err: unknown, dbPath: string): AmwError {
       { dbPath, sqlite: code },
     );
   }
-  return new AmwError('INTERNAL', `Cannot open the database ${dbPath}: ${reason}`, { dbPath });
+  return new AmwError('INTERNAL', msg('errors.text.dbOpenFailed', { dbPath, reason }), { dbPath });
 }
 
 export const nowIso = (): string => new Date().toISOString();

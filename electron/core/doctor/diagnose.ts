@@ -9,6 +9,7 @@ import type {
   Language,
 } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 import { loadDoctorRules, type DoctorRule } from './rules';
 
 /** What a line keeps around a hit; longer lines are cut to this window. */
@@ -339,11 +340,15 @@ export async function diagnosePath(
   try {
     st = statSync(path);
   } catch (err) {
-    throw new AmwError('NOT_FOUND', `Cannot read ${path}: ${(err as Error).message}`, { path });
+    throw new AmwError(
+      'NOT_FOUND',
+      msg('errors.text.cannotRead', { path, error: (err as Error).message }),
+      { path },
+    );
   }
   if (!st.isDirectory()) {
     if (!st.isFile())
-      throw new AmwError('VALIDATION', `${path} is neither a file nor a folder.`, { path });
+      throw new AmwError('VALIDATION', msg('errors.text.notFileOrFolder', { path }), { path });
     d.startFile(undefined);
     await diagnoseStream(createReadStream(path, { highWaterMark: 1024 * 1024 }), d, opts.signal);
     return localise(d.end(), lang);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { HostKeyInfo } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 import type { EventBus } from '../events';
 
 /** How unknown host keys are decided: asked in the UI, or fixed by a CLI flag. */
@@ -61,7 +62,7 @@ export class HostKeyPrompts {
   answerSecret(promptId: string, secret: string | null): void {
     const finish = this.secrets.get(promptId);
     if (!finish)
-      throw new AmwError('NOT_FOUND', 'That question has already been answered or has expired.', {
+      throw new AmwError('NOT_FOUND', msg('errors.text.promptGone'), {
         promptId,
       });
     finish(secret);
@@ -70,11 +71,7 @@ export class HostKeyPrompts {
   answer(promptId: string, accept: boolean): void {
     const finish = this.pending.get(promptId);
     if (!finish)
-      throw new AmwError(
-        'NOT_FOUND',
-        'That host key question has already been answered or has expired.',
-        { promptId },
-      );
+      throw new AmwError('NOT_FOUND', msg('errors.text.hostKeyPromptGone'), { promptId });
     finish(accept);
   }
 }

@@ -10,6 +10,7 @@ import type {
   InventorySummary,
 } from '../../../shared/api';
 import { AmwError, toWireError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 import type { ArtifactStore } from '../db/artifacts';
 import type { EventBus } from '../events';
 import type { JobContext } from '../jobs/runner';
@@ -98,11 +99,7 @@ export class HostService {
 
   target(name: string): SshTarget {
     if (this.isLocal(name))
-      throw new AmwError(
-        'VALIDATION',
-        'This machine (local) is not reached over SSH; its terminal and monitor are not available yet.',
-        { name },
-      );
+      throw new AmwError('VALIDATION', msg('errors.text.localNoTerminal'), { name });
     const host = this.repo.get(name);
     return {
       ...this.endpoint(host),

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import type { HostInput, ImportResult } from '../../../shared/api';
 import { HostName } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 import {
   defaultSshConfigPath,
   readSshConfigWithWarnings,
@@ -15,7 +16,8 @@ const safeName = (alias: string) =>
 /** `[user@]host[:port]` as ProxyJump writes a hop that is not an alias. */
 function parseHop(hop: string): { user: string | null; host: string; port: number } {
   const m = /^(?:([^@]+)@)?(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(hop);
-  if (!m) throw new AmwError('SSH_CONFIG', `Cannot read the ProxyJump hop ${hop}`, { hop });
+  if (!m)
+    throw new AmwError('SSH_CONFIG', msg('errors.text.proxyJumpUnreadable', { hop }), { hop });
   return {
     user: m[1] ?? null,
     host: m[2]!.replace(/^\[|\]$/g, ''),

@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import type { Inventory, NpuFacts } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 import { parseKeyEqualsValue } from '../parsers/key-value';
 import { parseNpuSmiInfo } from '../parsers/npu-smi';
 import { printable } from '../parsers/printable';
@@ -24,7 +25,10 @@ export function decodeProbe(stdout: string, probe: string): Record<string, Secti
   } catch {
     throw new AmwError(
       'PROBE_FAILED',
-      `The ${probe} probe did not print JSON. First output: ${printable(stdout.trim().slice(0, 200)) || '(nothing)'}`,
+      msg('errors.text.probeNotJson', {
+        probe,
+        output: printable(stdout.trim().slice(0, 200)) || '—',
+      }),
       {
         probe,
         stdout: stdout.slice(0, 2000),
@@ -36,7 +40,7 @@ export function decodeProbe(stdout: string, probe: string): Record<string, Secti
       ? (doc as { sections?: Record<string, { rc?: unknown; out?: unknown } | null> }).sections
       : undefined;
   if (!sections || typeof sections !== 'object' || Array.isArray(sections)) {
-    throw new AmwError('PROBE_FAILED', `The ${probe} probe printed JSON without sections.`, {
+    throw new AmwError('PROBE_FAILED', msg('errors.text.probeNoSections', { probe }), {
       probe,
     });
   }

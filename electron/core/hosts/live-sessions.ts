@@ -3,6 +3,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { Client, ClientChannel } from 'ssh2';
 import type { MonitorSample } from '../../../shared/api';
 import { AmwError, toWireError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 import type { EventBus } from '../events';
 import { parseNpuSmiInfo } from '../parsers/npu-smi';
 import type { ConnectOptions, SshTarget } from '../ssh/connect';
@@ -74,7 +75,10 @@ export class LiveSessions {
             (err, ch) =>
               err
                 ? reject(
-                    new AmwError('DISCONNECTED', `Could not start the monitor: ${err.message}`),
+                    new AmwError(
+                      'DISCONNECTED',
+                      msg('errors.text.monitorStartFailed', { error: err.message }),
+                    ),
                   )
                 : resolve(ch),
           ),
@@ -121,12 +125,12 @@ export class LiveSessions {
       const error =
         code === 127
           ? toWireError(
-              new AmwError('NOT_FOUND', stderr.trim() || 'npu-smi not found on this host'),
+              new AmwError('NOT_FOUND', stderr.trim() || msg('errors.text.npuSmiMissing')),
             )
           : toWireError(
               new AmwError(
                 'DISCONNECTED',
-                `The monitor channel closed (${code ?? 'no exit code'}). ${stderr.trim()}`,
+                msg('errors.text.monitorClosed', { code: code ?? '—', stderr: stderr.trim() }),
               ),
             );
       this.bus.emit('monitor.ended', { monitorId, error });
@@ -136,7 +140,7 @@ export class LiveSessions {
 
   stopMonitor(monitorId: string): void {
     const live = this.monitors.get(monitorId);
-    if (!live) throw new AmwError('NOT_FOUND', 'That monitor is not running.', { monitorId });
+    if (!live) throw new AmwError('NOT_FOUND', msg('errors.text.monitorGone'), { monitorId });
     this.monitors.delete(monitorId);
     stopChannel(live);
   }
@@ -155,7 +159,12 @@ export class LiveSessions {
         new Promise((resolve, reject) =>
           client.shell({ term: 'xterm-256color', cols, rows }, (err, ch) =>
             err
-              ? reject(new AmwError('DISCONNECTED', `Could not open a shell: ${err.message}`))
+              ? reject(
+                  new AmwError(
+                    'DISCONNECTED',
+                    msg('errors.text.shellFailed', { error: err.message }),
+                  ),
+                )
               : resolve(ch),
           ),
         ),
@@ -176,7 +185,7 @@ export class LiveSessions {
 
   private terminal(terminalId: string): Live {
     const live = this.terminals.get(terminalId);
-    if (!live) throw new AmwError('NOT_FOUND', 'That terminal is closed.', { terminalId });
+    if (!live) throw new AmwError('NOT_FOUND', msg('errors.text.terminalGone'), { terminalId });
     return live;
   }
 

@@ -8,6 +8,7 @@ import type {
 } from '../../../shared/api';
 import { HostInput as HostInputSchema } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 import type { Db } from '../db/open';
 import { nowIso } from '../db/open';
 import { LOCAL_HOST_NAME } from '../local/local-exec';
@@ -80,7 +81,11 @@ export function summarise(id: number, inv: Inventory): InventorySummary {
 }
 
 export class HostRepository {
-  constructor(private readonly db: Db) {}
+  /** `onLocalAdded`: the built-in host got its row (a list shown elsewhere now lacks it). */
+  constructor(
+    private readonly db: Db,
+    private readonly onLocalAdded: () => void = () => undefined,
+  ) {}
 
   list(group?: string): HostRecord[] {
     const rows = (
@@ -108,32 +113,27 @@ export class HostRepository {
         `INSERT INTO hosts (name, hostname, port, tags, source, created_at, updated_at) VALUES (?, 'localhost', 22, '["this-machine"]', 'manual', ?, ?)`,
       )
       .run(LOCAL_HOST_NAME, now, now);
+    this.onLocalAdded();
     return this.find(LOCAL_HOST_NAME)!;
   }
 
   get(name: string): HostRecord {
     const host = this.find(name);
-    if (!host)
-      throw new AmwError('NOT_FOUND', `No host named ${name}. See: amw hosts list`, { name });
+    if (!host) throw new AmwError('NOT_FOUND', msg('errors.text.noHost', { name }), { name });
     return host;
   }
 
   private jumpId(jump: string | null | undefined, self?: string): number | null {
     if (!jump) return null;
     if (jump === self)
-      throw new AmwError('VALIDATION', `A host cannot jump through itself (${jump}).`, { jump });
+      throw new AmwError('VALIDATION', msg('errors.text.jumpSelf', { jump }), { jump });
     const j = this.find(jump);
-    if (!j)
-      throw new AmwError(
-        'VALIDATION',
-        `The jump host ${jump} is not in the workbench; add it first.`,
-        { jump },
-      );
+    if (!j) throw new AmwError('VALIDATION', msg('errors.text.jumpUnknown', { jump }), { jump });
     // refuse cycles: following the jump's own chain must never come back to us
     let cur: HostRecord | null = j;
     for (let i = 0; cur && i < 16; i++) {
       if (cur.name === self)
-        throw new AmwError('VALIDATION', `Jumping through ${jump} would loop back to ${self}.`, {
+        throw new AmwError('VALIDATION', msg('errors.text.jumpLoop', { jump, self }), {
           jump,
         });
       cur = cur.jump ? this.find(cur.jump) : null;
@@ -144,7 +144,9 @@ export class HostRepository {
   add(input: HostInput, source: HostRecord['source'] = 'manual'): HostRecord {
     const h = HostInputSchema.parse(input);
     if (this.find(h.name))
-      throw new AmwError('CONFLICT', `A host named ${h.name} already exists.`, { name: h.name });
+      throw new AmwError('CONFLICT', msg('errors.text.hostExists', { name: h.name }), {
+        name: h.name,
+      });
     const now = nowIso();
     this.db
       .prepare(
@@ -180,7 +182,7 @@ export class HostRepository {
       tags: patch.tags ?? cur.tags,
     });
     if (merged.name !== name && this.find(merged.name)) {
-      throw new AmwError('CONFLICT', `A host named ${merged.name} already exists.`, {
+      throw new AmwError('CONFLICT', msg('errors.text.hostExists', { name: merged.name }), {
         name: merged.name,
       });
     }
@@ -211,7 +213,7 @@ export class HostRepository {
     if (users.length) {
       throw new AmwError(
         'CONFLICT',
-        `${name} is the jump host of ${users.map((u) => u.name).join(', ')}; change those first.`,
+        msg('errors.text.jumpInUse', { name, users: users.map((u) => u.name) }),
         {
           name,
           usedBy: users.map((u) => u.name),
@@ -227,7 +229,7 @@ export class HostRepository {
     let cur = host.jump ? this.get(host.jump) : null;
     while (cur) {
       if (chain.some((c) => c.id === cur!.id) || chain.length > 16) {
-        throw new AmwError('VALIDATION', `The jump chain of ${host.name} loops.`, {
+        throw new AmwError('VALIDATION', msg('errors.text.jumpChainLoops', { name: host.name }), {
           name: host.name,
         });
       }
@@ -270,7 +272,7 @@ export class HostRepository {
         'SELECT i.id, i.taken_at, i.data, h.name FROM inventories i JOIN hosts h ON h.id = i.host_id WHERE i.id = ?',
       )
       .get(id) as { id: number; taken_at: string; data: string; name: string } | undefined;
-    if (!row) throw new AmwError('NOT_FOUND', `No inventory snapshot ${id}.`, { id });
+    if (!row) throw new AmwError('NOT_FOUND', msg('errors.text.noSnapshot', { id }), { id });
     return {
       id: row.id,
       hostName: row.name,

@@ -1,4 +1,5 @@
 import { AmwError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 import type { Db } from '../db/open';
 import { nowIso } from '../db/open';
 
@@ -23,10 +24,7 @@ export class SecretStore {
 
   remember(hostId: number, password: string): void {
     if (!this.cipher) {
-      throw new AmwError(
-        'VALIDATION',
-        'Passwords can be remembered only in the desktop app, encrypted by the system keychain. Serve mode and the CLI never store them: type it when asked, or use --password-stdin.',
-      );
+      throw new AmwError('VALIDATION', msg('errors.text.passwordsDesktopOnly'));
     }
     this.db
       .prepare(

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { JobMessage, JobRecord, JobStatus } from '../../../shared/api';
 import { AmwError, toWireError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 import type { Db } from '../db/open';
 import { nowIso } from '../db/open';
 import type { EventBus } from '../events';
@@ -139,7 +140,7 @@ export class JobRunner {
 
   get(id: string): JobRecord {
     const row = this.db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
-    if (!row) throw new AmwError('NOT_FOUND', `No job with id ${id}.`, { id });
+    if (!row) throw new AmwError('NOT_FOUND', msg('errors.text.noJob', { id }), { id });
     return toRecord(row);
   }
 

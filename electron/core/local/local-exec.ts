@@ -4,12 +4,13 @@ import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname } from 'node:path';
 import { AmwError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 import type { ExecOptions, ExecResult } from '../ssh/exec';
 
 export type { ExecOptions, ExecResult } from '../ssh/exec';
 
-/** The built-in host that is this machine: no SSH, no key, no password. */
-export const LOCAL_HOST_NAME = 'local';
+// the built-in host that is this machine: its name is part of the contract (the UI knows it)
+export { LOCAL_HOST_NAME } from '../../../shared/api/hosts';
 
 const DEFAULT_MAX = 8 * 1024 * 1024;
 /** After SIGTERM to the group, what is still alive this much later gets SIGKILL. */
@@ -56,7 +57,10 @@ function run(
       });
     } catch (err) {
       return reject(
-        new AmwError('PROBE_FAILED', `Could not start a local command: ${(err as Error).message}`),
+        new AmwError(
+          'PROBE_FAILED',
+          msg('errors.text.localStartFailed', { error: (err as Error).message }),
+        ),
       );
     }
     let settled = false;
@@ -79,7 +83,7 @@ function run(
             stop(
               new AmwError(
                 'COMMAND_TIMEOUT',
-                `No result after ${Math.round(opts.timeoutMs! / 1000)} s; the command was stopped.`,
+                msg('errors.text.commandTimeout', { seconds: Math.round(opts.timeoutMs! / 1000) }),
                 { timeoutMs: opts.timeoutMs },
               ),
             ),
@@ -90,7 +94,7 @@ function run(
     child.stdout!.on('data', (c: Buffer) => sink('out', c));
     child.stderr!.on('data', (c: Buffer) => sink('err', c));
     child.on('error', (e) =>
-      stop(new AmwError('PROBE_FAILED', `The local command failed: ${e.message}`)),
+      stop(new AmwError('PROBE_FAILED', msg('errors.text.localFailed', { error: e.message }))),
     );
     child.on('close', (code, signal) => {
       if (settled) return;
@@ -156,14 +160,18 @@ async function sha256Of(path: string): Promise<string> {
  */
 export async function copyLocal(from: string, to: string): Promise<TransferResult> {
   const st = await stat(from).catch((err: Error) => {
-    throw new AmwError('NOT_FOUND', `Cannot read ${from}: ${err.message}`, { path: from });
+    throw new AmwError(
+      'NOT_FOUND',
+      msg('errors.text.cannotRead', { path: from, error: err.message }),
+      { path: from },
+    );
   });
-  if (!st.isFile()) throw new AmwError('VALIDATION', `${from} is not a file.`, { path: from });
+  if (!st.isFile())
+    throw new AmwError('VALIDATION', msg('errors.text.notAFile', { path: from }), { path: from });
   await mkdir(dirname(to), { recursive: true });
   await copyFile(from, to);
   const [a, b] = await Promise.all([sha256Of(from), sha256Of(to)]);
-  if (a !== b)
-    throw new AmwError('PROBE_FAILED', `The copy of ${from} at ${to} differs from the original.`);
+  if (a !== b) throw new AmwError('PROBE_FAILED', msg('errors.text.copyDiffers', { from, to }));
   return { bytes: st.size, sha256: a };
 }
 

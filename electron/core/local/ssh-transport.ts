@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { Client, ClientChannel, SFTPWrapper } from 'ssh2';
 import { AmwError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 import { exec } from '../ssh/exec';
 import { remoteCommand } from '../ssh/quote';
 import type { HostTransport, StreamOptions, TransferResult } from './local-exec';
@@ -18,7 +19,10 @@ function streamOver(client: Client, command: string, opts: StreamOptions) {
       client.exec(command, (err, ch: ClientChannel) => {
         if (err)
           return reject(
-            new AmwError('DISCONNECTED', `Could not start a remote command: ${err.message}`),
+            new AmwError(
+              'DISCONNECTED',
+              msg('errors.text.commandStartFailed', { error: err.message }),
+            ),
           );
         let settled = false;
         const stop = (e: AmwError) => {
@@ -40,7 +44,9 @@ function streamOver(client: Client, command: string, opts: StreamOptions) {
                 stop(
                   new AmwError(
                     'COMMAND_TIMEOUT',
-                    `No result after ${Math.round(opts.timeoutMs! / 1000)} s; the command was stopped.`,
+                    msg('errors.text.commandTimeout', {
+                      seconds: Math.round(opts.timeoutMs! / 1000),
+                    }),
                     { timeoutMs: opts.timeoutMs },
                   ),
                 ),
@@ -56,9 +62,7 @@ function streamOver(client: Client, command: string, opts: StreamOptions) {
           clearTimeout(timer);
           opts.signal?.removeEventListener('abort', onAbort);
           if ((code === null || code === undefined) && !signal)
-            return reject(
-              new AmwError('DISCONNECTED', 'The connection dropped during the command.'),
-            );
+            return reject(new AmwError('DISCONNECTED', msg('errors.text.droppedDuring')));
           resolve({ code: code ?? null, signal: signal ?? null, durationMs: Date.now() - started });
         });
         ch.end(opts.stdin ?? '');
@@ -71,7 +75,12 @@ const sftpOf = (client: Client) =>
   new Promise<SFTPWrapper>((resolve, reject) =>
     client.sftp((err, sftp) =>
       err
-        ? reject(new AmwError('DISCONNECTED', `SFTP is not available: ${err.message}`))
+        ? reject(
+            new AmwError(
+              'DISCONNECTED',
+              msg('errors.text.sftpUnavailable', { error: err.message }),
+            ),
+          )
         : resolve(sftp),
     ),
   );
@@ -91,7 +100,10 @@ async function remoteSha256(client: Client, path: string): Promise<string> {
   const r = await exec(client, remoteCommand('sha256sum', '--', path), { timeoutMs: 120_000 });
   const sum = /^([0-9a-f]{64})\b/.exec(r.stdout)?.[1];
   if (r.code !== 0 || !sum)
-    throw new AmwError('PROBE_FAILED', `Cannot checksum ${path} on the host: ${r.stderr.trim()}`);
+    throw new AmwError(
+      'PROBE_FAILED',
+      msg('errors.text.checksumFailed', { path, error: r.stderr.trim() }),
+    );
   return sum;
 }
 
@@ -106,7 +118,12 @@ async function transfer(
     await new Promise<void>((resolve, reject) => {
       const done = (err: Error | null | undefined) =>
         err
-          ? reject(new AmwError('PROBE_FAILED', `Copying ${from} to ${to} failed: ${err.message}`))
+          ? reject(
+              new AmwError(
+                'PROBE_FAILED',
+                msg('errors.text.copyFailed', { from, to, error: err.message }),
+              ),
+            )
           : resolve();
       if (dir === 'put') sftp.fastPut(from, to, done);
       else sftp.fastGet(from, to, done);
@@ -117,7 +134,7 @@ async function transfer(
   const local = await localSha256(dir === 'put' ? from : to);
   const remote = await remoteSha256(client, dir === 'put' ? to : from);
   if (remote !== local.sha256)
-    throw new AmwError('PROBE_FAILED', `The copy of ${from} at ${to} differs from the original.`);
+    throw new AmwError('PROBE_FAILED', msg('errors.text.copyDiffers', { from, to }));
   return local;
 }
 

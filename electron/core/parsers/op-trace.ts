@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { RawOpTrace } from '../../../shared/stages/ops/api';
 import { AmwError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 import { printable } from './printable';
 
 /**
@@ -59,7 +60,10 @@ export function validateOpTrace(doc: unknown): RawOpTrace {
     const issue = r.error.issues[0]!;
     throw new AmwError(
       'PROBE_FAILED',
-      `The op capture result is malformed at ${printable(issue.path.join('.').slice(0, 120)) || 'the top'}: ${printable(issue.message.slice(0, 200))}`,
+      msg('errors.text.opsMalformed', {
+        at: printable(issue.path.join('.').slice(0, 120)) || '(top)',
+        error: printable(issue.message.slice(0, 200)),
+      }),
       { path: issue.path.map(String).slice(0, 8) },
     );
   }

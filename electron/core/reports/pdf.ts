@@ -1,4 +1,5 @@
 import { AmwError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 import { CHROMIUM_ARGS, chromiumPath } from './chromium';
 
 /** Turns the report's HTML into a PDF; the desktop app passes Electron's printToPDF instead. */
@@ -10,11 +11,7 @@ export type PrintPdf = (html: string) => Promise<Buffer>;
  */
 export const printWithChromium: PrintPdf = async (html) => {
   const executablePath = chromiumPath();
-  if (!executablePath)
-    throw new AmwError(
-      'NOT_FOUND',
-      'PDF export needs Chromium (/usr/bin/chromium, or set AMW_CHROMIUM). The HTML export prints to PDF from any browser.',
-    );
+  if (!executablePath) throw new AmwError('NOT_FOUND', msg('errors.text.pdfNeedsChromium'));
   const { chromium } = await import('playwright-core');
   const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
   try {

@@ -1,6 +1,7 @@
 import type { ImportedReport, Report } from '../../../shared/api';
 import { Report as ReportSchema } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 import type { ArtifactStore } from '../db/artifacts';
 import { nowIso, type Db } from '../db/open';
 
@@ -94,14 +95,20 @@ export class ReviewStore {
     try {
       doc = JSON.parse(json);
     } catch (err) {
-      throw new AmwError('VALIDATION', `Not JSON: ${(err as Error).message}`);
+      throw new AmwError(
+        'VALIDATION',
+        msg('errors.text.notJson', { error: (err as Error).message }),
+      );
     }
     const parsed = ReportSchema.safeParse(doc);
     if (!parsed.success) {
       const first = parsed.error.issues
         .slice(0, 3)
         .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-      throw new AmwError('VALIDATION', `Not an amw report (amw.report/v1): ${first.join('; ')}`);
+      throw new AmwError(
+        'VALIDATION',
+        msg('errors.text.notReport', { problems: first.join('; ') }),
+      );
     }
     const r = parsed.data;
     const sha = this.artifacts.put(JSON.stringify(doc), 'report', 'application/json');
@@ -119,7 +126,7 @@ export class ReviewStore {
     const row = this.db.prepare('SELECT * FROM imported_reports WHERE id = ?').get(id) as
       | { id: number; title: string; session_id: number; generated_at: string; imported_at: string }
       | undefined;
-    if (!row) throw new AmwError('NOT_FOUND', `No imported report ${id}.`);
+    if (!row) throw new AmwError('NOT_FOUND', msg('errors.text.noImportedReport', { id }));
     return {
       id: row.id,
       title: row.title,
@@ -140,7 +147,7 @@ export class ReviewStore {
     const row = this.db
       .prepare('SELECT report_sha256 FROM imported_reports WHERE id = ?')
       .get(id) as { report_sha256: string } | undefined;
-    if (!row) throw new AmwError('NOT_FOUND', `No imported report ${id}.`);
+    if (!row) throw new AmwError('NOT_FOUND', msg('errors.text.noImportedReport', { id }));
     const report = ReportSchema.parse(JSON.parse(readArtifact(row.report_sha256)));
     const local = this.review({ importId: id });
     if (!local.comments.length && !local.decisions.length) return report;

@@ -11,6 +11,7 @@ import type {
   TimelineEvent,
 } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 import type { Db } from '../db/open';
 import { nowIso } from '../db/open';
 
@@ -55,7 +56,9 @@ export class SessionRepository {
     baseline?: unknown;
   }): ProjectRecord {
     if (this.db.prepare('SELECT 1 FROM projects WHERE name = ?').get(p.name)) {
-      throw new AmwError('CONFLICT', `A project named ${p.name} already exists.`, { name: p.name });
+      throw new AmwError('CONFLICT', msg('errors.text.projectExists', { name: p.name }), {
+        name: p.name,
+      });
     }
     const now = nowIso();
     this.db
@@ -84,7 +87,7 @@ export class SessionRepository {
           created_at: string;
         }
       | undefined;
-    if (!r) throw new AmwError('NOT_FOUND', `No project named ${name}.`, { name });
+    if (!r) throw new AmwError('NOT_FOUND', msg('errors.text.noProject', { name }), { name });
     return {
       id: r.id,
       name: r.name,
@@ -235,7 +238,7 @@ export class SessionRepository {
           project: string | null;
         }
       | undefined;
-    if (!s) throw new AmwError('NOT_FOUND', `No session ${id}.`, { id });
+    if (!s) throw new AmwError('NOT_FOUND', msg('errors.text.noSession', { id }), { id });
     const rows = this.db
       .prepare(
         `SELECT r.id, r.session_id, r.stage, COALESCE(r.target, h.name) AS host, r.status, r.started_at, r.finished_at FROM stage_runs r
@@ -361,7 +364,8 @@ export class SessionRepository {
         'SELECT r.id, r.session_id, r.stage, COALESCE(r.target, h.name) AS host, r.status, r.started_at, r.finished_at FROM stage_runs r LEFT JOIN hosts h ON h.id = r.host_id WHERE r.id = ?',
       )
       .get(runId) as RunRow | undefined;
-    if (!r) throw new AmwError('NOT_FOUND', `No stage run ${runId}.`, { runId });
+    if (!r)
+      throw new AmwError('NOT_FOUND', msg('errors.text.noStageRun', { id: runId }), { runId });
     return this.runRecord(r);
   }
 

@@ -1,7 +1,8 @@
 import ssh2, { type AuthenticationType, type Client, type ConnectConfig } from 'ssh2';
 import type { Duplex } from 'node:stream';
 import type { HostKeyInfo } from '../../../shared/api';
-import { AmwError } from '../../../shared/errors';
+import { AmwError, errorText } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 import { loadIdentities } from './identities';
 import { fingerprint, keyTypeOf, type KnownHosts } from './known-hosts';
 
@@ -77,7 +78,11 @@ export async function connect(target: SshTarget, opts: ConnectOptions): Promise<
               reject(
                 new AmwError(
                   'JUMP_FAILED',
-                  `The jump host ${label(viaHop)} could not open a connection to ${hop.host}:${hop.port} (${err.message}). Check that the target is reachable from the jump host and that it allows TCP forwarding.`,
+                  msg('errors.text.jumpCannotForward', {
+                    jump: label(viaHop),
+                    target: `${hop.host}:${hop.port}`,
+                    error: err.message,
+                  }),
                   { jump: label(viaHop), target: `${hop.host}:${hop.port}`, cause: err.message },
                 ),
               );
@@ -94,10 +99,16 @@ export async function connect(target: SshTarget, opts: ConnectOptions): Promise<
           !err.code.startsWith('HOST_KEY') &&
           err.code !== 'CANCELLED'
         ) {
-          throw new AmwError('JUMP_FAILED', `Jump host ${label(hop)}: ${err.message}`, {
-            jump: label(hop),
-            cause: err.toWire(),
-          });
+          // the hop's own explanation inside, in the reader's language as well
+          const inner = errorText(err);
+          throw new AmwError(
+            'JUMP_FAILED',
+            msg('errors.text.jumpFailed', { jump: label(hop), error: inner }),
+            {
+              jump: label(hop),
+              cause: err.toWire(),
+            },
+          );
         }
         throw err;
       }
@@ -181,8 +192,20 @@ async function connectOne(ep: SshEndpoint, opts: ConnectOptions, sock?: Duplex):
         hostKeyProblem = new AmwError(
           'HOST_KEY_MISMATCH',
           verdict.status === 'revoked'
-            ? `The host key of ${label(ep)} (${fingerprint(blob)}) is marked @revoked in ${verdict.entry.file} line ${verdict.entry.line}. Refusing to connect.`
-            : `The host key of ${label(ep)} has CHANGED. Stored: ${stored}; offered: ${fingerprint(blob)}. This can mean the host was reinstalled, or that someone is intercepting the connection. If the change is expected, remove line ${verdict.entry.line} of ${verdict.entry.file} (or run: ssh-keygen -R ${ep.port === 22 ? ep.host : `'[${ep.host}]:${ep.port}'`} -f ${verdict.entry.file}) and connect again.`,
+            ? msg('errors.text.hostKeyRevoked', {
+                where: label(ep),
+                fingerprint: fingerprint(blob),
+                file: verdict.entry.file,
+                line: verdict.entry.line,
+              })
+            : msg('errors.text.hostKeyChanged', {
+                where: label(ep),
+                stored,
+                offered: fingerprint(blob),
+                line: verdict.entry.line,
+                file: verdict.entry.file,
+                command: `ssh-keygen -R ${ep.port === 22 ? ep.host : `'[${ep.host}]:${ep.port}'`} -f ${verdict.entry.file}`,
+              }),
           {
             host: ep.host,
             port: ep.port,
@@ -210,7 +233,11 @@ async function connectOne(ep: SshEndpoint, opts: ConnectOptions, sock?: Duplex):
           else {
             hostKeyProblem = new AmwError(
               'HOST_KEY_UNKNOWN',
-              `The host key of ${label(ep)} is not known: ${info.keyType} ${info.fingerprint}. Confirm it (in the app, or with --accept-new-host-key after checking the fingerprint with the host's administrator).`,
+              msg('errors.text.hostKeyUnknown', {
+                where: label(ep),
+                keyType: info.keyType,
+                fingerprint: info.fingerprint,
+              }),
               info,
             );
           }
@@ -249,10 +276,14 @@ async function connectOne(ep: SshEndpoint, opts: ConnectOptions, sock?: Duplex):
       settled = true;
       reject(
         hostKeyProblem ??
-          new AmwError('DISCONNECTED', `${label(ep)} closed the connection during the handshake.`, {
-            host: ep.host,
-            port: ep.port,
-          }),
+          new AmwError(
+            'DISCONNECTED',
+            msg('errors.text.closedDuringHandshake', { where: label(ep) }),
+            {
+              host: ep.host,
+              port: ep.port,
+            },
+          ),
       );
     });
     try {

@@ -1,5 +1,6 @@
 import type { Client, ClientChannel } from 'ssh2';
 import { AmwError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 
 export interface ExecOptions {
   /** Written to the command's stdin, then closed (how probe scripts travel: one round trip). */
@@ -35,9 +36,13 @@ export function exec(client: Client, command: string, opts: ExecOptions = {}): P
     client.exec(command, (err, stream: ClientChannel) => {
       if (err) {
         return reject(
-          new AmwError('DISCONNECTED', `Could not start a remote command: ${err.message}`, {
-            cause: err.message,
-          }),
+          new AmwError(
+            'DISCONNECTED',
+            msg('errors.text.commandStartFailed', { error: err.message }),
+            {
+              cause: err.message,
+            },
+          ),
         );
       }
       const out: Buffer[] = [];
@@ -82,7 +87,9 @@ export function exec(client: Client, command: string, opts: ExecOptions = {}): P
               stop(
                 new AmwError(
                   'COMMAND_TIMEOUT',
-                  `No result after ${Math.round(opts.timeoutMs! / 1000)} s; the command was stopped.`,
+                  msg('errors.text.commandTimeout', {
+                    seconds: Math.round(opts.timeoutMs! / 1000),
+                  }),
                   {
                     timeoutMs: opts.timeoutMs,
                   },
@@ -99,12 +106,7 @@ export function exec(client: Client, command: string, opts: ExecOptions = {}): P
         // sshd always reports an exit status or signal for a command that ended; neither means
         // the connection went away under it
         if ((code === null || code === undefined) && !signal) {
-          return stop(
-            new AmwError(
-              'DISCONNECTED',
-              'The connection dropped while the command was running; nothing was stored. Try again.',
-            ),
-          );
+          return stop(new AmwError('DISCONNECTED', msg('errors.text.droppedDuring')));
         }
         settled = true;
         clearTimeout(timer);
@@ -119,7 +121,7 @@ export function exec(client: Client, command: string, opts: ExecOptions = {}): P
         });
       });
       stream.on('error', (e: Error) =>
-        stop(new AmwError('DISCONNECTED', `The remote command failed: ${e.message}`)),
+        stop(new AmwError('DISCONNECTED', msg('errors.text.remoteFailed', { error: e.message }))),
       );
       stream.end(opts.stdin ?? '');
     });

@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import ssh2, { type ParsedKey } from 'ssh2';
 import { AmwError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 
 // ssh2 is CommonJS: Node's ESM loader offers only its default export.
 const { utils } = ssh2;
@@ -36,7 +37,10 @@ export async function loadIdentity(
     if (process.platform !== 'win32' && (st.mode & 0o077) !== 0) {
       throw new AmwError(
         'KEY_UNREADABLE',
-        `Permissions ${(st.mode & 0o777).toString(8).padStart(4, '0')} for ${path} are too open: a private key must not be readable by others. Run: chmod 600 ${path}`,
+        msg('errors.text.keyTooOpen', {
+          mode: (st.mode & 0o777).toString(8).padStart(4, '0'),
+          path,
+        }),
         { file: path, reason: 'permissions' },
       );
     }
@@ -45,7 +49,7 @@ export async function loadIdentity(
     if (err instanceof AmwError) throw err;
     throw new AmwError(
       'KEY_UNREADABLE',
-      `Cannot read the key file ${path}: ${(err as Error).message}`,
+      msg('errors.text.keyUnreadable', { path, error: (err as Error).message }),
       {
         file: path,
         reason: 'unreadable',
@@ -56,18 +60,14 @@ export async function loadIdentity(
   if (parsed instanceof Error && /encrypted|passphrase/i.test(parsed.message)) {
     const passphrase = ask ? await ask(path) : null;
     if (passphrase === null) {
-      throw new AmwError(
-        'KEY_UNREADABLE',
-        `The key ${path} is protected by a passphrase and none was given. Add it to ssh-agent (ssh-add ${path}) or enter the passphrase in the app.`,
-        {
-          file: path,
-          reason: 'passphrase',
-        },
-      );
+      throw new AmwError('KEY_UNREADABLE', msg('errors.text.keyNeedsPassphrase', { path }), {
+        file: path,
+        reason: 'passphrase',
+      });
     }
     parsed = utils.parseKey(data, passphrase);
     if (parsed instanceof Error) {
-      throw new AmwError('KEY_UNREADABLE', `Wrong passphrase for ${path}.`, {
+      throw new AmwError('KEY_UNREADABLE', msg('errors.text.keyWrongPassphrase', { path }), {
         file: path,
         reason: 'passphrase',
       });
@@ -76,7 +76,7 @@ export async function loadIdentity(
   if (parsed instanceof Error) {
     throw new AmwError(
       'KEY_UNREADABLE',
-      `${path} is not a private key ssh can use: ${parsed.message}`,
+      msg('errors.text.keyNotUsable', { path, error: parsed.message }),
       {
         file: path,
         reason: 'format',
@@ -85,7 +85,7 @@ export async function loadIdentity(
   }
   const key = Array.isArray(parsed) ? parsed[0] : parsed;
   if (!key || !key.isPrivateKey()) {
-    throw new AmwError('KEY_UNREADABLE', `${path} holds no private key (is it the .pub file?).`, {
+    throw new AmwError('KEY_UNREADABLE', msg('errors.text.keyNoPrivate', { path }), {
       file: path,
       reason: 'format',
     });

@@ -11,6 +11,7 @@ import { homedir, userInfo } from 'node:os';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import SSHConfig from 'ssh-config';
 import { AmwError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 import { printable, WarningList } from '../parsers/printable';
 import { hasWildcard, patternListMatch, wildcardMatch } from './glob';
 import { SSH_CONFIG_KEYWORDS } from './ssh-config-keywords';
@@ -63,20 +64,22 @@ function readConfigFile(file: string, state: ReadState): string {
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   } catch (err) {
-    throw new AmwError('SSH_CONFIG', `Cannot read ${file}: ${(err as Error).message}`, { file });
+    throw new AmwError(
+      'SSH_CONFIG',
+      msg('errors.text.cannotRead', { path: file, error: (err as Error).message }),
+      { file },
+    );
   }
   try {
     const st = fstatSync(fd);
     if (!st.isFile())
-      throw new AmwError(
-        'SSH_CONFIG',
-        `${file} is not a regular file (a FIFO, device or socket); a config is never read from one.`,
-        { file },
-      );
+      throw new AmwError('SSH_CONFIG', msg('errors.text.configNotRegular', { path: file }), {
+        file,
+      });
     if (st.size > MAX_FILE_BYTES || state.bytes + st.size > MAX_TOTAL_BYTES)
       throw new AmwError(
         'SSH_CONFIG',
-        `${file} is too large for an ssh config (${st.size} bytes; the limit is ${MAX_FILE_BYTES}).`,
+        msg('errors.text.configTooLarge', { path: file, size: st.size, limit: MAX_FILE_BYTES }),
         { file, size: st.size },
       );
     const buf = Buffer.alloc(st.size);
@@ -148,9 +151,13 @@ function readWithIncludes(
   depth = 0,
 ): { text: string[]; origins: Map<string, string> } {
   if (depth > MAX_DEPTH)
-    throw new AmwError('SSH_CONFIG', `Include nesting deeper than ${MAX_DEPTH} at ${file}`, {
-      file,
-    });
+    throw new AmwError(
+      'SSH_CONFIG',
+      msg('errors.text.configIncludeDepth', { depth: MAX_DEPTH, path: file }),
+      {
+        file,
+      },
+    );
   const origins = new Map<string, string>();
   if (state.seen.has(file)) return { text: [], origins };
   state.seen.add(file);
@@ -302,9 +309,13 @@ export function readSshConfigWithWarnings(file = defaultSshConfigPath()): SshCon
   try {
     config = SSHConfig.parse(text.join('\n'));
   } catch (err) {
-    throw new AmwError('SSH_CONFIG', `${file} cannot be parsed: ${(err as Error).message}`, {
-      file,
-    });
+    throw new AmwError(
+      'SSH_CONFIG',
+      msg('errors.text.configUnparsable', { path: file, error: (err as Error).message }),
+      {
+        file,
+      },
+    );
   }
   const all = sections(config);
   const byName = new Map<string, Section[]>();
@@ -322,7 +333,11 @@ export function readSshConfigWithWarnings(file = defaultSshConfigPath()): SshCon
   if (aliases.length * general.length > MAX_PATTERN_WORK)
     throw new AmwError(
       'SSH_CONFIG',
-      `${file} has ${aliases.length} hosts and ${general.length} pattern or Match blocks: too many to resolve.`,
+      msg('errors.text.configTooMany', {
+        path: file,
+        hosts: aliases.length,
+        blocks: general.length,
+      }),
       { file },
     );
 

@@ -32,6 +32,8 @@ export function pickChecks<C extends { id: string }>(all: C[], only?: string[]):
   if (!only?.length) return all;
   const unknown = only.filter((id) => !all.some((c) => c.id === id));
   if (unknown.length)
-    throw new AmwError('VALIDATION', `No such checks: ${unknown.join(', ')}`, { unknown });
+    throw new AmwError('VALIDATION', msg('errors.text.noSuchChecks', { checks: unknown }), {
+      unknown,
+    });
   return all.filter((c) => only.includes(c.id));
 }

@@ -65,6 +65,22 @@ describe('a run that ends by an exception carries the diagnosis in its error', (
     });
   });
 
+  it('keeps an error’s own text, so the diagnosed error still reads in the user’s language', () => {
+    const err = new AmwError(
+      'PROBE_FAILED',
+      msg('errors.text.opsNoResult', {
+        output:
+          'ImportError: libascendcl.so: cannot open shared object file: No such file or directory',
+      }),
+    );
+    const out = withErrorDiagnosis(err) as AmwError;
+    expect(out.text).toEqual(err.text);
+    expect(out.message).toMatch(/^The op capture printed no result\. Last output: ImportError/);
+    expect(out.detail).toMatchObject({
+      diagnosis: [expect.objectContaining({ rule: 'libascendcl-missing' })],
+    });
+  });
+
   it('passes other errors and unrecognised text through unchanged', () => {
     const plain = new Error('boom');
     expect(withErrorDiagnosis(plain)).toBe(plain);

@@ -47,7 +47,7 @@ export function withErrorDiagnosis(err: unknown): unknown {
   const text = [err.message, ...evidenceText(detail)].join('\n');
   const found = diagnoseRaw(text).matches;
   if (!found.length) return err;
-  const diagnosed = new AmwError(err.code, err.message, {
+  const diagnosed = new AmwError(err.code, err.text ?? err.message, {
     ...detail,
     diagnosis: found.slice(0, 10).map((m) => ({ rule: m.rule.id, line: m.line, text: m.text })),
   });

@@ -1,6 +1,7 @@
 import type { JobStarted } from '../../../shared/api';
 import type { StageRunInput } from '../../../shared/stages';
 import { AmwError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 import type { JobContext, JobRunner } from '../jobs/runner';
 import { stageStatus } from '../sessions/repository';
 import type { StageDefinition, StageServices } from './define';
@@ -18,7 +19,12 @@ export function runStage(
   raw: StageRunInput,
 ): JobStarted & { sessionId: number; stageRunId: number } {
   const def = stageDefinition(raw.stage) as StageDefinition | undefined;
-  if (!def) throw new AmwError('VALIDATION', `No stage ${raw.stage} in this build.`, raw);
+  if (!def)
+    throw new AmwError(
+      'VALIDATION',
+      msg('errors.text.noStageInBuild', { stage: String(raw.stage) }),
+      raw,
+    );
   const input = def.prepare ? def.prepare(raw as never, services) : raw;
   const { runsOn } = def.shared;
   const target = input as { host?: string; hosts?: string[] };

@@ -4,6 +4,7 @@ import { jobTitle, type Translate } from '../../../shared/i18n';
 import { useAction, useCall } from '../api';
 import { ErrorText } from './ErrorText';
 import { Icon } from './Icon';
+import { uiDateTime } from '../format';
 
 export const LIST_INPUT = { limit: 30 };
 
@@ -28,7 +29,7 @@ function useJobTitle(): (kind: string) => string {
 }
 
 export function JobsDrawer(props: { jobs: JobRecord[]; onClose: () => void }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const cancel = useAction('jobs.cancel');
   const title = useJobTitle();
   return (
@@ -75,9 +76,7 @@ export function JobsDrawer(props: { jobs: JobRecord[]; onClose: () => void }) {
             )}
             {job.error && job.status === 'failed' && <ErrorText error={job.error} small />}
             <div className="job-foot">
-              <time className="muted small">
-                {new Date(job.createdAt).toLocaleString(i18n.language)}
-              </time>
+              <time className="muted small">{uiDateTime(job.createdAt)}</time>
               {job.status === 'running' && (
                 <button
                   className="small"

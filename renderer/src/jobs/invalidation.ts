@@ -50,3 +50,16 @@ export function useJobFeed(): void {
     for (const m of invalidatedBy(job.kind)) void client.invalidateQueries({ queryKey: [m] });
   });
 }
+
+/**
+ * The app's one `hosts.changed` listener (mounted once, in App): a host added, changed or removed
+ * anywhere — this window, another tab on `amw serve`, the CLI — refreshes every host list shown,
+ * such as the new-session dialog's picker (it once listened on the hosts page only, so a host
+ * added elsewhere was missing there until a reload).
+ */
+export function useHostFeed(): void {
+  const client = useQueryClient();
+  useEvent('hosts.changed', () => {
+    for (const m of HOSTS) void client.invalidateQueries({ queryKey: [m] });
+  });
+}

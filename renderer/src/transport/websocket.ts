@@ -1,4 +1,5 @@
 import { AmwError, fromWireError } from '../../../shared/errors';
+import { msg } from '../../../shared/api/text';
 import type { RpcResponse } from '../../../shared/api/wire';
 import type { Transport } from '../../../shared/transport';
 import type { EventName, EventPayload, Input, MethodName, Output } from '../../../shared/api';
@@ -57,7 +58,7 @@ export function websocketTransport(url: string): WsTransport {
       };
       socket.onclose = () => {
         for (const p of pending.values()) {
-          p.reject(new AmwError('DISCONNECTED', 'The connection to the workbench engine closed.'));
+          p.reject(new AmwError('DISCONNECTED', msg('errors.text.engineClosed')));
         }
         pending.clear();
         setState('closed');

@@ -1,6 +1,7 @@
 import { isAbsolute } from 'node:path';
 import type { CodeAnalysis, Language } from '../../../../shared/api';
 import { AmwError } from '../../../../shared/errors';
+import { msg } from '../../../../shared/api/text';
 import { migratedFiles } from '../../analyzer/fix';
 import { pythonParser } from '../../analyzer/python-parser';
 import { scanProject } from '../../analyzer/scan';
@@ -19,7 +20,7 @@ export function analyzeHandler(
 ): Handler<'code.analyze'> {
   return async ({ path, mode, exclude, migrate, lang }): Promise<CodeAnalysis> => {
     if (!isAbsolute(path))
-      throw new AmwError('VALIDATION', `The folder to scan is an absolute path, not ${path}.`, {
+      throw new AmwError('VALIDATION', msg('errors.text.scanPathAbsolute', { path }), {
         issues: [{ path: 'path', message: 'stage-code:noPath' }],
       });
     // without migrate no file's text is kept: memory is bounded by the largest file

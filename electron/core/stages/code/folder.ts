@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { AmwError } from '../../../../shared/errors';
+import { msg } from '../../../../shared/api/text';
 import type { StageServices } from '../define';
 
 /**
@@ -29,6 +30,8 @@ export function resolveCodeFolder(
       issues: [{ path: 'path', message: 'stage-code:noPath' }],
     });
   if (!existsSync(folder) || !statSync(folder).isDirectory())
-    throw new AmwError('NOT_FOUND', `${folder} is not a folder on this machine.`, { path: folder });
+    throw new AmwError('NOT_FOUND', msg('errors.text.notAFolderHere', { path: folder }), {
+      path: folder,
+    });
   return folder;
 }

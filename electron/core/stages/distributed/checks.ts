@@ -110,8 +110,10 @@ export const FLEET_CHECKS: FleetCheckDef[] = [
           (w) => w.key === 'stage-distributed:facts.missing' && w.params?.section === 'dist_hccn',
         );
         if (gap) return out('warn', gap, { warnings: h.warnings }, T('hccn.fix'), h.host);
-        if (h.npuCount === 0 && !h.hccnTool)
-          return out('skip', T('hccn.noNpu'), { npuCount: 0 }, null, h.host);
+        // no NPU: nothing for hccn_tool to read, with or without the tool — not applicable,
+        // never "read on 0 NPUs" as a pass
+        if (h.npuCount === 0 && !h.devices.length)
+          return out('skip', T('hccn.noNpu'), { npuCount: 0, tool: h.hccnTool }, null, h.host);
         if (!h.hccnTool)
           return out(
             'fail',

@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { AmwError } from '../../../../shared/errors';
+import { AmwError, fromWireError } from '../../../../shared/errors';
 import type { StageCli, StageCommand } from '../define';
 import { baseCheckId } from './checks';
 
@@ -49,11 +49,7 @@ const rankTableCommand: StageCommand = {
     } as never);
     const job = await waitJob(call, started.jobId);
     if (job.status !== 'succeeded')
-      throw new AmwError(
-        job.error?.code ?? 'INTERNAL',
-        job.error?.message ?? job.status,
-        job.error?.detail,
-      );
+      throw job.error ? fromWireError(job.error) : new AmwError('INTERNAL', job.status);
     const r = await call('distributed.get', { stageRunId: started.stageRunId });
     const servers = Array.isArray(
       (r.rankTable.doc as { server_list?: unknown[] } | null)?.server_list,

@@ -318,6 +318,16 @@ describe('fleet checks', () => {
     expect(show(find(out, 'dist.hccn@n2')!.summary)).toMatch(/section is missing \(python3 absent/);
   });
 
+  it('a host without NPUs skips “hccn_tool readable” (not applicable), with or without the tool', () => {
+    const noTool = host('n2', 0, { hccnTool: null, chip: null });
+    const toolOnly = host('n3', 0, { chip: null });
+    const out = run(facts([noTool, toolOnly]));
+    for (const id of ['dist.hccn@n2', 'dist.hccn@n3']) {
+      expect(find(out, id)!.status, id).toBe('skip');
+      expect(show(find(out, id)!.summary), id).toMatch(/No NPU|no NPU/);
+    }
+  });
+
   it('a host that never answered fails only its reach check; the others are still checked', () => {
     const gone = host('n9', 0, {
       reachable: false,

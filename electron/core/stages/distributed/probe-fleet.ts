@@ -1,5 +1,5 @@
 import { msg } from '../../../../shared/api/text';
-import { AmwError, toWireError } from '../../../../shared/errors';
+import { AmwError, errorParam } from '../../../../shared/errors';
 import type { HostDistFacts } from '../../../../shared/stages/distributed/api';
 import type { Inventory } from '../../../../shared/api';
 import { eachLimited } from '../../jobs/each-limited';
@@ -59,7 +59,12 @@ export async function probeFleet(
         probe,
         new Promise<never>((_, reject) =>
           ctl.signal.addEventListener('abort', () =>
-            reject(new AmwError('COMMAND_TIMEOUT', `no answer within ${opts.hostTimeoutMs} ms`)),
+            reject(
+              new AmwError(
+                'COMMAND_TIMEOUT',
+                msg('errors.text.noAnswerWithin', { ms: opts.hostTimeoutMs }),
+              ),
+            ),
           ),
         ),
       ]);
@@ -85,7 +90,7 @@ export async function probeFleet(
       if (job.signal.aborted) throw err;
       const error = timedOut
         ? msg('stage-distributed:reach.timeout', { seconds: Math.round(opts.hostTimeoutMs / 1000) })
-        : msg('stage-distributed:reach.error', { error: toWireError(err).message.slice(0, 300) });
+        : msg('stage-distributed:reach.error', { error: errorParam(err) });
       facts.set(name, unreachableHost(name, error));
     } finally {
       clearTimeout(timer);

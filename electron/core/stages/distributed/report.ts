@@ -4,17 +4,17 @@ import type { ReportDistributed } from '../../../../shared/stages/distributed/re
 import { esc, MAX_ROWS, pill } from '../../reports/html-kit';
 import { cell, MAX_ROWS as MD_ROWS } from '../../reports/md-kit';
 import type { StageReport } from '../define';
+import { severity } from '../../../../shared/stages/distributed/worst';
 import { baseCheckId } from './checks';
 import { DistributedRepository } from './repository';
 
 type Section = z.infer<typeof ReportDistributed>[];
-const RANK: Record<string, number> = { pass: 0, skip: 0, warn: 1, fail: 2, error: 3 };
 const MARK: Record<string, string> = { pass: '✓', skip: '–', warn: '!', fail: '✗', error: '?' };
 const MAX_HOSTS = 256;
 
 /** The worst of a host's outcomes of one check, with their summaries (the failing ones first). */
 function cellOf(outcomes: CheckOutcome[], show: (t: CheckOutcome['summary']) => string) {
-  const sorted = [...outcomes].sort((a, b) => (RANK[b.status] ?? 0) - (RANK[a.status] ?? 0));
+  const sorted = [...outcomes].sort((a, b) => severity(b.status) - severity(a.status));
   const status = sorted[0]?.status ?? 'skip';
   const shown = sorted.filter((o) => o.status === status).slice(0, 3);
   return { status, summary: shown.map((o) => show(o.summary)).join(' ') };

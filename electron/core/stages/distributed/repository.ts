@@ -1,5 +1,6 @@
 import type { DistributedResult } from '../../../../shared/stages/distributed/api';
 import { AmwError } from '../../../../shared/errors';
+import { msg } from '../../../../shared/api/text';
 import type { ArtifactStore } from '../../db/artifacts';
 import type { Db } from '../../db/open';
 import { nowIso } from '../../db/open';
@@ -36,7 +37,7 @@ export class DistributedRepository {
       .prepare('SELECT result_sha256 FROM distributed_runs WHERE stage_run_id = ?')
       .get(runId) as { result_sha256: string } | undefined;
     if (!row)
-      throw new AmwError('NOT_FOUND', `Stage run ${runId} has no stored distributed result.`, {
+      throw new AmwError('NOT_FOUND', msg('errors.text.noDistributed', { id: runId }), {
         runId,
       });
     return JSON.parse(this.artifacts.readText(row.result_sha256)) as DistributedResult;

@@ -1,5 +1,5 @@
 import { msg } from '../../../../shared/api/text';
-import { toWireError } from '../../../../shared/errors';
+import { errorParam } from '../../../../shared/errors';
 import type { HostDistFacts, PingResult } from '../../../../shared/stages/distributed/api';
 import { eachLimited } from '../../jobs/each-limited';
 import type { JobContext } from '../../jobs/runner';
@@ -66,9 +66,7 @@ export async function runPings(
       });
     } catch (err) {
       if (job.signal.aborted) throw err;
-      const why = msg('stage-distributed:reach.error', {
-        error: toWireError(err).message.slice(0, 300),
-      });
+      const why = msg('stage-distributed:reach.error', { error: errorParam(err) });
       pings.forEach((_, i) => results.push(result(i, null, why)));
     }
   };

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { opsStage } from '../../../../shared/stages/ops';
 import { AmwError } from '../../../../shared/errors';
+import { msg } from '../../../../shared/api/text';
 import { nowIso } from '../../db/open';
 import { decodeProbe, parseInventory } from '../../hosts/inventory-parse';
 import { resourcesDir } from '../../paths';
@@ -61,11 +62,9 @@ export const opsDefinition = defineStage({
     services.hosts.saveInventory(name, inventory, res.stdout);
     const section = sections.ops_trace;
     if (!section)
-      throw new AmwError(
-        'PROBE_FAILED',
-        `${name} has no python3 on the PATH of a non-interactive shell: the op capture needs Python with torch.`,
-        { host: name },
-      );
+      throw new AmwError('PROBE_FAILED', msg('errors.text.noPythonOps', { host: name }), {
+        host: name,
+      });
     const trace = readTrace(section.out);
     Object.assign(trace, observedOnHost(section.out, trace));
     const target =

@@ -1,5 +1,6 @@
 import type { OpsResult, RawOpTrace } from '../../../../shared/stages/ops/api';
 import { AmwError } from '../../../../shared/errors';
+import { msg } from '../../../../shared/api/text';
 import type { ArtifactStore } from '../../db/artifacts';
 import type { Db } from '../../db/open';
 import { nowIso } from '../../db/open';
@@ -30,7 +31,7 @@ export class OpTraceRepository {
     const row = this.db
       .prepare('SELECT entry, target_torch_npu, trace_sha256 FROM op_traces WHERE stage_run_id = ?')
       .get(runId) as { entry: string; target_torch_npu: string; trace_sha256: string } | undefined;
-    if (!row) throw new AmwError('NOT_FOUND', `Stage run ${runId} has no operator trace.`);
+    if (!row) throw new AmwError('NOT_FOUND', msg('errors.text.noOpTrace', { id: runId }));
     const trace = JSON.parse(this.artifacts.readText(row.trace_sha256)) as RawOpTrace;
     return {
       ...classifyTrace(trace, torchNpu ?? row.target_torch_npu),

@@ -1,5 +1,6 @@
 import type { RawOpTrace } from '../../../../shared/stages/ops/api';
 import { AmwError } from '../../../../shared/errors';
+import { msg } from '../../../../shared/api/text';
 import { validateOpTrace } from '../../parsers/op-trace';
 
 const MARKER = '@@AMW-OPS@@';
@@ -36,16 +37,16 @@ export function readTrace(text: string): RawOpTrace {
   if (at < 0)
     throw new AmwError(
       'PROBE_FAILED',
-      `The op capture printed no result. Last output: ${text.slice(-600) || '(nothing)'}`,
+      msg('errors.text.opsNoResult', { output: text.slice(-600) || '—' }),
     );
   const line = text.slice(at + MARKER.length).split('\n')[0]!;
   let doc: RawOpTrace;
   try {
     doc = JSON.parse(line) as RawOpTrace;
   } catch {
-    throw new AmwError('PROBE_FAILED', 'The op capture printed a result that is not JSON.');
+    throw new AmwError('PROBE_FAILED', msg('errors.text.opsNotJson'));
   }
   if (!Array.isArray(doc?.ops) || !Array.isArray(doc?.inputs))
-    throw new AmwError('PROBE_FAILED', 'The op capture result has no op table.');
+    throw new AmwError('PROBE_FAILED', msg('errors.text.opsNoTable'));
   return validateOpTrace(doc);
 }

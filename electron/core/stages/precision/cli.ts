@@ -152,7 +152,7 @@ export const precisionCli: StageCli = {
                 baseline: view.baseline,
                 entry: view.entry,
                 dtype: view.dtype,
-                mode: view.mode,
+                mode: { key: `${NS}modeName.${view.mode}` },
               },
             }),
             ...view.modules.slice(0, SHOW_ROWS).map(rows),

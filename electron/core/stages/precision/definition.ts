@@ -103,7 +103,7 @@ function failedDump(args: Record<string, unknown>, e: AmwError): RawDump {
       message: e.message,
       traceback: '',
       phase: 'result',
-      text: (e.detail as { text?: Msg } | undefined)?.text,
+      text: e.text ?? (e.detail as { text?: Msg } | undefined)?.text,
     },
   };
 }

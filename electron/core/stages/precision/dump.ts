@@ -27,6 +27,6 @@ export function readDump(text: string, host: string): RawDump {
     });
   }
   if (!Array.isArray(doc.modules))
-    throw new AmwError('PROBE_FAILED', `The dump on ${host} has no module table.`, { host });
+    throw new AmwError('PROBE_FAILED', msg('errors.text.dumpNoTable', { host }), { host });
   return doc;
 }

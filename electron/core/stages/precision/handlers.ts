@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { AmwError } from '../../../../shared/errors';
+import { msg } from '../../../../shared/api/text';
 import type { DumpSide, PrecisionRunView, RawDump } from '../../../../shared/stages/precision/api';
 import type { DomainHandlers, MethodsOf, Services } from '../../api/services';
 import { stageStatus } from '../../sessions/repository';
@@ -66,7 +67,7 @@ export function precisionHandlers(s: Services): DomainHandlers<MethodsOf<'precis
     'precision.dumps': ({ stageRunId, module }) => {
       s.sessions.run(stageRunId);
       if (!repo.has(stageRunId))
-        throw new AmwError('NOT_FOUND', `Stage run ${stageRunId} has no precision comparison.`);
+        throw new AmwError('NOT_FOUND', msg('errors.text.noPrecision', { id: stageRunId }));
       const d = repo.dumps(stageRunId);
       return { baseline: dumpSide(d.baseline, module), target: dumpSide(d.target, module) };
     },
@@ -83,7 +84,8 @@ export function precisionHandlers(s: Services): DomainHandlers<MethodsOf<'precis
     },
     'precision.import': async ({ path, sessionId, project }) => {
       const full = resolve(path);
-      if (!existsSync(full)) throw new AmwError('NOT_FOUND', `${path} does not exist.`, { path });
+      if (!existsSync(full))
+        throw new AmwError('NOT_FOUND', msg('errors.text.pathMissing', { path }), { path });
       if (sessionId) s.sessions.session(sessionId);
       const imp = await importMsprobe(full);
       const sid = sessionId ?? s.sessions.createSession({ project });

@@ -521,11 +521,12 @@ export async function importMsprobe(path: string): Promise<MsprobeImport> {
           seed: typeof c.seed === 'number' ? c.seed : null,
           deterministic: typeof c.is_deterministic === 'boolean' ? c.is_deterministic : null,
         };
+        // a field the file does not carry is named as missing, never shown as "?"
         problems.push(
           m('import.config', {
             file: rel(f),
-            task: config.task ?? '?',
-            level: config.level ?? '?',
+            task: config.task ?? m('import.notRecorded'),
+            level: config.level ?? m('import.notRecorded'),
           }),
         );
       } catch (e) {
@@ -583,7 +584,12 @@ export async function importMsprobe(path: string): Promise<MsprobeImport> {
     );
   } else
     for (const d of dumps) {
-      problems.push(m('import.dumpOnly', { framework: framework ?? '?', task: d.task ?? '?' }));
+      problems.push(
+        m('import.dumpOnly', {
+          framework: framework ?? m('import.notRecordedIn', { file: d.file }),
+          task: d.task ?? m('import.notRecordedIn', { file: d.file }),
+        }),
+      );
       for (const r of d.records) modules.push(oneSided(r.module, modules.length, r));
     }
   if (!used.length) problems.push(m('import.nothing', { path: basename(path) }));

@@ -475,6 +475,35 @@ describe('msprobe import: xlsx (the format msprobe writes)', () => {
 });
 
 describe('msprobe import: bad input', () => {
+  it('a half-broken dump says which fields it lacks, never "?", and lists each problem once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'amw-msprobe-'));
+    try {
+      // a dump.json from the fixture without its task and framework, stack and construct gone
+      const doc = JSON.parse(
+        readFileSync(join(FIX, 'dump_pytorch_mix_statistics/dump.json'), 'utf8'),
+      ) as Record<string, unknown>;
+      delete doc.task;
+      delete doc.framework;
+      writeFileSync(join(dir, 'dump.json'), JSON.stringify(doc));
+      writeFileSync(join(dir, 'config.json'), JSON.stringify({ level: 'L1' }));
+      const r = await importMsprobe(dir);
+      const texts = r.problems.map(en);
+      const name = dir.split('/').pop()!;
+      expect(texts).toContain(
+        `One-sided dump (framework: not recorded in ${name}/dump.json; task: not recorded in ${name}/dump.json): statistics only, nothing to compare against.`,
+      );
+      expect(texts).toContain(`msprobe config ${name}/config.json: task: not recorded; level: L1.`);
+      expect(texts.join('\n')).not.toContain('?');
+      expect(new Set(texts).size).toBe(texts.length);
+      const zh = r.problems.map((p) =>
+        renderText(translator('zh-CN', STAGE_NAMESPACES), 'zh-CN', p),
+      );
+      expect(zh.join('\n')).toContain('dump.json 中未记录');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a truncated dump.json keeps the entries before the damage and names the file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'amw-msprobe-'));
     try {

@@ -133,7 +133,9 @@ export const precisionReport: StageReport<Section> = {
     if (!list.length) return '';
     const out: string[] = [`<section id="precision"><h2>${esc(t(`${NS}report.title`))}</h2>`];
     for (const p of list) {
-      out.push(`<h3>${esc(t(`${NS}report.summary`, p))}</h3>`);
+      out.push(
+        `<h3>${esc(t(`${NS}report.summary`, { ...p, mode: t(`${NS}modeName.${p.mode}`) }))}</h3>`,
+      );
       const f = p.firstDivergence;
       out.push(
         f
@@ -165,7 +167,13 @@ export const precisionReport: StageReport<Section> = {
   md(list, t) {
     const out: string[] = [];
     for (const p of list) {
-      out.push('', `## ${t(`${NS}report.title`)}`, '', t(`${NS}report.summary`, p), '');
+      out.push(
+        '',
+        `## ${t(`${NS}report.title`)}`,
+        '',
+        t(`${NS}report.summary`, { ...p, mode: t(`${NS}modeName.${p.mode}`) }),
+        '',
+      );
       const f = p.firstDivergence;
       out.push(
         f

@@ -7,6 +7,7 @@ import type {
   RawDump,
 } from '../../../../shared/stages/precision/api';
 import { AmwError } from '../../../../shared/errors';
+import { msg } from '../../../../shared/api/text';
 import type { ArtifactStore } from '../../db/artifacts';
 import type { Db } from '../../db/open';
 import { nowIso } from '../../db/open';
@@ -120,7 +121,7 @@ export class PrecisionRepository {
   get(runId: number, host: string): PrecisionRunView {
     const r = this.db.prepare('SELECT * FROM precision_runs WHERE stage_run_id = ?').get(runId) as
       Record<string, unknown> | undefined;
-    if (!r) throw new AmwError('NOT_FOUND', `Stage run ${runId} has no precision comparison.`);
+    if (!r) throw new AmwError('NOT_FOUND', msg('errors.text.noPrecision', { id: runId }));
     const rows = this.db
       .prepare('SELECT * FROM precision_modules WHERE stage_run_id = ? ORDER BY ord')
       .all(runId) as ModuleRow[];
@@ -196,7 +197,7 @@ export class PrecisionRepository {
           WHERE p.stage_run_id = ?`,
       )
       .get(runId) as Record<string, unknown> | undefined;
-    if (!r) throw new AmwError('NOT_FOUND', `Stage run ${runId} has no precision comparison.`);
+    if (!r) throw new AmwError('NOT_FOUND', msg('errors.text.noPrecision', { id: runId }));
     return historyRow(r);
   }
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import type { Client, SFTPWrapper } from 'ssh2';
 import { AmwError } from '../../../../shared/errors';
+import { msg } from '../../../../shared/api/text';
 import type { JobContext } from '../../jobs/runner';
 import { exec } from '../../ssh/exec';
 import { remoteCommand } from '../../ssh/quote';
@@ -15,7 +16,12 @@ function sftpOf(c: Client): Promise<SFTPWrapper> {
   return new Promise((resolve, reject) =>
     c.sftp((err, sftp) =>
       err
-        ? reject(new AmwError('DISCONNECTED', `SFTP is not available: ${err.message}`))
+        ? reject(
+            new AmwError(
+              'DISCONNECTED',
+              msg('errors.text.sftpUnavailable', { error: err.message }),
+            ),
+          )
         : resolve(sftp),
     ),
   );
@@ -74,8 +80,8 @@ export async function moveState(
     if (got !== expectedSha)
       throw new AmwError(
         'PROBE_FAILED',
-        `The weights and inputs from ${from} arrived with sha256 ${got}, expected ${expectedSha}.`,
-        { key: 'stage-precision:checksum', host: from },
+        msg('errors.text.weightsChecksum', { from, got, expected: expectedSha }),
+        { host: from },
       );
     await use(hosts, to, job, password, async (c) => {
       const sftp = await sftpOf(c);

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { Text } from '../../../../shared/api';
 import type { ProfileCompare, ProfileResult } from '../../../../shared/stages/profiling/api';
 import { AmwError } from '../../../../shared/errors';
+import { msg } from '../../../../shared/api/text';
 import type { StageCommand } from '../define';
 import { profileDocument } from './document';
 import { compareProfiles } from './compare';
@@ -25,7 +26,7 @@ function sessionOf(o: Record<string, unknown>): number | undefined {
   if (!(Number.isInteger(n) && n > 0))
     throw new AmwError(
       'VALIDATION',
-      `--session takes a session id (a number), not ${String(o.session)}.`,
+      msg('errors.text.sessionIdNumber', { value: String(o.session) }),
     );
   return n;
 }
@@ -101,7 +102,7 @@ const compareCommand: StageCommand = {
     const [a, b] = [args[0]!, args[1]!];
     for (const x of [a, b])
       if (!isDir(x) && !(Number.isInteger(Number(x)) && Number(x) > 0))
-        throw new AmwError('NOT_FOUND', `${x} is neither a folder nor a stored run id.`, {
+        throw new AmwError('NOT_FOUND', msg('errors.text.notFolderNorRun', { arg: x }), {
           arg: x,
         });
     const cmp = compareProfiles(await load(a), await load(b));

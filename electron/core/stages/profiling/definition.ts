@@ -2,6 +2,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { profilingStage } from '../../../../shared/stages/profiling';
 import { AmwError } from '../../../../shared/errors';
+import { msg } from '../../../../shared/api/text';
 import { nowIso } from '../../db/open';
 import { decodeProbe, parseInventory } from '../../hosts/inventory-parse';
 import { resourcesDir } from '../../paths';
@@ -39,12 +40,12 @@ function readHarness(text: string): HarnessResult {
   if (at < 0)
     throw new AmwError(
       'PROBE_FAILED',
-      `The profiling run printed no result. Last output: ${text.slice(-600) || '(nothing)'}`,
+      msg('errors.text.profilingNoResult', { output: text.slice(-600) || '—' }),
     );
   try {
     return JSON.parse(text.slice(at + MARKER.length).split('\n')[0]!) as HarnessResult;
   } catch {
-    throw new AmwError('PROBE_FAILED', 'The profiling run printed a result that is not JSON.');
+    throw new AmwError('PROBE_FAILED', msg('errors.text.profilingNotJson'));
   }
 }
 
@@ -71,7 +72,9 @@ export const profilingDefinition = defineStage({
     if (input.checks?.length) {
       const unknown = input.checks.filter((c) => !(PROFILING_CHECK_IDS as string[]).includes(c));
       if (unknown.length)
-        throw new AmwError('VALIDATION', `No such checks: ${unknown.join(', ')}`, { unknown });
+        throw new AmwError('VALIDATION', msg('errors.text.noSuchChecks', { checks: unknown }), {
+          unknown,
+        });
     }
     return input;
   },
@@ -218,11 +221,9 @@ async function profileOn(
   services.hosts.saveInventory(name, parseInventory(res.stdout, name, nowIso()), res.stdout);
   const section = sections.profile_run;
   if (!section)
-    throw new AmwError(
-      'PROBE_FAILED',
-      `${name} has no python3 on the PATH of a non-interactive shell: profiling needs Python with torch.`,
-      { host: name },
-    );
+    throw new AmwError('PROBE_FAILED', msg('errors.text.noPythonProfiling', { host: name }), {
+      host: name,
+    });
   const harness = readHarness(section.out);
   const local = join(runDir, name);
   if (harness.error) return { harness, local, files: [] };

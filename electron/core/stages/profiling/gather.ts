@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import type { Client, SFTPWrapper } from 'ssh2';
 import { AmwError } from '../../../../shared/errors';
+import { msg } from '../../../../shared/api/text';
 import { hashFile } from '../../db/artifacts';
 import type { HostService } from '../../hosts/host-service';
 import { exec } from '../../ssh/exec';
@@ -11,7 +12,14 @@ import type { GatheredFile } from './repository';
 const sftpOf = (c: Client) =>
   new Promise<SFTPWrapper>((resolve, reject) =>
     c.sftp((err, s) =>
-      err ? reject(new AmwError('DISCONNECTED', `SFTP: ${err.message}`)) : resolve(s),
+      err
+        ? reject(
+            new AmwError(
+              'DISCONNECTED',
+              msg('errors.text.sftpUnavailable', { error: err.message }),
+            ),
+          )
+        : resolve(s),
     ),
   );
 
@@ -44,7 +52,7 @@ export async function gatherFolder(
       if (listed.code !== 0)
         throw new AmwError(
           'PROBE_FAILED',
-          `Cannot list ${remoteDir} on ${host}: ${listed.stderr.slice(-300)}`,
+          msg('errors.text.listFailed', { dir: remoteDir, host, error: listed.stderr.slice(-300) }),
           {
             host,
           },
@@ -68,7 +76,12 @@ export async function gatherFolder(
             await new Promise<void>((resolve, reject) =>
               sftp.fastGet(posix.join(remoteDir, f.path), part, (err) =>
                 err
-                  ? reject(new AmwError('DISCONNECTED', `SFTP ${f.path}: ${err.message}`))
+                  ? reject(
+                      new AmwError(
+                        'DISCONNECTED',
+                        msg('errors.text.sftpFileFailed', { path: f.path, error: err.message }),
+                      ),
+                    )
                   : resolve(),
               ),
             );
@@ -76,7 +89,7 @@ export async function gatherFolder(
             if (got !== f.sha256)
               throw new AmwError(
                 'PROBE_FAILED',
-                `${f.path} from ${host} changed while copied (sha256 differs).`,
+                msg('errors.text.changedWhileCopied', { path: f.path, host }),
                 {
                   host,
                   path: f.path,

@@ -1,4 +1,6 @@
 import { mkdirSync } from 'node:fs';
+import { msg } from '../../../../shared/api/text';
+import { AmwError } from '../../../../shared/errors';
 import { join } from 'node:path';
 import type { ProfileResult } from '../../../../shared/stages/profiling/api';
 import type { JobContext } from '../../jobs/runner';
@@ -63,12 +65,27 @@ export function profilingHandlers(s: Services): DomainHandlers<MethodsOf<'profil
         },
       );
     },
-    'profiling.get': ({ stageRunId }) => ({ ...repo.get(stageRunId), stageRunId }),
+    'profiling.get': ({ stageRunId }) => ({ ...storedProfile(s, repo, stageRunId), stageRunId }),
     'profiling.list': ({ sessionId, limit }) => repo.list(sessionId, limit),
-    'profiling.compare': ({ a, b }) => compareProfiles(repo.get(a), repo.get(b)),
+    'profiling.compare': ({ a, b }) =>
+      compareProfiles(storedProfile(s, repo, a), storedProfile(s, repo, b)),
     'profiling.timeline': ({ stageRunId, unit, step }) =>
       readTimeline(repo, stageRunId, unit ?? null, step),
   };
+}
+
+/**
+ * A run's stored profile; for a run that stored none (an import or a run that ended in error, a
+ * run of another stage) a refusal that says so and how the run ended, in the reader's language.
+ */
+function storedProfile(s: Services, repo: ProfileRepository, id: number) {
+  if (repo.has(id)) return repo.get(id);
+  const run = s.sessions.run(id); // no such run at all: that refusal, in words of its own
+  throw new AmwError(
+    'NOT_FOUND',
+    msg('errors.text.noProfileOf', { id, status: msg(`sessions.status.${run.status}`) }),
+    { stageRunId: id, status: run.status },
+  );
 }
 
 /**

@@ -10,6 +10,7 @@ import type {
   StepTime,
 } from '../../../../shared/stages/profiling/api';
 import { AmwError } from '../../../../shared/errors';
+import { msg } from '../../../../shared/api/text';
 import { adviseProfile, profilingAdvice, type AdviceRules } from './advice';
 import { m, type ParserChoice } from './csv-stream';
 import { KernelAgg, readKernelTable, readOpStatistic } from './kernels';
@@ -214,7 +215,7 @@ export async function importProfile(
   opts: ImportOptions = {},
 ): Promise<ProfileResult> {
   if (!existsSync(root) || !statSync(root).isDirectory())
-    throw new AmwError('NOT_FOUND', `${root} is not a folder.`, { dir: root });
+    throw new AmwError('NOT_FOUND', msg('errors.text.notAFolder', { path: root }), { dir: root });
   const rules = opts.rules ?? profilingAdvice();
   const warnings: ProfileWarning[] = [];
   const warn = (w: ProfileWarning) => void warnings.push(w);

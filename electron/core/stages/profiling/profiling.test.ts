@@ -523,6 +523,44 @@ describe('the step-time check against the GPU baseline of the project', () => {
   }, 60_000);
 });
 
+describe('a failed import', () => {
+  it('is an error run that is never offered for comparison, and says why in the language shown', async () => {
+    const { createCore } = await import('../../api/core');
+    const { explainError, translator } = await import('../../../../shared/i18n');
+    const { STAGE_NAMESPACES } = await import('../../../../shared/stages');
+    const core = createCore({ env: { AMW_HOME: scratch() } as NodeJS.ProcessEnv });
+    try {
+      const good = await core.call('profiling.import', {
+        dir: join(F, 'torch_npu_level1_rank0_ascend_pt'),
+      });
+      await core.jobs.wait(good.jobId);
+      const bad = await core.call('profiling.import', {
+        dir: join(scratch(), 'not-there'),
+        sessionId: good.sessionId,
+      });
+      expect((await core.jobs.wait(bad.jobId)).status).toBe('failed');
+      expect((await core.call('stages.get', { id: bad.stageRunId })).status).toBe('error');
+      const listed = await core.call('profiling.list', { sessionId: good.sessionId, limit: 10 });
+      expect(listed.map((p) => p.stageRunId)).toEqual([good.stageRunId]);
+      const refused = await core.dispatch(
+        'profiling.compare',
+        { a: good.stageRunId, b: bad.stageRunId },
+        { transport: 'test' },
+      );
+      if (refused.ok) throw new Error('compared a run without a profile');
+      const zh = explainError(translator('zh-CN', STAGE_NAMESPACES), refused.error, 'zh-CN');
+      expect(zh).toBe(
+        `未找到：阶段运行 ${bad.stageRunId} 的结果为“出错”，没有保存性能数据：没有可显示或比较的内容。`,
+      );
+      expect(refused.error.message).toBe(
+        `Stage run ${bad.stageRunId} ended as “error” and stored no profile: there is nothing to show or compare.`,
+      );
+    } finally {
+      await core.close();
+    }
+  }, 60_000);
+});
+
 describe('profiling.import stores an import as a stage run of a session', () => {
   it('checks, the stored profile, the CLI --session path and the report section', async () => {
     const { createCore } = await import('../../api/core');

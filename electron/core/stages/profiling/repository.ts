@@ -1,5 +1,6 @@
 import type { ProfileResult } from '../../../../shared/stages/profiling/api';
 import { AmwError } from '../../../../shared/errors';
+import { msg } from '../../../../shared/api/text';
 import type { ArtifactStore } from '../../db/artifacts';
 import type { Db } from '../../db/open';
 import { nowIso } from '../../db/open';
@@ -72,7 +73,7 @@ export class ProfileRepository {
       .prepare('SELECT entry, profiler, result_sha256 FROM profiles WHERE stage_run_id = ?')
       .get(runId) as
       { entry: string | null; profiler: string | null; result_sha256: string } | undefined;
-    if (!row) throw new AmwError('NOT_FOUND', `Stage run ${runId} has no stored profile.`);
+    if (!row) throw new AmwError('NOT_FOUND', msg('errors.text.noProfile', { id: runId }));
     return {
       ...(JSON.parse(this.artifacts.readText(row.result_sha256)) as ProfileResult),
       entry: row.entry,
@@ -85,7 +86,7 @@ export class ProfileRepository {
     const row = this.db
       .prepare('SELECT files_dir FROM profiles WHERE stage_run_id = ?')
       .get(runId) as { files_dir: string | null } | undefined;
-    if (!row) throw new AmwError('NOT_FOUND', `Stage run ${runId} has no stored profile.`);
+    if (!row) throw new AmwError('NOT_FOUND', msg('errors.text.noProfile', { id: runId }));
     return row.files_dir;
   }
 

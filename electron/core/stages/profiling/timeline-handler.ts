@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { StepTimeline } from '../../../../shared/stages/profiling/api';
 import { AmwError } from '../../../../shared/errors';
+import { msg } from '../../../../shared/api/text';
 import type { ProfileRepository } from './repository';
 import { stepTimeline } from './timeline';
 
@@ -29,19 +30,15 @@ export function readTimeline(
     .filter((u) => u.trace !== undefined && (unit === null || u.i === unit));
   const u = units[0];
   if (!dir || !u)
-    throw new AmwError('NOT_FOUND', `Stage run ${runId} has no trace_view.json to show.`, {
+    throw new AmwError('NOT_FOUND', msg('errors.text.noTrace', { id: runId }), {
       stageRunId: runId,
     });
   const rel = join(u.r.dir, u.trace!);
   const path = join(dir, rel);
   if (!existsSync(path))
-    throw new AmwError(
-      'NOT_FOUND',
-      `The trace ${path} is no longer there: import the folder again.`,
-      {
-        path,
-      },
-    );
+    throw new AmwError('NOT_FOUND', msg('errors.text.traceGone', { path }), {
+      path,
+    });
   // keyed by the file itself (a core per data dir can share this process: tests, serve)
   const st = statSync(path);
   const key = `${path}\u0000${st.size}\u0000${st.mtimeMs}\u0000${step ?? ''}`;

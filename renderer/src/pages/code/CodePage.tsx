@@ -7,10 +7,11 @@ import { useJob } from '../../components/JobsDrawer';
 import { PageHead } from '../../components/PageHead';
 import { StartSteps } from '../StartPage';
 import { ScanReview } from './ScanReview';
+import { uiDateTime } from '../../format';
 
 /** The Code page: start a scan of a local folder, list earlier scans, open one for review. */
 export function CodePage(props: { selected: string | null; open: (id: string | null) => void }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const scans = useCall('code.scans', {});
   const sessions = useCall('sessions.list', {});
   const start = useAction('code.scan');
@@ -53,10 +54,6 @@ export function CodePage(props: { selected: string | null; open: (id: string | n
   }
 
   const list = scans.data ?? [];
-  const dateFmt = new Intl.DateTimeFormat(i18n.language, {
-    dateStyle: 'medium',
-    timeStyle: 'short',
-  });
   return (
     <section className="page" data-testid="page-code">
       <PageHead icon="code" title={t('pages.code.title')} />
@@ -167,7 +164,7 @@ export function CodePage(props: { selected: string | null; open: (id: string | n
                   <span className="sev info">{s.counts.info}</span>
                 </td>
                 <td>{t(`code.level.${s.effort.level}`)}</td>
-                <td>{dateFmt.format(new Date(s.createdAt))}</td>
+                <td>{uiDateTime(s.createdAt)}</td>
               </tr>
             ))}
           </tbody>

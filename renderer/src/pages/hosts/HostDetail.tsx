@@ -1,14 +1,14 @@
 import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { Inventory } from '../../../../shared/api';
-import { explainError } from '../../../../shared/i18n';
+import { LOCAL_HOST_NAME, type Inventory } from '../../../../shared/api';
 import { useAction, useCall } from '../../api';
 import { AddHostDialog } from '../../components/AddHostDialog';
-import { ErrorText } from '../../components/ErrorText';
+import { ErrorLine, ErrorText } from '../../components/ErrorText';
 import { Icon } from '../../components/Icon';
 import { useJob } from '../../components/JobsDrawer';
 import { dash, healthClass, mb } from './format';
 import { Monitor } from './Monitor';
+import { uiDateTime } from '../../format';
 
 // xterm.js is large and only needed when a terminal opens
 const TerminalView = lazy(() =>
@@ -33,7 +33,8 @@ export function HostDetail(props: { name: string; onBack: () => void }) {
   const [diffWith, setDiffWith] = useState<number | null>(null);
   const [tab, setTab] = useState<'inventory' | 'monitor' | 'terminal'>('inventory');
 
-  const pw = password ? { password } : {};
+  const local = props.name === LOCAL_HOST_NAME;
+  const pw = password && !local ? { password } : {};
   return (
     <section className="page" data-testid="host-detail">
       <header className="page-head">
@@ -45,7 +46,8 @@ export function HostDetail(props: { name: string; onBack: () => void }) {
         </span>
         <div>
           <h1 data-testid="host-title">{props.name}</h1>
-          {host.data && (
+          {host.data && local && <span className="muted small">{t('local.address')}</span>}
+          {host.data && !local && (
             <span className="muted small">
               {`${host.data.username ? `${host.data.username}@` : ''}${host.data.hostname}:${host.data.port}`}
               {host.data.jump ? ` · ${t('hosts.via', { jump: host.data.jump })}` : ''}
@@ -53,16 +55,20 @@ export function HostDetail(props: { name: string; onBack: () => void }) {
           )}
         </div>
         <div className="spacer" />
-        <input
-          type="password"
-          className="password"
-          placeholder={t('hosts.passwordPlaceholder')}
-          value={password}
-          autoComplete="off"
-          onChange={(e) => setPassword(e.target.value)}
-          aria-label={t('hosts.passwordPlaceholder')}
-        />
-        {info.data?.canRememberSecrets && password && (
+        {/* this machine is not reached over SSH: no password to give, remember or forget */}
+        {!local && (
+          <input
+            type="password"
+            className="password"
+            placeholder={t('hosts.passwordPlaceholder')}
+            value={password}
+            autoComplete="off"
+            onChange={(e) => setPassword(e.target.value)}
+            aria-label={t('hosts.passwordPlaceholder')}
+            data-testid="host-password"
+          />
+        )}
+        {!local && info.data?.canRememberSecrets && password && (
           <label className="inline">
             <input
               type="checkbox"
@@ -72,7 +78,7 @@ export function HostDetail(props: { name: string; onBack: () => void }) {
             {t('hosts.rememberPassword')}
           </label>
         )}
-        {host.data?.savedSecret && (
+        {!local && host.data?.savedSecret && (
           <button
             onClick={() => forgetPw.mutate({ name: props.name })}
             title={t('hosts.savedPasswordHint')}
@@ -150,8 +156,7 @@ export function HostDetail(props: { name: string; onBack: () => void }) {
           ) : (
             <>
               <p>
-                <code>{test.data.error!.code}</code>{' '}
-                {explainError((k, p) => t(k, p ?? {}), test.data.error!)}
+                <ErrorLine error={test.data.error!} />
               </p>
               {test.data.error!.code === 'HOST_KEY_MISMATCH' && (
                 <MismatchFacts detail={test.data.error!.detail} />
@@ -172,7 +177,7 @@ export function HostDetail(props: { name: string; onBack: () => void }) {
       {job?.status === 'failed' && job.error && (
         <div className="callout fail" data-testid="inventory-failed">
           <p>
-            <code>{job.error.code}</code> {explainError((k, p) => t(k, p ?? {}), job.error)}
+            <ErrorLine error={job.error} />
           </p>
           {job.error.code === 'HOST_KEY_MISMATCH' && <MismatchFacts detail={job.error.detail} />}
         </div>
@@ -214,7 +219,7 @@ export function HostDetail(props: { name: string; onBack: () => void }) {
               <option value="">{t('hosts.diffPick')}</option>
               {snapshots.data!.slice(1).map((s) => (
                 <option key={s.id} value={s.id}>
-                  {new Date(s.takenAt).toLocaleString()}
+                  {uiDateTime(s.takenAt)}
                 </option>
               ))}
             </select>
@@ -296,9 +301,7 @@ export function InventoryView(props: { id: number }) {
   const v = inv.versions;
   return (
     <div data-testid="inventory-view">
-      <p className="muted small">
-        {t('hosts.takenAt', { time: new Date(inv.takenAt).toLocaleString() })}
-      </p>
+      <p className="muted small">{t('hosts.takenAt', { time: uiDateTime(inv.takenAt) })}</p>
       <div className="cards">
         <div className="card">
           <h3>{t('hosts.system')}</h3>

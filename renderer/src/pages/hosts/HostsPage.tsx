@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { LOCAL_HOST_NAME } from '../../../../shared/api';
 import { PageHead } from '../../components/PageHead';
-import { useCall, useEvent } from '../../api';
+import { useCall } from '../../api';
 import { AddHostDialog } from '../../components/AddHostDialog';
 import { ErrorText } from '../../components/ErrorText';
 import { ImportDialog } from '../../components/ImportDialog';
@@ -9,20 +10,12 @@ import { StartSteps } from '../StartPage';
 import { FleetTable } from './FleetTable';
 import { HostDetail } from './HostDetail';
 import { dash, healthClass } from './format';
-import { useQueryClient } from '@tanstack/react-query';
 
 export function HostsPage(props: { selected: string | null; open: (name: string | null) => void }) {
   const { t } = useTranslation();
-  const client = useQueryClient();
   const hosts = useCall('hosts.list', {});
   const [dialog, setDialog] = useState<'add' | 'import' | null>(null);
   const [tab, setTab] = useState<'hosts' | 'fleet'>('hosts');
-  useEvent('hosts.changed', () => {
-    void client.invalidateQueries({ queryKey: ['hosts.list'] });
-    void client.invalidateQueries({ queryKey: ['hosts.get'] });
-    void client.invalidateQueries({ queryKey: ['fleet.table'] });
-    void client.invalidateQueries({ queryKey: ['inventory.list'] });
-  });
 
   if (props.selected) return <HostDetail name={props.selected} onBack={() => props.open(null)} />;
   const list = hosts.data ?? [];
@@ -31,7 +24,7 @@ export function HostsPage(props: { selected: string | null; open: (name: string 
       <PageHead icon="hosts" title={t('pages.hosts.title')}>
         <div className="spacer" />
         <button
-          onClick={() => props.open('local')}
+          onClick={() => props.open(LOCAL_HOST_NAME)}
           data-testid="open-local-host"
           title={t('local.hint')}
         >
@@ -107,7 +100,7 @@ export function HostsPage(props: { selected: string | null; open: (name: string 
                       </a>
                     </td>
                     <td>
-                      {h.name === 'local' ? (
+                      {h.name === LOCAL_HOST_NAME ? (
                         <span>{t('local.address')}</span>
                       ) : (
                         <code>{`${h.username ? `${h.username}@` : ''}${h.hostname}:${h.port}`}</code>

@@ -1,9 +1,8 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { MonitorSample } from '../../../../shared/api';
-import { explainError } from '../../../../shared/i18n';
 import { useEvent, useTransport } from '../../api';
-import { ErrorText } from '../../components/ErrorText';
+import { ErrorText, useExplainError } from '../../components/ErrorText';
 
 const KEEP = 90;
 
@@ -59,6 +58,7 @@ function Spark(props: { values: (number | null)[]; max: number; label: string; l
  */
 export function Monitor(props: { name: string; password?: string }) {
   const { t } = useTranslation();
+  const explain = useExplainError();
   const transport = useTransport();
   const [interval, setIntervalSec] = useState(2);
   const [wanted, setWanted] = useState(false);
@@ -118,9 +118,9 @@ export function Monitor(props: { name: string; password?: string }) {
       idRef.current = null;
       setMonitorId(null);
       setWanted(false);
-      if (e.error) setEnded(explainError((k, p) => t(k, p ?? {}), e.error));
+      if (e.error) setEnded(explain(e.error));
     },
-    [t],
+    [explain],
   );
   useEvent('monitor.ended', onEnded);
 

@@ -8,6 +8,7 @@ import { href, navigate } from '../../routes';
 import { useStageName } from '../../stages/shared/names';
 import { StatusBadge } from '../../stages/shared/StageStatus';
 import type { StageInfo } from '../../stages/shared/types';
+import { uiDateTime } from '../../format';
 
 const WORST_FIRST: StageStatus[] = [
   'fail',
@@ -208,7 +209,7 @@ export function Gate(props: {
 
 /** The session's history, newest first: stage runs, waivers, code review decisions, reviews. */
 export function Timeline(props: { session: SessionRecord; stages: StageInfo[] }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const name = useStageName();
   const client = useQueryClient();
   const events = useCall('sessions.timeline', { id: props.session.id });
@@ -216,7 +217,6 @@ export function Timeline(props: { session: SessionRecord; stages: StageInfo[] })
   useEffect(() => {
     void client.invalidateQueries({ queryKey: ['sessions.timeline'] });
   }, [client, props.session]);
-  const date = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'short', timeStyle: 'short' });
   const stageName = (id: string) => {
     const st = props.stages.find((s) => s.id === id);
     return st ? name(st) : id;
@@ -277,8 +277,7 @@ export function Timeline(props: { session: SessionRecord; stages: StageInfo[] })
             const l = line(e);
             return (
               <li key={n} data-testid={`timeline-${e.kind}`}>
-                <span className="muted small">{date.format(new Date(e.at))}</span> {l.badge}{' '}
-                {l.text}
+                <span className="muted small">{uiDateTime(e.at)}</span> {l.badge} {l.text}
               </li>
             );
           })}

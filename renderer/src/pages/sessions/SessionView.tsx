@@ -10,6 +10,7 @@ import { StatusBadge } from '../../stages/shared/StageStatus';
 import type { StageInfo } from '../../stages/shared/types';
 import { SessionHostsDialog } from '../../components/SessionHostsDialog';
 import { Gate, NextStep, ProgressRail, Timeline, stageProgress } from './Guide';
+import { uiDateTime } from '../../format';
 
 /**
  * One session: its stages as a rail (every stage of a migration, from `app.info`, in order) and
@@ -43,11 +44,11 @@ export function SessionView(props: { id: number; stage: string | null }) {
         <div>
           <h1 data-testid="session-title">{s?.title ?? '…'}</h1>
           {s && (
-            <span className="muted small">
+            <span className="muted small" data-testid="session-meta">
               {[
                 s.project ? t('sessions.inProject', { project: s.project }) : t('sessions.adHoc'),
                 `#${s.id}`,
-                new Date(s.createdAt).toLocaleString(),
+                uiDateTime(s.createdAt),
               ].join(' · ')}
             </span>
           )}

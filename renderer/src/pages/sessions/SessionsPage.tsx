@@ -11,6 +11,7 @@ import { StartSteps } from '../StartPage';
 import { Compare, SessionView } from './SessionView';
 import { HostPicker, ProjectDialog } from '../../components/ProjectDialog';
 import type { ProjectRecord, SessionRecord } from '../../../../shared/api';
+import { uiDateTime } from '../../format';
 
 /**
  * The sessions list, or one session (`#/sessions/ID/STAGE`). Finished stage runs refresh what
@@ -148,7 +149,7 @@ export function SessionsPage(props: { route: SessionRoute | null }) {
                         <span className="muted">{t('sessions.notRun')}</span>
                       )}
                     </td>
-                    <td>{new Date(s.createdAt).toLocaleString()}</td>
+                    <td>{uiDateTime(s.createdAt)}</td>
                   </tr>
                 );
               })}

@@ -7,6 +7,7 @@ import { CheckCard } from '../shared/CheckCard';
 import { RunBlock, useJobAction } from '../shared/RunBlock';
 import { StageStatusBadge } from '../shared/StageStatus';
 import type { StageViewProps } from '../shared/types';
+import { uiDateTime } from '../../format';
 
 /**
  * The session's code stage: scan the project's local folder, see each scan's counts (so the
@@ -14,7 +15,7 @@ import type { StageViewProps } from '../shared/types';
  * the diff review.
  */
 export function CodeStage(props: StageViewProps) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const { session } = props;
   const projects = useCall('projects.list', {});
   const scans = useCall('code.scans', { sessionId: session.id });
@@ -27,7 +28,6 @@ export function CodeStage(props: StageViewProps) {
   const project = projects.data?.find((p) => p.name === session.project) ?? null;
   const [editing, setEditing] = useState(false);
   const run = props.runs[0] ?? null;
-  const date = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'short', timeStyle: 'short' });
   return (
     <div className="code-stage" data-testid="code-stage">
       <header className="stage-head">
@@ -88,7 +88,7 @@ export function CodeStage(props: StageViewProps) {
             {scans.data.map((s) => (
               <tr key={s.id} data-testid="code-stage-scan-row">
                 <td>{s.id}</td>
-                <td>{date.format(new Date(s.createdAt))}</td>
+                <td>{uiDateTime(s.createdAt)}</td>
                 <td>
                   <span className="sev error">{s.counts.error}</span>{' '}
                   <span className="sev warning">{s.counts.warning}</span>{' '}

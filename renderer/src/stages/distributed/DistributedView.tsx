@@ -6,12 +6,13 @@ import { useCall } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
 import { useText } from '../../i18n';
 import { RunBlock, useJobAction } from '../shared/RunBlock';
+import { worstStatus } from '../../../../shared/stages/distributed/worst';
+import { hostChoices, hostsToRun } from './launch-hosts';
 import { StageStatusBadge, StatusBadge } from '../shared/StageStatus';
 import { statusClass } from '../shared/status';
 import type { StageViewProps } from '../shared/types';
 
 const NS = 'stage-distributed:';
-const RANK: Record<string, number> = { pass: 0, skip: 0, warn: 1, fail: 2, error: 3 };
 const MARK: Record<string, string> = { pass: '✓', skip: '–', warn: '!', fail: '✗', error: '?' };
 /** The check an outcome id belongs to (`dist.link@node1#3` → `dist.link`). */
 const baseId = (id: string) => id.split('@')[0]!;
@@ -38,12 +39,12 @@ function Launch(props: { sessionId: number; hosts: string[] }) {
   const { t } = useTranslation();
   const all = useCall('hosts.list', {});
   const known = all.data?.map((h) => h.name) ?? [];
-  const choices = [...new Set([...props.hosts, ...known])].filter((h) => h !== 'local');
+  const choices = hostChoices(props.hosts, known);
   const tags = [
     ...new Set((all.data ?? []).flatMap((h) => [...h.tags, ...(h.group ? [h.group] : [])])),
   ].sort();
   const [picked, setPicked] = useState<string[] | null>(null);
-  const chosen = picked ?? props.hosts;
+  const chosen = hostsToRun(picked, props.hosts, choices);
   const [tag, setTag] = useState('');
   const [rankTable, setRankTable] = useState('');
   const [collective, setCollective] = useState(true);
@@ -191,10 +192,7 @@ function Matrix({ run, hosts }: { run: StageRunRecord; hosts: string[] | null })
                 {ids.map((id) => {
                   const mine = cell(host, id);
                   if (!mine.length) return <td key={id}>{t(`${NS}ui.none`)}</td>;
-                  const worst = mine.reduce(
-                    (w, c) => ((RANK[c.status] ?? 0) > (RANK[w] ?? 0) ? c.status : w),
-                    'pass' as CheckOutcome['status'],
-                  );
+                  const worst = worstStatus(mine.map((c) => c.status));
                   return (
                     <td key={id}>
                       <button

@@ -156,7 +156,7 @@ export function PrecisionStage(props: StageViewProps) {
                   <code>{h.entry}</code>
                 </td>
                 <td>
-                  {h.dtype} · {h.mode}
+                  {h.dtype} · {t(`${NS}modeName.${h.mode}`)}
                 </td>
                 <td>
                   <code>{h.firstDivergence ?? '—'}</code>
@@ -337,8 +337,8 @@ function RunForm(props: { session: SessionRecord; onStarted: (stageRunId: number
           onChange={(e) => setMode(e.target.value as typeof mode)}
           data-testid="precision-mode"
         >
-          <option value="statistics">statistics</option>
-          <option value="tensor">tensor</option>
+          <option value="statistics">{t(`${NS}modeName.statistics`)}</option>
+          <option value="tensor">{t(`${NS}modeName.tensor`)}</option>
         </select>
       </label>
       {mode === 'tensor' && (
@@ -374,7 +374,6 @@ function RunForm(props: { session: SessionRecord; onStarted: (stageRunId: number
 
 function ImportForm(props: { sessionId: number; onImported: (stageRunId: number) => void }) {
   const { t } = useTranslation();
-  const text = useText();
   const [path, setPath] = useState('');
   const imp = useAction('precision.import', ['sessions.get', 'precision.history']);
   return (
@@ -401,12 +400,8 @@ function ImportForm(props: { sessionId: number; onImported: (stageRunId: number)
       <button type="submit" disabled={imp.isPending}>
         {t(`${NS}ui.importButton`)}
       </button>
+      {/* the imported run opens below with its problems listed there: not here a second time */}
       {imp.error && <ErrorText error={imp.error} />}
-      {imp.data?.problems.map((p, i) => (
-        <p key={i} className="notice warn small">
-          {text(p)}
-        </p>
-      ))}
     </form>
   );
 }

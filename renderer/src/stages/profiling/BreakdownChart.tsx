@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { StepBreakdown } from '../../../../shared/stages/profiling/api';
+import { uiNumber } from '../../format';
 
 const NS = 'stage-profiling:';
 const PARTS = [
@@ -63,7 +64,7 @@ export function BreakdownChart({ steps }: { steps: StepBreakdown[] }) {
             points: { show: false },
             // the legend gives the part itself, not the running sum the area is drawn from
             value: (_u: uPlot, _v: number | null, _s: number, i: number | null) =>
-              i === null ? '' : `${Math.round(sorted[i]![PARTS[p]![0]]).toLocaleString()} µs`,
+              i === null ? '' : `${uiNumber(Math.round(sorted[i]![PARTS[p]![0]]))} µs`,
           })),
         ],
       },

@@ -1,11 +1,13 @@
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import type { StageRunRecord } from '../../../../shared/api';
 import type { ProfileCompare, ProfileCompareRow } from '../../../../shared/stages/profiling/api';
 import { useCall } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
+import { uiNumber } from '../../format';
 
 const NS = 'stage-profiling:';
-const us = (x: number | null) => (x === null ? '—' : Math.round(x).toLocaleString());
+const us = (x: number | null) => (x === null ? '—' : uiNumber(Math.round(x)));
 const times = (x: number | null) => (x === null ? '—' : `×${x.toFixed(2)}`);
 const delta = (r: { aUs: number | null; bUs: number | null }) =>
   r.aUs === null || r.bUs === null ? null : r.bUs - r.aUs;
@@ -25,7 +27,7 @@ const CATEGORY: Record<ProfileCompare['categories'][number]['name'], string> = {
  * against a GPU baseline profiled by the same stage (a). Step time, each category, kernel time by
  * task type, and per op where the names map, sorted by the difference and searchable.
  */
-export function ComparisonView(props: { sessionId: number }) {
+export function ComparisonView(props: { sessionId: number; runs: StageRunRecord[] }) {
   const { t } = useTranslation();
   // the session's profiles first, then the others (a GPU baseline may live in its own session)
   const list = useCall('profiling.list', { sessionId: props.sessionId, limit: 200 });
@@ -39,11 +41,25 @@ export function ComparisonView(props: { sessionId: number }) {
   const cmp = useCall('profiling.compare', { a: a ?? 1, b: b ?? 1 }, { enabled: ready });
   if (list.error) return <ErrorText error={list.error} />;
   if (!list.data) return null;
+  // the session's runs that stored no profile are never offered: say why they are missing
+  const stored = new Set(runs.map((r) => r.stageRunId));
+  const without = props.runs.filter((r) => !stored.has(r.id)).map((r) => r.id);
+  const missing = without.length > 0 && (
+    <p className="muted small" data-testid="profiling-compare-not-comparable">
+      {t(`${NS}ui.compare.notComparable`, {
+        count: without.length,
+        ids: without.map((id) => `#${id}`).join(t('common.join.list')),
+      })}
+    </p>
+  );
   if (runs.length < 2)
     return (
-      <p className="muted" data-testid="profiling-compare-needs-two">
-        {t(`${NS}ui.compare.needTwo`)}
-      </p>
+      <>
+        <p className="muted" data-testid="profiling-compare-needs-two">
+          {t(`${NS}ui.compare.needTwo`)}
+        </p>
+        {missing}
+      </>
     );
   const pick = (value: number | null, set: (n: number) => void, label: string, id: string) => (
     <label style={{ marginRight: 16 }}>
@@ -68,6 +84,7 @@ export function ComparisonView(props: { sessionId: number }) {
         {pick(a, setA, 'a', 'a')}
         {pick(b, setB, 'b', 'b')}
       </div>
+      {missing}
       {!ready && <p className="notice warn">{t(`${NS}ui.compare.same`)}</p>}
       {ready && cmp.error && <ErrorText error={cmp.error} />}
       {ready && cmp.data && <Comparison c={cmp.data} />}

@@ -12,9 +12,10 @@ import { ComparisonView } from './ComparisonView';
 import { BreakdownChart } from './BreakdownChart';
 import { ImportForm } from './ImportForm';
 import { RunForm } from './RunForm';
+import { uiNumber } from '../../format';
 
 const NS = 'stage-profiling:';
-const us = (x: number) => Math.round(x).toLocaleString();
+const us = (x: number) => uiNumber(Math.round(x));
 const pc = (x: number) => `${(x * 100).toFixed(1)}%`;
 
 /** The colours of the breakdown's parts (the report uses the same order). */
@@ -30,6 +31,9 @@ const PARTS = [
  * and the advice as cards; above them the run form (one or several hosts, ranks per host) and
  * the import form (a folder here, or the same folder on hosts).
  */
+/** How a run ends without storing anything. */
+const ENDED = new Set(['error', 'cancelled', 'interrupted']);
+
 export function ProfilingView(props: StageViewProps) {
   const { t } = useTranslation();
   const runs = props.runs.filter((r) => r.status !== 'running');
@@ -38,8 +42,14 @@ export function ProfilingView(props: StageViewProps) {
   // a run just started is shown once it has ended (until then the newest finished one)
   const runId =
     (picked !== null && runs.some((r) => r.id === picked) ? picked : runs[0]?.id) ?? null;
-  const result = useCall('profiling.get', { stageRunId: runId ?? 1 }, { enabled: runId !== null });
   const run = runs.find((r) => r.id === runId) ?? null;
+  // a run that ended in error (a failed import), was cancelled or cut off stored no profile
+  const ended = !!run && ENDED.has(run.status);
+  const result = useCall(
+    'profiling.get',
+    { stageRunId: runId ?? 1 },
+    { enabled: runId !== null && !ended },
+  );
   const noProfile = !!result.error && toWireError(result.error).code === 'NOT_FOUND';
   const failed = !!run?.checks.some((c) => c.status === 'fail');
   const forms = (
@@ -64,7 +74,7 @@ export function ProfilingView(props: StageViewProps) {
     return (
       <div className="profiling-stage" data-testid="profiling-stage">
         {toggle}
-        <ComparisonView sessionId={props.session.id} />
+        <ComparisonView sessionId={props.session.id} runs={runs} />
       </div>
     );
   return (
@@ -84,7 +94,12 @@ export function ProfilingView(props: StageViewProps) {
         </label>
       )}
       {/* a run whose entry failed stored no profile: its prof.run check below carries the error */}
-      {result.error && !(noProfile && failed) && <ErrorText error={result.error} />}
+      {ended && run && (
+        <p className="notice warn" data-testid="profiling-no-profile">
+          {t(`${NS}ui.noProfile`, { id: run.id, status: t(`sessions.status.${run.status}`) })}
+        </p>
+      )}
+      {!ended && result.error && !(noProfile && failed) && <ErrorText error={result.error} />}
       {result.data && <Profile p={result.data} />}
       {result.data?.timeline && runId !== null && <StepTimeline stageRunId={runId} />}
       <div className="code-checks" data-testid="profiling-checks">

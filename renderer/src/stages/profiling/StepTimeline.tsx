@@ -17,6 +17,7 @@ import {
   type TimelineModel,
   type View,
 } from './timeline-draw';
+import { uiNumber } from '../../format';
 
 const NS = 'stage-profiling:';
 const HEIGHT = 420;
@@ -62,7 +63,7 @@ export function StepTimeline({ stageRunId }: { stageRunId: number }) {
           )}
           <span>
             {t(`${NS}ui.timeline.summary`, {
-              events: q.data.events.toLocaleString(),
+              events: uiNumber(q.data.events),
               tracks: q.data.tracks.length,
               span: fmtUs(q.data.endUs - q.data.startUs),
               file: q.data.file,

@@ -111,9 +111,11 @@ export const en = {
     missingFile: '{{dir}}: {{file}} is missing.',
     badEntry: '{{file}}: entry {{name}} is not a dump record.',
     badRow: '{{file}} line {{line}}: {{count}} fields, the header has {{header}}.',
-    config: 'msprobe config {{file}}: task {{task}}, level {{level}}.',
+    config: 'msprobe config {{file}}: task: {{task}}; level: {{level}}.',
+    notRecorded: 'not recorded',
+    notRecordedIn: 'not recorded in {{file}}',
     dumpOnly:
-      'One-sided dump ({{framework}}, task {{task}}): statistics only, nothing to compare against.',
+      'One-sided dump (framework: {{framework}}; task: {{task}}): statistics only, nothing to compare against.',
   },
   cli: {
     baseline: 'precision: the baseline host (GPU, CPU, or the NPU host in fp32)',
@@ -144,6 +146,8 @@ export const en = {
     changes:
       '{{fixed}} module(s) now agree better, {{regressed}} got worse; {{onlyA}} only in run {{a}}, {{onlyB}} only in run {{b}}.',
   },
+  /** The dump modes' names (what --mode takes stays as it is). */
+  modeName: { statistics: 'statistics', tensor: 'tensor' },
   report: {
     title: 'Precision',
     summary: '{{host}} against {{baseline}} · {{entry}} · {{dtype}} · {{mode}}',

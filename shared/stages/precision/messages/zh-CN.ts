@@ -104,8 +104,10 @@ export const zhCN: PrecisionMessages = {
     missingFile: '{{dir}}：缺少 {{file}}。',
     badEntry: '{{file}}：条目 {{name}} 不是数据采集记录。',
     badRow: '{{file}} 第 {{line}} 行：{{count}} 个字段，表头有 {{header}} 个。',
-    config: 'msprobe 配置 {{file}}：task 为 {{task}}，level 为 {{level}}。',
-    dumpOnly: '单侧数据（{{framework}}，task 为 {{task}}）：只有统计量，没有可比对的另一侧。',
+    config: 'msprobe 配置 {{file}}：task：{{task}}；level：{{level}}。',
+    notRecorded: '未记录',
+    notRecordedIn: '{{file}} 中未记录',
+    dumpOnly: '单侧数据（框架：{{framework}}；task：{{task}}）：只有统计量，没有可比对的另一侧。',
   },
   cli: {
     baseline: 'precision：基线主机（GPU、CPU，或以 fp32 运行的 NPU 主机）',
@@ -132,6 +134,7 @@ export const zhCN: PrecisionMessages = {
     changes:
       '{{fixed}} 个模块吻合得更好，{{regressed}} 个变差；{{onlyA}} 个只在运行 {{a}} 中，{{onlyB}} 个只在运行 {{b}} 中。',
   },
+  modeName: { statistics: '统计量', tensor: '张量' },
   report: {
     title: '精度',
     summary: '{{host}} 对比 {{baseline}} · {{entry}} · {{dtype}} · {{mode}}',

@@ -187,6 +187,10 @@ export const en = {
       submit: 'Import',
     },
     compare: {
+      notComparable_one:
+        'Run {{ids}} ended without a stored profile (an import or run that failed), so it cannot be compared.',
+      notComparable_other:
+        'Runs {{ids}} ended without a stored profile (imports or runs that failed), so they cannot be compared.',
       open: 'Compare two runs',
       close: 'Back to the profile',
       a: 'Before, or the GPU baseline (a)',
@@ -208,6 +212,8 @@ export const en = {
       kept: 'Advice in both',
       none: 'none',
     },
+    noProfile:
+      'Run #{{id}} ended as “{{status}}” and stored no profile: there is nothing to show. The Jobs list has its error.',
     noRuns:
       'No profile yet: run the stage on hosts, or import a profiler folder with the form above.',
     run: 'Profile',

@@ -180,6 +180,8 @@ export const zhCN: ProfilingMessages = {
       submit: '导入',
     },
     compare: {
+      notComparable_one: '运行 {{ids}} 没有保存的性能数据（导入或运行失败），无法参与比较。',
+      notComparable_other: '运行 {{ids}} 没有保存的性能数据（导入或运行失败），无法参与比较。',
       open: '对比两次运行',
       close: '返回性能数据',
       a: '之前的运行，或 GPU 基线（a）',
@@ -201,6 +203,8 @@ export const zhCN: ProfilingMessages = {
       kept: '两者都有的建议',
       none: '无',
     },
+    noProfile:
+      '运行 #{{id}} 的结果为“{{status}}”，没有保存性能数据：没有可显示的内容。错误信息见任务列表。',
     noRuns: '还没有性能数据：在主机上运行本阶段，或用上方的表单导入一个性能数据目录。',
     run: '性能数据',
     search: '搜索 kernel 和算子类型',

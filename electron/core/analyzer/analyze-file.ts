@@ -203,7 +203,7 @@ function memberRegex(methods: RuleOf<'method'>[], attributes: RuleOf<'attribute'
       special.push(
         `\\.\\s*${name}\\b(?<=(?:${r.match.objectRegex.replace(/\$$/, '')})\\s*\\.\\s*${name})`,
       );
-    else plain.add(name);
+    else plain.add(r.match.inPlace ? `${name}_?` : name);
   }
   for (const r of attributes) plain.add(escape(r.match.name));
   const alternatives = [
@@ -222,9 +222,15 @@ const TEXT_IMPORT =
 const LOADED = /^[ \t]*(\w+)\s*=\s*[\w.]*?\b(?:load_ext|load|load_inline)\s*\(/gm;
 
 /** What the file's imports bind, read from the text (a superset of what the tree says). */
-function textAliases(source: string): { aliases: Map<string, string>; imported: string[] } {
+function textAliases(source: string): {
+  aliases: Map<string, string>;
+  imported: string[];
+  bound: [string, string][];
+} {
   const aliases = new Map<string, string>();
   const imported: string[] = [];
+  // [what is imported (`pkg._ext`, `pkg._C.nms`), the local name that binds it]
+  const bound: [string, string][] = [];
   for (const m of allMatches(TEXT_IMPORT, source)) {
     const parts = (m[1] ?? m[3] ?? '').replace(/[()\\\n]/g, ' ').split(',');
     for (const part of parts) {
@@ -232,12 +238,13 @@ function textAliases(source: string): { aliases: Map<string, string>; imported: 
       if (!w) continue;
       const [, name, alias] = w as unknown as [string, string, string | undefined];
       imported.push(alias ?? name);
+      bound.push([m[2] === undefined ? name : `${m[2]}.${name}`, alias ?? name]);
       if (m[1] !== undefined)
         aliases.set(alias ?? name.split('.')[0]!, alias ? name : name.split('.')[0]!);
       else if (!m[2]!.startsWith('.')) aliases.set(alias ?? name, `${m[2]}.${name}`);
     }
   }
-  return { aliases, imported };
+  return { aliases, imported, bound };
 }
 
 /**
@@ -260,11 +267,14 @@ export function candidateOffsets(
   all(c.conditionHint);
   all(c.definitionHint);
   all(c.loaderHint);
-  const { aliases, imported } = textAliases(source);
+  const { aliases, imported, bound } = textAliases(source);
   all(chainHint(c, aliases));
   // an extension's call sites, wherever the module is bound
   const ext = new Set<string>();
   for (const name of imported) if (c.extensionName(name)) ext.add(name);
+  for (const [, local] of extensionBindings(c, bound)) ext.add(local);
+  const extFns = extensionFunctions(c, bound);
+  if (extFns.length) all(new RegExp(`\\b(?:${extFns.map(escape).join('|')})\\s*\\(`, 'g'));
   if (c.extensions.length) for (const m of allMatches(LOADED, source)) ext.add(m[1]!);
   if (ext.size) {
     all(new RegExp(`\\b(?:${[...ext].map(escape).join('|')})${GAP}\\.`, 'g'));
@@ -288,6 +298,28 @@ export function candidateOffsets(
 }
 
 const RAISE = /^[ \t]*raise\b/gm;
+
+/**
+ * Local names bound to a compiled extension module under another name: `import pkg._ext as ext`,
+ * `from pkg import _C as C` (the `from pkg import _C` form binds the name itself).
+ */
+function extensionBindings(c: Compiled, bound: [string, string][]): [string, string][] {
+  return bound.filter(
+    ([name, local]) => !/^torch\./.test(name) && c.extensionName(name) && !c.extensionName(local),
+  );
+}
+
+/** Functions imported from an extension module: `from pkg._C import nms as _nms` → `_nms`. */
+function extensionFunctions(c: Compiled, bound: [string, string][]): string[] {
+  return bound
+    .filter(([name]) => {
+      const module = name.split('.').slice(0, -1).join('.');
+      return (
+        !!module && !/^torch\b/.test(module) && c.extensionName(module) && !c.extensionName(name)
+      );
+    })
+    .map(([, local]) => local);
+}
 
 /** The most specific reference rule for a dotted name (longest matching pattern wins). */
 function bestReference(rules: RuleOf<'reference'>[], name: string) {
@@ -629,14 +661,19 @@ export function analyzeSource(
     const argList = args?.namedChildren.filter((a): a is Node => !!a) ?? [];
     for (const r of c.calls) {
       if (!r.match.names.some((n) => nameMatches(n, name))) continue;
-      if (r.match.stringArg) {
+      if (r.match.stringArg || r.match.withoutDevice) {
+        // the device as GradScaler ("cuda", device=) and autocast (device_type=) take it
         const first =
           argList.find((a) => a.type !== 'keyword_argument') ??
           argList
-            .find((a) => a.childForFieldName('name')?.text === 'device_type')
+            .find((a) => /^(device_type|device)$/.test(a.childForFieldName('name')?.text ?? ''))
             ?.childForFieldName('value');
-        const s = first ? stringContent(first) : null;
-        if (!s || s.value !== r.match.stringArg) continue;
+        if (r.match.withoutDevice) {
+          if (first) continue;
+        } else {
+          const s = first ? stringContent(first) : null;
+          if (!s || s.value !== r.match.stringArg) continue;
+        }
       }
       if (r.match.inProduct && !inProduct(call)) continue;
       if (r.match.argRegex) {
@@ -697,7 +734,10 @@ export function analyzeSource(
       .filter((p) => p && p !== 'self');
     if (name && params.length && new RegExp(`\\bspawn\\s*\\(\\s*${escape(name)}\\b`).test(source))
       return params[0]!;
-    return params.find((p) => /^(local_rank|local_gpu|gpu|gpu_id|device_id)$/.test(p)) ?? null;
+    return (
+      params.find((p) => /^(local_rank|local_gpu|gpu|gpu_id|device_id)$/.test(p)) ??
+      (name ? spawnedRankArgument(source, name, params) : null)
+    );
   }
 
   // members: `.cuda()`, `.to(rank)`, `x.is_cuda`
@@ -713,7 +753,8 @@ export function analyzeSource(
       const argList =
         call.childForFieldName('arguments')?.namedChildren.filter((a): a is Node => !!a) ?? [];
       for (const r of c.methods) {
-        if (ident.text !== r.match.name) continue;
+        if (ident.text !== r.match.name && !(r.match.inPlace && ident.text === `${r.match.name}_`))
+          continue;
         if (r.match.inProduct && !inProduct(call)) continue;
         if (
           r.match.argsRegex &&
@@ -785,6 +826,36 @@ export function analyzeSource(
         if (c.extensionName(imported)) bound.set(local, stmt);
       }
     }
+    // `import pkg._ext as ext_module`: the alias is the module; `from pkg._C import nms as f`:
+    // every `f(…)` is the extension's op
+    const boundFns = new Map<string, string>();
+    for (const stmt of importStatements) {
+      if (stmt.type === 'import_statement')
+        for (const n of stmt.childrenForFieldName('name')) {
+          const full = n?.type === 'aliased_import' ? n.childForFieldName('name')?.text : null;
+          const local = n?.childForFieldName('alias')?.text;
+          if (full && local && !full.startsWith('torch.') && c.extensionName(full))
+            bound.set(local, stmt);
+        }
+      const module = stmt.childForFieldName('module_name')?.text ?? '';
+      if (stmt.type !== 'import_from_statement' || /^torch\b/.test(module)) continue;
+      if (!/\w/.test(module) || !c.extensionName(module)) continue;
+      for (const n of stmt.childrenForFieldName('name')) {
+        const imported = n?.type === 'aliased_import' ? n.childForFieldName('name')?.text : n?.text;
+        const local = n?.type === 'aliased_import' ? n.childForFieldName('alias')?.text : n?.text;
+        if (imported && local && !c.extensionName(imported)) boundFns.set(local, imported);
+      }
+    }
+    for (const [local, op] of boundFns) {
+      if (/(^|_)cpu(_|$)/.test(op)) continue;
+      for (const [start] of matches(new RegExp(`\\b${escape(local)}\\s*\\(`, 'g'), source)) {
+        const id = root.descendantForIndex(start);
+        const call = id?.parent;
+        if (id?.type !== 'identifier' || call?.type !== 'call') continue;
+        if (!call.childForFieldName('function')?.equals(id)) continue;
+        extensionCall(call, local);
+      }
+    }
     for (const [start] of codeMatches(c.loaderHint, source)) {
       let call = root.descendantForIndex(start)?.parent ?? null;
       while (call && call.type === 'attribute') call = call.parent;
@@ -810,33 +881,37 @@ export function analyzeSource(
         if (call?.type !== 'call' || !call.childForFieldName('function')?.equals(attr)) continue;
         const op = attr.childForFieldName('attribute')?.text ?? '';
         if (/(^|_)cpu(_|$)/.test(op)) continue;
-        for (const r of c.extensions) {
-          add(r, call, { name: attr.text.replace(/\s+/g, '') });
-          const fnRule = r.match.functionRule && rules.find((x) => x.id === r.match.functionRule);
-          const forward = fnRule ? autogradForward(call) : null;
-          if (fnRule && forward)
-            add(fnRule, forward.def, { name: forward.cls, op: attr.text.replace(/\s+/g, '') });
-          const ctxRule = r.match.ctxRule && rules.find((x) => x.id === r.match.ctxRule);
-          const at = ctxRule && forward ? lastCtxAssignment(forward.def) : null;
-          if (ctxRule && at) {
-            const lineStart = source.lastIndexOf('\n', at.stmt.startIndex - 1) + 1;
-            const indent = source.slice(lineStart, at.stmt.startIndex);
-            add(
-              ctxRule,
-              at.stmt,
-              { name: forward!.cls, input: at.input },
-              /\S/.test(indent) || !at.input
-                ? undefined
-                : [
-                    {
-                      start: at.stmt.endIndex,
-                      end: at.stmt.endIndex,
-                      text: `\n${indent}ctx.device = ${at.input}.device.type`,
-                    },
-                  ],
-            );
-          }
-        }
+        extensionCall(call, attr.text.replace(/\s+/g, ''));
+      }
+    }
+  }
+
+  /** One call of an extension's op, and the autograd Function it is in. */
+  function extensionCall(call: Node, name: string) {
+    for (const r of c.extensions) {
+      add(r, call, { name });
+      const fnRule = r.match.functionRule && rules.find((x) => x.id === r.match.functionRule);
+      const forward = fnRule ? autogradForward(call) : null;
+      if (fnRule && forward) add(fnRule, forward.def, { name: forward.cls, op: name });
+      const ctxRule = r.match.ctxRule && rules.find((x) => x.id === r.match.ctxRule);
+      const at = ctxRule && forward ? lastCtxAssignment(forward.def) : null;
+      if (ctxRule && at) {
+        const lineStart = source.lastIndexOf('\n', at.stmt.startIndex - 1) + 1;
+        const indent = source.slice(lineStart, at.stmt.startIndex);
+        add(
+          ctxRule,
+          at.stmt,
+          { name: forward!.cls, input: at.input },
+          /\S/.test(indent) || !at.input
+            ? undefined
+            : [
+                {
+                  start: at.stmt.endIndex,
+                  end: at.stmt.endIndex,
+                  text: `\n${indent}ctx.device = ${at.input}.device.type`,
+                },
+              ],
+        );
       }
     }
   }
@@ -931,8 +1006,11 @@ export function analyzeSource(
     const guarded = optionalImport(stmt);
     for (const r of c.imports) {
       if (guarded) break;
-      const hit = modules.find((m) =>
-        r.match.modules.some((want) => m === want || m.startsWith(`${want}.`)),
+      const under = (m: string, want: string) => m === want || m.startsWith(`${want}.`);
+      const hit = modules.find(
+        (m) =>
+          r.match.modules.some((want) => under(m, want)) &&
+          !(r.match.except ?? []).some((not) => under(m, not)),
       );
       if (hit) add(r, stmt, { name: hit });
     }
@@ -1050,6 +1128,28 @@ function optionalImport(stmt: Node): boolean {
           h.namedChildren.find((x) => x?.type !== 'block')?.text ?? '',
         )),
   );
+}
+
+/**
+ * The parameter of `name` that receives the rank of a function launched by `spawn(fn, …)`: the
+ * tutorial's `def demo(rank, ws): setup(rank, ws)` makes `setup`'s first parameter the rank.
+ * Read from the text (the spawned function may hold nothing a rule parses).
+ */
+function spawnedRankArgument(source: string, name: string, params: string[]): string | null {
+  for (const m of source.matchAll(/\bspawn\s*\(\s*(\w+)/g)) {
+    const def = new RegExp(`^([ \\t]*)def\\s+${escape(m[1]!)}\\s*\\(\\s*(\\w+)`, 'm').exec(source);
+    if (!def) continue;
+    // the spawned function's body: up to the next line indented no deeper than its `def`
+    // (a signature's closing `):` on its own line is not the end)
+    const rest = source.slice(def.index + def[0].length);
+    const end = new RegExp(`\\n(?=${def[1]}[^\\s)])`).exec(rest);
+    const body = end ? rest.slice(0, end.index) : rest;
+    for (const call of body.matchAll(new RegExp(`\\b${escape(name)}\\s*\\(([^()]*)\\)`, 'g'))) {
+      const at = call[1]!.split(',').findIndex((a) => a.trim() === def[2]);
+      if (at >= 0 && params[at]) return params[at]!;
+    }
+  }
+  return null;
 }
 
 /** A comparison operand, itself or as the argument of a call: `x == float("inf")`. */

@@ -39,6 +39,8 @@ const Match = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('method'),
     name: z.string(),
+    /** The in-place form too: `masked_fill_` as well as `masked_fill`. */
+    inPlace: z.boolean().optional(),
     firstArgIdentifier: z.array(z.string()).optional(),
     /** The object the method is called on, as written: `\\.pow\\(2\\)$` for `x.pow(2).mean(…)`. */
     objectRegex: z.string().optional(),
@@ -57,6 +59,8 @@ const Match = z.discriminatedUnion('kind', [
     kind: z.literal('call'),
     names: z.array(z.string()),
     stringArg: z.string().optional(),
+    /** Only without a device argument (positional, device= or device_type=): GradScaler() is CUDA's. */
+    withoutDevice: z.boolean().optional(),
     /** Some argument's source text matches this (`float("-inf")` in a mask, `x + mask`). */
     argRegex: z.string().optional(),
     /** Only the first positional argument is tested against argRegex. */
@@ -64,7 +68,12 @@ const Match = z.discriminatedUnion('kind', [
     /** Only as an operand of `*`: `F.silu(x) * y` (a gated activation). */
     inProduct: z.boolean().optional(),
   }),
-  z.object({ kind: z.literal('import'), modules: z.array(z.string()) }),
+  z.object({
+    kind: z.literal('import'),
+    modules: z.array(z.string()),
+    /** Submodules another rule speaks for: `apex.optimizers` is not apex.amp. */
+    except: z.array(z.string()).optional(),
+  }),
   /**
    * An attribute read that is not a call: `x.is_cuda`. With `callers`, a module function that
    * returns it (`def num_sms(): return props.multi_processor_count`) is flagged where it is called.

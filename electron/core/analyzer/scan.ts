@@ -501,13 +501,19 @@ type AddFinding = (
  */
 function scanPackageDependencies(rel: string, src: string, finding: AddFinding): void {
   if (!/install_requires|dependencies|requires/.test(src)) return;
+  // Poetry's tables name packages as keys: `flash-attn = { version = "^2.5" }`
+  let poetryTable = false;
   src.split('\n').forEach((line, i) => {
     if (/^\s*#/.test(line)) return;
-    const specs = rel.endsWith('.cfg')
-      ? [/^\s+([A-Za-z0-9_.-]+)\s*(?:[<>=!~;[]|$)/.exec(line)].filter(
-          (m): m is RegExpExecArray => !!m,
-        )
-      : [...line.matchAll(/["']([A-Za-z0-9_.-]+)\s*(?:\[[^\]]*\])?\s*(?:[<>=!~;@][^"']*)?["']/g)];
+    if (/^\s*\[/.test(line))
+      poetryTable = /^\s*\[tool\.poetry\.(?:group\.[\w-]+\.)?(?:dev-)?dependencies\]/.test(line);
+    const specs = poetryTable
+      ? [/^\s*([A-Za-z0-9_.-]+)\s*=/.exec(line)].filter((m): m is RegExpExecArray => !!m)
+      : rel.endsWith('.cfg')
+        ? [/^\s+([A-Za-z0-9_.-]+)\s*(?:[<>=!~;[]|$)/.exec(line)].filter(
+            (m): m is RegExpExecArray => !!m,
+          )
+        : [...line.matchAll(/["']([A-Za-z0-9_.-]+)\s*(?:\[[^\]]*\])?\s*(?:[<>=!~;@][^"']*)?["']/g)];
     for (const m of specs) {
       const name = m[1]!.toLowerCase();
       const ruleId = requirementLibs()[name];

@@ -732,7 +732,7 @@ export function analyzeSource(
             : '',
       )
       .filter((p) => p && p !== 'self');
-    if (name && params.length && new RegExp(`\\bspawn\\s*\\(\\s*${escape(name)}\\b`).test(source))
+    if (name && params.length && new RegExp(`${LAUNCH.source}${escape(name)}\\b`).test(source))
       return params[0]!;
     return (
       params.find((p) => /^(local_rank|local_gpu|gpu|gpu_id|device_id)$/.test(p)) ??
@@ -972,11 +972,19 @@ export function analyzeSource(
   for (const [start] of codeMatches(c.keywordHint, source)) {
     const ident = root.descendantForIndex(start, start + 1);
     const kw = ident?.parent;
+    if (ident?.type === 'identifier' && kw?.type !== 'keyword_argument') {
+      // `num_warps = 8 if BLOCK > 2048 else 4`: the value computed for the argument
+      const assign = assignmentOf(ident);
+      for (const r of c.keywords)
+        if (assign && r.match.assigned && ident.text === r.match.name)
+          add(r, assign, { text: assign.childForFieldName('right')?.text ?? '' });
+      continue;
+    }
     if (!ident || ident.type !== 'identifier' || kw?.type !== 'keyword_argument') continue;
     if (!kw.childForFieldName('name')?.equals(ident)) continue;
     const v = kw.childForFieldName('value');
     for (const r of c.keywords) {
-      if (ident.text !== r.match.name || !v) continue;
+      if (ident.text !== r.match.name || !v || r.match.assigned) continue;
       if (r.match.valueRegex && !new RegExp(r.match.valueRegex).test(v.text)) continue;
       const rw = r.rewrite;
       add(
@@ -1131,12 +1139,18 @@ function optionalImport(stmt: Node): boolean {
 }
 
 /**
+ * Where a function is started once per process with its rank first: `mp.spawn(fn, …)`,
+ * `spawn(fn=fn, …)`, `mp.Process(target=fn, args=(rank, …))`.
+ */
+const LAUNCH = /(?:\bspawn\s*\(\s*(?:fn\s*=\s*)?|\bProcess\s*\([^()]*?\btarget\s*=\s*)/;
+
+/**
  * The parameter of `name` that receives the rank of a function launched by `spawn(fn, …)`: the
  * tutorial's `def demo(rank, ws): setup(rank, ws)` makes `setup`'s first parameter the rank.
  * Read from the text (the spawned function may hold nothing a rule parses).
  */
 function spawnedRankArgument(source: string, name: string, params: string[]): string | null {
-  for (const m of source.matchAll(/\bspawn\s*\(\s*(\w+)/g)) {
+  for (const m of source.matchAll(new RegExp(`${LAUNCH.source}(\\w+)`, 'g'))) {
     const def = new RegExp(`^([ \\t]*)def\\s+${escape(m[1]!)}\\s*\\(\\s*(\\w+)`, 'm').exec(source);
     if (!def) continue;
     // the spawned function's body: up to the next line indented no deeper than its `def`
@@ -1150,6 +1164,17 @@ function spawnedRankArgument(source: string, name: string, params: string[]): st
     }
   }
   return null;
+}
+
+/** The assignment whose target is this name, alone or in a tuple: `BLOCK, num_warps = f(n)`. */
+function assignmentOf(ident: Node): Node | null {
+  let target: Node = ident;
+  if (target.parent?.type === 'pattern_list' || target.parent?.type === 'tuple_pattern')
+    target = target.parent;
+  const assign = target.parent;
+  return assign?.type === 'assignment' && assign.childForFieldName('left')?.equals(target)
+    ? assign
+    : null;
 }
 
 /** A comparison operand, itself or as the argument of a call: `x == float("inf")`. */

@@ -49,7 +49,13 @@ const Match = z.discriminatedUnion('kind', [
     /** The call's argument list, as written, matches: `keepdim=True`. */
     argsRegex: z.string().optional(),
   }),
-  z.object({ kind: z.literal('keyword'), name: z.string(), valueRegex: z.string().optional() }),
+  z.object({
+    kind: z.literal('keyword'),
+    name: z.string(),
+    valueRegex: z.string().optional(),
+    /** A plain assignment to that name instead of the argument: `num_warps = 8 if … else 4`. */
+    assigned: z.boolean().optional(),
+  }),
   z.object({
     kind: z.literal('reference'),
     names: z.array(z.string()),

@@ -500,7 +500,7 @@ type AddFinding = (
  * in setup.cfg: a quoted (or, in setup.cfg, listed) requirement naming a CUDA-only package.
  */
 function scanPackageDependencies(rel: string, src: string, finding: AddFinding): void {
-  if (!/install_requires|dependencies|requires/.test(src)) return;
+  if (!/install_requires|dependenc|requires/.test(src)) return;
   // Poetry's tables name packages as keys: `flash-attn = { version = "^2.5" }`
   let poetryTable = false;
   src.split('\n').forEach((line, i) => {

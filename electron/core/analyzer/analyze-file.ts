@@ -53,6 +53,9 @@ interface Compiled {
   conditionNames: { r: RuleOf<'condition-name'>; re: RegExp }[];
   definitions: { r: RuleOf<'definition'>; re: RegExp }[];
   definitionHint: RegExp | null;
+  callNames: { r: RuleOf<'call-name'>; re: RegExp }[];
+  /** Plain calls a call-name rule can match (`replace_llama_attn_with_flash_attn()`). */
+  callHint: RegExp | null;
   conditionHint: RegExp | null;
   /** First segments of every name a reference or call rule knows (torch, apex, nvtx…). */
   roots: Set<string>;
@@ -131,6 +134,15 @@ export function compile(rules: Rule[]): Compiled {
           `\\bdef\\s+(?=\\w*(?:${of('definition')
             .map((r) => r.match.regex)
             .join('|')}))`,
+          'g',
+        )
+      : null,
+    callNames: of('call-name').map((r) => ({ r, re: new RegExp(r.match.regex) })),
+    callHint: of('call-name').length
+      ? new RegExp(
+          `\\b\\w*(?:${of('call-name')
+            .map((r) => r.match.regex.replace(/\^|\$/g, ''))
+            .join('|')})\\w*\\s*\\(`,
           'g',
         )
       : null,
@@ -266,6 +278,7 @@ export function candidateOffsets(
   all(c.keywordHint);
   all(c.conditionHint);
   all(c.definitionHint);
+  all(c.callHint);
   all(c.loaderHint);
   const { aliases, imported, bound } = textAliases(source);
   all(chainHint(c, aliases));
@@ -836,6 +849,9 @@ export function analyzeSource(
           const local = n?.childForFieldName('alias')?.text;
           if (full && local && !full.startsWith('torch.') && c.extensionName(full))
             bound.set(local, stmt);
+          // `import roi_align_cuda`: a top-level extension module
+          if (n?.type === 'dotted_name' && !n.text.includes('.') && c.extensionName(n.text))
+            bound.set(n.text, stmt);
         }
       const module = stmt.childForFieldName('module_name')?.text ?? '';
       if (stmt.type !== 'import_from_statement' || /^torch\b/.test(module)) continue;
@@ -923,6 +939,17 @@ export function analyzeSource(
     if (def?.type !== 'function_definition' || def.startIndex !== start) continue;
     const name = def.childForFieldName('name')?.text ?? '';
     for (const { r, re: test } of c.definitions) if (test.test(name)) add(r, def, { name });
+  }
+  // a project's own switch called by its plain name (the library's own functions aside)
+  for (const [start] of codeMatches(c.callHint, source)) {
+    const id = root.descendantForIndex(start);
+    const call = id?.parent;
+    if (id?.type !== 'identifier' || call?.type !== 'call') continue;
+    if (!call.childForFieldName('function')?.equals(id)) continue;
+    const lib = aliases.get(id.text)?.split('.')[0];
+    if (lib && c.roots.has(lib)) continue;
+    for (const { r, re: test } of c.callNames)
+      if (test.test(id.text)) add(r, call, { name: id.text });
   }
 
   // names tested in conditions: `if is_nccl_backend:` guards what only NCCL does

@@ -36,6 +36,11 @@ const Match = z.discriminatedUnion('kind', [
   }),
   /** A function definition whose name matches: `def enable_xformers_memory_efficient_attention`. */
   z.object({ kind: z.literal('definition'), regex: z.string() }),
+  /**
+   * A call of a plain name matching this, not bound to a library a rule knows: the project's own
+   * switch, `replace_llama_attn_with_flash_attn()`.
+   */
+  z.object({ kind: z.literal('call-name'), regex: z.string() }),
   z.object({
     kind: z.literal('method'),
     name: z.string(),

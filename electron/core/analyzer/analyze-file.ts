@@ -662,7 +662,7 @@ export function analyzeSource(
       if (inAnnotation(chain)) continue;
       const best = bestReference(c.references, name);
       if (best && !(best.r.uses && optionalLibs.has(name.split('.')[0]!)))
-        add(best.r, chain, { name }, renameSegment(best.r, chain));
+        add(best.r, chain, { name }, renameSegment(best.r, chain, source));
       const call = chain.parent;
       if (call?.type === 'call' && call.childForFieldName('function')?.equals(chain))
         checkCall(call, name);
@@ -949,7 +949,26 @@ export function analyzeSource(
     const lib = aliases.get(id.text)?.split('.')[0];
     if (lib && c.roots.has(lib)) continue;
     for (const { r, re: test } of c.callNames)
-      if (test.test(id.text)) add(r, call, { name: id.text });
+      if (test.test(id.text))
+        add(
+          r,
+          call,
+          { name: id.text },
+          r.rewrite?.kind === 'remove-statement' ? removeCallAndImport(call, id.text) : undefined,
+        );
+  }
+
+  /** The call's line and the import that binds only its name (the patch module needs CUDA). */
+  function removeCallAndImport(call: Node, name: string): Edit[] | undefined {
+    const edits = removeStatement(call, source);
+    if (!edits) return undefined;
+    const imp = importStatements.find(
+      (st) =>
+        st.type === 'import_from_statement' &&
+        st.childrenForFieldName('name').length === 1 &&
+        st.childrenForFieldName('name')[0]?.text === name,
+    );
+    return [...edits, ...((imp && removeStatement(imp, source)) ?? [])];
   }
 
   // names tested in conditions: `if is_nccl_backend:` guards what only NCCL does
@@ -1236,6 +1255,31 @@ function lastCtxAssignment(def: Node): { stmt: Node; input: string } | null {
   return last ? { stmt: last, input: params[1] ?? '' } : null;
 }
 
+/**
+ * `torch._C._jit_set_nvfuser_enabled(True)` on its own line → its text goes, leaving the line
+ * empty (`pass` when it is the block's only statement). Undefined where the call is part of a
+ * larger statement.
+ */
+function removeStatement(node: Node, src: string): Edit[] | undefined {
+  const call = node.type === 'call' ? node : node.parent;
+  const stmt =
+    node.type === 'import_from_statement' ? node : call?.type === 'call' ? call.parent : null;
+  if (!stmt) return undefined;
+  if (stmt.type === 'expression_statement' ? stmt.namedChildren.length !== 1 : stmt !== node)
+    return undefined;
+  const block = stmt.parent;
+  if (!block) return undefined;
+  const lineStart = src.lastIndexOf('\n', stmt.startIndex - 1) + 1;
+  // the newline stays: an insertion at the statement's end (import torch_npu) keeps its place
+  const next = src.indexOf('\n', stmt.endIndex);
+  const lineEnd = next < 0 ? src.length : next;
+  if (/\S/.test(src.slice(lineStart, stmt.startIndex))) return undefined;
+  if (/\S/.test(src.slice(stmt.endIndex, lineEnd).replace(/#.*/, ''))) return undefined;
+  const siblings = block.namedChildren.filter((n) => n && n.type !== 'comment');
+  if (siblings.length > 1) return [{ start: lineStart, end: lineEnd, text: '' }];
+  return [{ start: stmt.startIndex, end: stmt.endIndex, text: 'pass' }];
+}
+
 /** `f(a, num_warps=8)` → `f(a)`: the argument and the comma before it (or after, when first). */
 function removeArgument(kw: Node): Edit[] | undefined {
   const list = kw.parent;
@@ -1318,8 +1362,9 @@ function findBackendSwitch(
  * `torch.cuda.synchronize` → `torch.npu.synchronize`: the segment named `from` in the chain. With
  * `from torch import cuda` … `cuda.synchronize()` the import is what changes; the use stays.
  */
-function renameSegment(rule: Rule, chain: Node): Edit[] | undefined {
+function renameSegment(rule: Rule, chain: Node, source: string): Edit[] | undefined {
   const rw = rule.rewrite;
+  if (rw?.kind === 'remove-statement') return removeStatement(chain, source);
   if (rw?.kind === 'replace-expression')
     return [{ start: chain.startIndex, end: chain.endIndex, text: rw.to }];
   if (rw?.kind !== 'rename-segment') return undefined;

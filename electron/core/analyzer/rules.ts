@@ -122,6 +122,8 @@ const Rewrite = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('replace-expression'), to: z.string() }),
   /** The keyword argument goes, with its comma (`, num_warps=8`): a removal, not a rewrite. */
   z.object({ kind: z.literal('remove-argument') }),
+  /** The statement that is the matched call goes (its line, or `pass` if it is alone). */
+  z.object({ kind: z.literal('remove-statement') }),
 ]);
 
 export const Rule = z.object({

@@ -189,7 +189,7 @@ describe('what the variants say and fix', () => {
     );
   });
 
-  it('rewrite mode: no_grad for inference_mode (decorator and with), the NPU env variables, no num_warps argument; every file still compiles', async () => {
+  it('rewrite mode: no_grad for inference_mode (decorator and with), the NPU env variables, no num_warps argument, removals removed; every file still compiles', async () => {
     const parser = await pythonParser();
     const out = tempDir();
     const changed = new Map<string, string>();
@@ -210,6 +210,13 @@ describe('what the variants say and fix', () => {
     const env = changed.get('removals/env.py')!;
     expect(env).toContain('os.environ["PYTORCH_NPU_ALLOC_CONF"] = "expandable_segments:True"');
     expect(env).toContain('os.environ.get("ASCEND_LAUNCH_BLOCKING") == "1"');
+    // removals proposed as removals: the patch call with its import, the nvFuser switch
+    const mem = changed.get('removals/train_mem.py')!;
+    expect(mem).not.toContain('replace_llama_attn_with_flash_attn');
+    expect(mem).not.toContain('_jit_set_nvfuser_enabled');
+    expect(mem).toContain('    torch._C._jit_set_profiling_executor(True)\n');
+    expect(mem).toContain('import torch_npu\n');
+    expect(changed.get('removals/setup_env.py')!).toContain('    configure()\n\n    model = ');
     const triton = changed.get('triton/fast_math.py')!;
     expect(triton).not.toContain('num_warps=num_warps');
     expect(triton).toContain('            BLOCK=self.block,\n        )');

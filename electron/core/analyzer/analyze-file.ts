@@ -899,10 +899,26 @@ export function analyzeSource(
         if (/(^|_)cpu(_|$)/.test(op)) continue;
         extensionCall(call, attr.text.replace(/\s+/g, ''));
       }
+      // the op taken as a value: `nms = amp.float_function(_C.nms)`, `fn = _C.roi_pool_forward`
+      const ref = new RegExp(`\\b${escape(local)}${GAP}\\.${GAP}\\w+\\b(?!${GAP}[(.])`, 'g');
+      for (const [start] of matches(ref, source)) {
+        const id = root.descendantForIndex(start);
+        const attr = id?.parent;
+        if (id?.type !== 'identifier' || attr?.type !== 'attribute') continue;
+        if (!attr.childForFieldName('object')?.equals(id)) continue;
+        const op = attr.childForFieldName('attribute')?.text ?? '';
+        if (/(^|_)cpu(_|$)|^__/.test(op)) continue;
+        const up = attr.parent;
+        const value =
+          up?.type === 'argument_list' ||
+          up?.type === 'return_statement' ||
+          (up?.type === 'assignment' && up.childForFieldName('right')?.equals(attr));
+        if (value) extensionCall(attr, attr.text.replace(/\s+/g, ''));
+      }
     }
   }
 
-  /** One call of an extension's op, and the autograd Function it is in. */
+  /** One call (or use) of an extension's op, and the autograd Function it is in. */
   function extensionCall(call: Node, name: string) {
     for (const r of c.extensions) {
       add(r, call, { name });

@@ -515,13 +515,28 @@ function scanPackageDependencies(rel: string, src: string, finding: AddFinding):
           )
         : [...line.matchAll(/["']([A-Za-z0-9_.-]+)\s*(?:\[[^\]]*\])?\s*(?:[<>=!~;@][^"']*)?["']/g)];
     for (const m of specs) {
-      const name = m[1]!.toLowerCase();
-      const ruleId = requirementLibs()[name];
+      const ruleId = packageRule(m[1]!);
       if (!ruleId) continue;
       const col = (m.index ?? 0) + 1;
       finding(ruleId, rel, { line: i + 1, column: col, endColumn: col + m[0].length });
     }
   });
+}
+
+/**
+ * The rule for a distribution as packaging metadata spells it: any case and separator
+ * (`Flash_Attn`), a nightly build (`triton-nightly`), a CUDA-versioned wheel (`cupy-cuda12x`).
+ */
+function packageRule(spelled: string): string | undefined {
+  const libs = requirementLibs();
+  const name = spelled.toLowerCase();
+  const dashed = name.replace(/[-_.]+/g, '-');
+  return (
+    libs[name] ??
+    libs[dashed] ??
+    libs[dashed.replace(/-nightly$/, '')] ??
+    libs[dashed.replace(/-cuda\d*x?$|-cu\d+$/, '')]
+  );
 }
 
 function scanRequirements(rel: string, src: string, finding: AddFinding): void {

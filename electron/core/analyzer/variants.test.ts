@@ -225,6 +225,14 @@ describe('what the variants say and fix', () => {
     expect(mem).toContain('    torch._C._jit_set_profiling_executor(True)\n');
     expect(mem).toContain('import torch_npu\n');
     expect(changed.get('removals/setup_env.py')!).toContain('    configure()\n\n    model = ');
+    // transfer mode applies the same removals (transfer_to_npu patches none of this)
+    const transfer = migratedFiles(
+      await scanProject(join(VARIANTS, 'removals')),
+      'transfer',
+      parser,
+    ).get('train_mem.py')!;
+    expect(transfer.parses).toBe(true);
+    expect(transfer.after).not.toContain('replace_llama_attn_with_flash_attn');
     const triton = changed.get('triton/fast_math.py')!;
     expect(triton).not.toContain('num_warps=num_warps');
     expect(triton).toContain('            BLOCK=self.block,\n        )');

@@ -4,12 +4,14 @@
 // CUDA's), methods (`(scores + mask).softmax()`, `masked_fill_`), nested functions, multi-line
 // calls. Each fixture under tests/fixtures/code/variants/<family> is written for these tests.
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../../tests/support/temp';
+import { analyzeSource } from './analyze-file';
 import { migratedFiles } from './fix';
 import { pythonParser } from './python-parser';
+import { loadRules } from './rules';
 import { scanProject } from './scan';
 
 const VARIANTS = join(__dirname, '../../../tests/fixtures/code/variants');
@@ -246,5 +248,31 @@ describe('what the variants say and fix', () => {
     expect(find(scan, 'fast_math.py:44:triton.num-warps-computed').fix?.description).toContain(
       '删除这段计算',
     );
+  });
+});
+
+describe('the variants when only what a rule can match is parsed', () => {
+  // plain code after each file makes it long enough to be parsed in parts (short files are whole)
+  const filler = Array.from(
+    { length: 12 },
+    (_, i) =>
+      `\n\ndef helper_${i}(values, scale=1.0):\n    total = 0.0\n    for v in values:\n        total += v * scale\n    return total\n`,
+  ).join('');
+  it('find exactly what a whole parse finds, fixes included', async () => {
+    const parser = await pythonParser();
+    const files = readdirSync(VARIANTS, { recursive: true, encoding: 'utf8' }).filter((f) =>
+      f.endsWith('.py'),
+    );
+    expect(files.length).toBeGreaterThan(15);
+    for (const f of files) {
+      // between the imports and the code, and after it: what a rule needs is far from its import
+      const text = readFileSync(join(VARIANTS, f), 'utf8');
+      const cut = Math.max(0, text.indexOf('\n\n\n'));
+      const src = `${text.slice(0, cut)}${filler}${text.slice(cut)}${filler}`;
+      expect(src.length).toBeGreaterThan(2000);
+      const narrowed = analyzeSource(parser, src, f, loadRules(), 'en');
+      const whole = analyzeSource(parser, src, f, loadRules(), 'en', true);
+      expect({ f, findings: narrowed.findings }).toEqual({ f, findings: whole.findings });
+    }
   });
 });

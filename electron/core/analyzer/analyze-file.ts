@@ -138,9 +138,10 @@ export function compile(rules: Rule[]): Compiled {
         )
       : null,
     callNames: of('call-name').map((r) => ({ r, re: new RegExp(r.match.regex) })),
+    // from the rule's own text on (not `\b\w*` first: that tries every word of the file)
     callHint: of('call-name').length
       ? new RegExp(
-          `\\b\\w*(?:${of('call-name')
+          `(?:${of('call-name')
             .map((r) => r.match.regex.replace(/\^|\$/g, ''))
             .join('|')})\\w*\\s*\\(`,
           'g',

@@ -210,6 +210,23 @@ const SCRIPT_PATTERNS: {
     edit: () => 'ASCEND_RT_VISIBLE_DEVICES',
   },
   {
+    re: /\bPYTORCH_CUDA_ALLOC_CONF\b/,
+    say: {
+      en: 'PYTORCH_CUDA_ALLOC_CONF is ignored on NPU: use PYTORCH_NPU_ALLOC_CONF (same value).',
+      'zh-CN': 'NPU 上会忽略 PYTORCH_CUDA_ALLOC_CONF：改用 PYTORCH_NPU_ALLOC_CONF（值不变）。',
+    },
+    edit: () => 'PYTORCH_NPU_ALLOC_CONF',
+  },
+  {
+    re: /\bCUDA_LAUNCH_BLOCKING\b/,
+    say: {
+      en: 'CUDA_LAUNCH_BLOCKING does nothing on NPU: use ASCEND_LAUNCH_BLOCKING (debugging only).',
+      'zh-CN':
+        'CUDA_LAUNCH_BLOCKING 在 NPU 上不起作用：改用 ASCEND_LAUNCH_BLOCKING（仅用于调试）。',
+    },
+    edit: () => 'ASCEND_LAUNCH_BLOCKING',
+  },
+  {
     re: /\bNCCL_[A-Z0-9_]+/,
     say: {
       en: 'NCCL setting: HCCL has its own variables (HCCL_CONNECT_TIMEOUT, HCCL_IF_IP, HCCL_BUFFSIZE…).',

@@ -118,6 +118,8 @@ const EXPECTED: Record<string, string[]> = {
     'train_mem.py:17:lib.flash-attn-call',
     'train_mem.py:18:attn.sdpa',
     'train_mem.py:23:cuda.jit-fuser',
+    'train.sh:2:script.cuda-env',
+    'train.sh:3:script.cuda-env',
   ],
   spawn: [
     'ddp_tutorial.py:5:add.import-torch-npu',
@@ -210,7 +212,7 @@ describe('what the variants say and fix', () => {
         changed.set(`${family}/${file}`, m.after);
         const path = join(out, `${family}-${file.replace(/\//g, '-')}`);
         writeFileSync(path, m.after);
-        execFileSync('python3', ['-m', 'py_compile', path]);
+        if (file.endsWith('.py')) execFileSync('python3', ['-m', 'py_compile', path]);
       }
     }
     const rope = changed.get('ops/rope.py')!;
@@ -221,6 +223,9 @@ describe('what the variants say and fix', () => {
     expect(env).toContain('os.environ["PYTORCH_NPU_ALLOC_CONF"] = "expandable_segments:True"');
     expect(env).toContain('os.environ.get("ASCEND_LAUNCH_BLOCKING") == "1"');
     // removals proposed as removals: the patch call with its import, the nvFuser switch
+    expect(changed.get('removals/train.sh')).toBe(
+      '#!/bin/bash\nexport PYTORCH_NPU_ALLOC_CONF=expandable_segments:True\nASCEND_LAUNCH_BLOCKING=1 torchrun --nproc_per_node=8 train_mem.py\n',
+    );
     const mem = changed.get('removals/train_mem.py')!;
     expect(mem).not.toContain('replace_llama_attn_with_flash_attn');
     expect(mem).not.toContain('_jit_set_nvfuser_enabled');

@@ -702,7 +702,17 @@ export function analyzeSource(
         add(r, call, { name }, setDeviceEdit(call));
         continue;
       }
-      add(r, call, { name });
+      // `GradScaler(enabled=x)` → `GradScaler("npu", enabled=x)`: the argument goes first
+      const rw = r.rewrite;
+      const open = args?.startIndex ?? -1;
+      add(
+        r,
+        call,
+        { name },
+        rw?.kind === 'insert-first-argument' && open >= 0 && source[open] === '('
+          ? [{ start: open + 1, end: open + 1, text: argList.length ? `${rw.text}, ` : rw.text }]
+          : undefined,
+      );
     }
   }
 

@@ -122,6 +122,8 @@ const Rewrite = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('replace-expression'), to: z.string() }),
   /** The keyword argument goes, with its comma (`, num_warps=8`): a removal, not a rewrite. */
   z.object({ kind: z.literal('remove-argument') }),
+  /** A call gets this as its first argument: `GradScaler()` → `GradScaler("npu")`. */
+  z.object({ kind: z.literal('insert-first-argument'), text: z.string() }),
   /** The statement that is the matched call goes (its line, or `pass` if it is alone). */
   z.object({ kind: z.literal('remove-statement') }),
 ]);

@@ -205,7 +205,7 @@ describe('what the variants say and fix', () => {
     const parser = await pythonParser();
     const out = tempDir();
     const changed = new Map<string, string>();
-    for (const family of ['ops', 'removals', 'triton']) {
+    for (const family of ['ops', 'removals', 'triton', 'amp']) {
       const scan = await scanProject(join(VARIANTS, family));
       for (const [file, m] of migratedFiles(scan, 'rewrite', parser)) {
         expect(m.parses).toBe(true);
@@ -240,6 +240,9 @@ describe('what the variants say and fix', () => {
     ).get('train_mem.py')!;
     expect(transfer.parses).toBe(true);
     expect(transfer.after).not.toContain('replace_llama_attn_with_flash_attn');
+    expect(changed.get('amp/train.py')).toContain(
+      'scaler = torch.GradScaler("npu", enabled=enabled)',
+    );
     const triton = changed.get('triton/fast_math.py')!;
     expect(triton).not.toContain('num_warps=num_warps');
     expect(triton).toContain('            BLOCK=self.block,\n        )');

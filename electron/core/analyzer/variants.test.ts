@@ -201,7 +201,7 @@ describe('what the variants say and fix', () => {
     );
   });
 
-  it('rewrite mode: no_grad for inference_mode (decorator and with), the NPU env variables, no num_warps argument, removals removed; every file still compiles', async () => {
+  it('rewrite mode: no_grad for inference_mode (decorator and with), the NPU env variables, GradScaler("npu", …), no num_warps argument, removals removed; every file still compiles', async () => {
     const parser = await pythonParser();
     const out = tempDir();
     const changed = new Map<string, string>();
@@ -222,10 +222,10 @@ describe('what the variants say and fix', () => {
     const env = changed.get('removals/env.py')!;
     expect(env).toContain('os.environ["PYTORCH_NPU_ALLOC_CONF"] = "expandable_segments:True"');
     expect(env).toContain('os.environ.get("ASCEND_LAUNCH_BLOCKING") == "1"');
-    // removals proposed as removals: the patch call with its import, the nvFuser switch
     expect(changed.get('removals/train.sh')).toBe(
       '#!/bin/bash\nexport PYTORCH_NPU_ALLOC_CONF=expandable_segments:True\nASCEND_LAUNCH_BLOCKING=1 torchrun --nproc_per_node=8 train_mem.py\n',
     );
+    // removals proposed as removals: the patch call with its import, the nvFuser switch
     const mem = changed.get('removals/train_mem.py')!;
     expect(mem).not.toContain('replace_llama_attn_with_flash_attn');
     expect(mem).not.toContain('_jit_set_nvfuser_enabled');

@@ -53,6 +53,9 @@ interface Compiled {
   conditionNames: { r: RuleOf<'condition-name'>; re: RegExp }[];
   definitions: { r: RuleOf<'definition'>; re: RegExp }[];
   definitionHint: RegExp | null;
+  callNames: { r: RuleOf<'call-name'>; re: RegExp }[];
+  /** Plain calls a call-name rule can match (`replace_llama_attn_with_flash_attn()`). */
+  callHint: RegExp | null;
   conditionHint: RegExp | null;
   /** First segments of every name a reference or call rule knows (torch, apex, nvtx…). */
   roots: Set<string>;
@@ -139,6 +142,16 @@ export function compile(rules: Rule[]): Compiled {
           'g',
         )
       : null,
+    callNames: of('call-name').map((r) => ({ r, re: new RegExp(r.match.regex) })),
+    // from the rule's own text on (not `\b\w*` first: that tries every word of the file)
+    callHint: of('call-name').length
+      ? new RegExp(
+          `(?:${of('call-name')
+            .map((r) => r.match.regex.replace(/\^|\$/g, ''))
+            .join('|')})\\w*\\s*\\(`,
+          'g',
+        )
+      : null,
     conditionHint: of('condition-name').length
       ? new RegExp(
           of('condition-name')
@@ -207,7 +220,7 @@ function memberRegex(methods: RuleOf<'method'>[], attributes: RuleOf<'attribute'
       special.push(
         `\\.\\s*${name}\\b(?<=(?:${r.match.objectRegex.replace(/\$$/, '')})\\s*\\.\\s*${name})`,
       );
-    else plain.add(name);
+    else plain.add(r.match.inPlace ? `${name}_?` : name);
   }
   for (const r of attributes) plain.add(escape(r.match.name));
   const alternatives = [
@@ -233,9 +246,15 @@ const LOADER_CALL = /\b(?:load_ext|load|load_inline)\s*\(/;
 const CTX_ASSIGNMENT = ledBy(/^[ \t]*ctx\.\w+\s*=/gm, ['ctx.'], true);
 
 /** What the file's imports bind, read from the text (a superset of what the tree says). */
-export function textAliases(source: string): { aliases: Map<string, string>; imported: string[] } {
+export function textAliases(source: string): {
+  aliases: Map<string, string>;
+  imported: string[];
+  bound: [string, string][];
+} {
   const aliases = new Map<string, string>();
   const imported: string[] = [];
+  // [what is imported (`pkg._ext`, `pkg._C.nms`), the local name that binds it]
+  const bound: [string, string][] = [];
   for (const m of allMatches(TEXT_IMPORT, source)) {
     const parts = (m[1] ?? m[3] ?? '').replace(/[()\\\n]/g, ' ').split(',');
     for (const part of parts) {
@@ -243,12 +262,13 @@ export function textAliases(source: string): { aliases: Map<string, string>; imp
       if (!w) continue;
       const [, name, alias] = w as unknown as [string, string, string | undefined];
       imported.push(alias ?? name);
+      bound.push([m[2] === undefined ? name : `${m[2]}.${name}`, alias ?? name]);
       if (m[1] !== undefined)
         aliases.set(alias ?? name.split('.')[0]!, alias ? name : name.split('.')[0]!);
       else if (!m[2]!.startsWith('.')) aliases.set(alias ?? name, `${m[2]}.${name}`);
     }
   }
-  return { aliases, imported };
+  return { aliases, imported, bound };
 }
 
 /**
@@ -270,12 +290,16 @@ export function candidateOffsets(
   all(c.keywordHint);
   all(c.conditionHint);
   all(c.definitionHint);
+  all(c.callHint);
   all(c.loaderHint);
-  const { aliases, imported } = textAliases(source);
+  const { aliases, imported, bound } = textAliases(source);
   for (const [start] of chainMatches(c, aliases, source)) at.push(start);
   // an extension's call sites, wherever the module is bound
   const ext = new Set<string>();
   for (const name of imported) if (c.extensionName(name)) ext.add(name);
+  for (const [, local] of extensionBindings(c, bound)) ext.add(local);
+  const extFns = extensionFunctions(c, bound);
+  if (extFns.length) all(new RegExp(`\\b(?:${extFns.map(escape).join('|')})\\s*\\(`, 'g'));
   if (c.extensions.length && LOADER_CALL.test(source))
     for (const m of allMatches(LOADED, source)) ext.add(m[1]!);
   if (ext.size) {
@@ -303,6 +327,28 @@ const RAISE = ledBy(/^[ \t]*raise\b/gm, ['raise'], true);
 
 const bestMemo = new WeakMap<RuleOf<'reference'>[], Map<string, Best | undefined>>();
 type Best = { r: RuleOf<'reference'>; p: string };
+
+/**
+ * Local names bound to a compiled extension module under another name: `import pkg._ext as ext`,
+ * `from pkg import _C as C` (the `from pkg import _C` form binds the name itself).
+ */
+function extensionBindings(c: Compiled, bound: [string, string][]): [string, string][] {
+  return bound.filter(
+    ([name, local]) => !/^torch\./.test(name) && c.extensionName(name) && !c.extensionName(local),
+  );
+}
+
+/** Functions imported from an extension module: `from pkg._C import nms as _nms` → `_nms`. */
+function extensionFunctions(c: Compiled, bound: [string, string][]): string[] {
+  return bound
+    .filter(([name]) => {
+      const module = name.split('.').slice(0, -1).join('.');
+      return (
+        !!module && !/^torch\b/.test(module) && c.extensionName(module) && !c.extensionName(name)
+      );
+    })
+    .map(([, local]) => local);
+}
 
 /** The most specific reference rule for a dotted name (longest matching pattern wins). */
 function bestReference(rules: RuleOf<'reference'>[], name: string): Best | undefined {
@@ -657,7 +703,7 @@ export function analyzeSource(
       if (inAnnotation(chain)) continue;
       const best = bestReference(c.references, name);
       if (best && !(best.r.uses && optionalLibs.has(name.split('.')[0]!)))
-        add(best.r, chain, { name }, renameSegment(best.r, chain));
+        add(best.r, chain, { name }, renameSegment(best.r, chain, source));
       const call = chain.parent;
       if (call?.type === 'call' && call.childForFieldName('function')?.equals(chain))
         checkCall(call, name);
@@ -669,14 +715,19 @@ export function analyzeSource(
     const argList = args?.namedChildren.filter((a): a is Node => !!a) ?? [];
     for (const r of c.calls) {
       if (!r.match.names.some((n) => nameMatches(n, name))) continue;
-      if (r.match.stringArg) {
+      if (r.match.stringArg || r.match.withoutDevice) {
+        // the device as GradScaler ("cuda", device=) and autocast (device_type=) take it
         const first =
           argList.find((a) => a.type !== 'keyword_argument') ??
           argList
-            .find((a) => a.childForFieldName('name')?.text === 'device_type')
+            .find((a) => /^(device_type|device)$/.test(a.childForFieldName('name')?.text ?? ''))
             ?.childForFieldName('value');
-        const s = first ? stringContent(first) : null;
-        if (!s || s.value !== r.match.stringArg) continue;
+        if (r.match.withoutDevice) {
+          if (first) continue;
+        } else {
+          const s = first ? stringContent(first) : null;
+          if (!s || s.value !== r.match.stringArg) continue;
+        }
       }
       if (r.match.inProduct && !inProduct(call)) continue;
       if (r.match.argRegex) {
@@ -691,7 +742,17 @@ export function analyzeSource(
         add(r, call, { name }, setDeviceEdit(call));
         continue;
       }
-      add(r, call, { name });
+      // `GradScaler(enabled=x)` → `GradScaler("npu", enabled=x)`: the argument goes first
+      const rw = r.rewrite;
+      const open = args?.startIndex ?? -1;
+      add(
+        r,
+        call,
+        { name },
+        rw?.kind === 'insert-first-argument' && open >= 0 && source[open] === '('
+          ? [{ start: open + 1, end: open + 1, text: argList.length ? `${rw.text}, ` : rw.text }]
+          : undefined,
+      );
     }
   }
 
@@ -738,11 +799,15 @@ export function analyzeSource(
     if (
       name &&
       params.length &&
-      source.includes('spawn') &&
-      new RegExp(`\\bspawn\\s*\\(\\s*${escape(name)}\\b`).test(source)
+      // the literal first: a regex led by an alternative of `\b`s tries every offset
+      (source.includes('spawn') || source.includes('Process')) &&
+      new RegExp(`${LAUNCH.source}${escape(name)}\\b`).test(source)
     )
       return params[0]!;
-    return params.find((p) => /^(local_rank|local_gpu|gpu|gpu_id|device_id)$/.test(p)) ?? null;
+    return (
+      params.find((p) => /^(local_rank|local_gpu|gpu|gpu_id|device_id)$/.test(p)) ??
+      (name ? spawnedRankArgument(source, name, params) : null)
+    );
   }
 
   // members: `.cuda()`, `.to(rank)`, `x.is_cuda`
@@ -758,7 +823,8 @@ export function analyzeSource(
       const argList =
         call.childForFieldName('arguments')?.namedChildren.filter((a): a is Node => !!a) ?? [];
       for (const r of c.methods) {
-        if (ident.text !== r.match.name) continue;
+        if (ident.text !== r.match.name && !(r.match.inPlace && ident.text === `${r.match.name}_`))
+          continue;
         if (r.match.inProduct && !inProduct(call)) continue;
         if (
           r.match.argsRegex &&
@@ -830,6 +896,39 @@ export function analyzeSource(
         if (c.extensionName(imported)) bound.set(local, stmt);
       }
     }
+    // `import pkg._ext as ext_module`: the alias is the module; `from pkg._C import nms as f`:
+    // every `f(…)` is the extension's op
+    const boundFns = new Map<string, string>();
+    for (const stmt of importStatements) {
+      if (stmt.type === 'import_statement')
+        for (const n of stmt.childrenForFieldName('name')) {
+          const full = n?.type === 'aliased_import' ? n.childForFieldName('name')?.text : null;
+          const local = n?.childForFieldName('alias')?.text;
+          if (full && local && !full.startsWith('torch.') && c.extensionName(full))
+            bound.set(local, stmt);
+          // `import roi_align_cuda`: a top-level extension module
+          if (n?.type === 'dotted_name' && !n.text.includes('.') && c.extensionName(n.text))
+            bound.set(n.text, stmt);
+        }
+      const module = stmt.childForFieldName('module_name')?.text ?? '';
+      if (stmt.type !== 'import_from_statement' || /^torch\b/.test(module)) continue;
+      if (!/\w/.test(module) || !c.extensionName(module)) continue;
+      for (const n of stmt.childrenForFieldName('name')) {
+        const imported = n?.type === 'aliased_import' ? n.childForFieldName('name')?.text : n?.text;
+        const local = n?.type === 'aliased_import' ? n.childForFieldName('alias')?.text : n?.text;
+        if (imported && local && !c.extensionName(imported)) boundFns.set(local, imported);
+      }
+    }
+    for (const [local, op] of boundFns) {
+      if (/(^|_)cpu(_|$)/.test(op)) continue;
+      for (const [start] of matches(new RegExp(`\\b${escape(local)}\\s*\\(`, 'g'), source)) {
+        const id = root.descendantForIndex(start);
+        const call = id?.parent;
+        if (id?.type !== 'identifier' || call?.type !== 'call') continue;
+        if (!call.childForFieldName('function')?.equals(id)) continue;
+        extensionCall(call, local);
+      }
+    }
     for (const [start] of codeMatches(c.loaderHint, source)) {
       let call = root.descendantForIndex(start)?.parent ?? null;
       while (call && call.type === 'attribute') call = call.parent;
@@ -855,33 +954,53 @@ export function analyzeSource(
         if (call?.type !== 'call' || !call.childForFieldName('function')?.equals(attr)) continue;
         const op = attr.childForFieldName('attribute')?.text ?? '';
         if (/(^|_)cpu(_|$)/.test(op)) continue;
-        for (const r of c.extensions) {
-          add(r, call, { name: attr.text.replace(/\s+/g, '') });
-          const fnRule = r.match.functionRule && rules.find((x) => x.id === r.match.functionRule);
-          const forward = fnRule ? autogradForward(call) : null;
-          if (fnRule && forward)
-            add(fnRule, forward.def, { name: forward.cls, op: attr.text.replace(/\s+/g, '') });
-          const ctxRule = r.match.ctxRule && rules.find((x) => x.id === r.match.ctxRule);
-          const at = ctxRule && forward ? lastCtxAssignment(forward.def) : null;
-          if (ctxRule && at) {
-            const lineStart = source.lastIndexOf('\n', at.stmt.startIndex - 1) + 1;
-            const indent = source.slice(lineStart, at.stmt.startIndex);
-            add(
-              ctxRule,
-              at.stmt,
-              { name: forward!.cls, input: at.input },
-              /\S/.test(indent) || !at.input
-                ? undefined
-                : [
-                    {
-                      start: at.stmt.endIndex,
-                      end: at.stmt.endIndex,
-                      text: `\n${indent}ctx.device = ${at.input}.device.type`,
-                    },
-                  ],
-            );
-          }
-        }
+        extensionCall(call, attr.text.replace(/\s+/g, ''));
+      }
+      // the op taken as a value: `nms = amp.float_function(_C.nms)`, `fn = _C.roi_pool_forward`
+      const ref = new RegExp(`\\b${escape(local)}${GAP}\\.${GAP}\\w+\\b(?!${GAP}[(.])`, 'g');
+      for (const [start] of matches(ref, source)) {
+        const id = root.descendantForIndex(start);
+        const attr = id?.parent;
+        if (id?.type !== 'identifier' || attr?.type !== 'attribute') continue;
+        if (!attr.childForFieldName('object')?.equals(id)) continue;
+        const op = attr.childForFieldName('attribute')?.text ?? '';
+        if (/(^|_)cpu(_|$)|^__/.test(op)) continue;
+        const up = attr.parent;
+        const value =
+          up?.type === 'argument_list' ||
+          up?.type === 'return_statement' ||
+          (up?.type === 'assignment' && up.childForFieldName('right')?.equals(attr));
+        if (value) extensionCall(attr, attr.text.replace(/\s+/g, ''));
+      }
+    }
+  }
+
+  /** One call (or use) of an extension's op, and the autograd Function it is in. */
+  function extensionCall(call: Node, name: string) {
+    for (const r of c.extensions) {
+      add(r, call, { name });
+      const fnRule = r.match.functionRule && rules.find((x) => x.id === r.match.functionRule);
+      const forward = fnRule ? autogradForward(call) : null;
+      if (fnRule && forward) add(fnRule, forward.def, { name: forward.cls, op: name });
+      const ctxRule = r.match.ctxRule && rules.find((x) => x.id === r.match.ctxRule);
+      const at = ctxRule && forward ? lastCtxAssignment(forward.def) : null;
+      if (ctxRule && at) {
+        const lineStart = source.lastIndexOf('\n', at.stmt.startIndex - 1) + 1;
+        const indent = source.slice(lineStart, at.stmt.startIndex);
+        add(
+          ctxRule,
+          at.stmt,
+          { name: forward!.cls, input: at.input },
+          /\S/.test(indent) || !at.input
+            ? undefined
+            : [
+                {
+                  start: at.stmt.endIndex,
+                  end: at.stmt.endIndex,
+                  text: `\n${indent}ctx.device = ${at.input}.device.type`,
+                },
+              ],
+        );
       }
     }
   }
@@ -893,6 +1012,36 @@ export function analyzeSource(
     if (def?.type !== 'function_definition' || def.startIndex !== start) continue;
     const name = def.childForFieldName('name')?.text ?? '';
     for (const { r, re: test } of c.definitions) if (test.test(name)) add(r, def, { name });
+  }
+  // a project's own switch called by its plain name (the library's own functions aside)
+  for (const [start] of codeMatches(c.callHint, source)) {
+    const id = root.descendantForIndex(start);
+    const call = id?.parent;
+    if (id?.type !== 'identifier' || call?.type !== 'call') continue;
+    if (!call.childForFieldName('function')?.equals(id)) continue;
+    const lib = aliases.get(id.text)?.split('.')[0];
+    if (lib && c.roots.has(lib)) continue;
+    for (const { r, re: test } of c.callNames)
+      if (test.test(id.text))
+        add(
+          r,
+          call,
+          { name: id.text },
+          r.rewrite?.kind === 'remove-statement' ? removeCallAndImport(call, id.text) : undefined,
+        );
+  }
+
+  /** The call's line and the import that binds only its name (the patch module needs CUDA). */
+  function removeCallAndImport(call: Node, name: string): Edit[] | undefined {
+    const edits = removeStatement(call, source);
+    if (!edits) return undefined;
+    const imp = importStatements.find(
+      (st) =>
+        st.type === 'import_from_statement' &&
+        st.childrenForFieldName('name').length === 1 &&
+        st.childrenForFieldName('name')[0]?.text === name,
+    );
+    return [...edits, ...((imp && removeStatement(imp, source)) ?? [])];
   }
 
   // names tested in conditions: `if is_nccl_backend:` guards what only NCCL does
@@ -942,11 +1091,19 @@ export function analyzeSource(
   for (const [start] of codeMatches(c.keywordHint, source)) {
     const ident = root.descendantForIndex(start, start + 1);
     const kw = ident?.parent;
+    if (ident?.type === 'identifier' && kw?.type !== 'keyword_argument') {
+      // `num_warps = 8 if BLOCK > 2048 else 4`: the value computed for the argument
+      const assign = assignmentOf(ident);
+      for (const r of c.keywords)
+        if (assign && r.match.assigned && ident.text === r.match.name)
+          add(r, assign, { text: assign.childForFieldName('right')?.text ?? '' });
+      continue;
+    }
     if (!ident || ident.type !== 'identifier' || kw?.type !== 'keyword_argument') continue;
     if (!kw.childForFieldName('name')?.equals(ident)) continue;
     const v = kw.childForFieldName('value');
     for (const r of c.keywords) {
-      if (ident.text !== r.match.name || !v) continue;
+      if (ident.text !== r.match.name || !v || r.match.assigned) continue;
       if (r.match.valueRegex && !new RegExp(r.match.valueRegex).test(v.text)) continue;
       const rw = r.rewrite;
       add(
@@ -966,8 +1123,11 @@ export function analyzeSource(
     // `try: import apex … except ImportError:` — the project already runs without the library
     for (const r of c.imports) {
       if (guarded) break;
-      const hit = modules.find((m) =>
-        r.match.modules.some((want) => m === want || m.startsWith(`${want}.`)),
+      const under = (m: string, want: string) => m === want || m.startsWith(`${want}.`);
+      const hit = modules.find(
+        (m) =>
+          r.match.modules.some((want) => under(m, want)) &&
+          !(r.match.except ?? []).some((not) => under(m, not)),
       );
       if (hit) add(r, stmt, { name: hit });
     }
@@ -1102,6 +1262,45 @@ function optionalImport(stmt: Node): boolean {
   );
 }
 
+/**
+ * Where a function is started once per process with its rank first: `mp.spawn(fn, …)`,
+ * `spawn(fn=fn, …)`, `mp.Process(target=fn, args=(rank, …))`.
+ */
+const LAUNCH = /(?:\bspawn\s*\(\s*(?:fn\s*=\s*)?|\bProcess\s*\([^()]*?\btarget\s*=\s*)/;
+
+/**
+ * The parameter of `name` that receives the rank of a function launched by `spawn(fn, …)`: the
+ * tutorial's `def demo(rank, ws): setup(rank, ws)` makes `setup`'s first parameter the rank.
+ * Read from the text (the spawned function may hold nothing a rule parses).
+ */
+function spawnedRankArgument(source: string, name: string, params: string[]): string | null {
+  for (const m of source.matchAll(new RegExp(`${LAUNCH.source}(\\w+)`, 'g'))) {
+    const def = new RegExp(`^([ \\t]*)def\\s+${escape(m[1]!)}\\s*\\(\\s*(\\w+)`, 'm').exec(source);
+    if (!def) continue;
+    // the spawned function's body: up to the next line indented no deeper than its `def`
+    // (a signature's closing `):` on its own line is not the end)
+    const rest = source.slice(def.index + def[0].length);
+    const end = new RegExp(`\\n(?=${def[1]}[^\\s)])`).exec(rest);
+    const body = end ? rest.slice(0, end.index) : rest;
+    for (const call of body.matchAll(new RegExp(`\\b${escape(name)}\\s*\\(([^()]*)\\)`, 'g'))) {
+      const at = call[1]!.split(',').findIndex((a) => a.trim() === def[2]);
+      if (at >= 0 && params[at]) return params[at]!;
+    }
+  }
+  return null;
+}
+
+/** The assignment whose target is this name, alone or in a tuple: `BLOCK, num_warps = f(n)`. */
+function assignmentOf(ident: Node): Node | null {
+  let target: Node = ident;
+  if (target.parent?.type === 'pattern_list' || target.parent?.type === 'tuple_pattern')
+    target = target.parent;
+  const assign = target.parent;
+  return assign?.type === 'assignment' && assign.childForFieldName('left')?.equals(target)
+    ? assign
+    : null;
+}
+
 /** A comparison operand, itself or as the argument of a call: `x == float("inf")`. */
 function comparedOperand(node: Node): boolean {
   let n: Node | null = node;
@@ -1132,6 +1331,31 @@ function lastCtxAssignment(def: Node): { stmt: Node; input: string } | null {
     else if (last && st?.type !== 'comment') break;
   }
   return last ? { stmt: last, input: params[1] ?? '' } : null;
+}
+
+/**
+ * `torch._C._jit_set_nvfuser_enabled(True)` on its own line → its text goes, leaving the line
+ * empty (`pass` when it is the block's only statement). Undefined where the call is part of a
+ * larger statement.
+ */
+function removeStatement(node: Node, src: string): Edit[] | undefined {
+  const call = node.type === 'call' ? node : node.parent;
+  const stmt =
+    node.type === 'import_from_statement' ? node : call?.type === 'call' ? call.parent : null;
+  if (!stmt) return undefined;
+  if (stmt.type === 'expression_statement' ? stmt.namedChildren.length !== 1 : stmt !== node)
+    return undefined;
+  const block = stmt.parent;
+  if (!block) return undefined;
+  const lineStart = src.lastIndexOf('\n', stmt.startIndex - 1) + 1;
+  // the newline stays: an insertion at the statement's end (import torch_npu) keeps its place
+  const next = src.indexOf('\n', stmt.endIndex);
+  const lineEnd = next < 0 ? src.length : next;
+  if (/\S/.test(src.slice(lineStart, stmt.startIndex))) return undefined;
+  if (/\S/.test(src.slice(stmt.endIndex, lineEnd).replace(/#.*/, ''))) return undefined;
+  const siblings = block.namedChildren.filter((n) => n && n.type !== 'comment');
+  if (siblings.length > 1) return [{ start: lineStart, end: lineEnd, text: '' }];
+  return [{ start: stmt.startIndex, end: stmt.endIndex, text: 'pass' }];
 }
 
 /** `f(a, num_warps=8)` → `f(a)`: the argument and the comma before it (or after, when first). */
@@ -1217,8 +1441,9 @@ function findBackendSwitch(
  * `torch.cuda.synchronize` → `torch.npu.synchronize`: the segment named `from` in the chain. With
  * `from torch import cuda` … `cuda.synchronize()` the import is what changes; the use stays.
  */
-function renameSegment(rule: Rule, chain: Node): Edit[] | undefined {
+function renameSegment(rule: Rule, chain: Node, source: string): Edit[] | undefined {
   const rw = rule.rewrite;
+  if (rw?.kind === 'remove-statement') return removeStatement(chain, source);
   if (rw?.kind === 'replace-expression')
     return [{ start: chain.startIndex, end: chain.endIndex, text: rw.to }];
   if (rw?.kind !== 'rename-segment') return undefined;

@@ -148,6 +148,7 @@ describe('ops without an efficient NPU kernel, attention, AMP, optimizers', () =
       'model.py:12:op.complex-rope',
       'model.py:16:op.complex-rope',
       'model.py:22:op.float64',
+      'model.py:23:op.float64-method',
       'model.py:33:fused.rms-norm',
       'model.py:47:fused.gated-gelu',
       'model.py:58:attn.inf-mask',

@@ -36,9 +36,16 @@ const Match = z.discriminatedUnion('kind', [
   }),
   /** A function definition whose name matches: `def enable_xformers_memory_efficient_attention`. */
   z.object({ kind: z.literal('definition'), regex: z.string() }),
+  /**
+   * A call of a plain name matching this, not bound to a library a rule knows: the project's own
+   * switch, `replace_llama_attn_with_flash_attn()`.
+   */
+  z.object({ kind: z.literal('call-name'), regex: z.string() }),
   z.object({
     kind: z.literal('method'),
     name: z.string(),
+    /** The in-place form too: `masked_fill_` as well as `masked_fill`. */
+    inPlace: z.boolean().optional(),
     firstArgIdentifier: z.array(z.string()).optional(),
     /** The object the method is called on, as written: `\\.pow\\(2\\)$` for `x.pow(2).mean(…)`. */
     objectRegex: z.string().optional(),
@@ -47,7 +54,13 @@ const Match = z.discriminatedUnion('kind', [
     /** The call's argument list, as written, matches: `keepdim=True`. */
     argsRegex: z.string().optional(),
   }),
-  z.object({ kind: z.literal('keyword'), name: z.string(), valueRegex: z.string().optional() }),
+  z.object({
+    kind: z.literal('keyword'),
+    name: z.string(),
+    valueRegex: z.string().optional(),
+    /** A plain assignment to that name instead of the argument: `num_warps = 8 if … else 4`. */
+    assigned: z.boolean().optional(),
+  }),
   z.object({
     kind: z.literal('reference'),
     names: z.array(z.string()),
@@ -57,6 +70,8 @@ const Match = z.discriminatedUnion('kind', [
     kind: z.literal('call'),
     names: z.array(z.string()),
     stringArg: z.string().optional(),
+    /** Only without a device argument (positional, device= or device_type=): GradScaler() is CUDA's. */
+    withoutDevice: z.boolean().optional(),
     /** Some argument's source text matches this (`float("-inf")` in a mask, `x + mask`). */
     argRegex: z.string().optional(),
     /** Only the first positional argument is tested against argRegex. */
@@ -64,7 +79,12 @@ const Match = z.discriminatedUnion('kind', [
     /** Only as an operand of `*`: `F.silu(x) * y` (a gated activation). */
     inProduct: z.boolean().optional(),
   }),
-  z.object({ kind: z.literal('import'), modules: z.array(z.string()) }),
+  z.object({
+    kind: z.literal('import'),
+    modules: z.array(z.string()),
+    /** Submodules another rule speaks for: `apex.optimizers` is not apex.amp. */
+    except: z.array(z.string()).optional(),
+  }),
   /**
    * An attribute read that is not a call: `x.is_cuda`. With `callers`, a module function that
    * returns it (`def num_sms(): return props.multi_processor_count`) is flagged where it is called.
@@ -102,6 +122,10 @@ const Rewrite = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('replace-expression'), to: z.string() }),
   /** The keyword argument goes, with its comma (`, num_warps=8`): a removal, not a rewrite. */
   z.object({ kind: z.literal('remove-argument') }),
+  /** A call gets this as its first argument: `GradScaler()` → `GradScaler("npu")`. */
+  z.object({ kind: z.literal('insert-first-argument'), text: z.string() }),
+  /** The statement that is the matched call goes (its line, or `pass` if it is alone). */
+  z.object({ kind: z.literal('remove-statement') }),
 ]);
 
 export const Rule = z.object({

@@ -210,6 +210,23 @@ const SCRIPT_PATTERNS: {
     edit: () => 'ASCEND_RT_VISIBLE_DEVICES',
   },
   {
+    re: /\bPYTORCH_CUDA_ALLOC_CONF\b/,
+    say: {
+      en: 'PYTORCH_CUDA_ALLOC_CONF is ignored on NPU: use PYTORCH_NPU_ALLOC_CONF (same value).',
+      'zh-CN': 'NPU 上会忽略 PYTORCH_CUDA_ALLOC_CONF：改用 PYTORCH_NPU_ALLOC_CONF（值不变）。',
+    },
+    edit: () => 'PYTORCH_NPU_ALLOC_CONF',
+  },
+  {
+    re: /\bCUDA_LAUNCH_BLOCKING\b/,
+    say: {
+      en: 'CUDA_LAUNCH_BLOCKING does nothing on NPU: use ASCEND_LAUNCH_BLOCKING (debugging only).',
+      'zh-CN':
+        'CUDA_LAUNCH_BLOCKING 在 NPU 上不起作用：改用 ASCEND_LAUNCH_BLOCKING（仅用于调试）。',
+    },
+    edit: () => 'ASCEND_LAUNCH_BLOCKING',
+  },
+  {
     re: /\bNCCL_[A-Z0-9_]+/,
     say: {
       en: 'NCCL setting: HCCL has its own variables (HCCL_CONNECT_TIMEOUT, HCCL_IF_IP, HCCL_BUFFSIZE…).',
@@ -500,22 +517,43 @@ type AddFinding = (
  * in setup.cfg: a quoted (or, in setup.cfg, listed) requirement naming a CUDA-only package.
  */
 function scanPackageDependencies(rel: string, src: string, finding: AddFinding): void {
-  if (!/install_requires|dependencies|requires/.test(src)) return;
+  if (!/install_requires|dependenc|requires/.test(src)) return;
+  // Poetry's tables name packages as keys: `flash-attn = { version = "^2.5" }`
+  let poetryTable = false;
   src.split('\n').forEach((line, i) => {
     if (/^\s*#/.test(line)) return;
-    const specs = rel.endsWith('.cfg')
-      ? [/^\s+([A-Za-z0-9_.-]+)\s*(?:[<>=!~;[]|$)/.exec(line)].filter(
-          (m): m is RegExpExecArray => !!m,
-        )
-      : [...line.matchAll(/["']([A-Za-z0-9_.-]+)\s*(?:\[[^\]]*\])?\s*(?:[<>=!~;@][^"']*)?["']/g)];
+    if (/^\s*\[/.test(line))
+      poetryTable = /^\s*\[tool\.poetry\.(?:group\.[\w-]+\.)?(?:dev-)?dependencies\]/.test(line);
+    const specs = poetryTable
+      ? [/^\s*([A-Za-z0-9_.-]+)\s*=/.exec(line)].filter((m): m is RegExpExecArray => !!m)
+      : rel.endsWith('.cfg')
+        ? [/^\s+([A-Za-z0-9_.-]+)\s*(?:[<>=!~;[]|$)/.exec(line)].filter(
+            (m): m is RegExpExecArray => !!m,
+          )
+        : [...line.matchAll(/["']([A-Za-z0-9_.-]+)\s*(?:\[[^\]]*\])?\s*(?:[<>=!~;@][^"']*)?["']/g)];
     for (const m of specs) {
-      const name = m[1]!.toLowerCase();
-      const ruleId = requirementLibs()[name];
+      const ruleId = packageRule(m[1]!);
       if (!ruleId) continue;
       const col = (m.index ?? 0) + 1;
       finding(ruleId, rel, { line: i + 1, column: col, endColumn: col + m[0].length });
     }
   });
+}
+
+/**
+ * The rule for a distribution as packaging metadata spells it: any case and separator
+ * (`Flash_Attn`), a nightly build (`triton-nightly`), a CUDA-versioned wheel (`cupy-cuda12x`).
+ */
+function packageRule(spelled: string): string | undefined {
+  const libs = requirementLibs();
+  const name = spelled.toLowerCase();
+  const dashed = name.replace(/[-_.]+/g, '-');
+  return (
+    libs[name] ??
+    libs[dashed] ??
+    libs[dashed.replace(/-nightly$/, '')] ??
+    libs[dashed.replace(/-cuda\d*x?$|-cu\d+$/, '')]
+  );
 }
 
 function scanRequirements(rel: string, src: string, finding: AddFinding): void {

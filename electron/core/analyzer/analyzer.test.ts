@@ -204,6 +204,12 @@ describe('files skipped without parsing', () => {
       'is_cuda',
     ])
       expect(re.test(`x = ${word}`), word).toBe(true);
+    // a rule that matches calls by name: its words let a file through on their own
+    const call = loadRules().filter((r) => r.match.kind === 'call-name');
+    expect(call.length).toBeGreaterThan(0);
+    const byCall = prefilter(call);
+    expect(byCall.test('enable_my_xformers_attention()\n')).toBe(true);
+    expect(byCall.test('def forward(self, x):\n    return self.apply(x)\n')).toBe(false);
   });
 });
 

@@ -41,6 +41,8 @@ export function prefilter(rules: Rule[]): RegExp {
     } else if (m.kind === 'condition-name') for (const w of ['nccl', 'NCCL', 'Nccl']) words.add(w);
     else if (m.kind === 'definition')
       for (const w of m.regex.match(/[A-Za-z_]\w{2,}/g) ?? []) words.add(w);
+    else if (m.kind === 'call-name')
+      for (const w of m.words ?? m.regex.match(/[A-Za-z_]\w{2,}/g) ?? []) words.add(w);
     else if (m.kind === 'string') {
       // the literal text of the pattern, without classes and escapes
       const literal = m.regex.replace(/\[[^\]]*\]/g, ' ').replace(/\\./g, ' ');

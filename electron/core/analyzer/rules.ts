@@ -40,7 +40,15 @@ const Match = z.discriminatedUnion('kind', [
    * A call of a plain name matching this, not bound to a library a rule knows: the project's own
    * switch, `replace_llama_attn_with_flash_attn()`.
    */
-  z.object({ kind: z.literal('call-name'), regex: z.string() }),
+  z.object({
+    kind: z.literal('call-name'),
+    regex: z.string(),
+    /**
+     * Words one of which every match holds (`flash_attn`, `xformers`): a file with none of them
+     * is not looked into for this rule. Default: every word of the regex.
+     */
+    words: z.array(z.string().min(3)).optional(),
+  }),
   z.object({
     kind: z.literal('method'),
     name: z.string(),

@@ -56,6 +56,8 @@ interface Compiled {
   callNames: { r: RuleOf<'call-name'>; re: RegExp }[];
   /** Plain calls a call-name rule can match (`replace_llama_attn_with_flash_attn()`). */
   callHint: RegExp | null;
+  /** The words one of which every call-name match holds (the rules declare them). */
+  callWords: string[];
   conditionHint: RegExp | null;
   /** First segments of every name a reference or call rule knows (torch, apex, nvtx…). */
   roots: Set<string>;
@@ -144,6 +146,9 @@ export function compile(rules: Rule[]): Compiled {
       : null,
     callNames: of('call-name').map((r) => ({ r, re: new RegExp(r.match.regex) })),
     // from the rule's own text on (not `\b\w*` first: that tries every word of the file)
+    callWords: of('call-name').flatMap(
+      (r) => r.match.words ?? r.match.regex.match(/[A-Za-z_]\w{2,}/g) ?? [],
+    ),
     callHint: of('call-name').length
       ? new RegExp(
           `(?:${of('call-name')
@@ -290,7 +295,7 @@ export function candidateOffsets(
   all(c.keywordHint);
   all(c.conditionHint);
   all(c.definitionHint);
-  all(c.callHint);
+  all(callHint(c, source));
   all(c.loaderHint);
   const { aliases, imported, bound } = textAliases(source);
   for (const [start] of chainMatches(c, aliases, source)) at.push(start);
@@ -322,6 +327,13 @@ export function candidateOffsets(
   const whole = codeMatches(c.definitionHint, source).map(([start]) => start);
   return { at, inElse, imports, whole };
 }
+
+/**
+ * The call-name hint where it can match: its regex tries every offset of a file, and a file
+ * without one of the rules' words holds no match.
+ */
+const callHint = (c: Compiled, source: string) =>
+  c.callWords.some((w) => source.includes(w)) ? c.callHint : null;
 
 const RAISE = ledBy(/^[ \t]*raise\b/gm, ['raise'], true);
 
@@ -1014,7 +1026,7 @@ export function analyzeSource(
     for (const { r, re: test } of c.definitions) if (test.test(name)) add(r, def, { name });
   }
   // a project's own switch called by its plain name (the library's own functions aside)
-  for (const [start] of codeMatches(c.callHint, source)) {
+  for (const [start] of codeMatches(callHint(c, source), source)) {
     const id = root.descendantForIndex(start);
     const call = id?.parent;
     if (id?.type !== 'identifier' || call?.type !== 'call') continue;

@@ -1429,7 +1429,8 @@ function findBackendSwitch(
   pos: (i: number) => { line: number },
 ): FileAnalysis['backendSwitch'] {
   // the cheap search first: few files define an enum
-  if (!/Enum\b/.test(source) || !/\b(TRITON|CUDA)\b/i.test(source)) return null;
+  if (!source.includes('Enum') || !/Enum\b/.test(source) || !/\b(TRITON|CUDA)\b/i.test(source))
+    return null;
   for (const n of top) {
     if (n?.type !== 'class_definition') continue;
     const bases = n.childForFieldName('superclasses')?.text ?? '';

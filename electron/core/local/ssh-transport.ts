@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import type { Client, ClientChannel, SFTPWrapper } from 'ssh2';
+import type { Client, ClientChannel } from 'ssh2';
 import { AmwError } from '../../../shared/errors';
 import { msg } from '../../../shared/api/text';
 import { exec } from '../ssh/exec';
 import { remoteCommand } from '../ssh/quote';
 import type { HostTransport, StreamOptions, TransferResult } from './local-exec';
+import { sftpOf } from '../ssh/sftp';
 
 /** Borrows a pooled connection for one operation (HostService.pool.use with the host's target). */
 export type UseClient = <T>(fn: (client: Client) => Promise<T>) => Promise<T>;
@@ -70,20 +71,6 @@ function streamOver(client: Client, command: string, opts: StreamOptions) {
     },
   );
 }
-
-const sftpOf = (client: Client) =>
-  new Promise<SFTPWrapper>((resolve, reject) =>
-    client.sftp((err, sftp) =>
-      err
-        ? reject(
-            new AmwError(
-              'DISCONNECTED',
-              msg('errors.text.sftpUnavailable', { error: err.message }),
-            ),
-          )
-        : resolve(sftp),
-    ),
-  );
 
 async function localSha256(path: string): Promise<{ sha256: string; bytes: number }> {
   const h = createHash('sha256');

@@ -2,30 +2,16 @@ import { createHash } from 'node:crypto';
 import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
-import type { Client, SFTPWrapper } from 'ssh2';
+import type { Client } from 'ssh2';
 import { AmwError } from '../../../../shared/errors';
 import { msg } from '../../../../shared/api/text';
 import type { JobContext } from '../../jobs/runner';
 import { exec } from '../../ssh/exec';
 import { remoteCommand } from '../../ssh/quote';
 import type { StageServices } from '../define';
+import { sftpOf } from '../../ssh/sftp';
 
 type Hosts = StageServices['hosts'];
-
-function sftpOf(c: Client): Promise<SFTPWrapper> {
-  return new Promise((resolve, reject) =>
-    c.sftp((err, sftp) =>
-      err
-        ? reject(
-            new AmwError(
-              'DISCONNECTED',
-              msg('errors.text.sftpUnavailable', { error: err.message }),
-            ),
-          )
-        : resolve(sftp),
-    ),
-  );
-}
 
 const step = <T>(fn: (cb: (err: Error | null | undefined, v?: T) => void) => void): Promise<T> =>
   new Promise((resolve, reject) => fn((err, v) => (err ? reject(err) : resolve(v as T))));

@@ -1,6 +1,5 @@
 import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
-import type { Client, SFTPWrapper } from 'ssh2';
 import { AmwError } from '../../../../shared/errors';
 import { msg } from '../../../../shared/api/text';
 import { hashFile } from '../../db/artifacts';
@@ -8,20 +7,7 @@ import type { HostService } from '../../hosts/host-service';
 import { exec } from '../../ssh/exec';
 import { shellQuote } from '../../ssh/quote';
 import type { GatheredFile } from './repository';
-
-const sftpOf = (c: Client) =>
-  new Promise<SFTPWrapper>((resolve, reject) =>
-    c.sftp((err, s) =>
-      err
-        ? reject(
-            new AmwError(
-              'DISCONNECTED',
-              msg('errors.text.sftpUnavailable', { error: err.message }),
-            ),
-          )
-        : resolve(s),
-    ),
-  );
+import { sftpOf } from '../../ssh/sftp';
 
 /**
  * Copies a folder of profiler output off a host into `localDir`, over SFTP, file by file:

@@ -4,7 +4,7 @@ import { allMatches, ledBy, newlineStarts } from './line-matches';
 import { canonicalName, importAliases, nameMatches } from './names';
 import { rangedInput, relevantSource } from './relevant';
 import { COMMENT, inCode, sourceTokens, STRING, tokenAt, type SourceTokens } from './source-tokens';
-import { ruleMsg, type Rule } from './rules';
+import { callNameWords, ruleMsg, type Rule } from './rules';
 
 export type Edit = CodeEdit;
 export type Finding = CodeFinding;
@@ -146,9 +146,7 @@ export function compile(rules: Rule[]): Compiled {
       : null,
     callNames: of('call-name').map((r) => ({ r, re: new RegExp(r.match.regex) })),
     // from the rule's own text on (not `\b\w*` first: that tries every word of the file)
-    callWords: of('call-name').flatMap(
-      (r) => r.match.words ?? r.match.regex.match(/[A-Za-z_]\w{2,}/g) ?? [],
-    ),
+    callWords: of('call-name').flatMap((r) => callNameWords(r.match)),
     callHint: of('call-name').length
       ? new RegExp(
           `(?:${of('call-name')
@@ -205,7 +203,7 @@ const IMPORT_PARENTS = new Set([
   'aliased_import',
 ]);
 
-const IMPORT_HINT = ledBy(/^[ \t]*(?:import|from)[ \t]/gm, ['import', 'from'], true);
+export const IMPORT_HINT = ledBy(/^[ \t]*(?:import|from)[ \t]/gm, ['import', 'from'], true);
 
 /**
  * `.name` where a method or attribute rule can match, narrowed by what the rule also needs
@@ -239,7 +237,7 @@ function memberRegex(methods: RuleOf<'method'>[], attributes: RuleOf<'attribute'
 const KEEP = /\bEnum\b/;
 /** Top-level statements whose header is always parsed: the entry point's guard. */
 const LOOK = /^if\b[^\n]*__name__/;
-const TEXT_IMPORT = ledBy(
+export const TEXT_IMPORT = ledBy(
   /^[ \t]*(?:import[ \t]+([^\n#;]+)|from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+))/gm,
   ['import', 'from'],
   true,
@@ -248,7 +246,7 @@ const LOADED = /^[ \t]*(\w+)\s*=\s*[\w.]*?\b(?:load_ext|load|load_inline)\s*\(/g
 /** LOADED's call alone: a text without one has no LOADED match, and this search is cheaper. */
 const LOADER_CALL = /\b(?:load_ext|load|load_inline)\s*\(/;
 /** An autograd forward's `ctx.x = …` (one regex object: matches are kept per regex). */
-const CTX_ASSIGNMENT = ledBy(/^[ \t]*ctx\.\w+\s*=/gm, ['ctx.'], true);
+export const CTX_ASSIGNMENT = ledBy(/^[ \t]*ctx\.\w+\s*=/gm, ['ctx.'], true);
 
 /** What the file's imports bind, read from the text (a superset of what the tree says). */
 export function textAliases(source: string): {
@@ -335,7 +333,7 @@ export function candidateOffsets(
 const callHint = (c: Compiled, source: string) =>
   c.callWords.some((w) => source.includes(w)) ? c.callHint : null;
 
-const RAISE = ledBy(/^[ \t]*raise\b/gm, ['raise'], true);
+export const RAISE = ledBy(/^[ \t]*raise\b/gm, ['raise'], true);
 
 const bestMemo = new WeakMap<RuleOf<'reference'>[], Map<string, Best | undefined>>();
 type Best = { r: RuleOf<'reference'>; p: string };

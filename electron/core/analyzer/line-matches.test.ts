@@ -6,7 +6,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { allMatches, ledBy } from './line-matches';
+import { CTX_ASSIGNMENT, IMPORT_HINT, RAISE, TEXT_IMPORT } from './analyze-file';
+import { allMatches } from './line-matches';
+import { TOP_IMPORT } from './python-file';
 
 const FIXTURES = join(__dirname, '../../../tests/fixtures/code');
 const CORPUS = resolve(__dirname, '../../../../shared/corpus-dev/files');
@@ -44,14 +46,8 @@ const SEARCHES = [
   /^(?:from|import)\s+([A-Za-z_]\w*)/gm,
 ];
 
-// the same searches declared with the literal that starts their lines (as the scanner declares them)
-const LED = [
-  ledBy(new RegExp(SEARCHES[0]!.source, 'gm'), ['import', 'from'], true),
-  ledBy(new RegExp(SEARCHES[1]!.source, 'gm'), ['import', 'from'], true),
-  ledBy(new RegExp(SEARCHES[3]!.source, 'gm'), ['raise'], true),
-  ledBy(new RegExp(SEARCHES[4]!.source, 'gm'), ['ctx.'], true),
-  ledBy(new RegExp(SEARCHES[5]!.source, 'gm'), ['from', 'import'], false),
-];
+// the scanner's own declarations of those searches with the literal that starts their lines
+const LED = [IMPORT_HINT, TEXT_IMPORT, RAISE, CTX_ASSIGNMENT, TOP_IMPORT];
 
 describe('line-anchored matches', () => {
   const files = [

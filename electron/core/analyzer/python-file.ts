@@ -3,7 +3,7 @@ import type { Parser } from 'web-tree-sitter';
 import type { Language } from '../../../shared/api';
 import { analyzeSource, type FileAnalysis, type Finding } from './analyze-file';
 import { allMatches, ledBy, newlineStarts } from './line-matches';
-import { ruleMsg, type Rule } from './rules';
+import { callNameWords, ruleMsg, type Rule } from './rules';
 
 const prefilters = new WeakMap<Rule[], RegExp>();
 const CUDA_ISH = /cuda|cudnn|nccl|nvtx/i;
@@ -41,8 +41,7 @@ export function prefilter(rules: Rule[]): RegExp {
     } else if (m.kind === 'condition-name') for (const w of ['nccl', 'NCCL', 'Nccl']) words.add(w);
     else if (m.kind === 'definition')
       for (const w of m.regex.match(/[A-Za-z_]\w{2,}/g) ?? []) words.add(w);
-    else if (m.kind === 'call-name')
-      for (const w of m.words ?? m.regex.match(/[A-Za-z_]\w{2,}/g) ?? []) words.add(w);
+    else if (m.kind === 'call-name') for (const w of callNameWords(m)) words.add(w);
     else if (m.kind === 'string') {
       // the literal text of the pattern, without classes and escapes
       const literal = m.regex.replace(/\[[^\]]*\]/g, ' ').replace(/\\./g, ' ');
@@ -147,7 +146,7 @@ export function analyzePythonFile(
   };
 }
 
-const TOP_IMPORT = ledBy(/^(?:from|import)\s+([A-Za-z_]\w*)/gm, ['from', 'import'], false);
+export const TOP_IMPORT = ledBy(/^(?:from|import)\s+([A-Za-z_]\w*)/gm, ['from', 'import'], false);
 
 /**
  * At an entry point that imports torch or the project's own package (a folder on its own path,

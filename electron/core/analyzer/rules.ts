@@ -211,3 +211,7 @@ export function requirementLibs(): Record<string, string> {
   libs = parsed.data.libraries;
   return libs;
 }
+
+/** The words one of which every match of a call-name rule holds: declared, else the regex's words. */
+export const callNameWords = (match: { regex: string; words?: string[] }): string[] =>
+  match.words ?? match.regex.match(/[A-Za-z_]\w{2,}/g) ?? [];

@@ -8,6 +8,7 @@ import type { Effort, Language } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
 import { loadKnowledge } from '../knowledge/load';
 import { byText, type Edit, type Finding } from './analyze-file';
+import { newlineStarts } from './line-matches';
 import { analyzePythonFile, NOT_TEXT, type PythonResult } from './python-file';
 import { pythonParser } from './python-parser';
 import { loadRules, requirementLibs, ruleMsg, type Rule } from './rules';
@@ -307,13 +308,6 @@ const glob = (pattern: string) =>
       .join('.*')}(/.*)?$`,
   );
 
-/** Line i (0-based) of a text and the offset where it starts, for line-based files. */
-function lineOffsets(text: string): number[] {
-  const starts = [0];
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-  return starts;
-}
-
 /** The torch_npu release built for a torch version, from the version matrix (newest first). */
 function torchNpuFor(torch: string): string | null {
   const base = torch.replace(/\+.*$/, '');
@@ -557,7 +551,7 @@ function packageRule(spelled: string): string | undefined {
 }
 
 function scanRequirements(rel: string, src: string, finding: AddFinding): void {
-  const starts = lineOffsets(src);
+  const starts = newlineStarts(src);
   const lines = src.split('\n');
   let torchLine = -1;
   let torchVersion: string | null = null;
@@ -608,7 +602,7 @@ function cudaWheelEdit(line: string, at: number): Edit {
 }
 
 function scanScript(rel: string, src: string, lang: Language, finding: AddFinding): void {
-  const starts = lineOffsets(src);
+  const starts = newlineStarts(src);
   src.split('\n').forEach((line, i) => {
     if (/^\s*#/.test(line) && !/^\s*#!/.test(line)) return;
     for (const p of SCRIPT_PATTERNS) {

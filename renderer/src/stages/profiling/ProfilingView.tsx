@@ -25,15 +25,15 @@ const PARTS = [
   ['freeUs', 'report.free', 'var(--warn, #9a6700)'],
 ] as const;
 
+/** How a run ends without storing anything. */
+const ENDED = new Set(['error', 'cancelled', 'interrupted']);
+
 /**
  * The session's profiling stage: the newest stored profile (a run on a host or an import) — step
  * breakdown per rank as stacked bars, kernel time by task type, the top kernels with a search,
  * and the advice as cards; above them the run form (one or several hosts, ranks per host) and
  * the import form (a folder here, or the same folder on hosts).
  */
-/** How a run ends without storing anything. */
-const ENDED = new Set(['error', 'cancelled', 'interrupted']);
-
 export function ProfilingView(props: StageViewProps) {
   const { t } = useTranslation();
   const runs = props.runs.filter((r) => r.status !== 'running');

@@ -129,7 +129,7 @@ void app.whenReady().then(async () => {
         (err: unknown) =>
           dialog.showErrorBox(
             PRODUCT_NAME,
-            explainError(translator(settings.language), toWireError(err)),
+            explainError(translator(settings.language), toWireError(err), settings.language),
           ),
       );
     }

@@ -56,7 +56,10 @@ test('zh-CN: a half-broken msprobe dump names what is missing, each problem once
 }) => {
   const dir = mkdtempSync(join(tmpdir(), 'amw-e2e-msprobe-'));
   const doc = JSON.parse(
-    readFileSync('/work/shared/fixtures/precision/dump_pytorch_mix_statistics/dump.json', 'utf8'),
+    readFileSync(
+      join(process.cwd(), '../shared/fixtures/precision/dump_pytorch_mix_statistics/dump.json'),
+      'utf8',
+    ),
   ) as Record<string, unknown>;
   delete doc.task; // an older or damaged dump: no task, no stack.json, no construct.json
   writeFileSync(join(dir, 'dump.json'), JSON.stringify(doc));
@@ -137,4 +140,33 @@ test('the distributed stage on this machine: the picker shows what runs, and hcc
   const hccn = stage.getByTestId('dist-cell-local-dist.hccn');
   await expect(hccn).toHaveAttribute('data-status', 'skip', { timeout: 90_000 });
   await expect(hccn).not.toHaveText('✓');
+});
+
+test('zh-CN: the browser refuses an empty required field in Chinese, and in English once switched back', async ({
+  app,
+}) => {
+  const { page } = app;
+  const shell = new Shell(page);
+  await shell.ready();
+  await shell.language('zh-CN');
+  await page.getByTestId('nav-code').click();
+  const path = page.getByTestId('scan-path');
+  await path.fill('');
+  await page.getByTestId('scan-start').click();
+  // the browser here is en-US: its own words would be "Please fill out this field."
+  await expect
+    .poll(() => path.evaluate((el) => (el as HTMLInputElement).validationMessage))
+    .toBe('请填写此项。');
+  // typing clears the refusal; an empty field is refused again, now in English
+  await path.fill('x');
+  expect(await path.evaluate((el) => (el as HTMLInputElement).validity.valid)).toBe(true);
+  await path.fill('');
+  await shell.language('en');
+  await page.getByTestId('nav-code').click();
+  await page.getByTestId('scan-start').click();
+  await expect
+    .poll(() =>
+      page.getByTestId('scan-path').evaluate((el) => (el as HTMLInputElement).validationMessage),
+    )
+    .toBe('Fill in this field.');
 });

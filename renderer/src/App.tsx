@@ -7,6 +7,7 @@ import { Icon } from './components/Icon';
 import { JobsDrawer, useJobs } from './components/JobsDrawer';
 import { useHostFeed, useJobFeed } from './jobs/invalidation';
 import { setLanguage } from './i18n';
+import { useLocalisedValidity } from './form-validity';
 import { SettingsPage } from './pages/SettingsPage';
 import { HostsPage } from './pages/hosts/HostsPage';
 import { SessionsPage } from './pages/sessions/SessionsPage';
@@ -31,6 +32,7 @@ export function App() {
   const setSettings = useAction('settings.set');
   useJobFeed(); // the one job.updated listener: the jobs list, and what finished jobs make stale
   useHostFeed(); // the one hosts.changed listener: every host list shown, on any page
+  useLocalisedValidity(); // the browser's refusals of a field, in the app's language
   const jobs = useJobs();
   const running = jobs.filter((j) => j.status === 'running').length;
 

@@ -24,10 +24,11 @@ import { PrecisionRepository } from '../../electron/core/stages/precision/reposi
 import { ArtifactStore } from '../../electron/core/db/artifacts';
 import { openStore } from '../../electron/core/db/open';
 import { en, zh } from '../support/text';
+import { REFERENCE } from '../support/reference';
 
 const support = simHostsSupported();
 const d = support.ok ? describe : describe.skip;
-const FIXTURES = '/work/shared/fixtures/precision';
+const FIXTURES = `${REFERENCE}/fixtures/precision`;
 
 let cpu: SimHost; // the baseline: a plain Linux box, no Ascend, CPU torch
 let npu: SimHost; // an NPU-profile host (torch_npu stand-in, no real NPU: it runs on the CPU)

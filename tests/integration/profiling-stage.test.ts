@@ -23,6 +23,7 @@ import {
 import type { StageRunRecord } from '../../shared/api';
 import { amw } from '../support/cli';
 import { en } from '../support/text';
+import { REFERENCE } from '../support/reference';
 
 const support = simHostsSupported();
 const d = support.ok ? describe : describe.skip;
@@ -191,7 +192,7 @@ d(
     let b: SimHost;
     let c: Core;
     let dir: string;
-    const F = '/work/shared/fixtures/profiling/torch_npu_level1_rank0_ascend_pt';
+    const F = `${REFERENCE}/fixtures/profiling/torch_npu_level1_rank0_ascend_pt`;
 
     beforeAll(async () => {
       a = await startSimHost('gather-a', 'ascend-910b');

@@ -9,6 +9,8 @@ export const common = {
   edit: 'Edit',
   /** How engine messages join sentences and lists in this language. */
   join: { sentences: ' ', list: ', ' },
+  fieldRequired: 'Fill in this field.',
+  fieldFormat: 'This is not in the expected format.',
   notYet: 'Not in this build yet',
   howToStart: 'How to start',
   cli: 'From the command line',

@@ -8,8 +8,9 @@ import { STAGE_NAMESPACES } from '../../../../shared/stages';
 import { compareDumps, tensorMetrics } from './compare';
 import { importMsprobe, parseCsv } from './msprobe';
 import { xlsx } from '../../../../tests/support/xlsx';
+import { REFERENCE } from '../../../../tests/support/reference';
 
-const FIX = '/work/shared/fixtures/precision';
+const FIX = `${REFERENCE}/fixtures/precision`;
 const t = translator('en', STAGE_NAMESPACES);
 const en = (x: Parameters<typeof renderText>[2]) => renderText(t, 'en', x);
 

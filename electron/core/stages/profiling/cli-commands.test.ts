@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { amw } from '../../../../tests/support/cli';
+import { REFERENCE } from '../../../../tests/support/reference';
 
-const F = '/work/shared/fixtures/profiling';
+const F = `${REFERENCE}/fixtures/profiling`;
 const scratch = mkdtempSync(join(tmpdir(), 'amw-profile-cli-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCore } from '../../api/core';
+import { REFERENCE } from '../../../../tests/support/reference';
 
-const F = '/work/shared/fixtures/profiling';
+const F = `${REFERENCE}/fixtures/profiling`;
 const home = mkdtempSync(join(tmpdir(), 'amw-prof-cmp-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 

@@ -11,8 +11,9 @@ import { streamCsv, type ParserChoice } from './csv-stream';
 import { importProfile } from './import';
 import { scanTrace } from './trace-scan';
 import { streamTrace } from './trace-stream';
+import { REFERENCE } from '../../../../tests/support/reference';
 
-const F = '/work/shared/fixtures/profiling';
+const F = `${REFERENCE}/fixtures/profiling`;
 const tmp = mkdtempSync(join(tmpdir(), 'amw-prof-diff-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 let n = 0;

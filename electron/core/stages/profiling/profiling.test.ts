@@ -6,8 +6,9 @@ import type { Advice, ProfileResult } from '../../../../shared/stages/profiling/
 import { amw } from '../../../../tests/support/cli';
 import { importProfile } from './import';
 import { compareProfiles } from './compare';
+import { REFERENCE } from '../../../../tests/support/reference';
 
-const F = '/work/shared/fixtures/profiling';
+const F = `${REFERENCE}/fixtures/profiling`;
 const ids = (r: ProfileResult) => r.advice.map((a) => a.id);
 const advice = (r: ProfileResult, id: string): Advice => {
   const a = r.advice.find((x) => x.id === id);

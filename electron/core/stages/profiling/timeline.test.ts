@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { StepTimeline } from '../../../../shared/stages/profiling/api';
 import { stepTimeline } from './timeline';
+import { REFERENCE } from '../../../../tests/support/reference';
 
-const F = '/work/shared/fixtures/profiling';
+const F = `${REFERENCE}/fixtures/profiling`;
 const tmp = mkdtempSync(join(tmpdir(), 'amw-prof-tl-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 

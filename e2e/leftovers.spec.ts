@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, expect } from './support/fixtures';
 import { Shell } from './pages/shell';
+import { REFERENCE } from '../tests/support/reference';
 
 // Small defects seen in a UI walk in both languages (task ui6), each checked in the page.
 
@@ -57,7 +58,7 @@ test('zh-CN: a half-broken msprobe dump names what is missing, each problem once
   const dir = mkdtempSync(join(tmpdir(), 'amw-e2e-msprobe-'));
   const doc = JSON.parse(
     readFileSync(
-      join(process.cwd(), '../shared/fixtures/precision/dump_pytorch_mix_statistics/dump.json'),
+      join(REFERENCE, 'fixtures/precision/dump_pytorch_mix_statistics/dump.json'),
       'utf8',
     ),
   ) as Record<string, unknown>;
@@ -155,18 +156,22 @@ test('zh-CN: the browser refuses an empty required field in Chinese, and in Engl
   await page.getByTestId('scan-start').click();
   // the browser here is en-US: its own words would be "Please fill out this field."
   await expect
-    .poll(() => path.evaluate((el) => (el as HTMLInputElement).validationMessage))
+    .poll(() => path.evaluate((el: { validationMessage: string }) => el.validationMessage))
     .toBe('请填写此项。');
   // typing clears the refusal; an empty field is refused again, now in English
   await path.fill('x');
-  expect(await path.evaluate((el) => (el as HTMLInputElement).validity.valid)).toBe(true);
+  expect(await path.evaluate((el: { validity: { valid: boolean } }) => el.validity.valid)).toBe(
+    true,
+  );
   await path.fill('');
   await shell.language('en');
   await page.getByTestId('nav-code').click();
   await page.getByTestId('scan-start').click();
   await expect
     .poll(() =>
-      page.getByTestId('scan-path').evaluate((el) => (el as HTMLInputElement).validationMessage),
+      page
+        .getByTestId('scan-path')
+        .evaluate((el: { validationMessage: string }) => el.validationMessage),
     )
     .toBe('Fill in this field.');
 });

@@ -5,9 +5,10 @@ import type { Page } from '@playwright/test';
 import { test, expect } from './support/fixtures';
 import { Shell } from './pages/shell';
 import { simHostsSupported, startSimHost, type SimHost } from './hosts/sim-host';
+import { REFERENCE } from '../tests/support/reference';
 
 const support = simHostsSupported();
-const F = join(process.cwd(), '../shared/fixtures/profiling');
+const F = join(REFERENCE, 'fixtures/profiling');
 
 /** Waits for `done`, accepting the host key the run meets on the way (first contact). */
 async function untilDone(page: Page, done: ReturnType<Page['getByTestId']>) {

@@ -2,8 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test, expect } from './support/fixtures';
 import { Shell } from './pages/shell';
+import { REFERENCE } from '../tests/support/reference';
 
-const F = join(process.cwd(), '../shared/fixtures/profiling');
+const F = join(REFERENCE, 'fixtures/profiling');
 
 /** Two imports into one session, through the CLI on the same data dir as the running app. */
 function importTwo(home: string): void {

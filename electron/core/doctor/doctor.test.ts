@@ -2,7 +2,6 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { appRoot } from '../paths';
 import { tempDir } from '../../../tests/support/temp';
 import {
   Diagnoser,
@@ -12,9 +11,10 @@ import {
   MAX_UNMATCHED,
 } from './diagnose';
 import { loadDoctorRules, unsafeRegexReason } from './rules';
+import { REFERENCE } from '../../../tests/support/reference';
 
 const rules = loadDoctorRules();
-const knowledgeDir = join(appRoot(), '..', 'shared', 'knowledge');
+const knowledgeDir = join(REFERENCE, 'knowledge');
 
 describe('doctor rules (resources/knowledge/doctor)', () => {
   it('cover the failures the issue names', () => {

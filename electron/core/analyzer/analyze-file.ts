@@ -1,6 +1,7 @@
 import type { Node, Parser } from 'web-tree-sitter';
 import type { CodeEdit, CodeFinding, Language } from '../../../shared/api';
 import { allMatches, ledBy, newlineStarts } from './line-matches';
+import { readImport, type ImportStatement } from './import-statements';
 import { canonicalName, importAliases, nameMatches } from './names';
 import { rangedInput, relevantSource } from './relevant';
 import { COMMENT, inCode, sourceTokens, STRING, tokenAt, type SourceTokens } from './source-tokens';
@@ -572,16 +573,14 @@ export function analyzeSource(
   const c = compile(rules);
   const root = tree.rootNode;
   // imports start a line: find the keywords, let the tree confirm (and skip strings, comments)
-  const importStatements: Node[] = [];
+  const importStatements: ImportStatement[] = [];
   for (const [start, end, text] of codeMatches(IMPORT_HINT, source)) {
     const kw = start + text.search(/\S/);
     const stmt = root.descendantForIndex(kw, end - 1)?.parent;
-    if (
-      stmt &&
-      stmt.startIndex === kw &&
-      (stmt.type === 'import_statement' || stmt.type === 'import_from_statement')
-    )
-      importStatements.push(stmt);
+    if (!stmt || stmt.startIndex !== kw) continue;
+    const type = stmt.type;
+    if (type === 'import_statement' || type === 'import_from_statement')
+      importStatements.push(readImport(source, stmt, type));
   }
   const aliases = importAliases(importStatements);
   // libraries imported only optionally (`try: import apex … except ImportError`, `if
@@ -591,7 +590,7 @@ export function analyzeSource(
   const imported = importStatements.map((stmt) => ({
     stmt,
     modules: importedModules(stmt),
-    optional: optionalImport(stmt),
+    optional: optionalImport(stmt.node),
   }));
   const optionalLibs = new Set<string>();
   const requiredLibs = new Set<string>();
@@ -897,36 +896,32 @@ export function analyzeSource(
     const bound = new Map<string, Node>();
     // the extension's CPU kernels (`ext.op_cpu_forward`) run anywhere
     for (const stmt of importStatements) {
-      if (stmt.type !== 'import_from_statement') continue;
-      for (const n of stmt.childrenForFieldName('name')) {
-        if (!n) continue;
-        const imported = n.type === 'aliased_import' ? n.childForFieldName('name')?.text : n.text;
-        const local = n.type === 'aliased_import' ? n.childForFieldName('alias')?.text : n.text;
-        if (!imported || !local) continue;
-        if (c.extensionName(imported)) bound.set(local, stmt);
+      if (!stmt.from) continue;
+      for (const { name, alias } of stmt.names) {
+        const local = alias ?? name;
+        if (!name || !local) continue;
+        if (c.extensionName(name)) bound.set(local, stmt.node);
       }
     }
     // `import pkg._ext as ext_module`: the alias is the module; `from pkg._C import nms as f`:
     // every `f(…)` is the extension's op
     const boundFns = new Map<string, string>();
     for (const stmt of importStatements) {
-      if (stmt.type === 'import_statement')
-        for (const n of stmt.childrenForFieldName('name')) {
-          const full = n?.type === 'aliased_import' ? n.childForFieldName('name')?.text : null;
-          const local = n?.childForFieldName('alias')?.text;
-          if (full && local && !full.startsWith('torch.') && c.extensionName(full))
-            bound.set(local, stmt);
+      if (!stmt.from)
+        for (const { name, alias } of stmt.names) {
+          if (alias !== null) {
+            if (name && alias && !name.startsWith('torch.') && c.extensionName(name))
+              bound.set(alias, stmt.node);
+          }
           // `import roi_align_cuda`: a top-level extension module
-          if (n?.type === 'dotted_name' && !n.text.includes('.') && c.extensionName(n.text))
-            bound.set(n.text, stmt);
+          else if (!name.includes('.') && c.extensionName(name)) bound.set(name, stmt.node);
         }
-      const module = stmt.childForFieldName('module_name')?.text ?? '';
-      if (stmt.type !== 'import_from_statement' || /^torch\b/.test(module)) continue;
+      const module = stmt.module?.text ?? '';
+      if (!stmt.from || /^torch\b/.test(module)) continue;
       if (!/\w/.test(module) || !c.extensionName(module)) continue;
-      for (const n of stmt.childrenForFieldName('name')) {
-        const imported = n?.type === 'aliased_import' ? n.childForFieldName('name')?.text : n?.text;
-        const local = n?.type === 'aliased_import' ? n.childForFieldName('alias')?.text : n?.text;
-        if (imported && local && !c.extensionName(imported)) boundFns.set(local, imported);
+      for (const { name, alias } of stmt.names) {
+        const local = alias ?? name;
+        if (name && local && !c.extensionName(name)) boundFns.set(local, name);
       }
     }
     for (const [local, op] of boundFns) {
@@ -1046,12 +1041,9 @@ export function analyzeSource(
     const edits = removeStatement(call, source);
     if (!edits) return undefined;
     const imp = importStatements.find(
-      (st) =>
-        st.type === 'import_from_statement' &&
-        st.childrenForFieldName('name').length === 1 &&
-        st.childrenForFieldName('name')[0]?.text === name,
+      (st) => st.from && st.names.length === 1 && st.names[0]!.text === name,
     );
-    return [...edits, ...((imp && removeStatement(imp, source)) ?? [])];
+    return [...edits, ...((imp && removeStatement(imp.node, source)) ?? [])];
   }
 
   // names tested in conditions: `if is_nccl_backend:` guards what only NCCL does
@@ -1139,17 +1131,14 @@ export function analyzeSource(
           r.match.modules.some((want) => under(m, want)) &&
           !(r.match.except ?? []).some((not) => under(m, not)),
       );
-      if (hit) add(r, stmt, { name: hit });
+      if (hit) add(r, stmt.node, { name: hit });
     }
     // `from torch.cuda.amp import autocast`: the import names a CUDA module; the rewrite fixes
     // the module path, and the uses keep working through the imported name
-    if (stmt.type !== 'import_from_statement') continue;
-    const module = stmt.childForFieldName('module_name');
-    if (!module || module.text.startsWith('.')) continue;
-    const first = stmt.childrenForFieldName('name')[0];
-    const imported =
-      first?.type === 'aliased_import' ? first.childForFieldName('name')?.text : first?.text;
-    const name = `${module.text}.${imported ?? ''}`;
+    const module = stmt.module;
+    if (!stmt.from || !module || module.text.startsWith('.')) continue;
+    const first = stmt.names[0];
+    const name = `${module.text}.${first?.name ?? ''}`;
     const best = bestReference(c.references, name);
     if (!best || best.r.uses) continue;
     const rw = best.r.rewrite;
@@ -1159,13 +1148,13 @@ export function analyzeSource(
       rw?.kind === 'rename-segment' && at >= 0
         ? [
             {
-              start: module.startIndex,
-              end: module.endIndex,
+              start: module.start,
+              end: module.end,
               text: segments.map((seg, i) => (i === at ? rw.to : seg)).join('.'),
             },
           ]
         : undefined;
-    add(best.r, stmt, { name }, edits);
+    add(best.r, stmt.node, { name }, edits);
   }
 
   const importsTorch = [...aliases.values()].some((v) => v === 'torch' || v.startsWith('torch.'));
@@ -1235,16 +1224,8 @@ export function analyzeSource(
 }
 
 /** The modules an import statement names (`from a.b import c`: a.b; `import a.b as x`: a.b). */
-function importedModules(stmt: Node): string[] {
-  return stmt.type === 'import_from_statement'
-    ? [stmt.childForFieldName('module_name')?.text ?? '']
-    : stmt
-        .childrenForFieldName('name')
-        .map((n) =>
-          n?.type === 'aliased_import'
-            ? (n.childForFieldName('name')?.text ?? '')
-            : (n?.text ?? ''),
-        );
+function importedModules(stmt: ImportStatement): string[] {
+  return stmt.from ? [stmt.module?.text ?? ''] : stmt.names.map((n) => n.name);
 }
 
 /**

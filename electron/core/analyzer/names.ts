@@ -1,35 +1,30 @@
 import type { Node } from 'web-tree-sitter';
+import type { ImportStatement } from './import-statements';
 
 /**
  * What each local name refers to, from the file's imports: `import torch as T` maps T → torch,
  * `from torch.cuda.amp import autocast as ac` maps ac → torch.cuda.amp.autocast.
  */
-export function importAliases(statements: Node[]): Map<string, string> {
+export function importAliases(statements: ImportStatement[]): Map<string, string> {
   const aliases = new Map<string, string>();
   for (const stmt of statements) {
-    if (stmt.type === 'import_statement') {
-      for (const name of stmt.childrenForFieldName('name')) {
-        if (!name) continue;
-        if (name.type === 'aliased_import') {
-          const full = name.childForFieldName('name')?.text;
-          const alias = name.childForFieldName('alias')?.text;
-          if (full && alias) aliases.set(alias, full);
+    if (!stmt.from) {
+      for (const { name, alias } of stmt.names) {
+        if (alias !== null) {
+          if (name && alias) aliases.set(alias, name);
         } else {
           // `import torch.distributed` binds `torch`
-          const first = name.text.split('.')[0]!;
+          const first = name.split('.')[0]!;
           if (!aliases.has(first)) aliases.set(first, first);
         }
       }
     } else {
-      const module = stmt.childForFieldName('module_name')?.text;
+      const module = stmt.module?.text;
       if (!module || module.startsWith('.')) continue;
-      for (const name of stmt.childrenForFieldName('name')) {
-        if (!name) continue;
-        if (name.type === 'aliased_import') {
-          const n = name.childForFieldName('name')?.text;
-          const alias = name.childForFieldName('alias')?.text;
-          if (n && alias) aliases.set(alias, `${module}.${n}`);
-        } else aliases.set(name.text, `${module}.${name.text}`);
+      for (const { name, alias } of stmt.names) {
+        if (alias !== null) {
+          if (name && alias) aliases.set(alias, `${module}.${name}`);
+        } else aliases.set(name, `${module}.${name}`);
       }
     }
   }

@@ -172,6 +172,14 @@ export function compile(rules: Rule[]): Compiled {
   return c;
 }
 
+/**
+ * Whether `child`, a child of `parent`, is its first: the field such a node starts with (a call's
+ * function, an attribute's object, a keyword argument's name, a pair's key, an assignment's
+ * left side). Compared by offset: a field lookup is a call into the parser's WebAssembly, and
+ * these tests run at every candidate.
+ */
+const firstChild = (parent: Node, child: Node) => child.startIndex === parent.startIndex;
+
 const STRING_CONTENT = /^(?:[rRbBuUfF]{0,2})(['"]{1,3})([\s\S]*)\1$/;
 
 /**
@@ -574,23 +582,28 @@ export function analyzeSource(
   const root = tree.rootNode;
   // imports start a line: find the keywords, let the tree confirm (and skip strings, comments)
   const importStatements: ImportStatement[] = [];
+  /** Per statement: not at the start of its line (only an indented import can be optional). */
+  const indented: boolean[] = [];
   for (const [start, end, text] of codeMatches(IMPORT_HINT, source)) {
     const kw = start + text.search(/\S/);
     const stmt = root.descendantForIndex(kw, end - 1)?.parent;
     if (!stmt || stmt.startIndex !== kw) continue;
     const type = stmt.type;
-    if (type === 'import_statement' || type === 'import_from_statement')
+    if (type === 'import_statement' || type === 'import_from_statement') {
       importStatements.push(readImport(source, stmt, type));
+      indented.push(kw > start);
+    }
   }
   const aliases = importAliases(importStatements);
   // libraries imported only optionally (`try: import apex … except ImportError`, `if
   // is_xformers_available(): import xformers`): the project already runs without them, so
   // their uses are not findings
   // each import statement read once: the modules it names, whether it is optional
-  const imported = importStatements.map((stmt) => ({
+  const imported = importStatements.map((stmt, i) => ({
     stmt,
     modules: importedModules(stmt),
-    optional: optionalImport(stmt.node),
+    // a statement that starts its line is the module's own, under no try or if
+    optional: indented[i]! && optionalImport(stmt.node),
   }));
   const optionalLibs = new Set<string>();
   const requiredLibs = new Set<string>();
@@ -662,7 +675,7 @@ export function analyzeSource(
     if (!content) continue;
     const compared =
       node.parent?.type === 'comparison_operator' ||
-      (node.parent?.type === 'pair' && node.parent.childForFieldName('key')?.equals(node));
+      (node.parent?.type === 'pair' && firstChild(node.parent, node));
     for (const { r, re } of c.strings) {
       if (!re.test(content.value)) continue;
       if (compared && r.match.notCompared) continue;
@@ -695,27 +708,30 @@ export function analyzeSource(
       if (!id || id.type !== 'identifier' || id.startIndex !== start) continue;
       // a name that is itself an attribute (`x.torch`) is not the imported module
       const up = id.parent;
-      if (up?.type === 'attribute' && !up.childForFieldName('object')?.equals(id)) continue;
-      if (up && IMPORT_PARENTS.has(up.type)) continue;
-      if (up?.type === 'keyword_argument' && up.childForFieldName('name')?.equals(id)) continue;
+      const upType = up?.type;
+      if (upType === 'attribute' && !firstChild(up!, id)) continue;
+      if (upType && IMPORT_PARENTS.has(upType)) continue;
+      if (upType === 'keyword_argument' && firstChild(up!, id)) continue;
+      // up the dotted chain; `above` holds the whole chain (each node read once)
       let chain: Node = id;
-      while (
-        chain.parent?.type === 'attribute' &&
-        chain.parent.childForFieldName('object')?.equals(chain)
-      )
-        chain = chain.parent;
-      if (doneChains.has(chain.startIndex * 1e6 + chain.endIndex)) continue;
-      doneChains.add(chain.startIndex * 1e6 + chain.endIndex);
-      const name = canonicalName(chain, aliases);
+      let above = up;
+      let aboveType = upType;
+      while (aboveType === 'attribute' && firstChild(above!, chain)) {
+        chain = above!;
+        above = chain.parent;
+        aboveType = above?.type;
+      }
+      const end = chain.endIndex;
+      if (doneChains.has(chain.startIndex * 1e6 + end)) continue;
+      doneChains.add(chain.startIndex * 1e6 + end);
+      const name = chainName(source, chain, end, aliases);
       if (!name) continue;
       // a type annotation (`x: torch.cuda.LongTensor`) runs nowhere: porters leave it
-      if (inAnnotation(chain)) continue;
+      if (inAnnotation(above, aboveType)) continue;
       const best = bestReference(c.references, name);
       if (best && !(best.r.uses && optionalLibs.has(name.split('.')[0]!)))
         add(best.r, chain, { name }, renameSegment(best.r, chain, source));
-      const call = chain.parent;
-      if (call?.type === 'call' && call.childForFieldName('function')?.equals(chain))
-        checkCall(call, name);
+      if (aboveType === 'call' && firstChild(above!, chain)) checkCall(above!, name);
     }
   }
 
@@ -825,9 +841,9 @@ export function analyzeSource(
     const ident = root.descendantForIndex(nameAt, end);
     const attr = ident?.parent;
     if (!ident || ident.type !== 'identifier' || attr?.type !== 'attribute') continue;
-    if (!attr.childForFieldName('attribute')?.equals(ident)) continue;
+    if (firstChild(attr, ident)) continue;
     const call = attr.parent;
-    const called = call?.type === 'call' && call.childForFieldName('function')?.equals(attr);
+    const called = call?.type === 'call' && firstChild(call, attr);
     if (called) {
       const argList =
         call.childForFieldName('arguments')?.namedChildren.filter((a): a is Node => !!a) ?? [];
@@ -886,7 +902,7 @@ export function analyzeSource(
       const id = root.descendantForIndex(start);
       const call = id?.parent;
       if (id?.type !== 'identifier' || call?.type !== 'call') continue;
-      if (!call.childForFieldName('function')?.equals(id)) continue;
+      if (!firstChild(call, id)) continue;
       add(r, call, { text: `${name}()` });
     }
   }
@@ -930,7 +946,7 @@ export function analyzeSource(
         const id = root.descendantForIndex(start);
         const call = id?.parent;
         if (id?.type !== 'identifier' || call?.type !== 'call') continue;
-        if (!call.childForFieldName('function')?.equals(id)) continue;
+        if (!firstChild(call, id)) continue;
         extensionCall(call, local);
       }
     }
@@ -954,9 +970,9 @@ export function analyzeSource(
         const id = root.descendantForIndex(start);
         const attr = id?.parent;
         if (id?.type !== 'identifier' || attr?.type !== 'attribute') continue;
-        if (!attr.childForFieldName('object')?.equals(id)) continue;
+        if (!firstChild(attr, id)) continue;
         const call = attr.parent;
-        if (call?.type !== 'call' || !call.childForFieldName('function')?.equals(attr)) continue;
+        if (call?.type !== 'call' || !firstChild(call, attr)) continue;
         const op = attr.childForFieldName('attribute')?.text ?? '';
         if (/(^|_)cpu(_|$)/.test(op)) continue;
         extensionCall(call, attr.text.replace(/\s+/g, ''));
@@ -967,7 +983,7 @@ export function analyzeSource(
         const id = root.descendantForIndex(start);
         const attr = id?.parent;
         if (id?.type !== 'identifier' || attr?.type !== 'attribute') continue;
-        if (!attr.childForFieldName('object')?.equals(id)) continue;
+        if (!firstChild(attr, id)) continue;
         const op = attr.childForFieldName('attribute')?.text ?? '';
         if (/(^|_)cpu(_|$)|^__/.test(op)) continue;
         const up = attr.parent;
@@ -1023,7 +1039,7 @@ export function analyzeSource(
     const id = root.descendantForIndex(start);
     const call = id?.parent;
     if (id?.type !== 'identifier' || call?.type !== 'call') continue;
-    if (!call.childForFieldName('function')?.equals(id)) continue;
+    if (!firstChild(call, id)) continue;
     const lib = aliases.get(id.text)?.split('.')[0];
     if (lib && c.roots.has(lib)) continue;
     for (const { r, re: test } of c.callNames)
@@ -1054,7 +1070,7 @@ export function analyzeSource(
     const up = id.parent;
     if (up?.type === 'attribute') {
       // `nccl_cfg.enabled` tests something else; `self.use_nccl` is the name itself
-      if (up.childForFieldName('object')?.equals(id)) continue;
+      if (firstChild(up, id)) continue;
       id = up;
     }
     // the statement whose condition this is
@@ -1102,7 +1118,7 @@ export function analyzeSource(
       continue;
     }
     if (!ident || ident.type !== 'identifier' || kw?.type !== 'keyword_argument') continue;
-    if (!kw.childForFieldName('name')?.equals(ident)) continue;
+    if (!firstChild(kw, ident)) continue;
     const v = kw.childForFieldName('value');
     for (const r of c.keywords) {
       if (ident.text !== r.match.name || !v || r.match.assigned) continue;
@@ -1160,23 +1176,25 @@ export function analyzeSource(
   const importsTorch = [...aliases.values()].some((v) => v === 'torch' || v.startsWith('torch.'));
   // the module's statements, read once (each read of namedChildren builds every node anew)
   const top = root.namedChildren;
+  const topTypes = top.map((n) => n?.type);
   const guard = source.includes('__main__')
     ? top.find(
-        (n) =>
-          n?.type === 'if_statement' &&
-          /^__name__\s*==\s*['"]__main__['"]$/.test(n.childForFieldName('condition')?.text ?? ''),
+        (n, i) =>
+          topTypes[i] === 'if_statement' &&
+          /^__name__\s*==\s*['"]__main__['"]$/.test(n!.childForFieldName('condition')?.text ?? ''),
       )
     : undefined;
   // the leading import block: module-level imports (and try/if blocks of imports) before the
   // first definition or other statement
   let importEnd = -1;
-  for (const n of top) {
-    if (!n || n.type === 'comment') continue;
-    if (n.type === 'import_statement' || n.type === 'import_from_statement') importEnd = n.endIndex;
-    else if (n.type === 'future_import_statement') importEnd = n.endIndex;
-    else if (n.type === 'expression_statement' && n.namedChildren[0]?.type === 'string') continue;
+  for (const [i, n] of top.entries()) {
+    const type = topTypes[i];
+    if (!n || type === 'comment') continue;
+    if (type === 'import_statement' || type === 'import_from_statement') importEnd = n.endIndex;
+    else if (type === 'future_import_statement') importEnd = n.endIndex;
+    else if (type === 'expression_statement' && n.namedChildren[0]?.type === 'string') continue;
     else if (
-      (n.type === 'try_statement' || n.type === 'if_statement') &&
+      (type === 'try_statement' || type === 'if_statement') &&
       /^\s*(import|from)\s/m.test(n.text) &&
       n !== guard
     )
@@ -1234,15 +1252,19 @@ function importedModules(stmt: ImportStatement): string[] {
  */
 function optionalImport(stmt: Node): boolean {
   let up = stmt.parent;
-  if (up?.type === 'block') up = up.parent;
-  if (up?.type === 'if_statement' || up?.type === 'elif_clause') {
+  let type = up?.type;
+  if (type === 'block') {
+    up = up!.parent;
+    type = up?.type;
+  }
+  if (up && (type === 'if_statement' || type === 'elif_clause')) {
     // `else: raise …` makes the library required where this branch is asked for
-    const ifStmt = up.type === 'elif_clause' ? up.parent : up;
+    const ifStmt = type === 'elif_clause' ? up.parent : up;
     const orElse = ifStmt?.namedChildren.find((n) => n?.type === 'else_clause');
     if (orElse && /^\s*raise\b/m.test(orElse.childForFieldName('body')?.text ?? '')) return false;
     return /\bis_\w+_available\s*\(/.test(up.childForFieldName('condition')?.text ?? '');
   }
-  if (up?.type !== 'try_statement') return false;
+  if (!up || type !== 'try_statement') return false;
   return up.namedChildren.some(
     (h) =>
       h?.type === 'except_clause' &&
@@ -1287,9 +1309,7 @@ function assignmentOf(ident: Node): Node | null {
   if (target.parent?.type === 'pattern_list' || target.parent?.type === 'tuple_pattern')
     target = target.parent;
   const assign = target.parent;
-  return assign?.type === 'assignment' && assign.childForFieldName('left')?.equals(target)
-    ? assign
-    : null;
+  return assign?.type === 'assignment' && firstChild(assign, target) ? assign : null;
 }
 
 /** A comparison operand, itself or as the argument of a call: `x == float("inf")`. */
@@ -1386,12 +1406,31 @@ function autogradForward(node: Node): { def: Node; cls: string } | null {
 }
 
 /** Inside a type annotation (`x: torch.cuda.LongTensor`, `-> torch.cuda.Stream`). */
-function inAnnotation(node: Node): boolean {
-  for (let up = node.parent; up; up = up.parent) {
-    if (up.type === 'type') return true;
-    if (up.type.endsWith('statement') || up.type === 'block' || up.type === 'module') return false;
+function inAnnotation(from: Node | null, fromType = from?.type): boolean {
+  for (let up = from, type = fromType; up; up = up.parent, type = up?.type) {
+    if (type === 'type') return true;
+    if (type!.endsWith('statement') || type === 'block' || type === 'module') return false;
   }
   return false;
+}
+
+const PLAIN_CHAIN = /^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$/;
+
+/**
+ * canonicalName of a dotted chain (an identifier and the attributes over it), read from its text
+ * when that is plain `a.b.c` (its segments are then the chain's nodes): no node is read.
+ */
+function chainName(
+  source: string,
+  chain: Node,
+  end: number,
+  aliases: Map<string, string>,
+): string | null {
+  const text = source.slice(chain.startIndex, end);
+  if (!PLAIN_CHAIN.test(text)) return canonicalName(chain, aliases);
+  const dot = text.indexOf('.');
+  const base = aliases.get(dot < 0 ? text : text.slice(0, dot));
+  return base === undefined ? null : dot < 0 ? base : base + text.slice(dot);
 }
 
 const BACKEND_MEMBERS = /^(TRITON|CUDA|CUTLASS|FLASH|FBGEMM|GPU)$/i;

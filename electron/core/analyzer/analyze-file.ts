@@ -842,13 +842,15 @@ export function analyzeSource(
     const attr = ident?.parent;
     if (!ident || ident.type !== 'identifier' || attr?.type !== 'attribute') continue;
     if (firstChild(attr, ident)) continue;
+    // read once: each read of a node's text asks the parser for its end
+    const identText = ident.text;
     const call = attr.parent;
     const called = call?.type === 'call' && firstChild(call, attr);
     if (called) {
       const argList =
         call.childForFieldName('arguments')?.namedChildren.filter((a): a is Node => !!a) ?? [];
       for (const r of c.methods) {
-        if (ident.text !== r.match.name && !(r.match.inPlace && ident.text === `${r.match.name}_`))
+        if (identText !== r.match.name && !(r.match.inPlace && identText === `${r.match.name}_`))
           continue;
         if (r.match.inProduct && !inProduct(call)) continue;
         if (
@@ -872,11 +874,11 @@ export function analyzeSource(
           r.rewrite?.kind === 'method-rename'
             ? [{ start: ident.startIndex, end: ident.endIndex, text: r.rewrite.to }]
             : undefined;
-        add(r, call, { name: ident.text }, edits);
+        add(r, call, { name: identText }, edits);
       }
     } else {
       for (const r of c.attributes) {
-        if (ident.text !== r.match.name) continue;
+        if (identText !== r.match.name) continue;
         const edits =
           r.rewrite?.kind === 'attribute-rename'
             ? [{ start: ident.startIndex, end: ident.endIndex, text: r.rewrite.to }]
@@ -1040,15 +1042,16 @@ export function analyzeSource(
     const call = id?.parent;
     if (id?.type !== 'identifier' || call?.type !== 'call') continue;
     if (!firstChild(call, id)) continue;
-    const lib = aliases.get(id.text)?.split('.')[0];
+    const idText = id.text;
+    const lib = aliases.get(idText)?.split('.')[0];
     if (lib && c.roots.has(lib)) continue;
     for (const { r, re: test } of c.callNames)
-      if (test.test(id.text))
+      if (test.test(idText))
         add(
           r,
           call,
-          { name: id.text },
-          r.rewrite?.kind === 'remove-statement' ? removeCallAndImport(call, id.text) : undefined,
+          { name: idText },
+          r.rewrite?.kind === 'remove-statement' ? removeCallAndImport(call, idText) : undefined,
         );
   }
 
@@ -1074,54 +1077,45 @@ export function analyzeSource(
       id = up;
     }
     // the statement whose condition this is
-    let cond: Node | null = id;
-    while (
-      cond?.parent &&
-      [
-        'boolean_operator',
-        'not_operator',
-        'comparison_operator',
-        'parenthesized_expression',
-      ].includes(cond.parent.type)
-    )
-      cond = cond.parent;
-    const stmt = cond?.parent;
-    if (
-      !cond ||
-      !stmt ||
-      !['if_statement', 'elif_clause', 'while_statement', 'conditional_expression'].includes(
-        stmt.type,
-      )
-    )
-      continue;
-    if (
-      stmt.type !== 'conditional_expression' &&
-      !stmt.childForFieldName('condition')?.equals(cond)
-    )
+    let cond: Node = id;
+    let stmt = cond.parent;
+    let stmtType = stmt?.type;
+    while (stmt && stmtType && CONDITION_PARTS.has(stmtType)) {
+      cond = stmt;
+      stmt = cond.parent;
+      stmtType = stmt?.type;
+    }
+    if (!stmt || !stmtType || !CONDITIONAL.has(stmtType)) continue;
+    if (stmtType !== 'conditional_expression' && !stmt.childForFieldName('condition')?.equals(cond))
       continue;
     if (doneConditions.has(cond.startIndex)) continue;
     doneConditions.add(cond.startIndex);
+    const idText = id.text;
     for (const { r, re: test } of c.conditionNames)
-      if (test.test(id.text)) add(r, cond, { name: id.text });
+      if (test.test(idText)) add(r, cond, { name: idText });
   }
 
   // keyword arguments: device_ids=, map_location=, pin_memory=True, fused=True
   for (const [start] of codeMatches(c.keywordHint, source)) {
     const ident = root.descendantForIndex(start, start + 1);
     const kw = ident?.parent;
-    if (ident?.type === 'identifier' && kw?.type !== 'keyword_argument') {
+    const identType = ident?.type;
+    const kwType = kw?.type;
+    if (ident && identType === 'identifier' && kwType !== 'keyword_argument') {
       // `num_warps = 8 if BLOCK > 2048 else 4`: the value computed for the argument
       const assign = assignmentOf(ident);
+      const identText = assign ? ident.text : '';
       for (const r of c.keywords)
-        if (assign && r.match.assigned && ident.text === r.match.name)
+        if (assign && r.match.assigned && identText === r.match.name)
           add(r, assign, { text: assign.childForFieldName('right')?.text ?? '' });
       continue;
     }
-    if (!ident || ident.type !== 'identifier' || kw?.type !== 'keyword_argument') continue;
+    if (!ident || !kw || identType !== 'identifier' || kwType !== 'keyword_argument') continue;
     if (!firstChild(kw, ident)) continue;
+    const identText = ident.text;
     const v = kw.childForFieldName('value');
     for (const r of c.keywords) {
-      if (ident.text !== r.match.name || !v || r.match.assigned) continue;
+      if (identText !== r.match.name || !v || r.match.assigned) continue;
       if (r.match.valueRegex && !new RegExp(r.match.valueRegex).test(v.text)) continue;
       const rw = r.rewrite;
       add(
@@ -1413,6 +1407,20 @@ function inAnnotation(from: Node | null, fromType = from?.type): boolean {
   }
   return false;
 }
+
+/** What a tested name can sit in, inside a condition; and what has the condition. */
+const CONDITION_PARTS = new Set([
+  'boolean_operator',
+  'not_operator',
+  'comparison_operator',
+  'parenthesized_expression',
+]);
+const CONDITIONAL = new Set([
+  'if_statement',
+  'elif_clause',
+  'while_statement',
+  'conditional_expression',
+]);
 
 const PLAIN_CHAIN = /^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$/;
 

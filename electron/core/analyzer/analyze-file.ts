@@ -1,7 +1,7 @@
 import type { Node, Parser } from 'web-tree-sitter';
 import type { CodeEdit, CodeFinding, Language } from '../../../shared/api';
 import { allMatches, ledBy, newlineStarts } from './line-matches';
-import { readImport, type ImportStatement } from './import-statements';
+import { readImport, readImportLine, type ImportStatement } from './import-statements';
 import { canonicalName, importAliases, nameMatches } from './names';
 import { rangedInput, relevantSource } from './relevant';
 import { COMMENT, inCode, sourceTokens, STRING, tokenAt, type SourceTokens } from './source-tokens';
@@ -296,7 +296,10 @@ export function candidateOffsets(
   const all = (re: RegExp | null) => {
     for (const [start] of codeMatches(re, source)) at.push(start);
   };
-  all(IMPORT_HINT);
+  // the imports the analysis reads from the tree (importPlan): the others are not parsed
+  const plan = importPlan(source, c);
+  for (const im of plan.imports) if (im.parse) at.push(im.start);
+  at.push(...plan.strings);
   for (const [start] of stringMatches(c, source)) at.push(start);
   all(c.memberHint);
   all(c.keywordHint);
@@ -333,6 +336,92 @@ export function candidateOffsets(
   // a definition rule reports the whole definition: it is parsed whole
   const whole = codeMatches(c.definitionHint, source).map(([start]) => start);
   return { at, inElse, imports, whole };
+}
+
+const CLAUSES = new Set(['else', 'elif', 'except', 'finally']);
+
+/** One import statement of a file: where the search found it, and whether it is parsed. */
+interface ImportPlan {
+  /** The search's match: its line start, end and text. */
+  start: number;
+  end: number;
+  text: string;
+  /** Where its keyword is. */
+  kw: number;
+  /** Read from its text (a plain statement that starts its line), else null. */
+  read: ImportStatement | null;
+  /** Parsed: the analysis reads its node, or the tree must see it where it is. */
+  parse: boolean;
+}
+
+/**
+ * The file's import statements, and which of them are parsed. Most of a file's imports
+ * (`import os`, `from .utils import x`) only bind names, which their text says as well as the
+ * tree; leaving them out of the parse is a fifth less text to parse. Parsed are: the statements
+ * not read from text (indented, or written otherwise), those a rule reports or edits
+ * (nodeNeeded), and what tells where the module's leading import block ends (the tree decides
+ * that, see analyzeSource): every module-level statement of that block that is not an import,
+ * and the import before each of those and before its end.
+ */
+function importPlan(source: string, c: Compiled): { imports: ImportPlan[]; strings: number[] } {
+  matches(null, source);
+  if (planMemo) return planMemo;
+  const plan: ImportPlan[] = [];
+  const byStart = new Map<number, ImportPlan>();
+  for (const [start, end, text] of codeMatches(IMPORT_HINT, source)) {
+    const kw = start + text.search(/\S/);
+    const read = kw === start ? readImportLine(source, kw) : null;
+    // `from __future__ import …` is another kind of statement to the tree: it reads it
+    const future = read?.module?.text === '__future__';
+    const im = { start, end, text, kw, read, parse: !read || future || nodeNeeded(c, read) };
+    plan.push(im);
+    if (kw === start) byStart.set(start, im);
+  }
+  // the tree's reading of the block (analyzeSource) goes from import to import, past docstrings
+  // and try/if blocks of imports, and ends at any other statement: whichever of those ends it,
+  // the import before each is parsed, so the tree finds the same end; and a string statement
+  // there is parsed too (left out, it would end the block where a whole parse goes on)
+  const strings: number[] = [];
+  let pending: ImportPlan | null = null;
+  for (const l of tokensOf(source).lines) {
+    if (l.indent) continue;
+    const im = byStart.get(l.start);
+    if (im) {
+      pending = im;
+      continue;
+    }
+    // before the first import nothing is left out that the tree would have read; a clause
+    // (`except:`, `else:`) belongs to the statement before
+    if (!plan.length || l.start < plan[0]!.start || CLAUSES.has(l.word)) continue;
+    if (pending) pending.parse = true;
+    pending = null;
+    const w = l.word;
+    const after = source.charCodeAt(l.start + w.length);
+    const string = (after === 34 || after === 39) && /^[rRbBuUfF]{0,2}$/.test(w);
+    if (string) strings.push(l.start);
+    else if (w !== 'try' && w !== 'if') break;
+  }
+  if (pending) pending.parse = true;
+  planMemo = { imports: plan, strings };
+  return planMemo;
+}
+
+/** Whether the analysis reads an import statement's node: a rule reports or edits it. */
+function nodeNeeded(c: Compiled, s: ImportStatement): boolean {
+  const modules = importedModules(s);
+  const under = (m: string, want: string) => m === want || m.startsWith(`${want}.`);
+  if (c.imports.some((r) => modules.some((m) => r.match.modules.some((w) => under(m, w)))))
+    return true;
+  // `from torch.cuda.amp import autocast`: a reference rule's finding and edit are on it
+  if (
+    s.from &&
+    s.module &&
+    !s.module.text.startsWith('.') &&
+    bestReference(c.references, `${s.module.text}.${s.names[0]?.name ?? ''}`)
+  )
+    return true;
+  // the import of a patch function that a call-name rule removes with its call
+  return s.from && s.names.length === 1 && c.callNames.some(({ re }) => re.test(s.names[0]!.text));
 }
 
 /**
@@ -469,6 +558,7 @@ const codeMemo = new Map<RegExp, [number, number, string][]>();
 let memoTokens: SourceTokens | null = null;
 const stringMemo = new Map<RegExp, [number, number, string][]>();
 const chainMemo = new Map<string, [number, number, string][]>();
+let planMemo: { imports: ImportPlan[]; strings: number[] } | null = null;
 
 /** The text's strings and comments (kept for the last text, as its matches are). */
 function tokensOf(text: string): SourceTokens {
@@ -487,6 +577,7 @@ function matches(re: RegExp | null, text: string): [number, number, string][] {
     codeMemo.clear();
     stringMemo.clear();
     chainMemo.clear();
+    planMemo = null;
     memoTokens = null;
     memoText = text;
   }
@@ -584,8 +675,12 @@ export function analyzeSource(
   const importStatements: ImportStatement[] = [];
   /** Per statement: not at the start of its line (only an indented import can be optional). */
   const indented: boolean[] = [];
-  for (const [start, end, text] of codeMatches(IMPORT_HINT, source)) {
-    const kw = start + text.search(/\S/);
+  for (const { start, end, kw, read, parse } of importPlan(source, c).imports) {
+    if (!parse) {
+      importStatements.push(read!);
+      indented.push(false);
+      continue;
+    }
     const stmt = root.descendantForIndex(kw, end - 1)?.parent;
     if (!stmt || stmt.startIndex !== kw) continue;
     const type = stmt.type;
@@ -603,7 +698,7 @@ export function analyzeSource(
     stmt,
     modules: importedModules(stmt),
     // a statement that starts its line is the module's own, under no try or if
-    optional: indented[i]! && optionalImport(stmt.node),
+    optional: indented[i]! && optionalImport(stmt.node!),
   }));
   const optionalLibs = new Set<string>();
   const requiredLibs = new Set<string>();
@@ -911,14 +1006,14 @@ export function analyzeSource(
 
   // compiled extensions: `from . import _C`, `ext = ext_loader.load_ext(…)` → every `ext.op(…)`
   if (c.extensions.length) {
-    const bound = new Map<string, Node>();
+    const bound = new Set<string>();
     // the extension's CPU kernels (`ext.op_cpu_forward`) run anywhere
     for (const stmt of importStatements) {
       if (!stmt.from) continue;
       for (const { name, alias } of stmt.names) {
         const local = alias ?? name;
         if (!name || !local) continue;
-        if (c.extensionName(name)) bound.set(local, stmt.node);
+        if (c.extensionName(name)) bound.add(local);
       }
     }
     // `import pkg._ext as ext_module`: the alias is the module; `from pkg._C import nms as f`:
@@ -929,10 +1024,10 @@ export function analyzeSource(
         for (const { name, alias } of stmt.names) {
           if (alias !== null) {
             if (name && alias && !name.startsWith('torch.') && c.extensionName(name))
-              bound.set(alias, stmt.node);
+              bound.add(alias);
           }
           // `import roi_align_cuda`: a top-level extension module
-          else if (!name.includes('.') && c.extensionName(name)) bound.set(name, stmt.node);
+          else if (!name.includes('.') && c.extensionName(name)) bound.add(name);
         }
       const module = stmt.module?.text ?? '';
       if (!stmt.from || /^torch\b/.test(module)) continue;
@@ -964,9 +1059,9 @@ export function analyzeSource(
       );
       const assign = call.parent;
       const target = assign?.type === 'assignment' ? assign.childForFieldName('left') : null;
-      if (loads && target?.type === 'identifier') bound.set(target.text, assign!);
+      if (loads && target?.type === 'identifier') bound.add(target.text);
     }
-    for (const local of bound.keys()) {
+    for (const local of bound) {
       const re = new RegExp(`\\b${escape(local)}${GAP}\\.${GAP}\\w+${GAP}\\(`, 'g');
       for (const [start] of matches(re, source)) {
         const id = root.descendantForIndex(start);
@@ -1062,7 +1157,7 @@ export function analyzeSource(
     const imp = importStatements.find(
       (st) => st.from && st.names.length === 1 && st.names[0]!.text === name,
     );
-    return [...edits, ...((imp && removeStatement(imp.node, source)) ?? [])];
+    return [...edits, ...((imp?.node && removeStatement(imp.node, source)) ?? [])];
   }
 
   // names tested in conditions: `if is_nccl_backend:` guards what only NCCL does
@@ -1141,7 +1236,8 @@ export function analyzeSource(
           r.match.modules.some((want) => under(m, want)) &&
           !(r.match.except ?? []).some((not) => under(m, not)),
       );
-      if (hit) add(r, stmt.node, { name: hit });
+      // parsed: nodeNeeded says so for every statement an import rule names
+      if (hit) add(r, stmt.node!, { name: hit });
     }
     // `from torch.cuda.amp import autocast`: the import names a CUDA module; the rewrite fixes
     // the module path, and the uses keep working through the imported name
@@ -1164,7 +1260,7 @@ export function analyzeSource(
             },
           ]
         : undefined;
-    add(best.r, stmt.node, { name }, edits);
+    add(best.r, stmt.node!, { name }, edits);
   }
 
   const importsTorch = [...aliases.values()].some((v) => v === 'torch' || v.startsWith('torch.'));
@@ -1181,9 +1277,16 @@ export function analyzeSource(
   // the leading import block: module-level imports (and try/if blocks of imports) before the
   // first definition or other statement
   let importEnd = -1;
+  const unparsed = new Set(
+    importPlan(source, c)
+      .imports.filter((im) => !im.parse)
+      .map((im) => im.kw),
+  );
   for (const [i, n] of top.entries()) {
     const type = topTypes[i];
     if (!n || type === 'comment') continue;
+    // imports left out of the parse (read from text): the parser saw one `pass` for a run of them
+    if (type === 'pass_statement' && unparsed.has(n.startIndex)) continue;
     if (type === 'import_statement' || type === 'import_from_statement') importEnd = n.endIndex;
     else if (type === 'future_import_statement') importEnd = n.endIndex;
     else if (type === 'expression_statement' && n.namedChildren[0]?.type === 'string') continue;

@@ -1,14 +1,18 @@
 // Import statements read from their text (import-statements.ts) must say exactly what the tree
 // says: checked on every import statement of the real samples here and of the real ports in the
 // reference corpus, and on the ways an import can be written that the text reader leaves to the
-// tree (comments and continuations inside, non-ASCII names, CRLF inside parentheses).
+// tree (comments and continuations inside, non-ASCII names, CRLF inside parentheses). Imports
+// the analysis does not read from the tree are left out of the parse: the findings and where
+// `import torch_npu` goes stay those of a whole parse.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Node, Parser } from 'web-tree-sitter';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REFERENCE } from '../../../tests/support/reference';
+import { analyzeSource } from './analyze-file';
 import { readImport, readImportText, readImportTree } from './import-statements';
 import { pythonParser } from './python-parser';
+import { loadRules } from './rules';
 
 const FIXTURES = join(__dirname, '../../../tests/fixtures/code');
 const CORPUS = join(REFERENCE, 'corpus-dev/files');
@@ -97,5 +101,68 @@ describe('import statements read from text', () => {
       { name: 'torch.distributed', alias: 'dist', text: 'torch.distributed as dist' },
       { name: 'numpy', alias: null, text: 'numpy' },
     ]);
+  });
+});
+
+/** Enough plain code after a snippet that the file is parsed in parts (files < 2 KB are whole). */
+const FILLER = Array.from(
+  { length: 30 },
+  (_, i) => `
+
+def helper_${i}(values, scale=1.0):
+    total = 0.0
+    for v in values:
+        total += v * scale
+    return total
+`,
+).join('');
+
+describe('imports left out of the parse', () => {
+  const both = (src: string, file = 'x.py') => {
+    const rules = loadRules();
+    const pick = (r: ReturnType<typeof analyzeSource>) => ({
+      importEnd: r.importEnd,
+      importsTorch: r.importsTorch,
+      findings: r.findings.map((f) => `${f.line}:${f.column}-${f.endLine}:${f.ruleId}`),
+    });
+    return {
+      narrowed: pick(analyzeSource(parser, src, file, rules, 'en')),
+      whole: pick(analyzeSource(parser, src, file, rules, 'en', true)),
+    };
+  };
+
+  it('end the leading import block where a whole parse ends it, on every sample and port', () => {
+    const files = [...pythonFiles(FIXTURES), ...(existsSync(CORPUS) ? pythonFiles(CORPUS) : [])];
+    for (const f of files) {
+      const { narrowed, whole } = both(readFileSync(f, 'utf8'), f);
+      expect(narrowed, f).toEqual(whole);
+    }
+  });
+
+  it('whatever statement ends the block', () => {
+    const head = [
+      '"""A training script."""',
+      // parsed (a rule reports it), then a run of imports left out
+      'from torch.cuda.amp import autocast',
+      'import os',
+      'import sys',
+      'from typing import Optional',
+      'import torch',
+      'from .utils import load_config',
+    ];
+    const enders = [
+      'LOG_EVERY = 10',
+      'try:\n    import wandb\nexcept ImportError:\n    wandb = None\nimport json',
+      'if sys.version_info < (3, 8):\n    raise SystemExit("needs 3.8")\nimport json',
+      '"""Not a docstring any more."""\nimport json',
+      '@torch.no_grad()\ndef infer(x):\n    return x.cuda()',
+      'def main():\n    pass',
+    ];
+    for (const ender of enders) {
+      const src = `${head.join('\n')}\n${ender}\n${FILLER}\nx = torch.zeros(1).cuda()\n`;
+      const { narrowed, whole } = both(src);
+      expect(narrowed, ender).toEqual(whole);
+      expect(whole.importEnd, ender).toBeGreaterThan(src.indexOf('load_config'));
+    }
   });
 });

@@ -17,7 +17,8 @@ export interface ImportedName {
 }
 
 export interface ImportStatement {
-  node: Node;
+  /** Null for a statement read from its text that was not parsed (no rule reads its node). */
+  node: Node | null;
   /** `from … import …` (an import_from_statement). */
   from: boolean;
   /** The module of a from-import as written (`..utils`, `torch.cuda`), with its offsets. */
@@ -41,8 +42,35 @@ export function readImport(source: string, node: Node, type: string): ImportStat
  * written any other way, or does not end where the tree says.
  */
 export function readImportText(source: string, node: Node, type: string): ImportStatement | null {
-  const from = type === 'import_from_statement';
-  let at = node.startIndex;
+  const read = readPlainImport(source, node.startIndex, type === 'import_from_statement');
+  return read && read.end === node.endIndex
+    ? { node, from: read.from, module: read.module, names: read.names }
+    : null;
+}
+
+/**
+ * An import statement read from its text alone, with no tree: `at` is where its keyword starts
+ * a line (a search found it in code, not in a string or comment). Null unless it is written in
+ * the plain grammar and nothing but a comment or `;` follows it on its line — then it reads as
+ * the tree would read it.
+ */
+export function readImportLine(source: string, at: number): ImportStatement | null {
+  const read = readPlainImport(source, at, source.startsWith('from', at));
+  if (!read) return null;
+  let i = read.end;
+  while (source[i] === ' ' || source[i] === '\t') i++;
+  const next = source[i];
+  if (next !== undefined && next !== '\n' && next !== '\r' && next !== '#' && next !== ';')
+    return null;
+  return { node: null, from: read.from, module: read.module, names: read.names };
+}
+
+function readPlainImport(
+  source: string,
+  from0: number,
+  from: boolean,
+): (Omit<ImportStatement, 'node'> & { end: number }) | null {
+  let at = from0;
   const skip = (re: RegExp) => {
     re.lastIndex = at;
     const m = re.exec(source);
@@ -126,8 +154,7 @@ export function readImportText(source: string, node: Node, type: string): Import
       at++;
     } else names = list(false);
   }
-  if (!names || at !== node.endIndex) return null;
-  return { node, from, module, names };
+  return names ? { from, module, names, end: at } : null;
 }
 
 /** The same from the tree: for statements the text reader does not take. */

@@ -64,6 +64,8 @@ interface Compiled {
   roots: Set<string>;
   /** Every name pattern of the reference and call rules. */
   patterns: string[];
+  /** First segments of the modules the import rules name. */
+  importRoots: Set<string>;
   /** Per imported name (`local\0full`), the regex of the chains a rule can match from it. */
   chainRegexes: Map<string, RegExp | null>;
 }
@@ -166,6 +168,7 @@ export function compile(rules: Rule[]): Compiled {
       : null,
     roots: new Set(patterns.map((n) => n.split('.')[0]!)),
     patterns,
+    importRoots: new Set(of('import').flatMap((r) => r.match.modules.map((m) => m.split('.')[0]!))),
     chainRegexes: new Map(),
   };
   compiledCache.set(rules, c);
@@ -410,13 +413,17 @@ function importPlan(source: string, c: Compiled): { imports: ImportPlan[]; strin
 function nodeNeeded(c: Compiled, s: ImportStatement): boolean {
   const modules = importedModules(s);
   const under = (m: string, want: string) => m === want || m.startsWith(`${want}.`);
-  if (c.imports.some((r) => modules.some((m) => r.match.modules.some((w) => under(m, w)))))
+  // most imports name no library a rule knows: the roots say so before any rule is tried
+  if (
+    modules.some((m) => c.importRoots.has(m.split('.')[0]!)) &&
+    c.imports.some((r) => modules.some((m) => r.match.modules.some((w) => under(m, w))))
+  )
     return true;
   // `from torch.cuda.amp import autocast`: a reference rule's finding and edit are on it
   if (
     s.from &&
     s.module &&
-    !s.module.text.startsWith('.') &&
+    c.roots.has(s.module.text.split('.')[0]!) &&
     bestReference(c.references, `${s.module.text}.${s.names[0]?.name ?? ''}`)
   )
     return true;

@@ -127,7 +127,18 @@ export function compile(rules: Rule[]): Compiled {
     extensions: of('extension'),
     extensionName: (() => {
       const res = of('extension').map((r) => new RegExp(r.match.modules));
-      return (name: string) => res.some((re) => re.test(name.split('.').pop()!));
+      // asked for every imported name of every file: the same few names recur
+      const known = new Map<string, boolean>();
+      return (name: string) => {
+        let is = known.get(name);
+        if (is === undefined) {
+          const last = name.slice(name.lastIndexOf('.') + 1);
+          is = res.some((re) => re.test(last));
+          if (known.size > 20000) known.clear();
+          known.set(name, is);
+        }
+        return is;
+      };
     })(),
     once: new Set(rules.filter((r) => r.once).map((r) => r.id)),
     subsumed: rules.filter((r) => r.subsumedBy).map((r) => [r.id, r.subsumedBy!]),
@@ -435,8 +446,14 @@ function nodeNeeded(c: Compiled, s: ImportStatement): boolean {
  * The call-name hint where it can match: its regex tries every offset of a file, and a file
  * without one of the rules' words holds no match.
  */
-const callHint = (c: Compiled, source: string) =>
-  c.callWords.some((w) => source.includes(w)) ? c.callHint : null;
+function callHint(c: Compiled, source: string): RegExp | null {
+  matches(null, source);
+  // asked twice per file (candidates, analysis): the words looked for once
+  if (callHintOf?.[0] !== c)
+    callHintOf = [c, c.callWords.some((w) => source.includes(w)) ? c.callHint : null];
+  return callHintOf[1];
+}
+let callHintOf: [Compiled, RegExp | null] | null = null;
 
 export const RAISE = ledBy(/^[ \t]*raise\b/gm, ['raise'], true);
 
@@ -585,6 +602,7 @@ function matches(re: RegExp | null, text: string): [number, number, string][] {
     stringMemo.clear();
     chainMemo.clear();
     planMemo = null;
+    callHintOf = null;
     memoTokens = null;
     memoText = text;
   }

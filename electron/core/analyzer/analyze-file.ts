@@ -4,7 +4,14 @@ import { allMatches, ledBy, newlineStarts } from './line-matches';
 import { readImport, readImportLine, type ImportStatement } from './import-statements';
 import { canonicalName, importAliases, nameMatches } from './names';
 import { rangedInput, relevantSource } from './relevant';
-import { COMMENT, inCode, sourceTokens, STRING, tokenAt, type SourceTokens } from './source-tokens';
+import {
+  COMMENT,
+  inCode,
+  OPEN_STRING,
+  sourceTokens,
+  STRING,
+  type SourceTokens,
+} from './source-tokens';
 import { callNameWords, ruleMsg, type Rule } from './rules';
 
 export type Edit = CodeEdit;
@@ -631,28 +638,38 @@ function codeMatches(re: RegExp | null, text: string): [number, number, string][
 /**
  * The string rules' matches that lie in one string a string rule can take: a plain string whose
  * text (between its quotes, as the tree reads it) some rule's pattern matches, or any f-string
- * (its interpolations read as "0") or unclosed string (left to the parser).
+ * (its interpolations read as "0") or unclosed string (left to the parser). The matches a search
+ * of the whole file finds there (no pattern matches a quote, so none reaches into a string from
+ * outside), found by searching those strings only: the whole-file search stopped at every `cuda`
+ * of the code, and was one of a scan's costliest.
  */
-function stringMatches(c: Compiled, text: string): [number, number, string][] {
-  const all = matches(c.stringHint, text);
-  if (!c.stringHint || !all.length) return all;
-  const hit = stringMemo.get(c.stringHint);
+export function stringMatches(c: Compiled, text: string): [number, number, string][] {
+  const re = c.stringHint;
+  if (!re) return [];
+  matches(null, text);
+  const hit = stringMemo.get(re);
   if (hit) return hit;
   const t = tokensOf(text);
-  const tested = new Map<number, boolean>();
-  const kept = all.filter(([start, end]) => {
-    const i = tokenAt(t, start);
-    if (i < 0 || t.kinds[i] === COMMENT || end > t.ends[i]!) return false;
-    if (t.kinds[i] !== STRING) return true;
-    let ok = tested.get(i);
-    if (ok === undefined) {
+  const kept: [number, number, string][] = [];
+  for (let i = 0; i < t.kinds.length; i++) {
+    const kind = t.kinds[i];
+    if (kind === COMMENT) continue;
+    if (kind === STRING) {
       const inner = text.slice(t.innerStarts[i], t.innerEnds[i]);
-      ok = c.strings.some((s) => s.re.test(inner));
-      tested.set(i, ok);
+      if (!c.strings.some((s) => s.re.test(inner))) continue;
     }
-    return ok;
-  });
-  stringMemo.set(c.stringHint, kept);
+    const from = t.starts[i]!;
+    const to = t.ends[i]!;
+    // an unclosed string ends before its line's end, and a match may reach past it there
+    const piece = text.slice(from, kind === OPEN_STRING ? to + 1 : to);
+    re.lastIndex = 0;
+    for (let m = re.exec(piece); m; m = re.exec(piece)) {
+      const end = from + m.index + m[0].length;
+      if (end <= to) kept.push([from + m.index, end, m[0]]);
+      if (!m[0].length) re.lastIndex++;
+    }
+  }
+  stringMemo.set(re, kept);
   return kept;
 }
 

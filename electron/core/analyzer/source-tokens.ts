@@ -5,6 +5,8 @@
  * `.cuda()` in a comment, "inference" in a docstring — so those statements are not parsed.
  */
 
+import { newlineStarts } from './line-matches';
+
 /** A statement line: where it starts, its indentation and first word. */
 export interface StatementLine {
   start: number;
@@ -30,15 +32,58 @@ export const STRING = 1;
 export const F_STRING = 2;
 export const OPEN_STRING = 3;
 
-// strings (with escapes, triple-quoted across lines), comments, brackets, continuations, newlines
-const TOKENS =
-  /"""(?:[^"\\]|\\[\s\S]|"(?!""))*(?:"""|$)|'''(?:[^'\\]|\\[\s\S]|'(?!''))*(?:'''|$)|"(?:[^"\\\n]|\\[\s\S])*"?|'(?:[^'\\\n]|\\[\s\S])*'?|#[^\n]*|[()[\]{}]|\\\r?\n|\n/g;
+// A string from its quote: the alternatives (and their order) of the lexer's regex before it
+// read code in stretches — triple-quoted across lines and to the end of the text when unclosed,
+// one-quote to its line's end when unclosed, escapes read whole.
+const STRING_AT =
+  /"""(?:[^"\\]|\\[\s\S]|"(?!""))*(?:"""|$)|'''(?:[^'\\]|\\[\s\S]|'(?!''))*(?:'''|$)|"(?:[^"\\\n]|\\[\s\S])*"?|'(?:[^'\\\n]|\\[\s\S])*'?/y;
+
+/**
+ * A stretch of code holding no token: up to the next quote, `#`, backslash or bracket — past a
+ * bracket that closes on its line with nothing but code and brackets between (up to three deep),
+ * as those leave the depth as it was and hold no statement start. Written `p*(?:group p*)*`, so
+ * the plain characters run in the regex engine's tight loop and nothing is tried twice. Newlines
+ * are passed over: where they start statements is read from the text's line starts.
+ */
+const PLAIN = `[^"'#\\\\()[\\]{}\\n]*`;
+const groups = (inner: string) => `\\(${inner}\\)|\\[${inner}\\]|\\{${inner}\\}`;
+const runs = (g: string) => `${PLAIN}(?:(?:${g})${PLAIN})*`;
+const NESTED = groups(runs(groups(runs(groups(PLAIN)))));
+const CODE = new RegExp(`[^"'#\\\\()[\\]{}]*(?:(?:${NESTED})[^"'#\\\\()[\\]{}]*)*`, 'y');
 
 const isPrefix = (k: number) =>
   k === 114 || k === 82 || k === 98 || k === 66 || k === 117 || k === 85 || k === 102 || k === 70; // rRbBuUfF
 const isWord = (k: number) =>
   (k >= 97 && k <= 122) || (k >= 65 && k <= 90) || (k >= 48 && k <= 57) || k === 95;
 
+/** The statement line starting at `at`, unless the line is blank or a comment. */
+function lineAt(src: string, lines: StatementLine[], at: number): void {
+  const n = src.length;
+  let i = at;
+  while (i < n && (src.charCodeAt(i) === 32 || src.charCodeAt(i) === 9)) i++;
+  if (i >= n) return;
+  const c = src.charCodeAt(i);
+  // a blank line or a comment line starts no statement
+  if (c === 10 || c === 13 || c === 35) return;
+  let e = i;
+  if (c === 64) e++;
+  else
+    while (e < n) {
+      const k = src.charCodeAt(e);
+      if ((k >= 97 && k <= 122) || k === 95) e++;
+      else break;
+    }
+  lines.push({ start: at, indent: i - at, word: src.slice(i, e) });
+}
+
+/**
+ * One pass over the text, a token at a time: a regex skips each stretch of code up to the next
+ * string, comment, backslash or bracket (closed brackets on a line included), and the line
+ * starts of the stretches met at depth 0 are statement lines. The tokens and lines are exactly
+ * those of the lexer that matched every newline and bracket (kept in source-tokens.test.ts as
+ * the reference), at a fraction of its matches: a match cost thousands of instructions, mostly
+ * before V8 had optimised the loop.
+ */
 export function sourceTokens(src: string): SourceTokens {
   const t: SourceTokens = {
     lines: [],
@@ -48,56 +93,78 @@ export function sourceTokens(src: string): SourceTokens {
     innerStarts: [],
     innerEnds: [],
   };
+  const n = src.length;
+  const starts = newlineStarts(src);
+  // the next line start not yet passed (starts[0] is the text's start)
+  let line = 1;
   let depth = 0;
-  const lineAt = (at: number) => {
-    let i = at;
-    while (src[i] === ' ' || src[i] === '\t') i++;
-    const c = src[i];
-    if (c === undefined || c === '\n' || c === '\r' || c === '#') return;
-    let e = i;
-    if (c === '@') e++;
-    else
-      for (let k = src.charCodeAt(e); (k >= 97 && k <= 122) || k === 95; k = src.charCodeAt(++e));
-    t.lines.push({ start: at, indent: i - at, word: src.slice(i, e) });
-  };
-  lineAt(0);
-  TOKENS.lastIndex = 0;
-  for (let m = TOKENS.exec(src); m; m = TOKENS.exec(src)) {
-    const tok = m[0];
-    const ch = tok[0];
-    if (ch === '\n') {
-      if (depth === 0) lineAt(m.index + 1);
-    } else if (ch === '(' || ch === '[' || ch === '{') depth++;
-    else if (ch === ')' || ch === ']' || ch === '}') depth = Math.max(0, depth - 1);
-    else if (ch === '#') {
-      t.starts.push(m.index);
-      t.ends.push(m.index + tok.length);
+  lineAt(src, t.lines, 0);
+  let i = 0;
+  while (i < n) {
+    CODE.lastIndex = i;
+    CODE.test(src);
+    const to = CODE.lastIndex;
+    if (depth === 0) {
+      // the newlines of a stretch at depth 0 end statement lines (not those in brackets: the
+      // regex passes over a bracket only where it closes on its line)
+      while (line < starts.length && starts[line]! <= i) line++;
+      while (line < starts.length && starts[line]! <= to) lineAt(src, t.lines, starts[line++]!);
+    }
+    i = to;
+    if (i >= n) break;
+    const k = src.charCodeAt(i);
+    if (k === 40 || k === 91 || k === 123) {
+      depth++;
+      i++;
+    } else if (k === 41 || k === 93 || k === 125) {
+      if (depth > 0) depth--;
+      i++;
+    } else if (k === 35) {
+      let end = src.indexOf('\n', i);
+      if (end < 0) end = n;
+      t.starts.push(i);
+      t.ends.push(end);
       t.kinds.push(COMMENT);
-      t.innerStarts.push(m.index);
-      t.innerEnds.push(m.index + tok.length);
-    } else if (ch === '"' || ch === "'") {
+      t.innerStarts.push(i);
+      t.innerEnds.push(end);
+      i = end;
+    } else if (k === 34 || k === 39) {
+      STRING_AT.lastIndex = i;
+      STRING_AT.test(src);
+      const end = STRING_AT.lastIndex;
       // the prefix (r, b, u, f and pairs) belongs to the string; a word before it does not
-      let start = m.index;
+      let start = i;
       let f = false;
-      for (let n = 0; n < 2 && start > 0 && isPrefix(src.charCodeAt(start - 1)); n++) {
-        const k = src.charCodeAt(start - 1);
-        f ||= k === 102 || k === 70;
+      for (let p = 0; p < 2 && start > 0 && isPrefix(src.charCodeAt(start - 1)); p++) {
+        const c = src.charCodeAt(start - 1);
+        f ||= c === 102 || c === 70;
         start--;
       }
       if (start > 0 && isWord(src.charCodeAt(start - 1))) {
         // `xr"…"` is a name then a string: the prefix was part of a name
-        start = m.index;
+        start = i;
         f = false;
       }
-      const quote = tok.startsWith(ch.repeat(3)) && tok.length >= 3 ? 3 : 1;
-      const closed = tok.length >= 2 * quote && tok.endsWith(ch.repeat(quote));
+      const triple = end - i >= 3 && src.charCodeAt(i + 1) === k && src.charCodeAt(i + 2) === k;
+      const quote = triple ? 3 : 1;
+      // closed: ends in its quotes after its opening ones (an escaped quote at the very end of
+      // the text counts, as it did for the regex)
+      let closed = end - i >= 2 * quote;
+      for (let c = 1; closed && c <= quote; c++) closed = src.charCodeAt(end - c) === k;
       t.starts.push(start);
-      t.ends.push(m.index + tok.length);
+      t.ends.push(end);
       t.kinds.push(f ? F_STRING : closed ? STRING : OPEN_STRING);
-      t.innerStarts.push(m.index + quote);
-      t.innerEnds.push(m.index + tok.length - (closed ? quote : 0));
+      t.innerStarts.push(i + quote);
+      t.innerEnds.push(end - (closed ? quote : 0));
+      i = end;
+    } else {
+      // a backslash: before a line end, a continuation passed over whole (its newline starts no
+      // statement); elsewhere one character of code
+      const next = i + 1 < n ? src.charCodeAt(i + 1) : 0;
+      if (next === 10) i += 2;
+      else if (next === 13 && i + 2 < n && src.charCodeAt(i + 2) === 10) i += 3;
+      else i++;
     }
-    // `\` continuations are skipped whole
   }
   return t;
 }

@@ -12,6 +12,7 @@ import {
   OPEN_STRING,
   STRING,
   sourceTokens,
+  WORDS,
   type SourceTokens,
 } from './source-tokens';
 
@@ -36,8 +37,12 @@ const isPrefix = (k: number) =>
 const isWord = (k: number) =>
   (k >= 97 && k <= 122) || (k >= 65 && k <= 90) || (k >= 48 && k <= 57) || k === 95;
 
-function referenceTokens(src: string): SourceTokens {
-  const t: SourceTokens = {
+interface ReferenceTokens extends Omit<SourceTokens, 'lineStarts' | 'lineIndents' | 'lineWords'> {
+  lines: { start: number; indent: number; word: string }[];
+}
+
+function referenceTokens(src: string): ReferenceTokens {
+  const t: ReferenceTokens = {
     lines: [],
     starts: [],
     ends: [],
@@ -96,16 +101,22 @@ function referenceTokens(src: string): SourceTokens {
   return t;
 }
 
-/** Both lexers' results in one comparable shape: statement lines, then tokens. */
-const layout = (t: SourceTokens) => ({
-  lines: t.lines.map((l) => `${l.start}+${l.indent}:${l.word}`),
-  tokens: t.starts.map(
-    (s, i) => `${s}-${t.ends[i]} ${t.kinds[i]} ${t.innerStarts[i]}-${t.innerEnds[i]}`,
-  ),
-});
+/** Both lexers' tokens in one comparable shape. */
+const tokens = (t: Omit<SourceTokens, 'lineStarts' | 'lineIndents' | 'lineWords'>) =>
+  t.starts.map((s, i) => `${s}-${t.ends[i]} ${t.kinds[i]} ${t.innerStarts[i]}-${t.innerEnds[i]}`);
 
-const same = (src: string, what: string) =>
-  expect(layout(sourceTokens(src)), what).toEqual(layout(referenceTokens(src)));
+/** The scanner keeps a line's word as its code in WORDS (0: any other word, or none). */
+const wordCode = (word: string) => Math.max(0, (WORDS as readonly string[]).indexOf(word));
+
+function same(src: string, what: string) {
+  const t = sourceTokens(src);
+  const ref = referenceTokens(src);
+  expect(
+    t.lineStarts.map((s, i) => `${s}+${t.lineIndents[i]}:${WORDS[t.lineWords[i]!]}`),
+    what,
+  ).toEqual(ref.lines.map((l) => `${l.start}+${l.indent}:${WORDS[wordCode(l.word)]}`));
+  expect(tokens(t), what).toEqual(tokens(ref));
+}
 
 describe('source tokens, the hand-written scanner', () => {
   it('finds what the regex lexer found on every real sample and port', () => {
@@ -115,7 +126,7 @@ describe('source tokens, the hand-written scanner', () => {
     for (const f of files) {
       const src = readFileSync(f, 'utf8');
       same(src, f);
-      lines += sourceTokens(src).lines.length;
+      lines += sourceTokens(src).lineStarts.length;
     }
     expect(lines).toBeGreaterThan(1000);
   });
@@ -148,6 +159,8 @@ describe('source tokens, the hand-written scanner', () => {
       '# "not (a string\nx = 1  # \'\nclass A:  # )\n    @dec\n    def f(self): pass\n#end',
       // words: lower case and `_` only, `@` alone, blank and comment lines start nothing
       '  \n\t\n# c\n@property\nClass = 1\n_x = 2\nasync_def = 3\n9 = 4\n\u00e9t\u00e9 = 5\n',
+      'if x:\n  pass\nelif y:\n  pass\nelse:\n  pass\ntry:\n  import a\nexcept E:\n  from b import c\n',
+      'finally:\n  case = 1\nclass A: pass\niffy = 1\nelse_ = 2\nimports = 3\nclasses = 4\nfrom_ = 5\n',
       '',
       '\n',
       '"',
@@ -161,24 +174,8 @@ describe('source tokens, the hand-written scanner', () => {
   it('finds what the regex lexer found on generated texts of the characters that matter', () => {
     // a fixed-seed generator (the same texts every run) over quotes, prefixes, escapes, brackets,
     // comments, line ends and indentation
-    const pieces = ['"', "'", '"""', "'''", '\\', '\n', '\r\n', '\r', '#', '(', ')', '[', ']'];
-    pieces.push(
-      '{',
-      '}',
-      ' ',
-      '\t',
-      'a',
-      'if',
-      'else',
-      '@',
-      'r',
-      'b',
-      'f',
-      'F',
-      'x',
-      '1',
-      '\u00e9',
-    );
+    const pieces = [...'"\'\\\n\r#()[]{} \ta@rbfFx1\u00e9', '"""', "'''", '\r\n'];
+    pieces.push('if', 'else', 'elif', 'try', 'except', 'class', 'import', 'from', 'case');
     let seed = 19;
     const next = () => {
       seed = (seed * 1103515245 + 12345) % 2147483648;

@@ -7,16 +7,41 @@
 
 import { newlineStarts } from './line-matches';
 
-/** A statement line: where it starts, its indentation and first word. */
-export interface StatementLine {
-  start: number;
-  indent: number;
-  word: string;
-}
+// The first words of statement lines that the parse-range pass tells apart (relevant.ts): a
+// line's word is its leading run of `[a-z_]` (`@` alone for a decorator), kept as one of these
+// codes; any other word, or none, is 0. The same list as text, by code: WORDS.
+export const DECORATOR = 1;
+export const IF = 2;
+export const ELIF = 3;
+export const ELSE = 4;
+export const TRY = 5;
+export const EXCEPT = 6;
+export const FINALLY = 7;
+export const CASE = 8;
+export const IMPORT = 9;
+export const FROM = 10;
+export const CLASS = 11;
+export const WORDS = [
+  '',
+  '@',
+  'if',
+  'elif',
+  'else',
+  'try',
+  'except',
+  'finally',
+  'case',
+  'import',
+  'from',
+  'class',
+] as const;
 
 /** The file's lexical layout: statement lines, and its string and comment tokens in order. */
 export interface SourceTokens {
-  lines: StatementLine[];
+  /** Statement line i: where it starts, its indentation and its first word (index in WORDS). */
+  lineStarts: number[];
+  lineIndents: number[];
+  lineWords: number[];
   /** Token i spans [starts[i], ends[i]) — a string from its prefix (`rb"…"`), or a comment. */
   starts: number[];
   ends: number[];
@@ -56,8 +81,16 @@ const isPrefix = (k: number) =>
 const isWord = (k: number) =>
   (k >= 97 && k <= 122) || (k >= 65 && k <= 90) || (k >= 48 && k <= 57) || k === 95;
 
+const CODES = new Map<string, number>(WORDS.map((w, i) => [w, i]));
+
+/** The index in WORDS of the word src[i, e). */
+function wordAt(src: string, i: number, e: number): number {
+  const len = e - i;
+  return len < 2 || len > 7 ? 0 : (CODES.get(src.slice(i, e)) ?? 0);
+}
+
 /** The statement line starting at `at`, unless the line is blank or a comment. */
-function lineAt(src: string, lines: StatementLine[], at: number): void {
+function lineAt(src: string, t: SourceTokens, at: number): void {
   const n = src.length;
   let i = at;
   while (i < n && (src.charCodeAt(i) === 32 || src.charCodeAt(i) === 9)) i++;
@@ -65,15 +98,20 @@ function lineAt(src: string, lines: StatementLine[], at: number): void {
   const c = src.charCodeAt(i);
   // a blank line or a comment line starts no statement
   if (c === 10 || c === 13 || c === 35) return;
-  let e = i;
-  if (c === 64) e++;
-  else
+  let word = 0;
+  if (c === 64) word = DECORATOR;
+  else {
+    let e = i;
     while (e < n) {
       const k = src.charCodeAt(e);
       if ((k >= 97 && k <= 122) || k === 95) e++;
       else break;
     }
-  lines.push({ start: at, indent: i - at, word: src.slice(i, e) });
+    word = wordAt(src, i, e);
+  }
+  t.lineStarts.push(at);
+  t.lineIndents.push(i - at);
+  t.lineWords.push(word);
 }
 
 /**
@@ -86,7 +124,9 @@ function lineAt(src: string, lines: StatementLine[], at: number): void {
  */
 export function sourceTokens(src: string): SourceTokens {
   const t: SourceTokens = {
-    lines: [],
+    lineStarts: [],
+    lineIndents: [],
+    lineWords: [],
     starts: [],
     ends: [],
     kinds: [],
@@ -98,7 +138,7 @@ export function sourceTokens(src: string): SourceTokens {
   // the next line start not yet passed (starts[0] is the text's start)
   let line = 1;
   let depth = 0;
-  lineAt(src, t.lines, 0);
+  lineAt(src, t, 0);
   let i = 0;
   while (i < n) {
     CODE.lastIndex = i;
@@ -108,7 +148,7 @@ export function sourceTokens(src: string): SourceTokens {
       // the newlines of a stretch at depth 0 end statement lines (not those in brackets: the
       // regex passes over a bracket only where it closes on its line)
       while (line < starts.length && starts[line]! <= i) line++;
-      while (line < starts.length && starts[line]! <= to) lineAt(src, t.lines, starts[line++]!);
+      while (line < starts.length && starts[line]! <= to) lineAt(src, t, starts[line++]!);
     }
     i = to;
     if (i >= n) break;

@@ -15,15 +15,21 @@ let onlyNewlines: boolean | null = null;
  */
 export function newlineStarts(text: string): Int32Array {
   if (text === startsText) return startsOf;
+  // one pass, into room for a line every 16 characters (most code), doubled when short
+  let starts = new Int32Array((text.length >> 4) + 2);
   let n = 1;
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
-  const starts = new Int32Array(n);
-  n = 1;
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts[n++] = i + 1;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) {
+    if (n === starts.length) {
+      const more = new Int32Array(n * 2);
+      more.set(starts);
+      starts = more;
+    }
+    starts[n++] = i + 1;
+  }
   startsText = text;
-  startsOf = starts;
+  startsOf = starts.subarray(0, n);
   onlyNewlines = null;
-  return starts;
+  return startsOf;
 }
 
 /**

@@ -8,6 +8,8 @@
 let startsText: string | null = null;
 let startsOf = new Int32Array(1);
 let onlyNewlines: boolean | null = null;
+/** For the last text: the line starts each set of leads begins (see ledBy), by leads. */
+const ledStarts = new Map<string, number[]>();
 
 /**
  * Offsets where a line starts after a `\n` (0 first), kept for the last text: each file's
@@ -29,6 +31,7 @@ export function newlineStarts(text: string): Int32Array {
   startsText = text;
   startsOf = starts.subarray(0, n);
   onlyNewlines = null;
+  ledStarts.clear();
   return startsOf;
 }
 
@@ -134,7 +137,14 @@ export function allMatches(re: RegExp, text: string): RegExpExecArray[] {
     return out;
   }
   const led = leadsOf.get(re);
-  const tried = led ? ledLineStarts(text, led.leads, led.indented) : starts;
+  let tried: ArrayLike<number> = starts;
+  if (led) {
+    // searches declared with the same leads (the import hint and the import reader) share them
+    const key = `${led.indented ? '\t' : ''}${led.leads.join('\n')}`;
+    let hit = ledStarts.get(key);
+    if (!hit) ledStarts.set(key, (hit = ledLineStarts(text, led.leads, led.indented)));
+    tried = hit;
+  }
   let from = 0;
   for (let k = 0; k < tried.length; k++) {
     const at = tried[k]!;

@@ -209,6 +209,33 @@ export function sourceTokens(src: string): SourceTokens {
   return t;
 }
 
+/**
+ * Every branch of the pass, taken once as the module loads. V8 optimises the pass within the
+ * first large file, and a branch it has not seen taken by then (a `\` continuation, an unclosed
+ * string, a word the parse-range pass tells apart) throws the optimised code away at its first
+ * use, to be compiled again: each compilation costs more than lexing a whole file.
+ */
+const PRIMER = [
+  '@decorator',
+  'class A(B):  # comment',
+  "    '''doc''' if x else elif_",
+  '    def f(self, a=[1, {2: (3)}], *b):',
+  '        try:',
+  '            import os',
+  '            from os import path',
+  '        except E:',
+  '            pass',
+  '        finally:',
+  '            x = f"{a}" + rb\'b\' + Rb"c" + "d\\"e" + \\',
+  '              u"""e""" + (',
+  '                1) + \\\r',
+  '            case = 1',
+  '        y = "open',
+  ')]}',
+  '\t"""open',
+].join('\n');
+for (let n = 0; n < 3; n++) sourceTokens(PRIMER);
+
 /** The token holding offset `at`, or -1 (code). */
 export function tokenAt(t: SourceTokens, at: number): number {
   const ends = t.ends;

@@ -112,7 +112,7 @@ function same(src: string, what: string) {
   const t = sourceTokens(src);
   const ref = referenceTokens(src);
   expect(
-    t.lineStarts.map((s, i) => `${s}+${t.lineIndents[i]}:${WORDS[t.lineWords[i]!]}`),
+    Array.from(t.lineStarts, (s, i) => `${s}+${t.lineIndents[i]}:${WORDS[t.lineWords[i]!]}`),
     what,
   ).toEqual(ref.lines.map((l) => `${l.start}+${l.indent}:${WORDS[wordCode(l.word)]}`));
   expect(tokens(t), what).toEqual(tokens(ref));

@@ -39,9 +39,9 @@ export const WORDS = [
 /** The file's lexical layout: statement lines, and its string and comment tokens in order. */
 export interface SourceTokens {
   /** Statement line i: where it starts, its indentation and its first word (index in WORDS). */
-  lineStarts: number[];
-  lineIndents: number[];
-  lineWords: number[];
+  lineStarts: Int32Array;
+  lineIndents: Int32Array;
+  lineWords: Int32Array;
   /** Token i spans [starts[i], ends[i]) — a string from its prefix (`rb"…"`), or a comment. */
   starts: number[];
   ends: number[];
@@ -83,35 +83,34 @@ const isWord = (k: number) =>
 
 const CODES = new Map<string, number>(WORDS.map((w, i) => [w, i]));
 
-/** The index in WORDS of the word src[i, e). */
-function wordAt(src: string, i: number, e: number): number {
-  const len = e - i;
-  return len < 2 || len > 7 ? 0 : (CODES.get(src.slice(i, e)) ?? 0);
-}
-
-/** The statement line starting at `at`, unless the line is blank or a comment. */
-function lineAt(src: string, t: SourceTokens, at: number): void {
+/**
+ * The statement line starting at `at`: its indentation × 16 + its word's index in WORDS, or -1
+ * when the line is blank or a comment. One read of each character (a call each, before V8 has
+ * optimised this), and a word looked up only when it can be one of WORDS.
+ */
+function lineAt(src: string, at: number): number {
   const n = src.length;
   let i = at;
-  while (i < n && (src.charCodeAt(i) === 32 || src.charCodeAt(i) === 9)) i++;
-  if (i >= n) return;
-  const c = src.charCodeAt(i);
-  // a blank line or a comment line starts no statement
-  if (c === 10 || c === 13 || c === 35) return;
-  let word = 0;
-  if (c === 64) word = DECORATOR;
-  else {
-    let e = i;
-    while (e < n) {
-      const k = src.charCodeAt(e);
-      if ((k >= 97 && k <= 122) || k === 95) e++;
-      else break;
-    }
-    word = wordAt(src, i, e);
+  let c = 0;
+  while (i < n) {
+    c = src.charCodeAt(i);
+    if (c !== 32 && c !== 9) break;
+    i++;
   }
-  t.lineStarts.push(at);
-  t.lineIndents.push(i - at);
-  t.lineWords.push(word);
+  // the end of the text, a blank line or a comment line starts no statement
+  if (i >= n || c === 10 || c === 13 || c === 35) return -1;
+  const indent = (i - at) * 16;
+  if (c === 64) return indent + DECORATOR;
+  // WORDS start with c, e, f, i or t
+  if (c !== 99 && c !== 101 && c !== 102 && c !== 105 && c !== 116) return indent;
+  let e = i + 1;
+  while (e < n) {
+    const k = src.charCodeAt(e);
+    if ((k >= 97 && k <= 122) || k === 95) e++;
+    else break;
+  }
+  const len = e - i;
+  return indent + (len < 2 || len > 7 ? 0 : (CODES.get(src.slice(i, e)) ?? 0));
 }
 
 /**
@@ -123,22 +122,32 @@ function lineAt(src: string, t: SourceTokens, at: number): void {
  * before V8 had optimised the loop.
  */
 export function sourceTokens(src: string): SourceTokens {
+  const n = src.length;
+  const starts = newlineStarts(src);
+  // room for every line to start a statement; the arrays end up cut to those that do
+  const lineStarts = new Int32Array(starts.length);
+  const lineIndents = new Int32Array(starts.length);
+  const lineWords = new Int32Array(starts.length);
+  let lines = 0;
+  let info = lineAt(src, 0);
+  if (info >= 0) {
+    lineWords[0] = info & 15;
+    lineIndents[0] = (info - lineWords[0]) / 16;
+    lines = 1;
+  }
   const t: SourceTokens = {
-    lineStarts: [],
-    lineIndents: [],
-    lineWords: [],
+    lineStarts,
+    lineIndents,
+    lineWords,
     starts: [],
     ends: [],
     kinds: [],
     innerStarts: [],
     innerEnds: [],
   };
-  const n = src.length;
-  const starts = newlineStarts(src);
   // the next line start not yet passed (starts[0] is the text's start)
   let line = 1;
   let depth = 0;
-  lineAt(src, t, 0);
   let i = 0;
   while (i < n) {
     CODE.lastIndex = i;
@@ -148,7 +157,14 @@ export function sourceTokens(src: string): SourceTokens {
       // the newlines of a stretch at depth 0 end statement lines (not those in brackets: the
       // regex passes over a bracket only where it closes on its line)
       while (line < starts.length && starts[line]! <= i) line++;
-      while (line < starts.length && starts[line]! <= to) lineAt(src, t, starts[line++]!);
+      for (; line < starts.length && starts[line]! <= to; line++) {
+        info = lineAt(src, starts[line]!);
+        if (info < 0) continue;
+        lineStarts[lines] = starts[line]!;
+        lineWords[lines] = info & 15;
+        lineIndents[lines] = (info - lineWords[lines]!) / 16;
+        lines++;
+      }
     }
     i = to;
     if (i >= n) break;
@@ -206,6 +222,9 @@ export function sourceTokens(src: string): SourceTokens {
       else i++;
     }
   }
+  t.lineStarts = lineStarts.subarray(0, lines);
+  t.lineIndents = lineIndents.subarray(0, lines);
+  t.lineWords = lineWords.subarray(0, lines);
   return t;
 }
 

@@ -1,6 +1,7 @@
 // The lexer that finds statement lines, strings and comments before anything is parsed
-// (source-tokens.ts) is a hand-written scanner: it must give exactly the tokens and statement
-// lines of the regex lexer it replaced, kept below as the reference. Checked on every real sample
+// (source-tokens.ts) skips stretches of code and reads statement lines from the text's line
+// starts: it must give exactly the tokens and statement lines of the regex lexer it replaced
+// (one match per newline and bracket), kept below as the reference. Checked on every real sample
 // here (and the real ports of ../shared/corpus-dev where that folder exists), on the constructs
 // the scanner reasons about, and on many generated texts built from the characters that matter.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -118,7 +119,7 @@ function same(src: string, what: string) {
   expect(tokens(t), what).toEqual(tokens(ref));
 }
 
-describe('source tokens, the hand-written scanner', () => {
+describe('source tokens, the stretch-skipping lexer', () => {
   it('finds what the regex lexer found on every real sample and port', () => {
     const files = [...pythonFiles(FIXTURES), ...(existsSync(CORPUS) ? pythonFiles(CORPUS) : [])];
     expect(files.length).toBeGreaterThan(20);

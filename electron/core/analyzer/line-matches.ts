@@ -8,6 +8,8 @@
 let startsText: string | null = null;
 let startsOf = new Int32Array(1);
 let onlyNewlines: boolean | null = null;
+/** For the last text: the line starts each set of leads begins (see ledBy), by leads. */
+const ledStarts = new Map<string, number[]>();
 
 /**
  * Offsets where a line starts after a `\n` (0 first), kept for the last text: each file's
@@ -15,15 +17,22 @@ let onlyNewlines: boolean | null = null;
  */
 export function newlineStarts(text: string): Int32Array {
   if (text === startsText) return startsOf;
+  // one pass, into room for a line every 16 characters (most code), doubled when short
+  let starts = new Int32Array((text.length >> 4) + 2);
   let n = 1;
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
-  const starts = new Int32Array(n);
-  n = 1;
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts[n++] = i + 1;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) {
+    if (n === starts.length) {
+      const more = new Int32Array(n * 2);
+      more.set(starts);
+      starts = more;
+    }
+    starts[n++] = i + 1;
+  }
   startsText = text;
-  startsOf = starts;
+  startsOf = starts.subarray(0, n);
   onlyNewlines = null;
-  return starts;
+  ledStarts.clear();
+  return startsOf;
 }
 
 /**
@@ -128,7 +137,14 @@ export function allMatches(re: RegExp, text: string): RegExpExecArray[] {
     return out;
   }
   const led = leadsOf.get(re);
-  const tried = led ? ledLineStarts(text, led.leads, led.indented) : starts;
+  let tried: ArrayLike<number> = starts;
+  if (led) {
+    // searches declared with the same leads (the import hint and the import reader) share them
+    const key = `${led.indented ? '\t' : ''}${led.leads.join('\n')}`;
+    let hit = ledStarts.get(key);
+    if (!hit) ledStarts.set(key, (hit = ledLineStarts(text, led.leads, led.indented)));
+    tried = hit;
+  }
   let from = 0;
   for (let k = 0; k < tried.length; k++) {
     const at = tried[k]!;

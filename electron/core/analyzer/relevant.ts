@@ -10,9 +10,24 @@
 
 import type { Range } from 'web-tree-sitter';
 import { newlineStarts } from './line-matches';
-import type { SourceTokens } from './source-tokens';
+import {
+  CASE,
+  CLASS,
+  DECORATOR,
+  ELIF,
+  ELSE,
+  EXCEPT,
+  FINALLY,
+  FROM,
+  IF,
+  IMPORT,
+  TRY,
+  type SourceTokens,
+} from './source-tokens';
 
-const CONTINUES = new Set(['else', 'elif', 'except', 'finally', 'case']);
+/** The clauses that continue a statement (`else:`, `except:`, …): line word codes. */
+const continues = (word: number) =>
+  word === ELSE || word === ELIF || word === EXCEPT || word === FINALLY || word === CASE;
 
 /**
  * The source with every statement that holds no candidate replaced by `pass` (at any depth:
@@ -32,7 +47,7 @@ export function relevantSource(
   look: RegExp,
 ): { text: string; ranges: Range[] } {
   if (src.length < 2000) return { text: src, ranges: [] };
-  const lines = tokens.lines;
+  const { lineStarts, lineIndents, lineWords } = tokens;
   const hitIn = (sorted: Float64Array) => (start: number, end: number) => {
     let lo = 0;
     let hi = sorted.length;
@@ -68,52 +83,53 @@ export function relevantSource(
     underElse: boolean,
     of: { if: boolean; function: boolean },
   ) => {
-    const indent = lines[i0]!.indent;
+    const indent = lineIndents[i0]!;
     // statements at this indentation: [line index, end offset], and whether in an `else:` part
-    const stmts: { i: number; word: string; end: number; inElse: boolean }[] = [];
+    const stmts: { i: number; word: number; end: number; inElse: boolean }[] = [];
     let clauseElse = false;
     let imports = false;
     for (let i = i0; i < i1; i++) {
-      const l = lines[i]!;
-      if (l.indent > indent) continue;
+      const lineIndent = lineIndents[i]!;
+      if (lineIndent > indent) continue;
+      const start = lineStarts[i]!;
       const last = stmts.at(-1);
       // a clause of the enclosing statement (`except:`, `else:`) ends this block's statement
-      if (l.indent < indent) {
-        if (last && last.end > l.start) last.end = l.start;
-        clauseElse = l.word === 'else';
+      if (lineIndent < indent) {
+        if (last && last.end > start) last.end = start;
+        clauseElse = lineWords[i] === ELSE;
         continue;
       }
-      const word = l.word.startsWith('@') ? '@' : l.word;
-      if (last && (CONTINUES.has(word) || last.word === '@')) {
-        if (last.word === '@') last.word = word;
+      const word = lineWords[i]!;
+      if (last && (continues(word) || last.word === DECORATOR)) {
+        if (last.word === DECORATOR) last.word = word;
         continue;
       }
-      if (last && last.end > l.start) last.end = l.start;
-      imports ||= word === 'import' || word === 'from';
+      if (last && last.end > start) last.end = start;
+      imports ||= word === IMPORT || word === FROM;
       stmts.push({ i, word, end: to, inElse: clauseElse });
     }
     for (const st of stmts) st.inElse = underElse || (st.inElse && of.if && imports);
     for (let n = 0; n < stmts.length; n++) {
       const st = stmts[n]!;
-      const l = lines[st.i]!;
-      const body = l.start + l.indent;
+      const start = lineStarts[st.i]!;
+      const body = start + lineIndents[st.i]!;
       const next = n + 1 < stmts.length ? stmts[n + 1]!.i : i1;
       if (depth === 0 && keep.test(src.slice(body, Math.min(st.end, body + 400)))) continue;
       // a top-level try/if around imports is read whole (where the import block ends)
       if (
         depth === 0 &&
-        (st.word === 'try' || st.word === 'if') &&
+        (st.word === TRY || st.word === IF) &&
         /^[ \t]*(?:import|from)[ \t]/m.test(src.slice(body, st.end))
       )
         continue;
       // an autograd Function's forward is read whole (its ctx attributes, where its calls are)
       if (of.function && autogradForward(src, body)) continue;
       if (
-        !hit(l.start, st.end) &&
+        !hit(start, st.end) &&
         !(depth === 0 && look.test(src.slice(body, Math.min(st.end, body + 400)))) &&
         !(
-          elseHit(l.start, st.end) &&
-          (st.inElse || (importHit(l.start, st.end) && elseBetween(body, st.end)))
+          elseHit(start, st.end) &&
+          (st.inElse || (importHit(start, st.end) && elseBetween(body, st.end)))
         )
       ) {
         if (st.end - body >= 4) blanks.push([body, st.end]);
@@ -122,20 +138,21 @@ export function relevantSource(
       // look into the block: its header stays, its statements are judged one by one (past the
       // decorators and the `def`/`class` line of a decorated definition)
       let first = st.i + 1;
-      while (first < next && lines[first]!.indent <= indent && lines[first - 1]!.word[0] === '@')
+      while (first < next && lineIndents[first]! <= indent && lineWords[first - 1] === DECORATOR)
         first++;
-      if (first < next && lines[first]!.indent > indent) {
+      if (first < next && lineIndents[first]! > indent) {
+        const header = lineStarts[first]!;
         // a definition a rule reports (its whole extent) or an autograd forward: read whole
-        if (wholeHit(l.start, lines[first]!.start) || autogradForward(src, body)) continue;
+        if (wholeHit(start, header) || autogradForward(src, body)) continue;
         visit(first, next, st.end, depth + 1, st.inElse, {
-          if: st.word === 'if',
-          function:
-            st.word === 'class' && /\bFunction\b/.test(src.slice(body, lines[first]!.start)),
+          if: st.word === IF,
+          function: st.word === CLASS && /\bFunction\b/.test(src.slice(body, header)),
         });
       }
     }
   };
-  if (lines.length) visit(0, lines.length, src.length, 0, false, { if: false, function: false });
+  if (lineStarts.length)
+    visit(0, lineStarts.length, src.length, 0, false, { if: false, function: false });
   if (!blanks.length) return { text: src, ranges: [] };
   const out: string[] = [];
   let at = 0;

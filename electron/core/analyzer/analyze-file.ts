@@ -6,10 +6,16 @@ import { canonicalName, importAliases, nameMatches } from './names';
 import { rangedInput, relevantSource } from './relevant';
 import {
   COMMENT,
+  ELIF,
+  ELSE,
+  EXCEPT,
+  FINALLY,
+  IF,
   inCode,
   OPEN_STRING,
   sourceTokens,
   STRING,
+  TRY,
   type SourceTokens,
 } from './source-tokens';
 import { callNameWords, ruleMsg, type Rule } from './rules';
@@ -359,7 +365,15 @@ export function candidateOffsets(
   return { at, inElse, imports, whole };
 }
 
-const CLAUSES = new Set(['else', 'elif', 'except', 'finally']);
+const CLAUSES = new Set([ELSE, ELIF, EXCEPT, FINALLY]);
+
+/** A statement that starts with a string: its first word is none or a prefix (`rb`), then a quote. */
+function stringStatement(source: string, at: number): boolean {
+  let e = at;
+  for (let k = source.charCodeAt(e); (k >= 97 && k <= 122) || k === 95; k = source.charCodeAt(++e));
+  const after = source.charCodeAt(e);
+  return (after === 34 || after === 39) && /^[rbuf]{0,2}$/.test(source.slice(at, e));
+}
 
 /** One import statement of a file: where the search found it, and whether it is parsed. */
 interface ImportPlan {
@@ -404,23 +418,23 @@ function importPlan(source: string, c: Compiled): { imports: ImportPlan[]; strin
   // there is parsed too (left out, it would end the block where a whole parse goes on)
   const strings: number[] = [];
   let pending: ImportPlan | null = null;
-  for (const l of tokensOf(source).lines) {
-    if (l.indent) continue;
-    const im = byStart.get(l.start);
+  const t = tokensOf(source);
+  for (let i = 0; i < t.lineStarts.length; i++) {
+    if (t.lineIndents[i]) continue;
+    const start = t.lineStarts[i]!;
+    const im = byStart.get(start);
     if (im) {
       pending = im;
       continue;
     }
     // before the first import nothing is left out that the tree would have read; a clause
     // (`except:`, `else:`) belongs to the statement before
-    if (!plan.length || l.start < plan[0]!.start || CLAUSES.has(l.word)) continue;
+    const word = t.lineWords[i]!;
+    if (!plan.length || start < plan[0]!.start || CLAUSES.has(word)) continue;
     if (pending) pending.parse = true;
     pending = null;
-    const w = l.word;
-    const after = source.charCodeAt(l.start + w.length);
-    const string = (after === 34 || after === 39) && /^[rRbBuUfF]{0,2}$/.test(w);
-    if (string) strings.push(l.start);
-    else if (w !== 'try' && w !== 'if') break;
+    if (stringStatement(source, start)) strings.push(start);
+    else if (word !== TRY && word !== IF) break;
   }
   if (pending) pending.parse = true;
   planMemo = { imports: plan, strings };

@@ -3,6 +3,7 @@ import type { CodeEdit, CodeFinding, Language } from '../../../shared/api';
 import { allMatches, ledBy, newlineStarts } from './line-matches';
 import { readImport, readImportLine, type ImportStatement } from './import-statements';
 import { canonicalName, importAliases, nameMatches } from './names';
+import { withoutParameters } from './parameter-ranges';
 import { rangedInput, relevantSource } from './relevant';
 import {
   COMMENT,
@@ -711,10 +712,9 @@ export function analyzeSource(
   const relevant = whole
     ? { text: source, ranges: [] }
     : relevantSource(source, tokensOf(source), candidates, KEEP, LOOK);
-  const tree = relevant.ranges.length
-    ? parser.parse(rangedInput(relevant.text, relevant.ranges), null, {
-        includedRanges: relevant.ranges,
-      })
+  const ranges = withoutParameters(source, tokensOf(source), relevant.ranges, candidates.at);
+  const tree = ranges.length
+    ? parser.parse(rangedInput(relevant.text, ranges), null, { includedRanges: ranges })
     : parser.parse(relevant.text);
   if (!tree)
     return {

@@ -3,7 +3,6 @@
 // at every start (Node 20 has no compile cache of its own). The cache is only ever an optimisation:
 // missing, stale (another bundle or Node), rejected by V8 or unwritable, the bundle runs as it is.
 import { isAscii } from 'node:buffer';
-import { createHash } from 'node:crypto';
 import {
   mkdirSync,
   readdirSync,
@@ -80,7 +79,10 @@ function bundleKey(file, bytes) {
     const { size, mtimeMs } = statSync(file);
     return `${stamp[1]}${size.toString(16)}${Math.trunc(mtimeMs).toString(16)}`;
   }
-  // hashing the 2.4 MB bundle costs an empty `amw scan` 6% of its instructions: only unstamped
+  // hashing the 2.4 MB bundle costs an empty `amw scan` 6% of its instructions: only unstamped.
+  // Required here, not imported: an ES-module import of node:crypto loads and wraps it at every
+  // start (3% more), for a bundle that may never need it
+  const { createHash } = createRequire(import.meta.url)('node:crypto');
   return createHash('sha256').update(bytes).digest('hex').slice(0, 24);
 }
 

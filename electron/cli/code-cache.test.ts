@@ -69,7 +69,7 @@ describe('one-shot commands and the code cache', () => {
     const bundle = join(dir, 'bundle.cjs');
     const built = readFileSync(join(appRoot(), 'dist', 'cli.cjs'), 'latin1');
     expect(built).toMatch(/^\/\*amw-build:[0-9a-f]{24}\*\//);
-    const stamp = '/*amw-build:0123456789abcdef01234567*/';
+    let stamp = '/*amw-build:0123456789abcdef01234567*/';
     const run = async (word: string, mtime: number) => {
       writeFileSync(
         bundle,
@@ -86,6 +86,15 @@ describe('one-shot commands and the code cache', () => {
     // same length, same stamp: only the file's time says it changed
     const after = await run('after!', 1_700_000_100);
     expect(after).toMatchObject({ code: 0, stdout: 'after!', stderr: '' });
+    // a bundle without a stamp is hashed: it runs, and has a cache of its own
+    stamp = '/* no stamp here, of the same length */';
+    expect((await run('hashed', 1_700_000_100)).stdout).toBe('hashed');
+    expect((await run('hashed', 1_700_000_100)).stdout).toBe('hashed');
+    expect(cacheFiles(dir)).toEqual([
+      expect.stringMatching(
+        new RegExp(`^cli-${process.version}-${process.arch}-[0-9a-f]{24}-say\\.v8cache$`),
+      ),
+    ]);
   }, 120_000);
 
   it('works, and says nothing, where the cache folder cannot be made', async () => {

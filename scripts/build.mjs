@@ -33,13 +33,7 @@ const { dependencies } = JSON.parse(readFileSync('package.json', 'utf8'));
 // What the CommonJS CLI still require()s from node_modules: native code, WebAssembly found beside
 // its package, and playwright-core (imported, not required, and large). Each loads the same code
 // either way.
-const REQUIRED = [
-  'better-sqlite3',
-  'ssh2',
-  'web-tree-sitter',
-  'tree-sitter-python',
-  'playwright-core',
-];
+const REQUIRED = ['better-sqlite3', 'ssh2', 'tree-sitter-python', 'playwright-core'];
 // Where the CommonJS CLI says which build it is (stampBuild): bin/code-cache.js keys its cache by it.
 const BUILD_STAMP = `/*amw-build:${'0'.repeat(24)}*/`;
 const external = Object.keys(dependencies)
@@ -75,6 +69,13 @@ await Promise.all([
     ...common,
     packages: undefined,
     external: REQUIRED.flatMap((d) => [d, `${d}/*`]),
+    // import() of a package or Node module becomes require(): a function V8 restores from the
+    // code cache has lost its script's import() callback ("A dynamic import callback was not
+    // specified"), so web-tree-sitter's import('fs/promises') failed from a cached run
+    supported: { 'dynamic-import': false },
+    // web-tree-sitter's ES-module file binds its own `require` after such an import(); its
+    // CommonJS file is the same runtime, written for require()
+    alias: { 'web-tree-sitter': './node_modules/web-tree-sitter/tree-sitter.cjs' },
     format: 'cjs',
     entryPoints: { cli: 'electron/cli/index.ts' },
     outExtension: { '.js': '.cjs' },

@@ -62,6 +62,19 @@ describe('one-shot commands and the code cache', () => {
     expect(readFileSync(join(dir, file!), 'utf8')).not.toBe('not V8 code cache data');
   }, 120_000);
 
+  it('runs a command that loads a module when it runs the same from the cache', async () => {
+    // `precision import` loads node:path when it runs; a function restored from V8's code cache
+    // once failed there ("A dynamic import callback was not specified"), the uncached run warned
+    const dir = mkdtempSync(join(tmpdir(), 'amw-code-cache-'));
+    const env = { AMW_CACHE_DIR: dir, AMW_HOME: join(dir, 'home') };
+    const missing = join(dir, 'no-such-dump');
+    const runs = [];
+    for (let i = 0; i < 2; i++)
+      runs.push(await exitOf(spawnAmw(['precision', 'import', missing], env)));
+    expect(cacheFiles(dir)).toHaveLength(1);
+    for (const r of runs) expect(r.stderr).toBe(`amw: Not found: ${missing} does not exist.\n`);
+  }, 120_000);
+
   it('runs a stamped bundle changed after its build as it now is, not from the old cache', async () => {
     // the build stamps dist/cli.cjs with its hash (scripts/build.mjs), and the cache is keyed by
     // the stamp instead of hashing the bundle; V8 itself only checks the source's length

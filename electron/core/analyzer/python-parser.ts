@@ -13,8 +13,12 @@ function pythonLanguage(): Promise<Language> {
     // parsing with slow code for most of its run — a quarter more CPU on a 400k-line tree.
     // Process-wide, but tree-sitter is the only WebAssembly this side of the app compiles.
     setFlagsFromString('--no-liftoff');
-    await Parser.init();
-    const pkg = createRequire(import.meta.url).resolve('tree-sitter-python/package.json');
+    const require = createRequire(import.meta.url);
+    // The runtime's WebAssembly named by its package, not found beside the script: the one-shot
+    // CLI bundles web-tree-sitter's JavaScript (scripts/build.mjs), to run it from V8's code cache.
+    const wasm = require.resolve('web-tree-sitter/tree-sitter.wasm');
+    await Parser.init({ locateFile: () => wasm });
+    const pkg = require.resolve('tree-sitter-python/package.json');
     return Language.load(join(dirname(pkg), 'tree-sitter-python.wasm'));
   })();
   return language;

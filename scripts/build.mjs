@@ -2,6 +2,7 @@
 // bundles (esbuild). Dependencies stay external: native modules load from node_modules.
 import { build } from 'esbuild';
 import { build as viteBuild } from 'vite';
+import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 
 const only = process.argv[2];
@@ -32,13 +33,9 @@ const { dependencies } = JSON.parse(readFileSync('package.json', 'utf8'));
 // What the CommonJS CLI still require()s from node_modules: native code, WebAssembly found beside
 // its package, and playwright-core (imported, not required, and large). Each loads the same code
 // either way.
-const REQUIRED = [
-  'better-sqlite3',
-  'ssh2',
-  'web-tree-sitter',
-  'tree-sitter-python',
-  'playwright-core',
-];
+const REQUIRED = ['better-sqlite3', 'ssh2', 'tree-sitter-python', 'playwright-core'];
+// Where the CommonJS CLI says which build it is (stampBuild): bin/code-cache.js keys its cache by it.
+const BUILD_STAMP = `/*amw-build:${'0'.repeat(24)}*/`;
 const external = Object.keys(dependencies)
   .filter((d) => !BUNDLED.has(d))
   .flatMap((d) => [d, `${d}/*`]);
@@ -72,12 +69,21 @@ await Promise.all([
     ...common,
     packages: undefined,
     external: REQUIRED.flatMap((d) => [d, `${d}/*`]),
+    // import() of a package or Node module becomes require(): a function V8 restores from the
+    // code cache has lost its script's import() callback ("A dynamic import callback was not
+    // specified"), so web-tree-sitter's import('fs/promises') failed from a cached run
+    supported: { 'dynamic-import': false },
+    // web-tree-sitter's ES-module file binds its own `require` after such an import(); its
+    // CommonJS file is the same runtime, written for require()
+    alias: { 'web-tree-sitter': './node_modules/web-tree-sitter/tree-sitter.cjs' },
     format: 'cjs',
     entryPoints: { cli: 'electron/cli/index.ts' },
     outExtension: { '.js': '.cjs' },
     outdir: 'dist',
     define: { 'import.meta.url': '__amwModuleUrl' },
-    banner: { js: "var __amwModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+    banner: {
+      js: `${BUILD_STAMP}var __amwModuleUrl = require('node:url').pathToFileURL(__filename).href;`,
+    },
   }),
   build({
     ...common,
@@ -100,6 +106,7 @@ await Promise.all([
     : viteBuild({ configFile: 'vite.config.ts', mode: 'production', logLevel: 'warn' }),
 ]);
 asciiComments('dist/cli.cjs');
+stampBuild('dist/cli.cjs');
 console.log(`built dist/ in ${Date.now() - started} ms`);
 
 /**
@@ -116,4 +123,20 @@ function asciiComments(file) {
   }
   const escape = (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
   writeFileSync(file, lines.map((l) => l.replace(/[\u0080-\uffff]/g, escape)).join('\n'));
+}
+
+/**
+ * Writes the bundle's own hash into its first line (in place of the zeros, so no line moves and
+ * the source map holds): bin/code-cache.js reads it instead of hashing 2.4 MB at every start
+ * (6% of an empty `amw scan`'s instructions).
+ */
+function stampBuild(file) {
+  const source = readFileSync(file, 'latin1');
+  if (!source.startsWith(BUILD_STAMP)) throw new Error(`${file} does not start with its stamp`);
+  const hash = createHash('sha256').update(source, 'latin1').digest('hex').slice(0, 24);
+  writeFileSync(
+    file,
+    BUILD_STAMP.replace(/0{24}/, hash) + source.slice(BUILD_STAMP.length),
+    'latin1',
+  );
 }

@@ -1,7 +1,15 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { exitOf, spawnAmw } from '../../tests/support/cli';
 import { appRoot } from '../core/paths';
@@ -52,6 +60,54 @@ describe('one-shot commands and the code cache', () => {
     expect(damaged.stderr).toBe(good.stderr);
     expect(cacheFiles(dir).sort()).toEqual([file!.replace(/-scan\./, '-other.'), file].sort());
     expect(readFileSync(join(dir, file!), 'utf8')).not.toBe('not V8 code cache data');
+  }, 120_000);
+
+  it('runs a command that loads a module when it runs the same from the cache', async () => {
+    // `precision import` loads node:path when it runs; a function restored from V8's code cache
+    // once failed there ("A dynamic import callback was not specified"), the uncached run warned
+    const dir = mkdtempSync(join(tmpdir(), 'amw-code-cache-'));
+    const env = { AMW_CACHE_DIR: dir, AMW_HOME: join(dir, 'home') };
+    const missing = join(dir, 'no-such-dump');
+    const runs = [];
+    for (let i = 0; i < 2; i++)
+      runs.push(await exitOf(spawnAmw(['precision', 'import', missing], env)));
+    expect(cacheFiles(dir)).toHaveLength(1);
+    for (const r of runs) expect(r.stderr).toBe(`amw: Not found: ${missing} does not exist.\n`);
+  }, 120_000);
+
+  it('runs a stamped bundle changed after its build as it now is, not from the old cache', async () => {
+    // the build stamps dist/cli.cjs with its hash (scripts/build.mjs), and the cache is keyed by
+    // the stamp instead of hashing the bundle; V8 itself only checks the source's length
+    const dir = mkdtempSync(join(tmpdir(), 'amw-code-cache-'));
+    const bundle = join(dir, 'bundle.cjs');
+    const built = readFileSync(join(appRoot(), 'dist', 'cli.cjs'), 'latin1');
+    expect(built).toMatch(/^\/\*amw-build:[0-9a-f]{24}\*\//);
+    let stamp = '/*amw-build:0123456789abcdef01234567*/';
+    const run = async (word: string, mtime: number) => {
+      writeFileSync(
+        bundle,
+        `${stamp}\nfunction say() { process.stdout.write('${word}'); }\nsay();\n`,
+      );
+      utimesSync(bundle, mtime, mtime);
+      const loader = pathToFileURL(join(appRoot(), 'bin', 'code-cache.js')).href;
+      const script = `import(${JSON.stringify(loader)}).then((m) => m.runWithCodeCache(${JSON.stringify(bundle)}, 'say', ${JSON.stringify(dir)}))`;
+      return exitOf(spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] }));
+    };
+    expect((await run('before', 1_700_000_000)).stdout).toBe('before');
+    expect((await run('before', 1_700_000_000)).stdout).toBe('before');
+    expect(cacheFiles(dir)).toHaveLength(1);
+    // same length, same stamp: only the file's time says it changed
+    const after = await run('after!', 1_700_000_100);
+    expect(after).toMatchObject({ code: 0, stdout: 'after!', stderr: '' });
+    // a bundle without a stamp is hashed: it runs, and has a cache of its own
+    stamp = '/* no stamp here, of the same length */';
+    expect((await run('hashed', 1_700_000_100)).stdout).toBe('hashed');
+    expect((await run('hashed', 1_700_000_100)).stdout).toBe('hashed');
+    expect(cacheFiles(dir)).toEqual([
+      expect.stringMatching(
+        new RegExp(`^cli-${process.version}-${process.arch}-[0-9a-f]{24}-say\\.v8cache$`),
+      ),
+    ]);
   }, 120_000);
 
   it('works, and says nothing, where the cache folder cannot be made', async () => {

@@ -139,6 +139,37 @@ console.log(
     `(${mid.cpu.toFixed(2)} CPU-s, median of 3: ${runs.map((r) => r.cpu.toFixed(2)).join(' / ')}), ` +
     `peak RSS ${(mid.rss / 2 ** 20).toFixed(0)} MiB (largest file ${(largest / 1024).toFixed(0)} KiB)`,
 );
+// CPU time on a shared or virtual machine varies by ±20% from run to run; the instructions a run
+// executes (all threads, counted by valgrind) vary by well under 1%, so a change to the scanner
+// shows its effect there first. Opt-in: valgrind runs the scan ~50 times slower.
+if (process.env.AMW_BENCH_INSTRUCTIONS) {
+  const counted = (dir: string) => {
+    const r = spawnSync(
+      'valgrind',
+      [
+        '--tool=cachegrind',
+        '--cache-sim=no',
+        '--smc-check=all-non-file',
+        '--cachegrind-out-file=/dev/null',
+        process.execPath,
+        amw,
+        'scan',
+        dir,
+        '--json',
+      ],
+      { encoding: 'utf8', maxBuffer: 1 << 30, env: { ...process.env, AMW_CACHE_DIR: codeCache } },
+    );
+    const m = /I\s+refs:\s+([\d,]+)/.exec(r.stderr ?? '');
+    return m ? Number(m[1]!.replace(/,/g, '')) / 1e9 : null;
+  };
+  const [e, b] = [counted(empty), counted(big)];
+  console.log(
+    e === null || b === null
+      ? 'instructions: skipped (valgrind not found or failed)'
+      : `instructions (valgrind, all threads): an empty folder's scan ${e.toFixed(3)} G, ` +
+          `${scanned} lines ${b.toFixed(3)} G`,
+  );
+}
 rmSync(big, { recursive: true, force: true });
 const huge = tree('huge', 4 * scanned);
 const h = scanOnce(huge, join(tmp, 'huge.json'));

@@ -279,9 +279,50 @@ export const TEXT_IMPORT = ledBy(
   ['import', 'from'],
   true,
 );
-const LOADED = /^[ \t]*(\w+)\s*=\s*[\w.]*?\b(?:load_ext|load|load_inline)\s*\(/gm;
-/** LOADED's call alone: a text without one has no LOADED match, and this search is cheaper. */
-const LOADER_CALL = /\b(?:load_ext|load|load_inline)\s*\(/;
+export const LOADED = /^[ \t]*(\w+)\s*=\s*[\w.]*?\b(?:load_ext|load|load_inline)\s*\(/gm;
+/** LOADED's call alone: every LOADED match ends with one (`torch.load(` is in most files). */
+const LOADER_CALL = /\b(?:load_ext|load|load_inline)\s*\(/g;
+const LOADED_AT = new RegExp(LOADED.source.slice(1), 'my');
+const SPACE = /\s/;
+const WORD = /[\w.]/;
+
+/**
+ * LOADED's matches, tried only at the line start each loader call leads back to (the call's
+ * dotted prefix, spaces, `=`, spaces, a name, indentation): the same matches as trying every
+ * line start of the file — a sticky search at each of a large file's lines cost more than the
+ * rest of the extension search.
+ */
+export function loadedMatches(source: string): RegExpExecArray[] {
+  const at: number[] = [];
+  const lineStart = (i: number) => {
+    const k = source.charCodeAt(i - 1);
+    return i === 0 || k === 10 || k === 13 || k === 0x2028 || k === 0x2029;
+  };
+  for (const [q] of matches(LOADER_CALL, source)) {
+    let i = q;
+    while (i > 0 && WORD.test(source[i - 1]!)) i--;
+    while (i > 0 && SPACE.test(source[i - 1]!)) i--;
+    if (source[--i] !== '=') continue;
+    while (i > 0 && SPACE.test(source[i - 1]!)) i--;
+    const end = i;
+    while (i > 0 && /\w/.test(source[i - 1]!)) i--;
+    if (i === end) continue;
+    while (i > 0 && (source[i - 1] === ' ' || source[i - 1] === '\t')) i--;
+    if (lineStart(i)) at.push(i);
+  }
+  at.sort((a, b) => a - b);
+  const out: RegExpExecArray[] = [];
+  let from = 0;
+  for (const ls of at) {
+    if (ls < from) continue;
+    LOADED_AT.lastIndex = ls;
+    const m = LOADED_AT.exec(source);
+    if (!m) continue;
+    out.push(m);
+    from = m.index + (m[0].length || 1);
+  }
+  return out;
+}
 /** An autograd forward's `ctx.x = …` (one regex object: matches are kept per regex). */
 export const CTX_ASSIGNMENT = ledBy(/^[ \t]*ctx\.\w+\s*=/gm, ['ctx.'], true);
 
@@ -343,8 +384,7 @@ export function candidateOffsets(
   for (const [, local] of extensionBindings(c, bound)) ext.add(local);
   const extFns = extensionFunctions(c, bound);
   if (extFns.length) all(new RegExp(`\\b(?:${extFns.map(escape).join('|')})\\s*\\(`, 'g'));
-  if (c.extensions.length && LOADER_CALL.test(source))
-    for (const m of allMatches(LOADED, source)) ext.add(m[1]!);
+  if (c.extensions.length) for (const m of loadedMatches(source)) ext.add(m[1]!);
   if (ext.size) {
     all(new RegExp(`\\b(?:${[...ext].map(escape).join('|')})${GAP}\\.`, 'g'));
     // an autograd forward's ctx attributes: where ctx.device goes

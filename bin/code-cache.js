@@ -24,6 +24,15 @@ const SUFFIX = '.v8cache';
 /** Where the code cache lives: AMW_CACHE_DIR (empty: no cache), else the platform's cache folder. */
 export function codeCacheDir(env = process.env) {
   if (env.AMW_CACHE_DIR !== undefined) return env.AMW_CACHE_DIR || null;
+  try {
+    return platformCacheDir(env);
+  } catch {
+    // no home folder to be found (no HOME, no passwd entry): the command runs without a cache
+    return null;
+  }
+}
+
+function platformCacheDir(env) {
   if (process.platform === 'win32')
     return join(
       env.LOCALAPPDATA || join(homedir(), 'AppData', 'Local'),

@@ -3,6 +3,7 @@
 import { build } from 'esbuild';
 import { build as viteBuild } from 'vite';
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 
 const only = process.argv[2];
@@ -75,7 +76,7 @@ await Promise.all([
     supported: { 'dynamic-import': false },
     // web-tree-sitter's ES-module file binds its own `require` after such an import(); its
     // CommonJS file is the same runtime, written for require()
-    alias: { 'web-tree-sitter': './node_modules/web-tree-sitter/tree-sitter.cjs' },
+    alias: { 'web-tree-sitter': createRequire(import.meta.url).resolve('web-tree-sitter') },
     format: 'cjs',
     entryPoints: { cli: 'electron/cli/index.ts' },
     outExtension: { '.js': '.cjs' },

@@ -408,22 +408,20 @@ export function candidateOffsets(
 
 const CLAUSES = new Set([ELSE, ELIF, EXCEPT, FINALLY]);
 
-/** A statement that starts with a string: its first word is none or a prefix (`rb`), then a quote. */
+/** A statement that starts with a string: a prefix (`rb`, `R`) or none, then a quote. */
 function stringStatement(source: string, at: number): boolean {
-  let e = at;
-  for (let k = source.charCodeAt(e); (k >= 97 && k <= 122) || k === 95; k = source.charCodeAt(++e));
-  const after = source.charCodeAt(e);
-  return (after === 34 || after === 39) && /^[rbuf]{0,2}$/.test(source.slice(at, e));
+  return /^[rRbBuUfF]{0,2}["']/.test(source.slice(at, at + 3));
 }
 
 /** One import statement of a file: where the search found it, and whether it is parsed. */
 interface ImportPlan {
-  /** The search's match: its line start, end and text. */
+  /** The search's match: its line start and end. */
   start: number;
   end: number;
-  text: string;
   /** Where its keyword is. */
   kw: number;
+  /** A statement of the module's own (at the start of a statement line, not indented). */
+  module: boolean;
   /** Read from its text (a plain statement that starts its line), else null. */
   read: ImportStatement | null;
   /** Parsed: the analysis reads its node, or the tree must see it where it is. */
@@ -441,25 +439,30 @@ interface ImportPlan {
  */
 function importPlan(source: string, c: Compiled): { imports: ImportPlan[]; strings: number[] } {
   matches(null, source);
-  if (planMemo) return planMemo;
+  if (planMemo?.[0] === c) return planMemo[1];
+  const t = tokensOf(source);
+  // only a statement of the module itself is left out: not a line that continues another
+  // (`if x: \`), not one inside brackets; and none in a text with a lone `\r` (a line end to
+  // the searches, not to the parser)
+  const top = new Set<number>();
+  if (!(source.includes('\r') && /\r(?!\n)/.test(source)))
+    for (let i = 0; i < t.lineStarts.length; i++) if (!t.lineIndents[i]) top.add(t.lineStarts[i]!);
   const plan: ImportPlan[] = [];
-  const byStart = new Map<number, ImportPlan>();
   for (const [start, end, text] of codeMatches(IMPORT_HINT, source)) {
     const kw = start + text.search(/\S/);
-    const read = kw === start ? readImportLine(source, kw) : null;
+    const module = kw === start && top.has(start);
+    const read = module ? readImportLine(source, kw) : null;
     // `from __future__ import …` is another kind of statement to the tree: it reads it
     const future = read?.module?.text === '__future__';
-    const im = { start, end, text, kw, read, parse: !read || future || nodeNeeded(c, read) };
-    plan.push(im);
-    if (kw === start) byStart.set(start, im);
+    plan.push({ start, end, kw, module, read, parse: !read || future || nodeNeeded(c, read) });
   }
+  const byStart = new Map(plan.filter((im) => im.module).map((im) => [im.start, im]));
   // the tree's reading of the block (analyzeSource) goes from import to import, past docstrings
   // and try/if blocks of imports, and ends at any other statement: whichever of those ends it,
   // the import before each is parsed, so the tree finds the same end; and a string statement
   // there is parsed too (left out, it would end the block where a whole parse goes on)
   const strings: number[] = [];
   let pending: ImportPlan | null = null;
-  const t = tokensOf(source);
   for (let i = 0; i < t.lineStarts.length; i++) {
     if (t.lineIndents[i]) continue;
     const start = t.lineStarts[i]!;
@@ -478,8 +481,8 @@ function importPlan(source: string, c: Compiled): { imports: ImportPlan[]; strin
     else if (word !== TRY && word !== IF) break;
   }
   if (pending) pending.parse = true;
-  planMemo = { imports: plan, strings };
-  return planMemo;
+  planMemo = [c, { imports: plan, strings }];
+  return planMemo[1];
 }
 
 /** Whether the analysis reads an import statement's node: a rule reports or edits it. */
@@ -644,7 +647,7 @@ const codeMemo = new Map<RegExp, [number, number, string][]>();
 let memoTokens: SourceTokens | null = null;
 const stringMemo = new Map<RegExp, [number, number, string][]>();
 const chainMemo = new Map<string, [number, number, string][]>();
-let planMemo: { imports: ImportPlan[]; strings: number[] } | null = null;
+let planMemo: [Compiled, { imports: ImportPlan[]; strings: number[] }] | null = null;
 
 /** The text's strings and comments (kept for the last text, as its matches are). */
 function tokensOf(text: string): SourceTokens {
@@ -767,11 +770,12 @@ export function analyzeSource(
     };
   const c = compile(rules);
   const root = tree.rootNode;
-  // imports start a line: find the keywords, let the tree confirm (and skip strings, comments)
+  // imports start a line: the search finds the keywords in code; those left out of the parse
+  // were read from their text (importPlan), the tree confirms the others
   const importStatements: ImportStatement[] = [];
-  /** Per statement: not at the start of its line (only an indented import can be optional). */
+  /** Per statement: not the module's own (only such an import can be under a try or an if). */
   const indented: boolean[] = [];
-  for (const { start, end, kw, read, parse } of importPlan(source, c).imports) {
+  for (const { end, kw, module, read, parse } of importPlan(source, c).imports) {
     if (!parse) {
       importStatements.push(read!);
       indented.push(false);
@@ -782,7 +786,7 @@ export function analyzeSource(
     const type = stmt.type;
     if (type === 'import_statement' || type === 'import_from_statement') {
       importStatements.push(readImport(source, stmt, type));
-      indented.push(kw > start);
+      indented.push(!module);
     }
   }
   const aliases = importAliases(importStatements);
@@ -793,7 +797,7 @@ export function analyzeSource(
   const imported = importStatements.map((stmt, i) => ({
     stmt,
     modules: importedModules(stmt),
-    // a statement that starts its line is the module's own, under no try or if
+    // a statement of the module's own is under no try or if
     optional: indented[i]! && optionalImport(stmt.node!),
   }));
   const optionalLibs = new Set<string>();

@@ -10,7 +10,7 @@ import type { Node, Parser } from 'web-tree-sitter';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REFERENCE } from '../../../tests/support/reference';
 import { analyzeSource } from './analyze-file';
-import { readImport, readImportText, readImportTree } from './import-statements';
+import { readImport, readImportLine, readImportText, readImportTree } from './import-statements';
 import { pythonParser } from './python-parser';
 import { loadRules } from './rules';
 
@@ -52,6 +52,11 @@ function compare(src: string) {
     read: plain(readImport(src, n, n.type)),
     tree: plain(readImportTree(n, n.type)),
     byText: readImportText(src, n, n.type) !== null,
+    // read from its line alone, with no tree (null where the line is not plain)
+    line: (() => {
+      const r = readImportLine(src, n.startIndex);
+      return r && plain(r);
+    })(),
   }));
   tree.delete();
   return out;
@@ -65,6 +70,7 @@ describe('import statements read from text', () => {
     for (const f of files)
       for (const s of compare(readFileSync(f, 'utf8'))) {
         expect(s.read, `${f}: ${s.text}`).toEqual(s.tree);
+        if (s.line) expect(s.line, `${f}: ${s.text}`).toEqual(s.tree);
         all++;
         if (s.byText) byText++;
       }
@@ -164,5 +170,35 @@ describe('imports left out of the parse', () => {
       expect(narrowed, ender).toEqual(whole);
       expect(whole.importEnd, ender).toBeGreaterThan(src.indexOf('load_config'));
     }
+  });
+
+  it('however the block is written', () => {
+    const heads = [
+      // another statement after a `;`: the line is parsed
+      'import os\nimport matplotlib; matplotlib.use("Agg")\nimport sys\nimport torch',
+      // a string with an upper-case prefix between imports
+      'import os\nR"""Raw notes."""\nimport sys\nimport torch',
+      // an import continuing an `if` line: under the if, so optional
+      'import torch\nif is_apex_available(): \\\nimport apex\nimport sys',
+      // a lone carriage return ends a line for the searches only
+      'import os\rimport sys\nimport torch',
+    ];
+    for (const head of heads) {
+      const src = `${head}\nfrom apex import amp\n${FILLER}\nx = torch.zeros(1).cuda()\n`;
+      const { narrowed, whole } = both(src);
+      expect(narrowed, head).toEqual(whole);
+    }
+  });
+
+  it('the same text read with other rules reads as it would alone', () => {
+    const src = `import os\nfrom torch.cuda.amp import autocast\nimport torch\n${FILLER}\nx = torch.zeros(1).cuda()\n`;
+    const all = loadRules();
+    const some = all.filter((r) => r.match.kind !== 'reference');
+    analyzeSource(parser, src, 'x.py', some, 'en');
+    const after = analyzeSource(parser, src, 'x.py', all, 'en');
+    analyzeSource(parser, 'pass\n', 'y.py', all, 'en');
+    const alone = analyzeSource(parser, src, 'x.py', all, 'en');
+    expect(after.findings).toEqual(alone.findings);
+    expect(after.findings.some((f) => f.line === 2)).toBe(true);
   });
 });

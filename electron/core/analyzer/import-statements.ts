@@ -1,9 +1,10 @@
 /**
- * What an import statement names, read once per statement. The tree says where the statement is;
- * its parts are read from its text when the text is plain (ASCII names, no comments or
- * continuations inside): every child read through the parser's API costs a call into its
- * WebAssembly, and a file's imports were a sixth of a one-shot scan's tree work. Anything else is
- * read from the tree, with the same result.
+ * What an import statement names, read once per statement, from its text when the text is plain
+ * (ASCII names, no comments or continuations inside): every child read through the parser's API
+ * costs a call into its WebAssembly, and a file's imports were a sixth of a one-shot scan's tree
+ * work. Anything else is read from the tree, with the same result. For a parsed statement the
+ * tree says where it is (readImport); a plain module-level import that no rule reads is not
+ * parsed at all, and is read from its line alone (readImportLine).
  */
 import type { Node } from 'web-tree-sitter';
 
@@ -49,10 +50,11 @@ export function readImportText(source: string, node: Node, type: string): Import
 }
 
 /**
- * An import statement read from its text alone, with no tree: `at` is where its keyword starts
- * a line (a search found it in code, not in a string or comment). Null unless it is written in
- * the plain grammar and nothing but a comment or `;` follows it on its line — then it reads as
- * the tree would read it.
+ * An import statement read from its text alone, with no tree: `at` is where a statement line of
+ * the module starts with its keyword (the lexer and a search found it there, in code). Null
+ * unless it is written in the plain grammar and nothing but a comment follows it on its line —
+ * then it reads as the tree would read it. (After a `;` the line holds another statement, which
+ * the analysis must see where it is: such a line is parsed.)
  */
 export function readImportLine(source: string, at: number): ImportStatement | null {
   const read = readPlainImport(source, at, source.startsWith('from', at));
@@ -60,8 +62,7 @@ export function readImportLine(source: string, at: number): ImportStatement | nu
   let i = read.end;
   while (source[i] === ' ' || source[i] === '\t') i++;
   const next = source[i];
-  if (next !== undefined && next !== '\n' && next !== '\r' && next !== '#' && next !== ';')
-    return null;
+  if (next !== undefined && next !== '\n' && next !== '\r' && next !== '#') return null;
   return { node: null, from: read.from, module: read.module, names: read.names };
 }
 

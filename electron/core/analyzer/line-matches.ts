@@ -35,6 +35,18 @@ export function newlineStarts(text: string): Int32Array {
   return startsOf;
 }
 
+/** The row and column of an offset, given the text's line starts (newlineStarts). */
+export function pointAt(starts: Int32Array, index: number): { row: number; column: number } {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= index) lo = mid;
+    else hi = mid - 1;
+  }
+  return { row: lo, column: index - starts[lo]! };
+}
+
 /**
  * Where `^` matches in a multiline regex, or null where the text holds a line terminator other
  * than `\n` (`\r`, U+2028, U+2029: `^` matches after those too; such texts keep the plain regex).

@@ -46,6 +46,8 @@ describe('definitions parsed without their parameters', () => {
       `import torch\n${FILLER}\ndef run(model, device=torch.cuda.current_device(), scale: float = 1.0):\n    return model.cuda()\n`,
       // an autograd forward: where ctx.device goes
       `import torch\nfrom . import _C\n${FILLER}\nclass RoIAlign(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, features, rois, out_size, spatial_scale, sample_num=0):\n        ctx.out_size = out_size\n        return _C.roi_align_forward(features, rois)\n`,
+      // an autograd forward whose parameter list starts with a comment
+      `import torch\nfrom . import _C\n${FILLER}\nclass RoIPool(torch.autograd.Function):\n    @staticmethod\n    def forward(  # type: ignore[override]\n        ctx, features, rois, out_size, spatial_scale\n    ):\n        ctx.out_size = out_size\n        return _C.roi_pool_forward(features, rois)\n`,
       // a spawned function whose first parameter is the rank
       `import torch\nimport torch.distributed as dist\nimport torch.multiprocessing as mp\n${FILLER}\ndef worker(rank, world_size, backend_name="nccl", verbose=False):\n    dist.init_process_group("nccl", rank=rank, world_size=world_size)\n    model = Net().cuda()\n\nif __name__ == "__main__":\n    mp.spawn(worker, args=(2,), nprocs=2)\n`,
       // annotations and a multi-line list with strings and comments in it

@@ -2,18 +2,19 @@
  * A definition parsed for its body's sake is parsed without its parameters. A kept `def` line
  * is mostly its parameter list (names, annotations, defaults) — a sixth of the text the parser
  * reads — and no rule reads it, with three exceptions, which keep theirs: a definition with a
- * candidate among its parameters (a default or annotation a rule may match), an autograd
- * `forward(ctx, …)` (its parameters say where ctx.device goes), and every definition of a file
+ * candidate among its parameters (a default or annotation a rule may match), every `forward`
+ * (an autograd forward's parameters say where ctx.device goes), and every definition of a file
  * that starts a process group (the device-selecting edit names the rank parameter in scope).
  * The parser reads `def f(` and then `)`: the tree has the definition, its name and body, and an
  * empty parameter list; every offset stays the original one.
  */
 import type { Range } from 'web-tree-sitter';
-import { newlineStarts } from './line-matches';
+import { newlineStarts, pointAt } from './line-matches';
 import { tokenAt, type SourceTokens } from './source-tokens';
 
 const DEF = /(?:async[ \t]+)?def[ \t]+[A-Za-z_]\w*[ \t]*\(/y;
-const FORWARD_CTX = /(?:async[ \t]+)?def[ \t]+forward[ \t]*\(\s*ctx\b/y;
+/** Any `forward`: its first parameter may be ctx however the list is written (comments too). */
+const FORWARD = /(?:async[ \t]+)?def[ \t]+forward\b/y;
 /** Parameter lists shorter than this are left in: a cut costs the parser a range of its own. */
 const WORTH = 16;
 
@@ -48,8 +49,8 @@ export function withoutParameters(
     DEF.lastIndex = p;
     const m = DEF.exec(src);
     if (!m) continue;
-    FORWARD_CTX.lastIndex = p;
-    if (FORWARD_CTX.test(src)) continue;
+    FORWARD.lastIndex = p;
+    if (FORWARD.test(src)) continue;
     const open = p + m[0].length - 1;
     const close = closingParen(src, t, open, range.endIndex);
     if (close < 0 || close - open - 1 < WORTH || candidateIn(open, close)) continue;
@@ -57,16 +58,7 @@ export function withoutParameters(
   }
   if (!cuts.length) return ranges;
   const starts = newlineStarts(src);
-  const point = (index: number) => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid]! <= index) lo = mid;
-      else hi = mid - 1;
-    }
-    return { row: lo, column: index - starts[lo]! };
-  };
+  const point = (index: number) => pointAt(starts, index);
   const out: Range[] = [];
   let c = 0;
   for (const range of ranges) {

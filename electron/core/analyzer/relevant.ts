@@ -9,7 +9,7 @@
  */
 
 import type { Range } from 'web-tree-sitter';
-import { newlineStarts } from './line-matches';
+import { newlineStarts, pointAt } from './line-matches';
 import {
   CASE,
   CLASS,
@@ -165,16 +165,7 @@ export function relevantSource(
   // the parser skips what is left out altogether (it still sees `pass` and the newline that
   // ends it): the text between is neither lexed nor kept in the tree
   const starts = newlineStarts(src);
-  const point = (index: number) => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid]! <= index) lo = mid;
-      else hi = mid - 1;
-    }
-    return { row: lo, column: index - starts[lo]! };
-  };
+  const point = (index: number) => pointAt(starts, index);
   const ranges: Range[] = [];
   let from = 0;
   for (let k = 0; k < blanks.length; k++) {

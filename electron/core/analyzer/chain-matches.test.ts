@@ -3,14 +3,15 @@
 // checked on every real sample here and on the real ports of ../shared/corpus-dev where that
 // folder exists, with the file's own imports, and on names whose chains meet or nest.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chainMatches, chainRegex, compile, textAliases } from './analyze-file';
 import { loadRules } from './rules';
 import { inCode, sourceTokens } from './source-tokens';
+import { REFERENCE } from '../../../tests/support/reference';
 
 const FIXTURES = join(__dirname, '../../../tests/fixtures/code');
-const CORPUS = resolve(__dirname, '../../../../shared/corpus-dev/files');
+const CORPUS = join(REFERENCE, 'corpus-dev/files');
 
 function pythonFiles(dir: string): string[] {
   const out: string[] = [];

@@ -4,14 +4,15 @@
 // the cases the shortcut reasons about: a match spanning lines, `\r` line ends, an empty match, a
 // pattern with a top-level alternative.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CTX_ASSIGNMENT, IMPORT_HINT, RAISE, TEXT_IMPORT } from './analyze-file';
 import { allMatches } from './line-matches';
 import { TOP_IMPORT } from './python-file';
+import { REFERENCE } from '../../../tests/support/reference';
 
 const FIXTURES = join(__dirname, '../../../tests/fixtures/code');
-const CORPUS = resolve(__dirname, '../../../../shared/corpus-dev/files');
+const CORPUS = join(REFERENCE, 'corpus-dev/files');
 
 function pythonFiles(dir: string): string[] {
   const out: string[] = [];

@@ -2,8 +2,8 @@
  * A definition parsed for its body's sake is parsed without its parameters. A kept `def` line
  * is mostly its parameter list (names, annotations, defaults) — a sixth of the text the parser
  * reads — and no rule reads it, with three exceptions, which keep theirs: a definition with a
- * candidate among its parameters (a default or annotation a rule may match), every `forward`
- * (an autograd forward's parameters say where ctx.device goes), and every definition of a file
+ * candidate among its parameters (a default or annotation a rule may match), an autograd
+ * `forward(ctx, …)` however its list is written (its parameters say where ctx.device goes), and every definition of a file
  * that starts a process group (the device-selecting edit names the rank parameter in scope).
  * The parser reads `def f(` and then `)`: the tree has the definition, its name and body, and an
  * empty parameter list; every offset stays the original one.
@@ -13,8 +13,8 @@ import { newlineStarts, pointAt } from './line-matches';
 import { tokenAt, type SourceTokens } from './source-tokens';
 
 const DEF = /(?:async[ \t]+)?def[ \t]+[A-Za-z_]\w*[ \t]*\(/y;
-/** Any `forward`: its first parameter may be ctx however the list is written (comments too). */
-const FORWARD = /(?:async[ \t]+)?def[ \t]+forward\b/y;
+/** A `forward` whose first parameter is ctx, past spaces, comments and continuations. */
+const FORWARD_CTX = /(?:async[ \t]+)?def[ \t]+forward[ \t]*\((?:\s|\\\r?\n|#[^\n]*)*ctx\b/y;
 /** Parameter lists shorter than this are left in: a cut costs the parser a range of its own. */
 const WORTH = 16;
 
@@ -49,8 +49,8 @@ export function withoutParameters(
     DEF.lastIndex = p;
     const m = DEF.exec(src);
     if (!m) continue;
-    FORWARD.lastIndex = p;
-    if (FORWARD.test(src)) continue;
+    FORWARD_CTX.lastIndex = p;
+    if (FORWARD_CTX.test(src)) continue;
     const open = p + m[0].length - 1;
     const close = closingParen(src, t, open, range.endIndex);
     if (close < 0 || close - open - 1 < WORTH || candidateIn(open, close)) continue;

@@ -4,14 +4,15 @@
 // reasons about: comments and docstrings, f-strings, `else: raise`, decorated classes, a reported
 // definition, an autograd Function.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { analyzeSource } from './analyze-file';
 import { pythonParser } from './python-parser';
 import { loadRules } from './rules';
+import { REFERENCE } from '../../../tests/support/reference';
 
 const FIXTURES = join(__dirname, '../../../tests/fixtures/code');
-const CORPUS = resolve(__dirname, '../../../../shared/corpus-dev/files');
+const CORPUS = join(REFERENCE, 'corpus-dev/files');
 
 function pythonFiles(dir: string): string[] {
   const out: string[] = [];

@@ -5,8 +5,9 @@
 // here (and the real ports of ../shared/corpus-dev where that folder exists), on the constructs
 // the scanner reasons about, and on many generated texts built from the characters that matter.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { REFERENCE } from '../../../tests/support/reference';
 import {
   COMMENT,
   F_STRING,
@@ -18,7 +19,7 @@ import {
 } from './source-tokens';
 
 const FIXTURES = join(__dirname, '../../../tests/fixtures/code');
-const CORPUS = resolve(__dirname, '../../../../shared/corpus-dev/files');
+const CORPUS = join(REFERENCE, 'corpus-dev/files');
 
 function pythonFiles(dir: string): string[] {
   const out: string[] = [];
@@ -129,7 +130,8 @@ describe('source tokens, the stretch-skipping lexer', () => {
       same(src, f);
       lines += sourceTokens(src).lineStarts.length;
     }
-    expect(lines).toBeGreaterThan(1000);
+    // the samples alone hold this many (the reference corpus, when present, many more)
+    expect(lines).toBeGreaterThan(500);
   });
 
   it('reads strings, comments, brackets and continuations as the regex did', () => {

@@ -54,7 +54,8 @@ describe("the string rules' matches", () => {
       expect(got, f).toEqual(reference(text));
       found += got.length;
     }
-    expect(found).toBeGreaterThan(50);
+    // the samples alone hold this many (the reference corpus, when present, many more)
+    expect(found).toBeGreaterThan(30);
   });
 
   it('are those of a whole-file search on strings written every way', () => {

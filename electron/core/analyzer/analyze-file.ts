@@ -444,13 +444,23 @@ function importPlan(source: string, c: Compiled): { imports: ImportPlan[]; strin
   // only a statement of the module itself is left out: not a line that continues another
   // (`if x: \`), not one inside brackets; and none in a text with a lone `\r` (a line end to
   // the searches, not to the parser)
-  const top = new Set<number>();
-  if (!(source.includes('\r') && /\r(?!\n)/.test(source)))
-    for (let i = 0; i < t.lineStarts.length; i++) if (!t.lineIndents[i]) top.add(t.lineStarts[i]!);
+  const loneCR = source.includes('\r') && /\r(?!\n)/.test(source);
+  /** Whether a statement line of the module (not indented) starts at `at` (a binary search). */
+  const top = (at: number) => {
+    const starts = t.lineStarts;
+    let lo = 0;
+    let hi = starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (starts[mid]! < at) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < starts.length && starts[lo] === at && !t.lineIndents[lo];
+  };
   const plan: ImportPlan[] = [];
   for (const [start, end, text] of codeMatches(IMPORT_HINT, source)) {
     const kw = start + text.search(/\S/);
-    const module = kw === start && top.has(start);
+    const module = kw === start && !loneCR && top(start);
     const read = module ? readImportLine(source, kw) : null;
     // `from __future__ import …` is another kind of statement to the tree: it reads it
     const future = read?.module?.text === '__future__';

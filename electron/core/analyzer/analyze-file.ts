@@ -80,6 +80,8 @@ interface Compiled {
   patterns: string[];
   /** First segments of the modules the import rules name. */
   importRoots: Set<string>;
+  /** Per imported module: the import rules that cover it, and which of those take it. */
+  importRulesOf: (module: string) => ImportRulesOf;
   /** Per imported name (`local\0full`), the regex of the chains a rule can match from it. */
   chainRegexes: Map<string, RegExp | null>;
 }
@@ -93,6 +95,40 @@ let collate: Intl.Collator['compare'] | undefined;
 export const byText = (a: string, b: string): number =>
   (collate ??= new Intl.Collator().compare)(a, b);
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** See Compiled.importRulesOf: `covered` ignores the rules' exceptions (nodeNeeded asks that). */
+interface ImportRulesOf {
+  covered: boolean;
+  taken: Set<RuleOf<'import'>>;
+}
+const NO_IMPORT_RULES: ImportRulesOf = { covered: false, taken: new Set() };
+
+/**
+ * The import rules per module name, remembered: every file asks for each of its imports, and the
+ * same few modules (`os`, `torch`, `numpy`) recur in every file of a project.
+ */
+function importRulesOf(rules: RuleOf<'import'>[]): (module: string) => ImportRulesOf {
+  const roots = new Set(rules.flatMap((r) => r.match.modules.map((m) => m.split('.')[0]!)));
+  const under = (m: string, want: string) => m === want || m.startsWith(`${want}.`);
+  const known = new Map<string, ImportRulesOf>();
+  return (module) => {
+    const dot = module.indexOf('.');
+    if (!roots.has(dot < 0 ? module : module.slice(0, dot))) return NO_IMPORT_RULES;
+    let hit = known.get(module);
+    if (!hit) {
+      const covering = rules.filter((r) => r.match.modules.some((w) => under(module, w)));
+      hit = {
+        covered: covering.length > 0,
+        taken: new Set(
+          covering.filter((r) => !(r.match.except ?? []).some((not) => under(module, not))),
+        ),
+      };
+      if (known.size > 20000) known.clear();
+      known.set(module, hit);
+    }
+    return hit;
+  };
+}
 
 export function compile(rules: Rule[]): Compiled {
   const hit = compiledCache.get(rules);
@@ -194,6 +230,7 @@ export function compile(rules: Rule[]): Compiled {
     roots: new Set(patterns.map((n) => n.split('.')[0]!)),
     patterns,
     importRoots: new Set(of('import').flatMap((r) => r.match.modules.map((m) => m.split('.')[0]!))),
+    importRulesOf: importRulesOf(of('import')),
     chainRegexes: new Map(),
   };
   compiledCache.set(rules, c);
@@ -497,14 +534,7 @@ function importPlan(source: string, c: Compiled): { imports: ImportPlan[]; strin
 
 /** Whether the analysis reads an import statement's node: a rule reports or edits it. */
 function nodeNeeded(c: Compiled, s: ImportStatement): boolean {
-  const modules = importedModules(s);
-  const under = (m: string, want: string) => m === want || m.startsWith(`${want}.`);
-  // most imports name no library a rule knows: the roots say so before any rule is tried
-  if (
-    modules.some((m) => c.importRoots.has(m.split('.')[0]!)) &&
-    c.imports.some((r) => modules.some((m) => r.match.modules.some((w) => under(m, w))))
-  )
-    return true;
+  if (importedModules(s).some((m) => c.importRulesOf(m).covered)) return true;
   // `from torch.cuda.amp import autocast`: a reference rule's finding and edit are on it
   if (
     s.from &&
@@ -1338,21 +1368,20 @@ export function analyzeSource(
 
   for (const { stmt, modules, optional: guarded } of imported) {
     // `try: import apex … except ImportError:` — the project already runs without the library
-    for (const r of c.imports) {
-      if (guarded) break;
-      const under = (m: string, want: string) => m === want || m.startsWith(`${want}.`);
-      const hit = modules.find(
-        (m) =>
-          r.match.modules.some((want) => under(m, want)) &&
-          !(r.match.except ?? []).some((not) => under(m, not)),
-      );
-      // parsed: nodeNeeded says so for every statement an import rule names
-      if (hit) add(r, stmt.node!, { name: hit });
-    }
+    const taken = guarded ? [] : modules.map((m) => c.importRulesOf(m).taken);
+    if (taken.some((rs) => rs.size))
+      for (const r of c.imports) {
+        const at = taken.findIndex((rs) => rs.has(r));
+        // parsed: nodeNeeded says so for every statement an import rule names
+        if (at >= 0) add(r, stmt.node!, { name: modules[at]! });
+      }
     // `from torch.cuda.amp import autocast`: the import names a CUDA module; the rewrite fixes
     // the module path, and the uses keep working through the imported name
     const module = stmt.module;
     if (!stmt.from || !module || module.text.startsWith('.')) continue;
+    // a reference rule's pattern starts with its root (nodeNeeded asks the same)
+    const dot = module.text.indexOf('.');
+    if (!c.roots.has(dot < 0 ? module.text : module.text.slice(0, dot))) continue;
     const first = stmt.names[0];
     const name = `${module.text}.${first?.name ?? ''}`;
     const best = bestReference(c.references, name);

@@ -4,7 +4,7 @@ import { allMatches, ledBy, newlineStarts } from './line-matches';
 import { readImport, readImportLine, type ImportStatement } from './import-statements';
 import { canonicalName, importAliases, nameMatches } from './names';
 import { withoutParameters } from './parameter-ranges';
-import { rangedInput, relevantSource } from './relevant';
+import { rangedInput, relevantSource, withoutLeadingComments } from './relevant';
 import {
   COMMENT,
   ELIF,
@@ -795,7 +795,13 @@ export function analyzeSource(
   const relevant = whole
     ? { text: source, ranges: [] }
     : relevantSource(source, tokensOf(source), candidates, KEEP, LOOK);
-  const ranges = withoutParameters(source, tokensOf(source), relevant.ranges, candidates.at);
+  const ranges = whole
+    ? []
+    : withoutLeadingComments(
+        source,
+        tokensOf(source),
+        withoutParameters(source, tokensOf(source), relevant.ranges, candidates.at),
+      );
   const tree = ranges.length
     ? parser.parse(rangedInput(relevant.text, ranges), null, { includedRanges: ranges })
     : parser.parse(relevant.text);

@@ -222,3 +222,33 @@ export function rangedInput(text: string, ranges: Range[]): (index: number) => s
     return text.slice(index, end);
   };
 }
+
+/** Blank and comment lines only (a licence header, an encoding line). */
+const COMMENT_LINES = /^(?:[ \t\f]*(?:#[^\r\n]*)?\r?\n)*$/;
+
+/**
+ * The parsed ranges (none: the whole text) without the comment lines before the file's first
+ * statement: most files open with a licence header, a seventh of the text the parser read, and
+ * no rule reads a comment. The parser starts at the newline that ends them. A text with a lone
+ * CR keeps them (a line end to the lexer, not to the parser).
+ */
+export function withoutLeadingComments(src: string, t: SourceTokens, ranges: Range[]): Range[] {
+  const first = t.lineStarts[0];
+  if (first === undefined || first < 2 || (ranges[0] && ranges[0].startIndex > 0)) return ranges;
+  if (src.includes('\r') && /\r(?!\n)/.test(src)) return ranges;
+  if (!COMMENT_LINES.test(src.slice(0, first))) return ranges;
+  const from = first - 1;
+  const starts = newlineStarts(src);
+  const startPosition = pointAt(starts, from);
+  if (!ranges.length)
+    return [
+      {
+        startIndex: from,
+        endIndex: src.length,
+        startPosition,
+        endPosition: pointAt(starts, src.length),
+      },
+    ];
+  if (ranges[0]!.endIndex <= from) return ranges;
+  return [{ ...ranges[0]!, startIndex: from, startPosition }, ...ranges.slice(1)];
+}

@@ -459,7 +459,7 @@ interface ImportPlan {
   kw: number;
   /** A statement of the module's own (at the start of a statement line, not indented). */
   module: boolean;
-  /** Read from its text (a plain statement that starts its line), else null. */
+  /** Read from its text (a plain statement that starts its statement line), else null. */
   read: ImportStatement | null;
   /** Parsed: the analysis reads its node, or the tree must see it where it is. */
   parse: boolean;
@@ -469,8 +469,9 @@ interface ImportPlan {
  * The file's import statements, and which of them are parsed. Most of a file's imports
  * (`import os`, `from .utils import x`) only bind names, which their text says as well as the
  * tree; leaving them out of the parse is a fifth less text to parse. Parsed are: the statements
- * not read from text (indented, or written otherwise), those a rule reports or edits
- * (nodeNeeded), and what tells where the module's leading import block ends (the tree decides
+ * not read from text (written otherwise, or not starting a statement line), those a rule reports
+ * or edits (nodeNeeded), those in a block whose being optional matters (optionalMatters), and
+ * what tells where the module's leading import block ends (the tree decides
  * that, see analyzeSource): every module-level statement of that block that is not an import,
  * and the import before each of those and before its end.
  */
@@ -482,8 +483,8 @@ function importPlan(source: string, c: Compiled): { imports: ImportPlan[]; strin
   // (`if x: \`), not one inside brackets; and none in a text with a lone `\r` (a line end to
   // the searches, not to the parser)
   const loneCR = source.includes('\r') && /\r(?!\n)/.test(source);
-  /** Whether a statement line of the module (not indented) starts at `at` (a binary search). */
-  const top = (at: number) => {
+  /** The statement line that starts at `at` (a binary search), or -1. */
+  const lineAt = (at: number) => {
     const starts = t.lineStarts;
     let lo = 0;
     let hi = starts.length;
@@ -492,16 +493,24 @@ function importPlan(source: string, c: Compiled): { imports: ImportPlan[]; strin
       if (starts[mid]! < at) lo = mid + 1;
       else hi = mid;
     }
-    return lo < starts.length && starts[lo] === at && !t.lineIndents[lo];
+    return lo < starts.length && starts[lo] === at ? lo : -1;
   };
   const plan: ImportPlan[] = [];
   for (const [start, end, text] of codeMatches(IMPORT_HINT, source)) {
     const kw = start + text.search(/\S/);
-    const module = kw === start && !loneCR && top(start);
-    const read = module ? readImportLine(source, kw) : null;
+    const line = loneCR ? -1 : lineAt(start);
+    const module = kw === start && line >= 0 && !t.lineIndents[line];
+    const read = line >= 0 ? readImportLine(source, kw) : null;
     // `from __future__ import …` is another kind of statement to the tree: it reads it
     const future = read?.module?.text === '__future__';
-    plan.push({ start, end, kw, module, read, parse: !read || future || nodeNeeded(c, read) });
+    plan.push({
+      start,
+      end,
+      kw,
+      module,
+      read,
+      parse: !read || future || nodeNeeded(c, read) || (!module && optionalMatters(c, read)),
+    });
   }
   const byStart = new Map(plan.filter((im) => im.module).map((im) => [im.start, im]));
   // the tree's reading of the block (analyzeSource) goes from import to import, past docstrings
@@ -530,6 +539,19 @@ function importPlan(source: string, c: Compiled): { imports: ImportPlan[]; strin
   if (pending) pending.parse = true;
   planMemo = [c, { imports: plan, strings }];
   return planMemo[1];
+}
+
+/**
+ * Whether it matters that an import inside a block is optional (`try: import apex` … `except
+ * ImportError`), which the tree tells: where it imports a library a rule knows. An import of
+ * any other module inside a function (`from .utils import x`) is read from its text alone.
+ */
+function optionalMatters(c: Compiled, s: ImportStatement): boolean {
+  return importedModules(s).some((m) => {
+    const dot = m.indexOf('.');
+    const root = dot < 0 ? m : m.slice(0, dot);
+    return c.roots.has(root) || c.importRoots.has(root);
+  });
 }
 
 /** Whether the analysis reads an import statement's node: a rule reports or edits it. */
@@ -823,6 +845,7 @@ export function analyzeSource(
   const indented: boolean[] = [];
   for (const { end, kw, module, read, parse } of importPlan(source, c).imports) {
     if (!parse) {
+      // not the module's own: not optional to the analysis (optionalMatters)
       importStatements.push(read!);
       indented.push(false);
       continue;

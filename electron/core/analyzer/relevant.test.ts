@@ -24,9 +24,8 @@ function pythonFiles(dir: string): string[] {
   return out;
 }
 
-async function both(src: string, file = 'x.py') {
+async function both(src: string, file = 'x.py', rules = loadRules()) {
   const parser = await pythonParser();
-  const rules = loadRules();
   return {
     narrowed: analyzeSource(parser, src, file, rules, 'en'),
     whole: analyzeSource(parser, src, file, rules, 'en', true),
@@ -79,6 +78,44 @@ def describe(model):
     expect(at(narrowed)).toEqual(at(whole));
     expect(narrowed.findings.map((f) => f.ruleId)).toContain('device.cuda-method');
     expect(narrowed.findings.filter((f) => f.ruleId === 'device.cuda-method')).toHaveLength(1);
+  });
+
+  it('imports inside functions bind as a whole parse says: read from text, or parsed where optional matters', async () => {
+    const src = `import torch
+${FILLER}
+
+def nms(boxes, scores):
+    from . import _C
+    from .utils import as_float
+    return _C.nms(as_float(boxes), scores)
+
+
+def call_fastlib(x):
+    try:
+        import fastlib
+    except ImportError:
+        return x
+    return fastlib.kernels.fused(x)
+`;
+    // a library only a use rule knows (no import rule names it): whether its import inside a
+    // function is optional decides whether its uses are findings
+    const rules = loadRules();
+    const uses = rules.find((r) => r.uses && r.match.kind === 'reference')!;
+    const withLib = [
+      ...rules,
+      { ...uses, id: 'lib.fastlib-call', match: { ...uses.match, names: ['fastlib.*'] } },
+    ] as typeof rules;
+    const optional = await both(src, 'x.py', withLib);
+    const required = await both(
+      src.replace('    except ImportError:', '    finally:'),
+      'x.py',
+      withLib,
+    );
+    for (const r of [optional, required]) expect(at(r.narrowed)).toEqual(at(r.whole));
+    // the extension bound inside the function: its call is found
+    expect(at(optional.narrowed)).toContain('103-103:ext.extension-call');
+    expect(at(optional.narrowed).some((f) => f.endsWith('lib.fastlib-call'))).toBe(false);
+    expect(at(required.narrowed).some((f) => f.endsWith('lib.fastlib-call'))).toBe(true);
   });
 
   it('`else: raise` after an import in a function makes the library required, elsewhere a raise is not read', async () => {

@@ -296,17 +296,20 @@ function gitFiles(root: string): string[] | null {
 /** Every file under root, as the directory listings name them (each one just read: no stat). */
 function walkedFiles(root: string): string[] {
   const files: string[] = [];
-  const walk = (dir: string) => {
+  // Paths as path.join would make them, by concatenation: `within` is `dir` normalised with a
+  // separator at its end, and a listed name holds no separator. path.join per entry was
+  // ~0.03-0.07 G instructions over /tmp/bt's 2,400 folders, mostly run before V8 compiles it.
+  const walk = (dir: string, within: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       if (entry.isDirectory()) {
         // build/ and dist/ are output folders, unless they are a Python package (mmengine.dist)
-        const sub = join(dir, entry.name);
+        const sub = within + entry.name;
         if (!SKIP_DIRS.has(entry.name) || (OUTPUT_DIRS.has(entry.name) && isPackage(sub)))
-          walk(sub);
-      } else if (entry.isFile()) files.push(join(dir, entry.name));
+          walk(sub, sub + sep);
+      } else if (entry.isFile()) files.push(within + entry.name);
     }
   };
-  walk(root);
+  walk(root, join(root, sep));
   return files;
 }
 

@@ -3,12 +3,14 @@ import type { Readable } from 'node:stream';
 import type { Language } from '../../shared/api';
 import { AmwError } from '../../shared/errors';
 import { msg } from '../../shared/api/text';
-import { printable } from '../core/parsers/printable';
+import { printable, printableJson } from '../core/parsers/printable';
 import type { Translate } from '../../shared/i18n';
 
 /** Everything a command touches of the outside world, so tests can run the CLI in-process. */
 export interface CliIO {
   stdout: (text: string) => void;
+  /** Text printable() leaves as it is (printableJson's), written without a second pass over it. */
+  stdoutPrintable?: (text: string) => void;
   stderr: (text: string) => void;
   env: NodeJS.ProcessEnv;
   /** Resolves when the user asks to stop a long-running command (Ctrl+C). */
@@ -41,17 +43,9 @@ export class ExitWith extends Error {
   }
 }
 
-/**
- * JSON on stdout. JSON.stringify escapes C0 controls but passes C1 controls, bidi overrides and
- * U+FFFD through raw; they are escaped too (still valid JSON), so no host text reaches a terminal.
- */
+/** JSON on stdout, with nothing raw a terminal would act on (printableJson). */
 export function printJson(io: CliIO, value: unknown): void {
-  io.stdout(
-    `${JSON.stringify(value, null, 2).replace(
-      /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\ufffd]/g,
-      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-    )}\n`,
-  );
+  (io.stdoutPrintable ?? io.stdout)(`${printableJson(JSON.stringify(value, null, 2))}\n`);
 }
 
 /**
@@ -63,6 +57,7 @@ export function printableIO(io: CliIO): CliIO {
   return {
     ...io,
     stdout: (text) => io.stdout(printable(text, { multiline: true })),
+    stdoutPrintable: (text) => io.stdout(text),
     stderr: (text) => io.stderr(printable(text, { multiline: true })),
   };
 }

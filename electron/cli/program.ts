@@ -1,5 +1,6 @@
 import { Command, CommanderError, type Help, Option } from 'commander';
-import { DOCTOR_RULES_NS, Language } from '../../shared/api';
+import { Language } from '../../shared/api/common';
+import { DOCTOR_RULES_NS } from '../../shared/api/doctor';
 import { explainError, languageFromLocale, type Translate } from '../../shared/i18n';
 import { engineTranslator } from '../core/i18n';
 import { AmwError, toWireError } from '../../shared/errors';

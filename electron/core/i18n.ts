@@ -1,6 +1,6 @@
 import type { Language, Text } from '../../shared/api';
 import { renderText, translator, type Translate } from '../../shared/i18n';
-import { STAGE_NAMESPACES } from '../../shared/stages';
+import { STAGE_NAMESPACES } from '../../shared/stages/namespaces';
 import { knowledgeNamespaceLoaders } from './knowledge/messages';
 
 const cache = new Map<Language, Translate>();

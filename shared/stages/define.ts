@@ -69,5 +69,4 @@ export function defineSharedStage<const S extends SharedStage>(s: S): S {
   return s;
 }
 
-/** The i18next namespace of a stage's messages. */
-export const stageNs = (id: string): string => `stage-${id}`;
+export { stageNs } from './namespaces';

@@ -1,6 +1,5 @@
 import * as z from 'zod';
-import type { Namespaces } from '../i18n';
-import { stageNs, type SharedStage } from './define';
+import type { SharedStage } from './define';
 import { envStage } from './env';
 import { codeStage } from './code';
 import { opsStage } from './ops';
@@ -40,9 +39,4 @@ export function sharedStage(id: string): SharedStage | undefined {
 
 export const isStageId = (id: string): id is StageId => !!sharedStage(id);
 
-/** Every stage's messages as i18next namespaces (`stage-env`, …). */
-export const STAGE_NAMESPACES: Namespaces = Object.fromEntries(
-  SHARED_STAGES.map((s) => [stageNs(s.id), s.messages]),
-);
-
-export { stageNs };
+export { STAGE_NAMESPACES, stageNs } from './namespaces';

@@ -4,10 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { SHARED_STAGES } from '../../shared/stages';
 
 // issue 12: a stage lives in its own folders (shared/stages/<id>, electron/core/stages/<id>,
-// renderer/src/stages/<id>) plus one registry line per side; nothing else names it.
+// renderer/src/stages/<id>) plus one registry line per side (and one for its messages, which the
+// engine loads without the stages: shared/stages/namespaces.ts); nothing else names it.
 const ROOTS = ['shared', 'electron', 'renderer/src'];
 const REGISTRIES = new Set([
   'shared/stages/index.ts',
+  'shared/stages/namespaces.ts',
   'electron/core/stages/registry.ts',
   'renderer/src/stages/registry.ts',
 ]);

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { AmwError } from '../../../shared/errors';
 import { msg } from '../../../shared/api/text';
 import type { CodeAnalysis } from '../../../shared/api';
+import { codeApi } from '../../../shared/stages/code/api';
 import { unifiedPatch, type FixMode } from '../../core/analyzer/fix';
 import { loadRules } from '../../core/analyzer/rules';
 import { toSarif } from '../../core/analyzer/sarif';
@@ -61,7 +62,7 @@ export function registerScanCommand(program: Command, env: CommandEnv, configure
         // and what is printed is read back from it — the folder is scanned once either way
         const scan =
           sessionId === undefined
-            ? await createLocalCore({
+            ? await createLocalCore(codeApi, {
                 'code.analyze': analyzeHandler(() => global.lang, { oneThread: true }),
               }).call('code.analyze', {
                 ...input,

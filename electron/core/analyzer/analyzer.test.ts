@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { amw } from '../../../tests/support/cli';
@@ -218,7 +218,6 @@ describe('scan inputs', () => {
     const dir = tempDir();
     execFileSync('git', ['init', '-q', dir]);
     writeFileSync(join(dir, '.gitignore'), 'build_out/\n');
-    const { mkdirSync } = await import('node:fs');
     for (const d of ['build_out', 'vendor', 'csrc']) mkdirSync(join(dir, d));
     writeFileSync(join(dir, 'build_out', 'gen.py'), 'import torch\nx = torch.zeros(1).cuda()\n');
     writeFileSync(join(dir, 'vendor', 'lib.py'), 'import torch\nx = torch.zeros(1).cuda()\n');
@@ -232,6 +231,37 @@ describe('scan inputs', () => {
       'broken.py: Python syntax errors; findings there may be incomplete',
     ]);
     await expect(scanProject(join(dir, 'nope'))).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('honours .gitignore in a folder of a checkout, reached through a symlink or a .git file', async () => {
+    const top = tempDir();
+    // a checkout whose .git is a file (as a linked worktree's or a submodule's), its store elsewhere
+    const repo = join(top, 'repo');
+    execFileSync('git', ['init', '-q', `--separate-git-dir=${join(top, 'store')}`, repo]);
+    mkdirSync(join(repo, 'src', 'gen'), { recursive: true });
+    writeFileSync(join(repo, '.gitignore'), 'gen/\n');
+    writeFileSync(join(repo, 'src', 'gen', 'out.py'), 'import torch\nx = torch.zeros(1).cuda()\n');
+    writeFileSync(join(repo, 'src', 'train.py'), 'import torch\nx = torch.zeros(1).cuda()\n');
+    symlinkSync(join(repo, 'src'), join(top, 'link'));
+    for (const root of [join(repo, 'src'), join(top, 'link')]) {
+      const scan = await scanProject(root);
+      expect([...new Set(scan.findings.map((f) => f.file))], root).toEqual(['train.py']);
+    }
+  });
+
+  it('lists every file of a folder in no checkout, however deep, a .gitignore there or not', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'a', 'b', 'c'), { recursive: true });
+    writeFileSync(join(dir, '.gitignore'), 'a/\n');
+    writeFileSync(join(dir, 'top.py'), 'import torch\nx = torch.zeros(1).cuda()\n');
+    writeFileSync(join(dir, 'a', 'b', 'c', 'deep.py'), 'import torch\nx = torch.zeros(1).cuda()\n');
+    writeFileSync(join(dir, 'a', 'kernel.cu'), '__global__ void k() {}\n');
+    const scan = await scanProject(dir);
+    expect([...new Set(scan.findings.map((f) => f.file))].sort()).toEqual([
+      'a/b/c/deep.py',
+      'a/kernel.cu',
+      'top.py',
+    ]);
   });
 });
 

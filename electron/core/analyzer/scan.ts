@@ -1,4 +1,4 @@
-import { gitSync } from '../git/safe-git';
+import { gitSync, mayBeInCheckout } from '../git/safe-git';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, sep } from 'node:path';
@@ -271,32 +271,46 @@ const SCRIPT_PATTERNS: {
 
 /** Files git would commit (honours .gitignore); a plain walk where the folder is no git checkout. */
 function listFiles(root: string, exclude: RegExp[]): string[] {
-  let files: string[];
+  const files = (mayBeInCheckout(root) ? gitFiles(root) : null) ?? walkedFiles(root);
+  return files.filter(
+    (f) => !exclude.some((re) => re.test(relative(root, f).split(sep).join('/'))),
+  );
+}
+
+/** What `git ls-files` lists that is still there (a tracked file may be deleted); null if git fails. */
+function gitFiles(root: string): string[] | null {
   try {
-    files = gitSync(root, ['ls-files', '-co', '--exclude-standard', '-z'], {
+    return gitSync(root, ['ls-files', '-co', '--exclude-standard', '-z'], {
       maxBuffer: 256 * 1024 * 1024,
       timeout: 120_000,
     })
       .split('\0')
       .filter(Boolean)
-      .map((f) => join(root, f));
+      .map((f) => join(root, f))
+      .filter((f) => existsSync(f));
   } catch {
-    files = [];
-    const walk = (dir: string) => {
-      for (const entry of readdirSync(dir, { withFileTypes: true })) {
-        if (entry.isDirectory()) {
-          // build/ and dist/ are output folders, unless they are a Python package (mmengine.dist)
-          const sub = join(dir, entry.name);
-          if (!SKIP_DIRS.has(entry.name) || (OUTPUT_DIRS.has(entry.name) && isPackage(sub)))
-            walk(sub);
-        } else if (entry.isFile()) files.push(join(dir, entry.name));
-      }
-    };
-    walk(root);
+    return null;
   }
-  return files.filter(
-    (f) => existsSync(f) && !exclude.some((re) => re.test(relative(root, f).split(sep).join('/'))),
-  );
+}
+
+/** Every file under root, as the directory listings name them (each one just read: no stat). */
+function walkedFiles(root: string): string[] {
+  const files: string[] = [];
+  // Paths as path.join would make them, by concatenation: `within` is `dir` normalised with a
+  // separator at its end, and a listed name holds no separator. path.join per entry was
+  // ~0.03-0.07 G instructions over /tmp/bt's 2,400 folders, mostly run before V8 compiles it.
+  const walk = (dir: string, within: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory()) {
+        // build/ and dist/ are output folders, unless they are a Python package (mmengine.dist)
+        const sub = within + entry.name;
+        if (!SKIP_DIRS.has(entry.name) || (OUTPUT_DIRS.has(entry.name) && isPackage(sub)))
+          walk(sub, sub + sep);
+      } else if (entry.isFile()) files.push(within + entry.name);
+    }
+  };
+  walk(root, join(root, sep));
+  return files;
 }
 
 /** `--exclude` globs: `*` within a path segment, `**` across segments; a folder excludes its contents. */

@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
-import { DOCTOR_CATEGORIES, type Language } from '../../../shared/api';
+import type { Language } from '../../../shared/api/common';
+import { DOCTOR_CATEGORIES } from '../../../shared/api/doctor';
 import { loadKnowledge } from '../knowledge/load';
 import { resourcesDir } from '../paths';
 

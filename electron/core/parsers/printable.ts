@@ -23,6 +23,19 @@ export function printable(text: string, opts: { multiline?: boolean } = {}): str
   return text.replace(opts.multiline ? UNSAFE : UNSAFE_ONE_LINE, escape);
 }
 
+/** What printable() escapes beyond C0 (below U+0020), which JSON.stringify escapes itself. */
+const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\ufffd]/g;
+
+/**
+ * JSON.stringify's text made printable: it escapes C0 controls but passes C1 controls, bidi
+ * overrides and U+FFFD through raw; those are escaped too, as JSON's `\uXXXX` (still valid
+ * JSON, the same value). What comes out is text printable() leaves as it is, so it needs no
+ * second pass over a scan's megabytes.
+ */
+export function printableJson(json: string): string {
+  return json.replace(UNSAFE_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** True when the text holds something `printable` would escape. */
 export function hasUnprintable(text: string): boolean {
   UNSAFE_ONE_LINE.lastIndex = 0;

@@ -57,6 +57,8 @@ interface Compiled {
   keywordHint: RegExp | null;
   references: RuleOf<'reference'>[];
   calls: RuleOf<'call'>[];
+  /** The call rules that name a dotted name, in order (remembered: the same few names recur). */
+  callRulesOf: (name: string) => RuleOf<'call'>[];
   imports: RuleOf<'import'>[];
   extensions: RuleOf<'extension'>[];
   /** Whether an imported name (its last segment) binds a compiled extension (`_C`, `*_cuda`). */
@@ -173,6 +175,18 @@ export function compile(rules: Rule[]): Compiled {
       : null,
     references,
     calls,
+    callRulesOf: (() => {
+      const known = new Map<string, RuleOf<'call'>[]>();
+      return (name: string) => {
+        let hit = known.get(name);
+        if (!hit) {
+          hit = calls.filter((r) => r.match.names.some((n) => nameMatches(n, name)));
+          if (known.size > 20000) known.clear();
+          known.set(name, hit);
+        }
+        return hit;
+      };
+    })(),
     imports: of('import'),
     extensions: of('extension'),
     extensionName: (() => {
@@ -1000,10 +1014,12 @@ export function analyzeSource(
   }
 
   function checkCall(call: Node, name: string) {
+    // most calls of a known library's names are no call rule's: their arguments are not read
+    const named = c.callRulesOf(name);
+    if (!named.length) return;
     const args = call.childForFieldName('arguments');
     const argList = args?.namedChildren.filter((a): a is Node => !!a) ?? [];
-    for (const r of c.calls) {
-      if (!r.match.names.some((n) => nameMatches(n, name))) continue;
+    for (const r of named) {
       if (r.match.stringArg || r.match.withoutDevice) {
         // the device as GradScaler ("cuda", device=) and autocast (device_type=) take it
         const first =

@@ -66,7 +66,10 @@ interface Compiled {
   once: Set<string>;
   /** [rule, the rule whose finding in the same file says it already]. */
   subsumed: [string, string][];
-  loaderHint: RegExp | null;
+  /** The extension rules' loader calls, as named (`torch.utils.cpp_extension.load`). */
+  loaders: string[];
+  /** `\b(?:load|…)\s*\(` per set of loaders' last segments (see loaderHint). */
+  loaderHints: Map<string, RegExp>;
   conditionNames: { r: RuleOf<'condition-name'>; re: RegExp }[];
   definitions: { r: RuleOf<'definition'>; re: RegExp }[];
   definitionHint: RegExp | null;
@@ -204,12 +207,8 @@ export function compile(rules: Rule[]): Compiled {
     })(),
     once: new Set(rules.filter((r) => r.once).map((r) => r.id)),
     subsumed: rules.filter((r) => r.subsumedBy).map((r) => [r.id, r.subsumedBy!]),
-    loaderHint: of('extension').length
-      ? new RegExp(
-          `\\b(?:${[...new Set(of('extension').flatMap((r) => r.match.loaders.map((l) => l.split('.').pop()!)))].map(escape).join('|')})\\s*\\(`,
-          'g',
-        )
-      : null,
+    loaders: [...new Set(of('extension').flatMap((r) => r.match.loaders))],
+    loaderHints: new Map(),
     conditionNames: of('condition-name').map((r) => ({ r, re: new RegExp(r.match.regex) })),
     definitions: of('definition').map((r) => ({ r, re: new RegExp(r.match.regex) })),
     definitionHint: of('definition').length
@@ -424,7 +423,8 @@ export function candidateOffsets(
   all(c.conditionHint);
   all(c.definitionHint);
   all(callHint(c, source));
-  all(c.loaderHint);
+  const loader = loaderHint(c, source);
+  all(loader?.re ?? null);
   const { aliases, imported, bound } = textAliases(source);
   for (const [start] of chainMatches(c, aliases, source)) at.push(start);
   // an extension's call sites, wherever the module is bound
@@ -433,7 +433,10 @@ export function candidateOffsets(
   for (const [, local] of extensionBindings(c, bound)) ext.add(local);
   const extFns = extensionFunctions(c, bound);
   if (extFns.length) all(new RegExp(`\\b(?:${extFns.map(escape).join('|')})\\s*\\(`, 'g'));
-  if (c.extensions.length) for (const m of loadedMatches(source)) ext.add(m[1]!);
+  // `ext = load_ext(…)`: a loader call that can bind one (`state = torch.load(…)` cannot)
+  if (loader)
+    for (const m of loadedMatches(source))
+      if (loader.calls.has(LOADER_NAME.exec(m[0])![1]!)) ext.add(m[1]!);
   if (ext.size) {
     all(new RegExp(`\\b(?:${[...ext].map(escape).join('|')})${GAP}\\.`, 'g'));
     // an autograd forward's ctx attributes: where ctx.device goes
@@ -594,6 +597,35 @@ function callHint(c: Compiled, source: string): RegExp | null {
 }
 let callHintOf: [Compiled, RegExp | null] | null = null;
 
+/**
+ * The loader calls that can bind an extension in this text: a call binds where its name
+ * resolves to a loader (`torch.utils.cpp_extension.load`), through the file's imports or as
+ * written, so every segment of that name is written somewhere in the file. Elsewhere `load(` is
+ * `torch.load`, `json.load`, `yaml.load` — in most training scripts — and none of those calls is
+ * a candidate. Null: none can. `calls`: the loaders' last segments.
+ */
+function loaderHint(c: Compiled, source: string): { re: RegExp; calls: Set<string> } | null {
+  matches(null, source);
+  if (loaderHintOf?.[0] !== c) {
+    const calls = new Set(
+      c.loaders
+        .filter((l) => l.split('.').every((seg) => source.includes(seg)))
+        .map((l) => l.slice(l.lastIndexOf('.') + 1)),
+    );
+    const key = [...calls].join('|');
+    let re = c.loaderHints.get(key);
+    if (calls.size && !re)
+      c.loaderHints.set(
+        key,
+        (re = new RegExp(`\\b(?:${[...calls].map(escape).join('|')})\\s*\\(`, 'g')),
+      );
+    loaderHintOf = [c, re ? { re, calls } : null];
+  }
+  return loaderHintOf[1];
+}
+let loaderHintOf: [Compiled, { re: RegExp; calls: Set<string> } | null] | null = null;
+const LOADER_NAME = /(\w+)\s*\($/;
+
 export const RAISE = ledBy(/^[ \t]*raise\b/gm, ['raise'], true);
 
 const bestMemo = new WeakMap<RuleOf<'reference'>[], Map<string, Best | undefined>>();
@@ -742,6 +774,7 @@ function matches(re: RegExp | null, text: string): [number, number, string][] {
     chainMemo.clear();
     planMemo = null;
     callHintOf = null;
+    loaderHintOf = null;
     memoTokens = null;
     memoText = text;
   }
@@ -1263,7 +1296,7 @@ export function analyzeSource(
         extensionCall(call, local);
       }
     }
-    for (const [start] of codeMatches(c.loaderHint, source)) {
+    for (const [start] of codeMatches(loaderHint(c, source)?.re ?? null, source)) {
       let call = root.descendantForIndex(start)?.parent ?? null;
       while (call && call.type === 'attribute') call = call.parent;
       if (call?.type !== 'call' || call.startIndex > start) continue;

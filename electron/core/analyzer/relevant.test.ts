@@ -118,6 +118,39 @@ def call_fastlib(x):
     expect(at(required.narrowed).some((f) => f.endsWith('lib.fastlib-call'))).toBe(true);
   });
 
+  it('an extension built by a loader is bound however cpp_extension is imported; torch.load binds nothing', async () => {
+    const body = (load: string) => `import torch
+${load}
+${FILLER}
+
+def build():
+    state = torch.load("ckpt.pt")
+    ops = LOADER(name="ops", sources=["ops.cpp", "ops_kernel.cu"])
+    return ops.fused_forward(state["x"]), state.keys()
+`;
+    const forms = [
+      ['from torch.utils.cpp_extension import load', 'load'],
+      ['from torch.utils import cpp_extension', 'cpp_extension.load'],
+      ['import torch.utils.cpp_extension as ce', 'ce.load'],
+      ['', 'torch.utils.cpp_extension.load'],
+    ] as const;
+    for (const [imp, call] of forms) {
+      const src = body(imp).replace('LOADER', call);
+      const { narrowed, whole } = await both(src);
+      expect(at(narrowed), call).toEqual(at(whole));
+      // the op called on the built module is the extension's; the checkpoint's keys are not
+      expect(
+        narrowed.findings.filter((f) => f.ruleId === 'ext.extension-call').map((f) => f.line),
+        call,
+      ).toEqual([104]);
+    }
+    // json.load / torch.load named like a loader bind nothing
+    const plain = body('import json').replace('LOADER', 'json.load');
+    const { narrowed, whole } = await both(plain);
+    expect(at(narrowed)).toEqual(at(whole));
+    expect(narrowed.findings.some((f) => f.ruleId === 'ext.extension-call')).toBe(false);
+  });
+
   it('`else: raise` after an import in a function makes the library required, elsewhere a raise is not read', async () => {
     const required = `import torch
 ${FILLER}

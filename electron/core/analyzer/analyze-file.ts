@@ -48,6 +48,8 @@ type RuleOf<K extends Rule['match']['kind']> = Rule & {
 interface Compiled {
   strings: { r: RuleOf<'string'>; re: RegExp }[];
   stringHint: RegExp | null;
+  /** Whether a string rule's regex matches a text: one regex for all of them (their union). */
+  stringAny: { test: (text: string) => boolean } | null;
   methods: RuleOf<'method'>[];
   attributes: RuleOf<'attribute'>[];
   memberHint: RegExp | null;
@@ -159,6 +161,13 @@ export function compile(rules: Rule[]): Compiled {
           strings.map((s) => `(?:${s.r.match.regex.replace(/\^|\$/g, '')})`).join('|'),
           'g',
         )
+      : null,
+    // the union matches where one of them does, unless one refers to its own groups (renumbered
+    // in the union): those are tried one by one
+    stringAny: strings.length
+      ? strings.some((s) => /\\[1-9]|\\k<|\(\?</.test(s.r.match.regex))
+        ? { test: (text: string) => strings.some((s) => s.re.test(text)) }
+        : new RegExp(strings.map((s) => `(?:${s.r.match.regex})`).join('|'))
       : null,
     methods,
     attributes,
@@ -821,7 +830,7 @@ export function stringMatches(c: Compiled, text: string): [number, number, strin
     if (kind === COMMENT) continue;
     if (kind === STRING) {
       const inner = text.slice(t.innerStarts[i], t.innerEnds[i]);
-      if (!c.strings.some((s) => s.re.test(inner))) continue;
+      if (!c.stringAny!.test(inner)) continue;
     }
     const from = t.starts[i]!;
     const to = t.ends[i]!;

@@ -1521,14 +1521,16 @@ export function analyzeSource(
   }
 
   const importsTorch = [...aliases.values()].some((v) => v === 'torch' || v.startsWith('torch.'));
-  // the module's statements, read once (each read of namedChildren builds every node anew)
-  const top = root.namedChildren;
-  const topTypes = top.map((n) => n?.type);
+  // the module's statements: all of them only where asked for (the entry point's guard, an enum
+  // backend switch); the import block is read from the first to where it ends — building every
+  // statement's node (and asking each its type) cost more than reading the block
+  let topNodes: (Node | null)[] | undefined;
+  const top = () => (topNodes ??= root.namedChildren);
   const guard = source.includes('__main__')
-    ? top.find(
-        (n, i) =>
-          topTypes[i] === 'if_statement' &&
-          /^__name__\s*==\s*['"]__main__['"]$/.test(n!.childForFieldName('condition')?.text ?? ''),
+    ? top().find(
+        (n) =>
+          n?.type === 'if_statement' &&
+          /^__name__\s*==\s*['"]__main__['"]$/.test(n.childForFieldName('condition')?.text ?? ''),
       )
     : undefined;
   // the leading import block: module-level imports (and try/if blocks of imports) before the
@@ -1539,9 +1541,9 @@ export function analyzeSource(
       .imports.filter((im) => !im.parse)
       .map((im) => im.kw),
   );
-  for (const [i, n] of top.entries()) {
-    const type = topTypes[i];
-    if (!n || type === 'comment') continue;
+  for (let n = root.firstNamedChild; n; n = n.nextNamedSibling) {
+    const type = n.type;
+    if (type === 'comment') continue;
     // imports left out of the parse (read from text): the parser saw one `pass` for a run of them
     if (type === 'pass_statement' && unparsed.has(n.startIndex)) continue;
     if (type === 'import_statement' || type === 'import_from_statement') importEnd = n.endIndex;
@@ -1550,7 +1552,7 @@ export function analyzeSource(
     else if (
       (type === 'try_statement' || type === 'if_statement') &&
       /^\s*(import|from)\s/m.test(n.text) &&
-      n !== guard
+      n.startIndex !== guard?.startIndex
     )
       importEnd = n.endIndex;
     else if (importEnd >= 0) break;
@@ -1810,14 +1812,15 @@ const TORCH_MEMBERS =
  * that has a pure-PyTorch member. Returns the enum and that member.
  */
 function findBackendSwitch(
-  top: (Node | null)[],
+  /** The module's statements (built when asked for). */
+  top: () => (Node | null)[],
   source: string,
   pos: (i: number) => { line: number },
 ): FileAnalysis['backendSwitch'] {
   // the cheap search first: few files define an enum
   if (!source.includes('Enum') || !/Enum\b/.test(source) || !/\b(TRITON|CUDA)\b/i.test(source))
     return null;
-  for (const n of top) {
+  for (const n of top()) {
     if (n?.type !== 'class_definition') continue;
     const bases = n.childForFieldName('superclasses')?.text ?? '';
     if (!/Enum\b/.test(bases)) continue;

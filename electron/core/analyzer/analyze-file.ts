@@ -1200,8 +1200,11 @@ export function analyzeSource(
     const call = attr.parent;
     const called = call?.type === 'call' && firstChild(call, attr);
     if (called) {
-      const argList =
-        call.childForFieldName('arguments')?.namedChildren.filter((a): a is Node => !!a) ?? [];
+      // the arguments only where a rule reads them (most `.cuda()` calls are read by name alone)
+      let args: Node[] | undefined;
+      const argList = () =>
+        (args ??=
+          call.childForFieldName('arguments')?.namedChildren.filter((a): a is Node => !!a) ?? []);
       for (const r of c.methods) {
         if (identText !== r.match.name && !(r.match.inPlace && identText === `${r.match.name}_`))
           continue;
@@ -1217,7 +1220,7 @@ export function analyzeSource(
         )
           continue;
         if (r.match.firstArgIdentifier) {
-          const first = argList[0];
+          const first = argList()[0];
           if (!first || !['identifier', 'attribute'].includes(first.type)) continue;
           if (!r.match.firstArgIdentifier.includes(first.text.split('.').pop()!)) continue;
           add(r, call, { text: first.text });

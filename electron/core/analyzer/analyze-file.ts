@@ -439,8 +439,8 @@ export function candidateOffsets(
   // an extension's call sites, wherever the module is bound
   const ext = new Set<string>();
   for (const name of imported) if (c.extensionName(name)) ext.add(name);
-  for (const [, local] of extensionBindings(c, bound)) ext.add(local);
-  const extFns = extensionFunctions(c, bound);
+  const { modules: extModules, functions: extFns } = extensionImports(c, bound);
+  for (const local of extModules) ext.add(local);
   if (extFns.length) all(new RegExp(`\\b(?:${extFns.map(escape).join('|')})\\s*\\(`, 'g'));
   // `ext = load_ext(…)`: a loader call that can bind one (`state = torch.load(…)` cannot)
   if (loader)
@@ -616,9 +616,21 @@ let callHintOf: [Compiled, RegExp | null] | null = null;
 function loaderHint(c: Compiled, source: string): { re: RegExp; calls: Set<string> } | null {
   matches(null, source);
   if (loaderHintOf?.[0] !== c) {
+    // each segment looked for once, the longest (rarest) of a loader's first
+    const written = new Map<string, boolean>();
+    const has = (seg: string) => {
+      let is = written.get(seg);
+      if (is === undefined) written.set(seg, (is = source.includes(seg)));
+      return is;
+    };
     const calls = new Set(
       c.loaders
-        .filter((l) => l.split('.').every((seg) => source.includes(seg)))
+        .filter((l) =>
+          l
+            .split('.')
+            .sort((a, b) => b.length - a.length)
+            .every(has),
+        )
         .map((l) => l.slice(l.lastIndexOf('.') + 1)),
     );
     const key = [...calls].join('|');
@@ -641,25 +653,28 @@ const bestMemo = new WeakMap<RuleOf<'reference'>[], Map<string, Best | undefined
 type Best = { r: RuleOf<'reference'>; p: string };
 
 /**
- * Local names bound to a compiled extension module under another name: `import pkg._ext as ext`,
- * `from pkg import _C as C` (the `from pkg import _C` form binds the name itself).
+ * What a file's imports bind of compiled extensions, in one pass over them: `modules`, the local
+ * names bound to an extension module under another name (`import pkg._ext as ext`, `from pkg
+ * import _C as C`; the `from pkg import _C` form binds the name itself), and `functions`, the
+ * functions imported from one (`from pkg._C import nms as _nms` → `_nms`).
  */
-function extensionBindings(c: Compiled, bound: [string, string][]): [string, string][] {
-  return bound.filter(
-    ([name, local]) => !/^torch\./.test(name) && c.extensionName(name) && !c.extensionName(local),
-  );
-}
-
-/** Functions imported from an extension module: `from pkg._C import nms as _nms` → `_nms`. */
-function extensionFunctions(c: Compiled, bound: [string, string][]): string[] {
-  return bound
-    .filter(([name]) => {
-      const module = name.split('.').slice(0, -1).join('.');
-      return (
-        !!module && !/^torch\b/.test(module) && c.extensionName(module) && !c.extensionName(name)
-      );
-    })
-    .map(([, local]) => local);
+function extensionImports(
+  c: Compiled,
+  bound: [string, string][],
+): { modules: string[]; functions: string[] } {
+  const modules: string[] = [];
+  const functions: string[] = [];
+  for (const [name, local] of bound) {
+    if (c.extensionName(name)) {
+      if (!name.startsWith('torch.') && !c.extensionName(local)) modules.push(local);
+      continue;
+    }
+    const dot = name.lastIndexOf('.');
+    if (dot <= 0) continue;
+    const module = name.slice(0, dot);
+    if (!/^torch\b/.test(module) && c.extensionName(module)) functions.push(local);
+  }
+  return { modules, functions };
 }
 
 /** The most specific reference rule for a dotted name (longest matching pattern wins). */

@@ -70,8 +70,8 @@ interface Compiled {
   subsumed: [string, string][];
   /** The extension rules' loader calls, as named (`torch.utils.cpp_extension.load`). */
   loaders: string[];
-  /** `\b(?:load|…)\s*\(` per set of loaders' last segments (see loaderHint). */
-  loaderHints: Map<string, RegExp>;
+  /** `\b(?:load|…)\s*\(`: their calls, by last segment (see loaderHint); `calls`: those. */
+  loaderHint: { re: RegExp; calls: Set<string> } | null;
   conditionNames: { r: RuleOf<'condition-name'>; re: RegExp }[];
   definitions: { r: RuleOf<'definition'>; re: RegExp }[];
   definitionHint: RegExp | null;
@@ -217,7 +217,17 @@ export function compile(rules: Rule[]): Compiled {
     once: new Set(rules.filter((r) => r.once).map((r) => r.id)),
     subsumed: rules.filter((r) => r.subsumedBy).map((r) => [r.id, r.subsumedBy!]),
     loaders: [...new Set(of('extension').flatMap((r) => r.match.loaders))],
-    loaderHints: new Map(),
+    loaderHint: (() => {
+      const calls = new Set(
+        of('extension').flatMap((r) => r.match.loaders.map((l) => l.slice(l.lastIndexOf('.') + 1))),
+      );
+      return calls.size
+        ? {
+            re: new RegExp(`\\b(?:${[...calls].map(escape).join('|')})\\s*\\(`, 'g'),
+            calls,
+          }
+        : null;
+    })(),
     conditionNames: of('condition-name').map((r) => ({ r, re: new RegExp(r.match.regex) })),
     definitions: of('definition').map((r) => ({ r, re: new RegExp(r.match.regex) })),
     definitionHint: of('definition').length
@@ -609,9 +619,11 @@ let callHintOf: [Compiled, RegExp | null] | null = null;
 /**
  * The loader calls that can bind an extension in this text: a call binds where its name
  * resolves to a loader (`torch.utils.cpp_extension.load`), through the file's imports or as
- * written, so every segment of that name is written somewhere in the file. Elsewhere `load(` is
- * `torch.load`, `json.load`, `yaml.load` — in most training scripts — and none of those calls is
- * a candidate. Null: none can. `calls`: the loaders' last segments.
+ * written, so every segment of some loader's name is written somewhere in the file. Elsewhere
+ * `load(` is `torch.load`, `json.load`, `yaml.load` — in most training scripts — and none of
+ * those calls is a candidate. Where one loader can bind, every loader's call is looked for, as
+ * an import can give one loader another's name (`from mmcv.utils import load_ext as load`).
+ * Null: none can. `calls`: the loaders' last segments.
  */
 function loaderHint(c: Compiled, source: string): { re: RegExp; calls: Set<string> } | null {
   matches(null, source);
@@ -623,24 +635,13 @@ function loaderHint(c: Compiled, source: string): { re: RegExp; calls: Set<strin
       if (is === undefined) written.set(seg, (is = source.includes(seg)));
       return is;
     };
-    const calls = new Set(
-      c.loaders
-        .filter((l) =>
-          l
-            .split('.')
-            .sort((a, b) => b.length - a.length)
-            .every(has),
-        )
-        .map((l) => l.slice(l.lastIndexOf('.') + 1)),
+    const bindable = c.loaders.some((l) =>
+      l
+        .split('.')
+        .sort((a, b) => b.length - a.length)
+        .every(has),
     );
-    const key = [...calls].join('|');
-    let re = c.loaderHints.get(key);
-    if (calls.size && !re)
-      c.loaderHints.set(
-        key,
-        (re = new RegExp(`\\b(?:${[...calls].map(escape).join('|')})\\s*\\(`, 'g')),
-      );
-    loaderHintOf = [c, re ? { re, calls } : null];
+    loaderHintOf = [c, bindable ? c.loaderHint : null];
   }
   return loaderHintOf[1];
 }
@@ -721,16 +722,20 @@ export function chainMatches(
   text: string,
 ): [number, number, string][] {
   matches(null, text);
-  const key = [...aliases].join(';');
+  // the names with a regex, in order, decide the matches (and key them)
+  const res: RegExp[] = [];
+  let key = '';
+  for (const [local, full] of aliases) {
+    const re = chainRegex(c, local, full);
+    if (!re) continue;
+    res.push(re);
+    key += `${local}\0${full}\n`;
+  }
   const hit = chainMemo.get(key);
   if (hit) return hit;
   const found: [number, number, string, number][] = [];
-  let order = 0;
-  for (const [local, full] of aliases) {
-    const re = chainRegex(c, local, full);
-    if (re) for (const [start, end, t] of matches(re, text)) found.push([start, end, t, order]);
-    order++;
-  }
+  for (let order = 0; order < res.length; order++)
+    for (const [start, end, t] of matches(res[order]!, text)) found.push([start, end, t, order]);
   found.sort((a, b) => a[0] - b[0] || a[3] - b[3]);
   const tokens = found.length ? tokensOf(text) : null;
   const out: [number, number, string][] = [];
@@ -746,6 +751,9 @@ export function chainMatches(
 
 /** The regex of the chains some rule can match from one imported name (null: none). */
 export function chainRegex(c: Compiled, local: string, full: string): RegExp | null {
+  // most imported names are under no root a rule knows (asked for each of every file's imports)
+  const dot = full.indexOf('.');
+  if (!c.roots.has(dot < 0 ? full : full.slice(0, dot))) return null;
   const key = `${local}\0${full}`;
   const hit = c.chainRegexes.get(key);
   if (hit !== undefined) return hit;

@@ -133,6 +133,8 @@ def build():
       ['from torch.utils import cpp_extension', 'cpp_extension.load'],
       ['import torch.utils.cpp_extension as ce', 'ce.load'],
       ['', 'torch.utils.cpp_extension.load'],
+      // one loader under another's name
+      ['from mmcv.utils import load_ext as load', 'load'],
     ] as const;
     for (const [imp, call] of forms) {
       const src = body(imp).replace('LOADER', call);

@@ -393,30 +393,73 @@ export function loadedMatches(source: string): RegExpExecArray[] {
 /** An autograd forward's `ctx.x = …` (one regex object: matches are kept per regex). */
 export const CTX_ASSIGNMENT = ledBy(/^[ \t]*ctx\.\w+\s*=/gm, ['ctx.'], true);
 
-/** What the file's imports bind, read from the text (a superset of what the tree says). */
-export function textAliases(source: string): {
+/** What a file's imports bind: aliases (as importAliases), imported names, [what, local name]. */
+interface TextBindings {
   aliases: Map<string, string>;
   imported: string[];
+  /** [what is imported (`pkg._ext`, `pkg._C.nms`), the local name that binds it] */
   bound: [string, string][];
-} {
-  const aliases = new Map<string, string>();
-  const imported: string[] = [];
-  // [what is imported (`pkg._ext`, `pkg._C.nms`), the local name that binds it]
-  const bound: [string, string][] = [];
-  for (const m of allMatches(TEXT_IMPORT, source)) {
-    const parts = (m[1] ?? m[3] ?? '').replace(/[()\\\n]/g, ' ').split(',');
-    for (const part of parts) {
-      const w = /^\s*([\w.]+)(?:\s+as\s+(\w+))?/.exec(part);
-      if (!w) continue;
-      const [, name, alias] = w as unknown as [string, string, string | undefined];
-      imported.push(alias ?? name);
-      bound.push([m[2] === undefined ? name : `${m[2]}.${name}`, alias ?? name]);
-      if (m[1] !== undefined)
-        aliases.set(alias ?? name.split('.')[0]!, alias ? name : name.split('.')[0]!);
-      else if (!m[2]!.startsWith('.')) aliases.set(alias ?? name, `${m[2]}.${name}`);
+}
+
+/** One TEXT_IMPORT match's bindings, added to `to`. */
+function bindText(m: RegExpExecArray, to: TextBindings): void {
+  const parts = (m[1] ?? m[3] ?? '').replace(/[()\\\n]/g, ' ').split(',');
+  for (const part of parts) {
+    const w = /^\s*([\w.]+)(?:\s+as\s+(\w+))?/.exec(part);
+    if (!w) continue;
+    const [, name, alias] = w as unknown as [string, string, string | undefined];
+    to.imported.push(alias ?? name);
+    to.bound.push([m[2] === undefined ? name : `${m[2]}.${name}`, alias ?? name]);
+    if (m[1] !== undefined)
+      to.aliases.set(alias ?? name.split('.')[0]!, alias ? name : name.split('.')[0]!);
+    else if (!m[2]!.startsWith('.')) to.aliases.set(alias ?? name, `${m[2]}.${name}`);
+  }
+}
+
+/** What the file's imports bind, read from the text (a superset of what the tree says). */
+export function textAliases(source: string): TextBindings {
+  const to: TextBindings = { aliases: new Map(), imported: [], bound: [] };
+  for (const m of allMatches(TEXT_IMPORT, source)) bindText(m, to);
+  return to;
+}
+
+const TEXT_IMPORT_AT = new RegExp(TEXT_IMPORT.source.slice(1), 'my');
+
+/**
+ * The same for the candidate search, from the import plan: a statement read from its text binds
+ * what it says (the tree's reading, see import-statements.ts), any other is read with
+ * TEXT_IMPORT at its line. Imports written in comments and docstrings (`>>> import torch`), which
+ * the analysis never reads, bind nothing here: they only made candidates.
+ */
+function planBindings(source: string, c: Compiled): TextBindings {
+  const to: TextBindings = { aliases: new Map(), imported: [], bound: [] };
+  let from = 0;
+  for (const im of importPlan(source, c).imports) {
+    if (im.start < from) continue;
+    const read = im.read;
+    if (!read) {
+      TEXT_IMPORT_AT.lastIndex = im.start;
+      const m = TEXT_IMPORT_AT.exec(source);
+      if (!m) continue;
+      bindText(m, to);
+      from = m.index + (m[0].length || 1);
+      continue;
+    }
+    const module = read.module?.text;
+    for (const { name, alias } of read.names) {
+      const local = alias ?? name;
+      to.imported.push(local);
+      if (!read.from) {
+        to.bound.push([name, local]);
+        const first = name.split('.')[0]!;
+        to.aliases.set(alias ?? first, alias ? name : first);
+      } else {
+        to.bound.push([`${module}.${name}`, local]);
+        if (!module!.startsWith('.')) to.aliases.set(local, `${module}.${name}`);
+      }
     }
   }
-  return { aliases, imported, bound };
+  return to;
 }
 
 /**
@@ -444,7 +487,7 @@ export function candidateOffsets(
   all(callHint(c, source));
   const loader = loaderHint(c, source);
   all(loader?.re ?? null);
-  const { aliases, imported, bound } = textAliases(source);
+  const { aliases, imported, bound } = planBindings(source, c);
   for (const [start] of chainMatches(c, aliases, source)) at.push(start);
   // an extension's call sites, wherever the module is bound
   const ext = new Set<string>();

@@ -70,8 +70,8 @@ interface Compiled {
   subsumed: [string, string][];
   /** The extension rules' loader calls, as named (`torch.utils.cpp_extension.load`). */
   loaders: string[];
-  /** `\b(?:load|…)\s*\(`: their calls, by last segment (see loaderHint); `calls`: those. */
-  loaderHint: { re: RegExp; calls: Set<string> } | null;
+  /** `\b(?:load|…)\s*\(`: their calls, by last segment (see loaderHint). */
+  loaderHint: RegExp | null;
   conditionNames: { r: RuleOf<'condition-name'>; re: RegExp }[];
   definitions: { r: RuleOf<'definition'>; re: RegExp }[];
   definitionHint: RegExp | null;
@@ -217,17 +217,12 @@ export function compile(rules: Rule[]): Compiled {
     once: new Set(rules.filter((r) => r.once).map((r) => r.id)),
     subsumed: rules.filter((r) => r.subsumedBy).map((r) => [r.id, r.subsumedBy!]),
     loaders: [...new Set(of('extension').flatMap((r) => r.match.loaders))],
-    loaderHint: (() => {
-      const calls = new Set(
-        of('extension').flatMap((r) => r.match.loaders.map((l) => l.slice(l.lastIndexOf('.') + 1))),
-      );
-      return calls.size
-        ? {
-            re: new RegExp(`\\b(?:${[...calls].map(escape).join('|')})\\s*\\(`, 'g'),
-            calls,
-          }
-        : null;
-    })(),
+    loaderHint: of('extension').length
+      ? new RegExp(
+          `\\b(?:${[...new Set(of('extension').flatMap((r) => r.match.loaders.map((l) => l.split('.').pop()!)))].map(escape).join('|')})\\s*\\(`,
+          'g',
+        )
+      : null,
     conditionNames: of('condition-name').map((r) => ({ r, re: new RegExp(r.match.regex) })),
     definitions: of('definition').map((r) => ({ r, re: new RegExp(r.match.regex) })),
     definitionHint: of('definition').length
@@ -416,22 +411,15 @@ function bindText(m: RegExpExecArray, to: TextBindings): void {
   }
 }
 
-/** What the file's imports bind, read from the text (a superset of what the tree says). */
-export function textAliases(source: string): TextBindings {
-  const to: TextBindings = { aliases: new Map(), imported: [], bound: [] };
-  for (const m of allMatches(TEXT_IMPORT, source)) bindText(m, to);
-  return to;
-}
-
 const TEXT_IMPORT_AT = new RegExp(TEXT_IMPORT.source.slice(1), 'my');
 
 /**
- * The same for the candidate search, from the import plan: a statement read from its text binds
- * what it says (the tree's reading, see import-statements.ts), any other is read with
+ * What the file's imports bind, for the candidate search (a superset of what the tree says), from
+ * the import plan: a statement read from its text binds what it says (the tree's reading, see import-statements.ts), any other is read with
  * TEXT_IMPORT at its line. Imports written in comments and docstrings (`>>> import torch`), which
  * the analysis never reads, bind nothing here: they only made candidates.
  */
-function planBindings(source: string, c: Compiled): TextBindings {
+export function planBindings(source: string, c: Compiled): TextBindings {
   const to: TextBindings = { aliases: new Map(), imported: [], bound: [] };
   let from = 0;
   for (const im of importPlan(source, c).imports) {
@@ -486,7 +474,7 @@ export function candidateOffsets(
   all(c.definitionHint);
   all(callHint(c, source));
   const loader = loaderHint(c, source);
-  all(loader?.re ?? null);
+  all(loader);
   const { aliases, imported, bound } = planBindings(source, c);
   for (const [start] of chainMatches(c, aliases, source)) at.push(start);
   // an extension's call sites, wherever the module is bound
@@ -496,9 +484,7 @@ export function candidateOffsets(
   for (const local of extModules) ext.add(local);
   if (extFns.length) all(new RegExp(`\\b(?:${extFns.map(escape).join('|')})\\s*\\(`, 'g'));
   // `ext = load_ext(…)`: a loader call that can bind one (`state = torch.load(…)` cannot)
-  if (loader)
-    for (const m of loadedMatches(source))
-      if (loader.calls.has(LOADER_NAME.exec(m[0])![1]!)) ext.add(m[1]!);
+  if (loader) for (const m of loadedMatches(source)) ext.add(m[1]!);
   if (ext.size) {
     all(new RegExp(`\\b(?:${[...ext].map(escape).join('|')})${GAP}\\.`, 'g'));
     // an autograd forward's ctx attributes: where ctx.device goes
@@ -666,9 +652,9 @@ let callHintOf: [Compiled, RegExp | null] | null = null;
  * `load(` is `torch.load`, `json.load`, `yaml.load` — in most training scripts — and none of
  * those calls is a candidate. Where one loader can bind, every loader's call is looked for, as
  * an import can give one loader another's name (`from mmcv.utils import load_ext as load`).
- * Null: none can. `calls`: the loaders' last segments.
+ * Null: none can.
  */
-function loaderHint(c: Compiled, source: string): { re: RegExp; calls: Set<string> } | null {
+function loaderHint(c: Compiled, source: string): RegExp | null {
   matches(null, source);
   if (loaderHintOf?.[0] !== c) {
     // each segment looked for once, the longest (rarest) of a loader's first
@@ -688,8 +674,7 @@ function loaderHint(c: Compiled, source: string): { re: RegExp; calls: Set<strin
   }
   return loaderHintOf[1];
 }
-let loaderHintOf: [Compiled, { re: RegExp; calls: Set<string> } | null] | null = null;
-const LOADER_NAME = /(\w+)\s*\($/;
+let loaderHintOf: [Compiled, RegExp | null] | null = null;
 
 export const RAISE = ledBy(/^[ \t]*raise\b/gm, ['raise'], true);
 
@@ -1374,7 +1359,7 @@ export function analyzeSource(
         extensionCall(call, local);
       }
     }
-    for (const [start] of codeMatches(loaderHint(c, source)?.re ?? null, source)) {
+    for (const [start] of codeMatches(loaderHint(c, source), source)) {
       let call = root.descendantForIndex(start)?.parent ?? null;
       while (call && call.type === 'attribute') call = call.parent;
       if (call?.type !== 'call' || call.startIndex > start) continue;

@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chainMatches, chainRegex, compile, textAliases } from './analyze-file';
+import { chainMatches, chainRegex, compile, planBindings } from './analyze-file';
 import { loadRules } from './rules';
 import { inCode, sourceTokens } from './source-tokens';
 import { REFERENCE } from '../../../tests/support/reference';
@@ -46,7 +46,7 @@ describe('chain hint, one regex per imported name', () => {
     let compared = 0;
     for (const file of files) {
       const text = readFileSync(file, 'utf8');
-      const { aliases } = textAliases(text);
+      const { aliases } = planBindings(text, c);
       const want = byAlternation(aliases, text);
       expect(chainMatches(c, aliases, text), file).toEqual(want);
       compared += want.length;

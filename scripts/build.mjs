@@ -5,6 +5,7 @@ import { build as viteBuild } from 'vite';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { parserInput } from './parser-input.mjs';
 
 const only = process.argv[2];
 // a production build whoever calls it: run from vitest, NODE_ENV=test would otherwise give Vite
@@ -77,6 +78,8 @@ await Promise.all([
     // web-tree-sitter's ES-module file binds its own `require` after such an import(); its
     // CommonJS file is the same runtime, written for require()
     alias: { 'web-tree-sitter': createRequire(import.meta.url).resolve('web-tree-sitter') },
+    // and its input copied into the parser's memory without a call per character
+    plugins: [parserInput()],
     format: 'cjs',
     entryPoints: { cli: 'electron/cli/index.ts' },
     outExtension: { '.js': '.cjs' },

@@ -179,4 +179,27 @@ describe('the one-shot CLI (one CommonJS file) and serve’s (ES modules) are on
       username: 'hw',
     });
   }, 180_000);
+
+  it('finds the same in text the parser reads in many chunks: non-ASCII, long lines, CRLF', async () => {
+    // the one-shot bundle copies the parser's input its own way (scripts/parser-input.mjs): a
+    // kept statement longer than one 10 KB chunk, two-byte text and CRLF line ends must read as
+    // web-tree-sitter's own copy reads them
+    const dir = mkdtempSync(join(tmpdir(), 'amw-chunks-'));
+    const filler = Array.from(
+      { length: 40 },
+      (_, i) => `def helper_${i}(x):\n    """说明 ${i}: ünïcödé"""\n    return x * ${i}\n\n`,
+    ).join('');
+    const long = `    label = "${'中文'.repeat(3000)}" + str(torch.zeros(1).cuda())\n`;
+    const src = `import torch\n\n${filler}def train(model):\n${long}    model.cuda()\n    torch.cuda.synchronize()\n`;
+    writeFileSync(join(dir, 'train.py'), src);
+    writeFileSync(join(dir, 'train_crlf.py'), src.replaceAll('\n', '\r\n'));
+    const a = await exitOf(spawnAmw(['scan', dir, '--json'], { AMW_CACHE_DIR: '' }));
+    const b = await esm(['scan', dir, '--json'], {});
+    expect(a.stdout).toBe(b.stdout);
+    const found = (JSON.parse(a.stdout) as { findings: { file: string; line: number }[] }).findings;
+    // the line after the 6000-character one, in both files
+    const line = src.split('\n').findIndex((l) => l === '    model.cuda()') + 1;
+    for (const file of ['train.py', 'train_crlf.py'])
+      expect(found.some((f) => f.file === file && f.line === line)).toBe(true);
+  }, 60_000);
 });

@@ -1,0 +1,95 @@
+import { build, type Plugin } from 'esbuild';
+import { mkdtempSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import * as original from 'web-tree-sitter';
+import { appRoot } from '../../electron/core/paths';
+
+// The one-shot CLI's bundle copies the parser's input into WebAssembly memory its own way
+// (scripts/parser-input.mjs). Every tree it builds must be the tree web-tree-sitter builds: the
+// same node at every offset, for whole and ranged parses, two-byte text, lines longer than one
+// input chunk, CRLF.
+type TreeSitter = typeof original;
+const require = createRequire(import.meta.url);
+
+async function patched(): Promise<TreeSitter> {
+  const { parserInput } = (await import(
+    pathToFileURL(join(appRoot(), 'scripts', 'parser-input.mjs')).href
+  )) as { parserInput: () => Plugin };
+  const outfile = join(mkdtempSync(join(tmpdir(), 'amw-parser-input-')), 'tree-sitter.cjs');
+  await build({
+    entryPoints: [require.resolve('web-tree-sitter')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    outfile,
+    plugins: [parserInput()],
+    logLevel: 'silent',
+  });
+  return require(outfile) as TreeSitter;
+}
+
+async function parserOf(ts: TreeSitter) {
+  await ts.Parser.init({ locateFile: () => require.resolve('web-tree-sitter/tree-sitter.wasm') });
+  const language = await ts.Language.load(
+    require.resolve('tree-sitter-python/tree-sitter-python.wasm'),
+  );
+  const parser = new ts.Parser();
+  parser.setLanguage(language);
+  return parser;
+}
+
+/** Every node, in order: its type, where it starts and ends, and whether it is an error. */
+function nodesOf(root: original.Node): string[] {
+  const out: string[] = [];
+  const cursor = root.walk();
+  for (;;) {
+    out.push(`${cursor.nodeType}@${cursor.startIndex}-${cursor.endIndex}`);
+    if (cursor.gotoFirstChild() || cursor.gotoNextSibling()) continue;
+    while (cursor.gotoParent()) if (cursor.gotoNextSibling()) break;
+    if (cursor.nodeId === root.id) break;
+  }
+  return out;
+}
+
+const LONG = `total = ${Array.from({ length: 900 }, (_, i) => `值${i} + x${i}.cuda()`).join(' + ')}\n`;
+const TEXTS = {
+  ascii: 'import torch\n\ndef f(x):\n    return x.cuda()\n',
+  'two-byte': `# 中文注释\n名字 = "ünïcödé 字符串"\ndef 训练(模型):\n    return 模型.to("cuda")\n`,
+  'longer than a chunk': `import torch\n${LONG}def g():\n    pass\n`,
+  crlf: `import torch\r\n${LONG.replace('\n', '\r\n')}x = 1\r\n`,
+};
+
+describe('the one-shot bundle’s parser input', () => {
+  it('builds the same trees as web-tree-sitter, whole and in ranges', async () => {
+    const [mine, theirs] = [await parserOf(await patched()), await parserOf(original)];
+    for (const [name, text] of Object.entries(TEXTS)) {
+      const whole = (p: original.Parser) => nodesOf(p.parse(text)!.rootNode);
+      expect(whole(mine), name).toEqual(whole(theirs));
+      // two ranges, as the scanner parses a file: its first line, and from the third on, read
+      // through a callback that returns the text up to the end of the range it starts in
+      const second = text.indexOf('\n') + 1;
+      const third = text.indexOf('\n', second) + 1;
+      const at = (i: number) => {
+        const before = text.slice(0, i).split('\n');
+        return { row: before.length - 1, column: before.at(-1)!.length };
+      };
+      const ranges = [
+        { startIndex: 0, endIndex: second, startPosition: at(0), endPosition: at(second) },
+        {
+          startIndex: third,
+          endIndex: text.length,
+          startPosition: at(third),
+          endPosition: at(text.length),
+        },
+      ];
+      const read = (i: number) => text.slice(i, i < second ? second : text.length);
+      const ranged = (p: original.Parser) =>
+        nodesOf(p.parse(read, null, { includedRanges: ranges })!.rootNode);
+      expect(ranged(mine), name).toEqual(ranged(theirs));
+    }
+  }, 60_000);
+});

@@ -5,7 +5,7 @@ import { build as viteBuild } from 'vite';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { parserInput } from './parser-input.mjs';
+import { treeSitterGlue } from './tree-sitter-glue.mjs';
 
 const only = process.argv[2];
 // a production build whoever calls it: run from vitest, NODE_ENV=test would otherwise give Vite
@@ -78,8 +78,8 @@ await Promise.all([
     // web-tree-sitter's ES-module file binds its own `require` after such an import(); its
     // CommonJS file is the same runtime, written for require()
     alias: { 'web-tree-sitter': createRequire(import.meta.url).resolve('web-tree-sitter') },
-    // and its input copied into the parser's memory without a call per character
-    plugins: [parserInput()],
+    // and its glue reading and writing WebAssembly memory without a call per value (why: there)
+    plugins: [treeSitterGlue()],
     format: 'cjs',
     entryPoints: { cli: 'electron/cli/index.ts' },
     outExtension: { '.js': '.cjs' },

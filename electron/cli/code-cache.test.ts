@@ -181,7 +181,7 @@ describe('the one-shot CLI (one CommonJS file) and serve’s (ES modules) are on
   }, 180_000);
 
   it('finds the same in text the parser reads in many chunks: non-ASCII, long lines, CRLF', async () => {
-    // the one-shot bundle copies the parser's input its own way (scripts/parser-input.mjs): a
+    // the one-shot bundle copies the parser's input its own way (scripts/tree-sitter-glue.mjs): a
     // kept statement longer than one 10 KB chunk, two-byte text and CRLF line ends must read as
     // web-tree-sitter's own copy reads them
     const dir = mkdtempSync(join(tmpdir(), 'amw-chunks-'));

@@ -8,25 +8,26 @@ import { describe, expect, it } from 'vitest';
 import * as original from 'web-tree-sitter';
 import { appRoot } from '../../electron/core/paths';
 
-// The one-shot CLI's bundle copies the parser's input into WebAssembly memory its own way
-// (scripts/parser-input.mjs). Every tree it builds must be the tree web-tree-sitter builds: the
-// same node at every offset, for whole and ranged parses, two-byte text, lines longer than one
-// input chunk, CRLF.
+// The one-shot CLI's bundle moves data in and out of WebAssembly memory its own way
+// (scripts/tree-sitter-glue.mjs): the parser's input, and every node the analysis reads. Every
+// tree it builds must be the tree web-tree-sitter builds, read the same way: the same nodes with
+// the same parents, fields and descendants, for whole and ranged parses, two-byte text, lines
+// longer than one input chunk, CRLF.
 type TreeSitter = typeof original;
 const require = createRequire(import.meta.url);
 
 async function patched(): Promise<TreeSitter> {
-  const { parserInput } = (await import(
-    pathToFileURL(join(appRoot(), 'scripts', 'parser-input.mjs')).href
-  )) as { parserInput: () => Plugin };
-  const outfile = join(mkdtempSync(join(tmpdir(), 'amw-parser-input-')), 'tree-sitter.cjs');
+  const { treeSitterGlue } = (await import(
+    pathToFileURL(join(appRoot(), 'scripts', 'tree-sitter-glue.mjs')).href
+  )) as { treeSitterGlue: () => Plugin };
+  const outfile = join(mkdtempSync(join(tmpdir(), 'amw-tree-sitter-glue-')), 'tree-sitter.cjs');
   await build({
     entryPoints: [require.resolve('web-tree-sitter')],
     bundle: true,
     platform: 'node',
     format: 'cjs',
     outfile,
-    plugins: [parserInput()],
+    plugins: [treeSitterGlue()],
     logLevel: 'silent',
   });
   return require(outfile) as TreeSitter;
@@ -42,7 +43,10 @@ async function parserOf(ts: TreeSitter) {
   return parser;
 }
 
-/** Every node, in order: its type, where it starts and ends, and whether it is an error. */
+/**
+ * Every node, in order, through a cursor (its type and extent) and through the node API the
+ * analysis uses: its parent, its name field, the descendant at its extent, its next sibling.
+ */
 function nodesOf(root: original.Node): string[] {
   const out: string[] = [];
   const cursor = root.walk();
@@ -52,6 +56,22 @@ function nodesOf(root: original.Node): string[] {
     while (cursor.gotoParent()) if (cursor.gotoNextSibling()) break;
     if (cursor.nodeId === root.id) break;
   }
+  const visit = (node: original.Node) => {
+    const at = node.descendantForIndex(node.startIndex, node.endIndex);
+    out.push(
+      [
+        node.type,
+        node.startPosition.row,
+        node.startPosition.column,
+        node.parent?.startIndex,
+        node.childForFieldName('name')?.text,
+        at?.type,
+        node.nextNamedSibling?.startIndex,
+      ].join(' '),
+    );
+    for (const child of node.namedChildren) if (child) visit(child);
+  };
+  visit(root);
   return out;
 }
 

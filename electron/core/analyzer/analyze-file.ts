@@ -315,21 +315,20 @@ function memberRegex(methods: RuleOf<'method'>[], attributes: RuleOf<'attribute'
     const name = escape(r.match.name);
     if (r.match.firstArgIdentifier)
       special.push(
-        `\\.\\s*${name}(?=\\s*\\(\\s*(?:[\\w.]*\\.)?(?:${r.match.firstArgIdentifier.map(escape).join('|')})\\b)`,
+        `${name}(?=\\s*\\(\\s*(?:[\\w.]*\\.)?(?:${r.match.firstArgIdentifier.map(escape).join('|')})\\b)`,
       );
     else if (r.match.objectRegex)
       // the look-behind runs only where `.name` matched
       special.push(
-        `\\.\\s*${name}\\b(?<=(?:${r.match.objectRegex.replace(/\$$/, '')})\\s*\\.\\s*${name})`,
+        `${name}\\b(?<=(?:${r.match.objectRegex.replace(/\$$/, '')})\\s*\\.\\s*${name})`,
       );
     else plain.add(r.match.inPlace ? `${name}_?` : name);
   }
   for (const r of attributes) plain.add(escape(r.match.name));
-  const alternatives = [
-    ...(plain.size ? [`\\.\\s*(?:${[...plain].join('|')})\\b`] : []),
-    ...special,
-  ];
-  return new RegExp(alternatives.join('|'), 'g');
+  const alternatives = [...(plain.size ? [`(?:${[...plain].join('|')})\\b`] : []), ...special];
+  // `.` and the spaces after it written once: each alternative starts with a name, so no match
+  // can take fewer spaces than there are, and the matches are those of `\.\s*A|\.\s*B|…`
+  return new RegExp(`\\.\\s*(?:${alternatives.join('|')})`, 'g');
 }
 
 /** Top-level classes kept whole: enums (a kernel backend switch). */

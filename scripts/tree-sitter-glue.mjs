@@ -7,8 +7,9 @@
 //   as five 32-bit integers, each a getValue or setValue call, and made as a class whose seven
 //   fields are each defined as it is made.
 // Mostly run before V8 has optimised them, they were 5-6% of that scan's CPU. The bundle the
-// one-shot CLI runs gets the same reads and writes through the Int32Array and Uint16Array views
-// of that memory where the platform is little-endian; a big-endian host keeps the original code.
+// one-shot CLI runs (Node only) gets the same reads and writes through a Buffer and the
+// Int32Array view of that memory where the platform is little-endian; a big-endian host keeps
+// the original code.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
@@ -21,14 +22,10 @@ const EDITS = [
             outPtr += 2;
           }`,
     `          if (AMW_LITTLE_ENDIAN) {
-            // one native copy of the code units as they are, where Node's Buffer is there
-            if (typeof Buffer === "function") {
-              if (AMW_HEAP_BYTES === null || AMW_HEAP_BYTES.buffer !== HEAPU8.buffer)
-                AMW_HEAP_BYTES = Buffer.from(HEAPU8.buffer);
-              AMW_HEAP_BYTES.write(str, outPtr, numCharsToWrite * 2, "utf16le");
-            } else
-              for (var base = outPtr >> 1, i2 = 0; i2 < numCharsToWrite; ++i2)
-                HEAPU16[base + i2] = str.charCodeAt(i2);
+            // one native copy of the code units as they are (the bundle runs in Node only)
+            if (AMW_HEAP_BYTES === null || AMW_HEAP_BYTES.buffer !== HEAPU8.buffer)
+              AMW_HEAP_BYTES = Buffer.from(HEAPU8.buffer);
+            AMW_HEAP_BYTES.write(str, outPtr, numCharsToWrite * 2, "utf16le");
             outPtr += numCharsToWrite * 2;
           } else
           for (var i2 = 0; i2 < numCharsToWrite; ++i2) {
@@ -69,7 +66,6 @@ const EDITS = [
           }
 `,
   ],
-  [`        var stringToUTF16 = `, `        var stringToUTF16 = `],
   // every node the analysis reads is a new Node: its seven class fields, each defined as the
   // object is made, become assignments in the same order (the same own properties)
   [

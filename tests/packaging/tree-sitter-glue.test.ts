@@ -83,7 +83,7 @@ const TEXTS = {
   crlf: `import torch\r\n${LONG.replace('\n', '\r\n')}x = 1\r\n`,
 };
 
-describe('the one-shot bundle’s parser input', () => {
+describe('the one-shot bundle’s tree-sitter glue', () => {
   it('builds the same trees as web-tree-sitter, whole and in ranges', async () => {
     const [mine, theirs] = [await parserOf(await patched()), await parserOf(original)];
     // a node has the same own properties, in the same order

@@ -44,14 +44,16 @@ if (command === 'serve') {
   for (const builtin of ['node:child_process', 'node:worker_threads', 'node:fs/promises'])
     require(builtin);
   setFlagsFromString('--interrupt-budget=540672');
-  // The parser's WebAssembly starts as baseline code, and a function is optimised only after
-  // ten times V8's default work in it: a small scan never pays for optimising the parser's one
-  // large function (0.5 G instructions; a 261-line file's scan 1.55 G -> 0.89 G), a 217k-line
-  // tree has it optimised early (10.28 G -> 10.19 G). Like every flag here, set before the code
-  // cache is read: V8 refuses a cache made under other flags, and the cache is written at exit.
-  // Only on the Node versions it was measured with (V8 would print an error for a flag it no
-  // longer knows, at every command).
-  if (/^(20|22|24)\./.test(process.versions.node))
+  // The parser's WebAssembly stays baseline (Liftoff) code. Optimising it is paid for on the same
+  // two cores, whatever the budget: tree-sitter's largest function alone took TurboFan 120-160 ms
+  // and 20 MB of compiler memory (5k page faults), and it tiered up even in a two-file scan. Only
+  // 8% of a tree's text is parsed, so the faster code never earns that back in a one-shot run:
+  // measured on Node 20, a two-file scan 0.62 -> 0.35 CPU-s, 217k lines 1.93 -> 1.68, 868k
+  // lines the same. Like every flag here, set before the code cache is read: V8 refuses a cache
+  // made under other flags, and the cache is written at exit. On Node 22 and 24 (not measured
+  // with this) optimisation is only delayed, to ten times V8's default work in a function.
+  if (/^20\./.test(process.versions.node)) setFlagsFromString('--liftoff-only');
+  else if (/^(22|24)\./.test(process.versions.node))
     setFlagsFromString('--wasm-tiering-budget=18000000');
   // What the optimising compiler does to the few functions that get hot in a one-shot run is
   // paid for on the same two cores: a tenth of a 217k-line scan's CPU was TurboFan compiling its

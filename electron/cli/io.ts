@@ -43,9 +43,14 @@ export class ExitWith extends Error {
   }
 }
 
-/** JSON on stdout, with nothing raw a terminal would act on (printableJson). */
+/**
+ * JSON on stdout, with nothing raw a terminal would act on (printableJson). Its newline is
+ * written apart: appended, the megabytes of a scan's JSON were copied whole once more.
+ */
 export function printJson(io: CliIO, value: unknown): void {
-  (io.stdoutPrintable ?? io.stdout)(`${printableJson(JSON.stringify(value, null, 2))}\n`);
+  const out = io.stdoutPrintable ?? io.stdout;
+  out(printableJson(JSON.stringify(value, null, 2)));
+  out('\n');
 }
 
 /**

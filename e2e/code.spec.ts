@@ -21,16 +21,26 @@ function bigModule(): string {
   return `import torch\n\n${Array.from({ length: 500 }, (_, i) => block(i)).join('\n')}`;
 }
 
-test('a tiny scan (one file that is not UTF-8) still opens its review', async ({ app }) => {
+test('a tiny scan (one file that is not UTF-8, one not text) opens its review and lists what it left out', async ({
+  app,
+}) => {
   const dir = mkdtempSync(join(tmpdir(), 'amw-e2e-tiny-'));
   writeFileSync(join(dir, 'bad.py'), Buffer.from([0xff, 0xfe, 0x41, 0x0a]));
+  writeFileSync(join(dir, 'model_ops.py'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 0, 0]));
   try {
     const { page } = app;
-    await new Shell(page).ready();
+    const shell = new Shell(page);
+    await shell.ready();
     await page.getByTestId('nav-code').click();
     await page.getByTestId('scan-path').fill(dir);
     await page.getByTestId('scan-start').click();
     await expect(page.getByTestId('scan-review')).toBeVisible({ timeout: 30_000 });
+    const skipped = page.getByTestId('scan-skipped');
+    await expect(skipped).toContainText('1 file left out: not text (NUL bytes)');
+    await skipped.locator('summary').click();
+    await expect(skipped.locator('li')).toHaveText(['model_ops.py']);
+    await shell.language('zh-CN');
+    await expect(skipped).toContainText('已跳过 1 个文件：不是文本文件（含 NUL 字节）');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

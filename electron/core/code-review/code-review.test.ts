@@ -68,6 +68,19 @@ describe('code review: scan, review per file, patch, apply', () => {
     await failsWith(core.call('code.file', { scanId, file: '../../etc/passwd' }), 'NOT_FOUND');
   });
 
+  it('keeps the files left out as not text with the scan: listed by code.get, their lines not counted', async () => {
+    const before = await core.call('code.get', { scanId: (await scan()).scanId });
+    expect(before.skipped).toEqual([]);
+    // a compiled file named .py and a NUL-padded data file beside the sources
+    writeFileSync(join(project, 'kernel.py'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 1, 0x0a]));
+    writeFileSync(join(project, 'requirements-gpu.txt'), 'torch==2.1.0\n\0\0\0');
+    const s = await core.call('code.get', { scanId: (await scan()).scanId });
+    expect(s.skipped.sort()).toEqual(['kernel.py', 'requirements-gpu.txt']);
+    expect(s.lines).toBe(before.lines);
+    expect(s.fileList.map((f) => f.file)).not.toContain('kernel.py');
+    expect((await core.call('code.scans', {}))[0]!.skipped).toHaveLength(2);
+  });
+
   it('a patch holds only reviewed files and applies with git apply; apply backs up then writes', async () => {
     const { scanId } = await scan();
     expect((await core.call('code.patch', { scanId })).files).toEqual([]);

@@ -37,6 +37,7 @@ interface ScanRow {
   lines: number;
   effort: string;
   warnings: string;
+  skipped: string;
   created_at: string;
 }
 
@@ -73,6 +74,8 @@ export interface NewScan {
   lines: number;
   effort: Effort;
   warnings: string[];
+  /** Files left out as not text (NUL bytes): neither their lines nor findings count. */
+  skipped: string[];
   findings: CodeFinding[];
   /** Every file with findings: its text as scanned and the proposal (equal when none). */
   texts: Map<string, { original: string; proposed: string; parses: boolean }>;
@@ -105,8 +108,8 @@ export class CodeReviewStore {
       const id = Number(
         this.db
           .prepare(
-            `INSERT INTO code_scans (session_id, stage_run_id, root, mode, files, lines, effort, warnings, created_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+            `INSERT INTO code_scans (session_id, stage_run_id, root, mode, files, lines, effort, warnings, skipped, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           )
           .run(
             scan.sessionId,
@@ -117,6 +120,7 @@ export class CodeReviewStore {
             scan.lines,
             JSON.stringify(scan.effort),
             JSON.stringify(scan.warnings),
+            JSON.stringify(scan.skipped),
             now,
           ).lastInsertRowid,
       );
@@ -173,6 +177,7 @@ export class CodeReviewStore {
       counts,
       effort: JSON.parse(row.effort) as Effort,
       warnings: JSON.parse(row.warnings) as string[],
+      skipped: JSON.parse(row.skipped) as string[],
       reviewed: this.reviewCounts(row.id),
       createdAt: row.created_at,
     };

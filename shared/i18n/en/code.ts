@@ -39,6 +39,8 @@ export const code = {
     'device {{device}} · third-party CUDA libraries {{thirdParty}} · mixed precision {{amp}} · multi-card {{multiCard}}',
   warnings_one: '{{count}} file could not be read or parsed cleanly',
   warnings_other: '{{count}} files could not be read or parsed cleanly',
+  skipped_one: '{{count}} file left out: not text (NUL bytes); its lines are not counted',
+  skipped_other: '{{count}} files left out: not text (NUL bytes); their lines are not counted',
   files: 'Files',
   filters: 'Filter',
   category: 'Category',

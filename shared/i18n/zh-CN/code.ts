@@ -40,6 +40,8 @@ export const code: Messages['code'] = {
     '设备 {{device}} · 第三方 CUDA 库 {{thirdParty}} · 混合精度 {{amp}} · 多卡 {{multiCard}}',
   warnings_one: '{{count}} 个文件无法完整读取或解析',
   warnings_other: '{{count}} 个文件无法完整读取或解析',
+  skipped_one: '已跳过 {{count}} 个文件：不是文本文件（含 NUL 字节），其行数不计入',
+  skipped_other: '已跳过 {{count}} 个文件：不是文本文件（含 NUL 字节），其行数不计入',
   files: '文件',
   filters: '筛选',
   category: '类别',

@@ -78,6 +78,8 @@ export interface CodeScanSummary {
   effort: Effort;
   /** Files that could not be read or parsed cleanly. */
   warnings: string[];
+  /** Files left out as not text (NUL bytes): neither their lines nor findings count. */
+  skipped: string[];
   /** Files with a proposed change, by the review's decision (applied files counted apart). */
   reviewed: {
     changed: number;

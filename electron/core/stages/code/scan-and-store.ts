@@ -50,7 +50,7 @@ export async function scanAndStore(
   scanId: number;
   findings: number;
   changedFiles: number;
-  /** Not stored with the scan: the files left out (not text), for whoever started it. */
+  /** The files left out (not text) with why, for whoever started it (stored as names). */
   skipped: ScanResult['skipped'];
   scan: ScanResult;
 }> {
@@ -86,6 +86,7 @@ export async function scanAndStore(
     lines: scan.lines,
     effort: scan.effort,
     warnings: scan.warnings,
+    skipped: scan.skipped.map((x) => x.file),
     findings: scan.findings,
     texts,
   });

@@ -200,6 +200,18 @@ function ScanReviewLoaded(props: {
           </ul>
         </details>
       )}
+      {scan.skipped.length > 0 && (
+        <details className="notice warn" data-testid="scan-skipped">
+          <summary>{t('code.skipped', { count: scan.skipped.length })}</summary>
+          <ul>
+            {scan.skipped.map((f) => (
+              <li key={f}>
+                <code>{f}</code>
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
       <div className="review-layout">
         <aside className="file-tree" aria-label={t('code.files')}>
           <fieldset className="filters">

@@ -21,12 +21,13 @@ function bigModule(): string {
   return `import torch\n\n${Array.from({ length: 500 }, (_, i) => block(i)).join('\n')}`;
 }
 
-test('a tiny scan (one file that is not UTF-8, one not text) opens its review and lists what it left out', async ({
+test('a tiny scan (a file not UTF-8, one not text, one broken) opens its review, says what it left out and where findings may be incomplete', async ({
   app,
 }) => {
   const dir = mkdtempSync(join(tmpdir(), 'amw-e2e-tiny-'));
   writeFileSync(join(dir, 'bad.py'), Buffer.from([0xff, 0xfe, 0x41, 0x0a]));
   writeFileSync(join(dir, 'model_ops.py'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 0, 0]));
+  writeFileSync(join(dir, 'broken.py'), 'import torch\ndef f(:\n    torch.cuda.synchronize()\n');
   try {
     const { page } = app;
     const shell = new Shell(page);
@@ -39,8 +40,16 @@ test('a tiny scan (one file that is not UTF-8, one not text) opens its review an
     await expect(skipped).toContainText('1 file left out: not text (NUL bytes)');
     await skipped.locator('summary').click();
     await expect(skipped.locator('li')).toHaveText(['model_ops.py']);
+    const warnings = page.getByTestId('scan-warnings');
+    await warnings.locator('summary').click();
+    await expect(warnings.locator('li')).toHaveText([
+      'broken.py: Python syntax errors; findings there may be incomplete',
+    ]);
     await shell.language('zh-CN');
     await expect(skipped).toContainText('已跳过 1 个文件：不是文本文件（含 NUL 字节）');
+    await expect(warnings.locator('li')).toHaveText([
+      'broken.py：有 Python 语法错误，其中的发现可能不完整',
+    ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

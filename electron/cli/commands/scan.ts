@@ -81,7 +81,7 @@ export function registerScanCommand(program: Command, env: CommandEnv, configure
         const changed = new Map<string, { before: string; after: string; parses: boolean }>();
         for (const c of scan.changed ?? []) {
           if (c.parses) changed.set(c.file, c);
-          else io.stderr(`warning: ${c.file}: the migrated text would not parse; left unchanged\n`);
+          else io.stderr(`${t('cli.scanNotParsing', { file: c.file })}\n`);
         }
         if (o.patch) writeFileSync(o.patch, unifiedPatch(changed));
         if (o.fix && o.out) {
@@ -123,7 +123,8 @@ export function registerScanCommand(program: Command, env: CommandEnv, configure
           );
           if (o.fix || o.patch) io.stdout(`${t('cli.scanChanged', { count: changed.size })}\n`);
         }
-        for (const w of scan.warnings) io.stderr(`warning: ${w}\n`);
+        for (const w of scan.warnings)
+          io.stderr(`${t('cli.warning', { text: textIn(global.lang)(w) })}\n`);
         for (const x of scan.skipped) io.stderr(`${t('cli.scanSkipped', { file: x.file })}\n`);
         if (scan.findings.some((f) => f.severity === 'error')) throw new ExitWith(EXIT.failed);
       },

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { amw } from '../../../tests/support/cli';
 import { tempDir } from '../../../tests/support/temp';
+import { textIn } from '../i18n';
 import { analyzeSource } from './analyze-file';
 import { applyEdits, migratedFiles, unifiedPatch } from './fix';
 import { prefilter } from './python-file';
@@ -227,10 +228,17 @@ describe('scan inputs', () => {
     const scan = await scanProject(dir, { exclude: ['vendor'] });
     const files = [...new Set(scan.findings.map((f) => f.file))];
     expect(files).toEqual(['broken.py', 'csrc/kernel.cu']);
-    expect(scan.warnings).toEqual([
+    expect(scan.warnings.map(textIn('en'))).toEqual([
       'broken.py: Python syntax errors; findings there may be incomplete',
     ]);
+    expect(scan.warnings.map(textIn('zh-CN'))).toEqual([
+      'broken.py：有 Python 语法错误，其中的发现可能不完整',
+    ]);
     await expect(scanProject(join(dir, 'nope'))).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    // the CLI says it in the language asked
+    const zh = await amw(['--lang', 'zh-CN', 'scan', dir, '--exclude', 'vendor']);
+    expect(zh.stderr).toContain('警告：broken.py：有 Python 语法错误，其中的发现可能不完整');
+    expect(zh.stderr).not.toContain('syntax errors');
   });
 
   it('honours .gitignore in a folder of a checkout, reached through a symlink or a .git file', async () => {

@@ -81,6 +81,7 @@ export type PythonResult =
       /** An entry point without findings: what it gets if the project needs porting. */
       entryAdditions?: Finding[];
     }
+  /** Not read: the system's reason. */
   | { rel: string; error: string }
   /** Not analysed: not text (NUL bytes), so neither its lines nor its findings count. */
   | { rel: string; skipped: string };
@@ -99,7 +100,7 @@ export function analyzePythonFile(
   try {
     src = readFileSync(abs, 'utf8');
   } catch (err) {
-    return { rel, error: `${rel}: ${(err as Error).message}` };
+    return { rel, error: (err as Error).message };
   }
   if (src.includes('\0')) return { rel, skipped: NOT_TEXT };
   const lines = src.length ? newlineStarts(src).length : 0;

@@ -31,7 +31,7 @@ export interface ScanResult {
   findings: Finding[];
   effort: Effort;
   /** Files that could not be read or parsed cleanly (findings there may be incomplete). */
-  warnings: string[];
+  warnings: Msg[];
   /** Files not analysed and why (binary files): neither their lines nor findings count. */
   skipped: { file: string; reason: string }[];
   /** Per file with findings: its text as scanned, for fixes and review. */
@@ -338,7 +338,7 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
   const ruleById = new Map(rules.map((r) => [r.id, r]));
   const files = listFiles(root, (opts.exclude ?? []).map(glob));
   const findings: Finding[] = [];
-  const warnings: string[] = [];
+  const warnings: Msg[] = [];
   const sources = new Map<string, SourceFile>();
   let lines = 0;
   let pyFiles = 0;
@@ -380,7 +380,7 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
       }
       return t;
     } catch (err) {
-      warnings.push(`${rel}: ${(err as Error).message}`);
+      warnings.push(msg('stage-code:unreadable', { file: rel, error: (err as Error).message }));
       return null;
     }
   };
@@ -451,7 +451,7 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
   for (const r of results) {
     if (!r) continue;
     if ('error' in r) {
-      warnings.push(r.error);
+      warnings.push(msg('stage-code:unreadable', { file: r.rel, error: r.error }));
       continue;
     }
     if ('skipped' in r) {
@@ -462,8 +462,7 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
     if (r.entryAdditions) entries.push(r);
     pyFiles++;
     lines += r.lines;
-    if (r.parseErrors)
-      warnings.push(`${r.rel}: Python syntax errors; findings there may be incomplete`);
+    if (r.parseErrors) warnings.push(msg('stage-code:syntaxErrors', { file: r.rel }));
     findings.push(...r.findings);
     if (r.source) sources.set(r.rel, r.source);
   }

@@ -1,4 +1,6 @@
 import { en } from '../../../tests/support/text';
+import Database from 'better-sqlite3';
+import { textIn } from '../i18n';
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -79,6 +81,26 @@ describe('code review: scan, review per file, patch, apply', () => {
     expect(s.lines).toBe(before.lines);
     expect(s.fileList.map((f) => f.file)).not.toContain('kernel.py');
     expect((await core.call('code.scans', {}))[0]!.skipped).toHaveLength(2);
+  });
+
+  it('a scan’s warnings are messages, read in either language; one stored as text before still reads', async () => {
+    writeFileSync(
+      join(project, 'broken.py'),
+      'import torch\ndef f(:\n    torch.cuda.synchronize()\n',
+    );
+    const { scanId } = await scan();
+    const warnings = (await core.call('code.get', { scanId })).warnings;
+    expect(warnings.map(textIn('zh-CN'))).toEqual([
+      'broken.py：有 Python 语法错误，其中的发现可能不完整',
+    ]);
+    const db = new Database(core.location.dbPath);
+    db.prepare('UPDATE code_scans SET warnings = ? WHERE id = ?').run(
+      '["old.py: unreadable"]',
+      scanId,
+    );
+    db.close();
+    const old = (await core.call('code.get', { scanId })).warnings;
+    expect(old.map(textIn('zh-CN'))).toEqual(['old.py: unreadable']);
   });
 
   it('a patch holds only reviewed files and applies with git apply; apply backs up then writes', async () => {

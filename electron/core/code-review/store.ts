@@ -22,7 +22,7 @@ import type {
   Severity,
 } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
-import { msg } from '../../../shared/api/text';
+import { msg, type Msg } from '../../../shared/api/text';
 import type { ArtifactStore } from '../db/artifacts';
 import { nowIso, type Db } from '../db/open';
 import { unifiedPatch } from '../analyzer/fix';
@@ -73,7 +73,7 @@ export interface NewScan {
   files: number;
   lines: number;
   effort: Effort;
-  warnings: string[];
+  warnings: Msg[];
   /** Files left out as not text (NUL bytes): neither their lines nor findings count. */
   skipped: string[];
   findings: CodeFinding[];
@@ -176,7 +176,10 @@ export class CodeReviewStore {
       lines: row.lines,
       counts,
       effort: JSON.parse(row.effort) as Effort,
-      warnings: JSON.parse(row.warnings) as string[],
+      // a scan stored before warnings were messages holds English text: shown as it is
+      warnings: (JSON.parse(row.warnings) as (string | Msg)[]).map((w) =>
+        typeof w === 'string' ? { en: w, 'zh-CN': w } : w,
+      ),
       skipped: JSON.parse(row.skipped) as string[],
       reviewed: this.reviewCounts(row.id),
       createdAt: row.created_at,

@@ -112,6 +112,8 @@ export const cli = {
   reportWritten: 'Wrote {{file}}',
   scanChanged_one: '{{count}} file changed.',
   scanChanged_other: '{{count}} files changed.',
+  warning: 'warning: {{text}}',
+  scanNotParsing: 'warning: {{file}}: the migrated text would not parse; left unchanged',
   scanSkipped: 'skipped: {{file}}: not a text file (NUL bytes); its lines are not counted',
   serving: 'Serving the workbench; press Ctrl+C to stop.',
   stopped: 'Stopped.',

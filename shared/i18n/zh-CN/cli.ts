@@ -106,6 +106,8 @@ export const cli: Messages['cli'] = {
   reportWritten: '已写入 {{file}}',
   scanChanged_one: '修改了 {{count}} 个文件。',
   scanChanged_other: '修改了 {{count}} 个文件。',
+  warning: '警告：{{text}}',
+  scanNotParsing: '警告：{{file}} 迁移后的文本无法解析，保持原样',
   scanSkipped: '已跳过 {{file}}：不是文本文件（含 NUL 字节），其行数不计入',
   serving: '工作台服务已启动；按 Ctrl+C 停止。',
   stopped: '已停止。',

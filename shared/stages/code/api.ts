@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { method } from '../../api/define';
 import { Language, type IsoTime } from '../../api/common';
 import type { JobStarted } from '../../api/jobs';
-import type { Msg } from '../../api/text';
+import type { Msg, Text } from '../../api/text';
 
 export const FIX_MODES = ['rewrite', 'transfer'] as const;
 export type FixMode = (typeof FIX_MODES)[number];
@@ -76,8 +76,8 @@ export interface CodeScanSummary {
   lines: number;
   counts: Record<Severity, number>;
   effort: Effort;
-  /** Files that could not be read or parsed cleanly. */
-  warnings: string[];
+  /** Files that could not be read or parsed cleanly (scans stored before: English text). */
+  warnings: Text[];
   /** Files left out as not text (NUL bytes): neither their lines nor findings count. */
   skipped: string[];
   /** Files with a proposed change, by the review's decision (applied files counted apart). */
@@ -135,7 +135,7 @@ export interface CodeAnalysis {
   findings: CodeFinding[];
   effort: Effort;
   /** Files that could not be read or parsed cleanly (findings there may be incomplete). */
-  warnings: string[];
+  warnings: Text[];
   /** Files not analysed and why (not text): neither their lines nor findings count. */
   skipped: { file: string; reason: string }[];
   /**

@@ -14,6 +14,7 @@ import { lineDiff } from '../../../../shared/diff/line-diff';
 import { useAction, useCall, useTransport } from '../../api';
 import { Dialog } from '../../components/Dialog';
 import { ErrorText } from '../../components/ErrorText';
+import { useText } from '../../i18n';
 import { loadMonaco } from '../../monaco/load';
 import { FindingsList } from './FindingsList';
 import { markFileRequested } from './open-timing';
@@ -95,6 +96,7 @@ function ScanReviewLoaded(props: {
   onBack: () => void;
 }) {
   const { t } = useTranslation();
+  const text = useText();
   const { scan, filters } = props;
   const client = useQueryClient();
   const transport = useTransport();
@@ -191,11 +193,11 @@ function ScanReviewLoaded(props: {
         </p>
       )}
       {scan.warnings.length > 0 && (
-        <details className="notice warn">
+        <details className="notice warn" data-testid="scan-warnings">
           <summary>{t('code.warnings', { count: scan.warnings.length })}</summary>
           <ul>
-            {scan.warnings.map((w) => (
-              <li key={w}>{w}</li>
+            {scan.warnings.map((w, n) => (
+              <li key={n}>{text(w)}</li>
             ))}
           </ul>
         </details>

@@ -3,6 +3,8 @@ import type { Widen } from '../../../i18n/en';
 /** Namespace `stage-code`. */
 export const en = {
   cudaSource: '{{file}} is CUDA C++ source: it has to be ported.',
+  unreadable: '{{file}} could not be read: {{error}}',
+  syntaxErrors: '{{file}}: Python syntax errors; findings there may be incomplete',
   name: 'Code',
   files_one: '{{count}} file',
   files_other: '{{count}} files',

@@ -3,6 +3,8 @@ import type { CodeMessages } from './en';
 /** 命名空间 `stage-code`。 */
 export const zhCN: CodeMessages = {
   cudaSource: '{{file}} 是 CUDA C++ 源码，需要移植。',
+  unreadable: '无法读取 {{file}}：{{error}}',
+  syntaxErrors: '{{file}}：有 Python 语法错误，其中的发现可能不完整',
   name: '代码',
   files_one: '{{count}} 个文件',
   files_other: '{{count}} 个文件',

@@ -359,7 +359,8 @@ export function loadedMatches(source: string): RegExpExecArray[] {
     const k = source.charCodeAt(i - 1);
     return i === 0 || k === 10 || k === 13 || k === 0x2028 || k === 0x2029;
   };
-  for (const [q] of matches(LOADER_CALL, source)) {
+  for (const m of matches(LOADER_CALL, source)) {
+    const q = m[0];
     let i = q;
     while (i > 0 && WORD.test(source[i - 1]!)) i--;
     while (i > 0 && SPACE.test(source[i - 1]!)) i--;
@@ -459,14 +460,17 @@ export function candidateOffsets(
   c: Compiled,
 ): { at: number[]; inElse: number[]; imports: number[]; whole: number[] } {
   const at: number[] = [];
-  const all = (re: RegExp | null) => {
-    for (const [start] of codeMatches(re, source)) at.push(start);
+  // indexed loops: a for-of with a destructured tuple, run before V8 optimises it, made an
+  // iterator and a result object per element (a seventh of a scan's allocations)
+  const push = (list: [number, number, string][]) => {
+    for (let i = 0; i < list.length; i++) at.push(list[i]![0]);
   };
+  const all = (re: RegExp | null) => push(codeMatches(re, source));
   // the imports the analysis reads from the tree (importPlan): the others are not parsed
   const plan = importPlan(source, c);
   for (const im of plan.imports) if (im.parse) at.push(im.start);
   at.push(...plan.strings);
-  for (const [start] of stringMatches(c, source)) at.push(start);
+  push(stringMatches(c, source));
   all(c.memberHint);
   all(c.keywordHint);
   all(c.conditionHint);
@@ -475,7 +479,7 @@ export function candidateOffsets(
   const loader = loaderHint(c, source);
   all(loader);
   const { aliases, imported, bound } = planBindings(source, c);
-  for (const [start] of chainMatches(c, aliases, source)) at.push(start);
+  push(chainMatches(c, aliases, source));
   // an extension's call sites, wherever the module is bound
   const ext = new Set<string>();
   for (const name of imported) if (c.extensionName(name)) ext.add(name);
@@ -491,17 +495,18 @@ export function candidateOffsets(
   }
   // the callers of a helper that returns an SM count
   const helpers = new Set<string>();
-  for (const [start] of matches(c.calledAttributes, source)) {
+  for (const m of matches(c.calledAttributes, source)) {
+    const start = m[0];
     const before = source.slice(Math.max(0, start - 4000), start);
     const def = [...before.matchAll(/^[ \t]*def[ \t]+(\w+)/gm)].at(-1);
     if (def) helpers.add(def[1]!);
   }
   if (helpers.size) all(new RegExp(`\\b(?:${[...helpers].map(escape).join('|')})\\s*\\(`, 'g'));
   // `else: raise` tells a required import from an optional one
-  const inElse = codeMatches(RAISE, source).map(([start]) => start);
-  const imports = codeMatches(IMPORT_HINT, source).map(([start]) => start);
+  const inElse = codeMatches(RAISE, source).map((m) => m[0]);
+  const imports = codeMatches(IMPORT_HINT, source).map((m) => m[0]);
   // a definition rule reports the whole definition: it is parsed whole
-  const whole = codeMatches(c.definitionHint, source).map(([start]) => start);
+  const whole = codeMatches(c.definitionHint, source).map((m) => m[0]);
   return { at, inElse, imports, whole };
 }
 
@@ -558,7 +563,10 @@ function importPlan(source: string, c: Compiled): { imports: ImportPlan[]; strin
     return lo < starts.length && starts[lo] === at ? lo : -1;
   };
   const plan: ImportPlan[] = [];
-  for (const [start, end, text] of codeMatches(IMPORT_HINT, source)) {
+  for (const m of codeMatches(IMPORT_HINT, source)) {
+    const start = m[0],
+      end = m[1],
+      text = m[2];
     const kw = start + text.search(/\S/);
     const line = loneCR ? -1 : lineAt(start);
     const module = kw === start && line >= 0 && !t.lineIndents[line];
@@ -762,12 +770,15 @@ export function chainMatches(
   if (hit) return hit;
   const found: [number, number, string, number][] = [];
   for (let order = 0; order < res.length; order++)
-    for (const [start, end, t] of matches(res[order]!, text)) found.push([start, end, t, order]);
+    for (const m of matches(res[order]!, text)) found.push([m[0], m[1], m[2], order]);
   found.sort((a, b) => a[0] - b[0] || a[3] - b[3]);
   const tokens = found.length ? tokensOf(text) : null;
   const out: [number, number, string][] = [];
   let end = 0;
-  for (const [start, stop, t] of found) {
+  for (const m of found) {
+    const start = m[0],
+      stop = m[1],
+      t = m[2];
     if (start < end) continue;
     end = stop;
     if (inCode(tokens!, start)) out.push([start, stop, t]);
@@ -853,7 +864,7 @@ function codeMatches(re: RegExp | null, text: string): [number, number, string][
   let hit = codeMemo.get(re);
   if (!hit) {
     const t = tokensOf(text);
-    hit = all.filter(([start]) => inCode(t, start));
+    hit = all.filter((m) => inCode(t, m[0]));
     codeMemo.set(re, hit);
   }
   return hit;
@@ -952,7 +963,7 @@ export function analyzeSource(
   const c0 = compile(rules);
   const candidates = candidateOffsets(source, c0);
   const relevant = whole
-    ? { text: source, ranges: [] }
+    ? { patches: [], ranges: [] }
     : relevantSource(source, tokensOf(source), candidates, KEEP, LOOK);
   const ranges = whole
     ? []
@@ -962,8 +973,8 @@ export function analyzeSource(
         withoutParameters(source, tokensOf(source), relevant.ranges, candidates.at),
       );
   const tree = ranges.length
-    ? parser.parse(rangedInput(relevant.text, ranges), null, { includedRanges: ranges })
-    : parser.parse(relevant.text);
+    ? parser.parse(rangedInput(source, ranges, relevant.patches), null, { includedRanges: ranges })
+    : parser.parse(source);
   if (!tree)
     return {
       findings: [],
@@ -1066,7 +1077,9 @@ export function analyzeSource(
 
   // strings: device names, backends, environment variable names
   const doneStrings = new Set<number>();
-  for (const [start, end] of stringMatches(c, source)) {
+  for (const m of stringMatches(c, source)) {
+    const start = m[0],
+      end = m[1];
     let node = root.descendantForIndex(start, end);
     while (node && node.type !== 'string' && node.type !== 'module' && !inComment(node))
       node = node.parent;
@@ -1104,7 +1117,8 @@ export function analyzeSource(
   // so torch.cuda.amp.autocast is one finding; a call of it is checked against the call rules
   const doneChains = new Set<number>();
   {
-    for (const [start] of chainMatches(c, aliases, source)) {
+    for (const m of chainMatches(c, aliases, source)) {
+      const start = m[0];
       const id = root.descendantForIndex(start);
       if (!id || id.type !== 'identifier' || id.startIndex !== start) continue;
       // a name that is itself an attribute (`x.torch`) is not the imported module
@@ -1239,7 +1253,10 @@ export function analyzeSource(
   }
 
   // members: `.cuda()`, `.to(rank)`, `x.is_cuda`
-  for (const [start, end, text] of codeMatches(c.memberHint, source)) {
+  for (const m of codeMatches(c.memberHint, source)) {
+    const start = m[0],
+      end = m[1],
+      text = m[2];
     const nameAt = start + text.search(/[A-Za-z_]/);
     const ident = root.descendantForIndex(nameAt, end);
     const attr = ident?.parent;
@@ -1306,7 +1323,8 @@ export function analyzeSource(
     const name = fn?.childForFieldName('name')?.text;
     if (!fn || !name) return;
     const re = new RegExp(`\\b${escape(name)}\\s*\\(`, 'g');
-    for (const [start] of matches(re, source)) {
+    for (const m of matches(re, source)) {
+      const start = m[0];
       const id = root.descendantForIndex(start);
       const call = id?.parent;
       if (id?.type !== 'identifier' || call?.type !== 'call') continue;
@@ -1350,7 +1368,8 @@ export function analyzeSource(
     }
     for (const [local, op] of boundFns) {
       if (/(^|_)cpu(_|$)/.test(op)) continue;
-      for (const [start] of matches(new RegExp(`\\b${escape(local)}\\s*\\(`, 'g'), source)) {
+      for (const m of matches(new RegExp(`\\b${escape(local)}\\s*\\(`, 'g'), source)) {
+        const start = m[0];
         const id = root.descendantForIndex(start);
         const call = id?.parent;
         if (id?.type !== 'identifier' || call?.type !== 'call') continue;
@@ -1358,7 +1377,8 @@ export function analyzeSource(
         extensionCall(call, local);
       }
     }
-    for (const [start] of codeMatches(loaderHint(c, source), source)) {
+    for (const m of codeMatches(loaderHint(c, source), source)) {
+      const start = m[0];
       let call = root.descendantForIndex(start)?.parent ?? null;
       while (call && call.type === 'attribute') call = call.parent;
       if (call?.type !== 'call' || call.startIndex > start) continue;
@@ -1374,7 +1394,8 @@ export function analyzeSource(
     }
     for (const local of bound) {
       const re = new RegExp(`\\b${escape(local)}${GAP}\\.${GAP}\\w+${GAP}\\(`, 'g');
-      for (const [start] of matches(re, source)) {
+      for (const m of matches(re, source)) {
+        const start = m[0];
         const id = root.descendantForIndex(start);
         const attr = id?.parent;
         if (id?.type !== 'identifier' || attr?.type !== 'attribute') continue;
@@ -1387,7 +1408,8 @@ export function analyzeSource(
       }
       // the op taken as a value: `nms = amp.float_function(_C.nms)`, `fn = _C.roi_pool_forward`
       const ref = new RegExp(`\\b${escape(local)}${GAP}\\.${GAP}\\w+\\b(?!${GAP}[(.])`, 'g');
-      for (const [start] of matches(ref, source)) {
+      for (const m of matches(ref, source)) {
+        const start = m[0];
         const id = root.descendantForIndex(start);
         const attr = id?.parent;
         if (id?.type !== 'identifier' || attr?.type !== 'attribute') continue;
@@ -1435,7 +1457,9 @@ export function analyzeSource(
   }
 
   // definitions: `def enable_xformers_memory_efficient_attention(…)` — a switch for a CUDA library
-  for (const [start, end] of codeMatches(c.definitionHint, source)) {
+  for (const m of codeMatches(c.definitionHint, source)) {
+    const start = m[0],
+      end = m[1];
     let def = root.descendantForIndex(start, end - 1);
     if (def && def.type !== 'function_definition') def = def.parent;
     if (def?.type !== 'function_definition' || def.startIndex !== start) continue;
@@ -1443,7 +1467,8 @@ export function analyzeSource(
     for (const { r, re: test } of c.definitions) if (test.test(name)) add(r, def, { name });
   }
   // a project's own switch called by its plain name (the library's own functions aside)
-  for (const [start] of codeMatches(callHint(c, source), source)) {
+  for (const m of codeMatches(callHint(c, source), source)) {
+    const start = m[0];
     const id = root.descendantForIndex(start);
     const call = id?.parent;
     if (id?.type !== 'identifier' || call?.type !== 'call') continue;
@@ -1473,7 +1498,8 @@ export function analyzeSource(
 
   // names tested in conditions: `if is_nccl_backend:` guards what only NCCL does
   const doneConditions = new Set<number>();
-  for (const [start] of codeMatches(c.conditionHint, source)) {
+  for (const m of codeMatches(c.conditionHint, source)) {
+    const start = m[0];
     let id = root.descendantForIndex(start);
     if (id?.type !== 'identifier') continue;
     const up = id.parent;
@@ -1502,7 +1528,8 @@ export function analyzeSource(
   }
 
   // keyword arguments: device_ids=, map_location=, pin_memory=True, fused=True
-  for (const [start] of codeMatches(c.keywordHint, source)) {
+  for (const m of codeMatches(c.keywordHint, source)) {
+    const start = m[0];
     const ident = root.descendantForIndex(start, start + 1);
     const kw = ident?.parent;
     const identType = ident?.type;

@@ -140,11 +140,32 @@ export function analyzePythonFile(
     parseErrors: result.parseErrors,
     // copied: texts cut from the source (a node's text, a message's values) are slices that
     // would keep the whole file alive as long as the finding lives — every file of the tree
-    findings: source ? findings : structuredClone(findings),
+    findings: source ? findings : detached(findings),
     ...(source ? { source } : {}),
-    ...(entryAdditions.length ? { entryAdditions: structuredClone(entryAdditions) } : {}),
+    ...(entryAdditions.length ? { entryAdditions: detached(entryAdditions) } : {}),
     ...(result.backendSwitch ? { backendSwitch: result.backendSwitch } : {}),
   };
+}
+
+/**
+ * A copy of plain data (objects, arrays, strings, numbers) whose strings hold none of the file's
+ * text: a string V8 cut from a longer one (13 characters or more) is a view that keeps the whole
+ * text alive, so each is made anew, from a one-character-longer string V8 has to write out.
+ * What structuredClone did, at a fraction of its cost (it serialised every finding and read it
+ * back: 1.6% of a 217k-line one-shot scan's CPU).
+ */
+export function detached<T>(value: T): T {
+  if (typeof value === 'string') return (value.length < 13 ? value : ` ${value}`.slice(1)) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const out = new Array(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = detached(value[i]);
+    return out as T;
+  }
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value))
+    out[key] = detached((value as Record<string, unknown>)[key]);
+  return out as T;
 }
 
 export const TOP_IMPORT = ledBy(/^(?:from|import)\s+([A-Za-z_]\w*)/gm, ['from', 'import'], false);

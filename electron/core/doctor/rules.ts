@@ -6,45 +6,54 @@ import { DOCTOR_CATEGORIES } from '../../../shared/api/doctor';
 import { loadKnowledge } from '../knowledge/load';
 import { resourcesDir } from '../paths';
 
-const Text = z.object({ en: z.string().min(1), 'zh-CN': z.string().min(1) }).strict();
+/**
+ * The rule files' schemas, built when rules are first loaded: built as the module loads, zod's
+ * schema objects were part of every command's start-up (`amw scan` imports this module for the
+ * rules' texts, and never reads them).
+ */
+function buildSchemas() {
+  const Text = z.object({ en: z.string().min(1), 'zh-CN': z.string().min(1) }).strict();
 
-const Rule = z
-  .object({
-    id: z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/),
-    severity: z.enum(['error', 'warning', 'info']),
-    /** A line is a candidate only if it contains one of these (case-insensitive, literal). */
-    keywords: z.array(z.string().min(3).max(120)).min(1),
-    /** Optional refinement: the candidate must also match one of these (case-insensitive). */
-    regex: z.array(z.string().min(1).max(200)).optional(),
-    /** Reported only when no specific rule explains the same line (catch-all codes). */
-    generic: z.boolean().optional(),
-    title: Text,
-    cause: Text,
-    fix: Text,
-    proof: z
-      .object({
-        /** A stage of stages.json's order (checked when the rules load). */
-        stage: z
-          .string()
-          .regex(/^[a-z][a-z0-9-]*$/)
-          .optional(),
-        check: z.string().optional(),
-        command: z.string().optional(),
-      })
-      .strict(),
-    links: z.array(z.object({ title: z.string(), url: z.string().url() }).strict()),
-    /** Where the rule comes from: knowledge file and section, issue threads, seeds. */
-    source: z.string().min(10),
-    /** Real log lines (from the sources) the rule must recognise: its tests. */
-    examples: z.array(z.string().min(1)).min(1),
-  })
-  .strict();
+  const Rule = z
+    .object({
+      id: z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/),
+      severity: z.enum(['error', 'warning', 'info']),
+      /** A line is a candidate only if it contains one of these (case-insensitive, literal). */
+      keywords: z.array(z.string().min(3).max(120)).min(1),
+      /** Optional refinement: the candidate must also match one of these (case-insensitive). */
+      regex: z.array(z.string().min(1).max(200)).optional(),
+      /** Reported only when no specific rule explains the same line (catch-all codes). */
+      generic: z.boolean().optional(),
+      title: Text,
+      cause: Text,
+      fix: Text,
+      proof: z
+        .object({
+          /** A stage of stages.json's order (checked when the rules load). */
+          stage: z
+            .string()
+            .regex(/^[a-z][a-z0-9-]*$/)
+            .optional(),
+          check: z.string().optional(),
+          command: z.string().optional(),
+        })
+        .strict(),
+      links: z.array(z.object({ title: z.string(), url: z.string().url() }).strict()),
+      /** Where the rule comes from: knowledge file and section, issue threads, seeds. */
+      source: z.string().min(10),
+      /** Real log lines (from the sources) the rule must recognise: its tests. */
+      examples: z.array(z.string().min(1)).min(1),
+    })
+    .strict();
 
-const RuleFile = z
-  .object({ category: z.enum(DOCTOR_CATEGORIES), rules: z.array(Rule).min(1) })
-  .strict();
+  const RuleFile = z
+    .object({ category: z.enum(DOCTOR_CATEGORIES), rules: z.array(Rule).min(1) })
+    .strict();
+  return { Rule, RuleFile };
+}
+let schemas: ReturnType<typeof buildSchemas> | undefined;
 
-export type DoctorRuleData = z.infer<typeof Rule>;
+export type DoctorRuleData = z.infer<ReturnType<typeof buildSchemas>['Rule']>;
 export interface DoctorRule extends DoctorRuleData {
   category: (typeof DOCTOR_CATEGORIES)[number];
   file: string;
@@ -126,7 +135,9 @@ export function loadDoctorRules(dir = join(resourcesDir(), 'knowledge', 'doctor'
     .filter((f) => f.endsWith('.json'))
     .sort()) {
     const path = join(dir, file);
-    const parsed = RuleFile.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+    const parsed = (schemas ??= buildSchemas()).RuleFile.safeParse(
+      JSON.parse(readFileSync(path, 'utf8')),
+    );
     if (!parsed.success)
       throw new Error(
         `${path} is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,

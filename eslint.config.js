@@ -53,6 +53,13 @@ export default tseslint.config(
     files: ['electron/main/**', 'electron/preload/**'],
     rules: { 'no-restricted-imports': 'off' },
   },
+  // the `amw` entry is CommonJS (bin/package.json): one-shot commands start without Node's
+  // ES-module loader
+  {
+    files: ['bin/**/*.js'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
   {
     files: ['electron/main/**'],
     rules: {

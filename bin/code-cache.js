@@ -2,8 +2,8 @@
 // kept in the user's cache folder, so a one-shot command does not parse and compile the CLI again
 // at every start (Node 20 has no compile cache of its own). The cache is only ever an optimisation:
 // missing, stale (another bundle or Node), rejected by V8 or unwritable, the bundle runs as it is.
-import { isAscii } from 'node:buffer';
-import {
+const { isAscii } = require('node:buffer');
+const {
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -11,18 +11,18 @@ import {
   rmSync,
   statSync,
   writeFileSync,
-} from 'node:fs';
-import { createRequire } from 'node:module';
-import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { constants, Script } from 'node:vm';
+} = require('node:fs');
+const { createRequire } = require('node:module');
+const { homedir } = require('node:os');
+const { dirname, join } = require('node:path');
+const { constants, Script } = require('node:vm');
 
 const PREFIX = 'cli-';
 const BUILD_STAMP = /^\/\*amw-build:([0-9a-f]{24})\*\//;
 const SUFFIX = '.v8cache';
 
 /** Where the code cache lives: AMW_CACHE_DIR (empty: no cache), else the platform's cache folder. */
-export function codeCacheDir(env = process.env) {
+function codeCacheDir(env = process.env) {
   if (env.AMW_CACHE_DIR !== undefined) return env.AMW_CACHE_DIR || null;
   try {
     return platformCacheDir(env);
@@ -48,7 +48,7 @@ function platformCacheDir(env) {
  * Runs `file` (a CommonJS bundle) as Node's loader would, compiled from the cache when it fits.
  * A cache of each command's own (`scan`, `info`…): it holds what that command compiled.
  */
-export function runWithCodeCache(file, command, dir = codeCacheDir()) {
+function runWithCodeCache(file, command, dir = codeCacheDir()) {
   const bytes = readFileSync(file);
   // the build keeps the bundle ASCII (scripts/build.mjs): then it reads as Latin-1, far faster
   const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
@@ -89,9 +89,9 @@ function bundleKey(file, bytes) {
     return `${stamp[1]}${size.toString(16)}${Math.trunc(mtimeMs).toString(16)}`;
   }
   // hashing the 2.4 MB bundle costs an empty `amw scan` 6% of its instructions: only unstamped.
-  // Required here, not imported: an ES-module import of node:crypto loads and wraps it at every
-  // start (3% more), for a bundle that may never need it
-  const { createHash } = createRequire(import.meta.url)('node:crypto');
+  // Required here, not at the top: loading node:crypto at every start cost 3% more, for a bundle
+  // that may never need it
+  const { createHash } = require('node:crypto');
   return createHash('sha256').update(bytes).digest('hex').slice(0, 24);
 }
 
@@ -112,3 +112,5 @@ function saveCache(script, dir, cacheFile, name) {
     // a cache folder that cannot be written only costs the next start its compile
   }
 }
+
+module.exports = { codeCacheDir, runWithCodeCache };

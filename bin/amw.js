@@ -40,10 +40,25 @@ if (command === 'serve') {
   // of a 200k-line `amw scan`'s CPU). Eight times the budget optimises only what stays hot.
   // Node compiles its own modules from a code cache of its build, which V8 refuses once a flag
   // differs: a Node module first loaded after the flags below is parsed and compiled whole. So
-  // the ones every one-shot command loads (commander needs child_process; the scan, worker
-  // threads and fs/promises) are loaded first: 3% of an empty `amw scan`'s instructions.
-  for (const builtin of ['node:child_process', 'node:worker_threads', 'node:fs/promises'])
+  // the ones every one-shot command loads (commander needs child_process and process; the scan,
+  // worker threads and fs/promises) are loaded first: 3% of an empty `amw scan`'s instructions.
+  for (const builtin of [
+    'node:child_process',
+    'node:worker_threads',
+    'node:fs/promises',
+    'node:process',
+  ])
     require(builtin);
+  // and the standard streams, whose modules depend on what they are (a terminal, a pipe, a file)
+  void process.stdout;
+  void process.stderr;
+  // So is Node's resolver of a package's exports map (its ES-module resolve modules), which the
+  // scan's parser is found through: resolving one such path now loads them from the cache.
+  try {
+    require.resolve('web-tree-sitter/tree-sitter.wasm');
+  } catch {
+    // not installed: the command that needs it says so
+  }
   setFlagsFromString('--interrupt-budget=540672');
   // The parser's WebAssembly stays baseline (Liftoff) code. Optimising it is paid for on the same
   // two cores, whatever the budget: tree-sitter's largest function alone took TurboFan 120-160 ms

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Language, Parser } from 'web-tree-sitter';
@@ -17,7 +18,9 @@ function pythonLanguage(): Promise<Language> {
     const wasm = require.resolve('web-tree-sitter/tree-sitter.wasm');
     await Parser.init({ locateFile: () => wasm });
     const pkg = require.resolve('tree-sitter-python/package.json');
-    return Language.load(join(dirname(pkg), 'tree-sitter-python.wasm'));
+    // read here, synchronously: given a path, web-tree-sitter reads it through fs/promises, which
+    // starts libuv's thread pool (four threads) in a one-shot scan that uses it for nothing else
+    return Language.load(readFileSync(join(dirname(pkg), 'tree-sitter-python.wasm')));
   })();
   return language;
 }

@@ -700,7 +700,9 @@ function extensionImports(
 ): { modules: string[]; functions: string[] } {
   const modules: string[] = [];
   const functions: string[] = [];
-  for (const [name, local] of bound) {
+  for (let i = 0; i < bound.length; i++) {
+    const name = bound[i]![0];
+    const local = bound[i]![1];
     if (c.extensionName(name)) {
       if (!name.startsWith('torch.') && !c.extensionName(local)) modules.push(local);
       continue;
@@ -760,12 +762,13 @@ export function chainMatches(
   // the names with a regex, in order, decide the matches (and key them)
   const res: RegExp[] = [];
   let key = '';
-  for (const [local, full] of aliases) {
+  // forEach: a for-of over a Map's entries made an entry array and iterator results per name
+  aliases.forEach((full, local) => {
     const re = chainRegex(c, local, full);
-    if (!re) continue;
+    if (!re) return;
     res.push(re);
     key += `${local}\0${full}\n`;
-  }
+  });
   const hit = chainMemo.get(key);
   if (hit) return hit;
   const found: [number, number, string, number][] = [];

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { analyzeSource } from './analyze-file';
+import { rangedInput } from './relevant';
 import { pythonParser } from './python-parser';
 import { loadRules } from './rules';
 import { REFERENCE } from '../../../tests/support/reference';
@@ -221,5 +222,38 @@ class RoIAlignFunction(torch.autograd.Function):
     const { narrowed, whole } = await both(src);
     expect(at(narrowed)).toEqual(at(whole));
     expect(narrowed.findings.length).toBeGreaterThan(1);
+  });
+});
+
+describe("the parser's input in ranges", () => {
+  // `xx = 1` at 0 and `yy = 2` at 7 left out (`pass` written over their first four characters),
+  // `zz = 3` at 14 parsed: the ranges end just past each `pass`
+  const text = 'xx = 1\nyy = 2\nzz = 3\n';
+  const ranges = [
+    {
+      startIndex: 0,
+      endIndex: 4,
+      startPosition: { row: 0, column: 0 },
+      endPosition: { row: 0, column: 4 },
+    },
+    {
+      startIndex: 13,
+      endIndex: 21,
+      startPosition: { row: 1, column: 6 },
+      endPosition: { row: 3, column: 0 },
+    },
+  ];
+  const read = rangedInput(text, ranges, [0, 7]);
+
+  it('reads up to the end of the range it starts in, with each `pass` written over the source', () => {
+    expect(read(0)).toBe('pass');
+    expect(read(2)).toBe('ss');
+    expect(read(13)).toBe('\nzz = 3\n');
+  });
+
+  it('reads between ranges (a node that spans them) as the text with every `pass` in it', () => {
+    expect(read(4)).toBe(' 1\npass 2\nzz = 3\n');
+    expect(read(6)).toBe('\npass 2\nzz = 3\n');
+    expect(read(9)).toBe('ss 2\nzz = 3\n');
   });
 });

@@ -138,7 +138,7 @@ export function analyzePythonFile(
     rel,
     lines,
     parseErrors: result.parseErrors,
-    // copied: texts cut from the source (a node's text, a message's values) are slices that
+    // unpinned: texts cut from the source (a node's text, a message's values) are slices that
     // would keep the whole file alive as long as the finding lives — every file of the tree
     findings: source ? findings : unpinned(findings),
     ...(source ? { source } : {}),
@@ -159,12 +159,10 @@ const OWN_TEXT = new Set(['ruleId', 'file', 'severity', 'category', 'message']);
  * and reading it back: three times the CPU.
  */
 export function unpinned(findings: Finding[]): Finding[] {
-  for (const f of findings)
-    for (const key in f)
-      if (!OWN_TEXT.has(key))
-        (f as unknown as Record<string, unknown>)[key] = unpin(
-          (f as unknown as Record<string, unknown>)[key],
-        );
+  for (const finding of findings) {
+    const f = finding as unknown as Record<string, unknown>;
+    for (const key in f) if (!OWN_TEXT.has(key)) f[key] = unpin(f[key]);
+  }
   return findings;
 }
 

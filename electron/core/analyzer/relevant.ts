@@ -208,7 +208,7 @@ function autogradForward(src: string, body: number): boolean {
 export function rangedInput(
   text: string,
   ranges: Range[],
-  patches: number[] = [],
+  patches: number[],
 ): (index: number) => string {
   const ends = ranges.map((r) => r.endIndex);
   /** text[from, to) with each `pass` written over it. */

@@ -30,9 +30,10 @@ function commandName(argv) {
 }
 
 const command = commandName(process.argv.slice(2));
-if (command === 'serve') {
+if (command === 'serve' || process.env.AMW_DEBUG) {
   // The long-lived `amw serve` keeps V8's defaults, and the ES-module CLI whose chunks load
-  // only what a command uses.
+  // only what a command uses. So does a command run with AMW_DEBUG: the stack it prints of an
+  // unexpected error names the functions as written (the one-shot bundle is minified).
   void import(pathToFileURL(esm).href);
 } else {
   // A one-shot command lives a few seconds: with V8's default budget its optimising compiler

@@ -4,6 +4,7 @@ import type { Language } from '../../shared/api';
 import { AmwError } from '../../shared/errors';
 import { msg } from '../../shared/api/text';
 import { printable, printableJson } from '../core/parsers/printable';
+import { jsonPieces } from './json-pieces';
 import type { Translate } from '../../shared/i18n';
 
 /** Everything a command touches of the outside world, so tests can run the CLI in-process. */
@@ -44,12 +45,12 @@ export class ExitWith extends Error {
 }
 
 /**
- * JSON on stdout, with nothing raw a terminal would act on (printableJson). Its newline is
- * written apart: appended, the megabytes of a scan's JSON were copied whole once more.
+ * JSON on stdout, with nothing raw a terminal would act on (printableJson), written in pieces
+ * (jsonPieces: a scan's JSON is megabytes).
  */
 export function printJson(io: CliIO, value: unknown): void {
   const out = io.stdoutPrintable ?? io.stdout;
-  out(printableJson(JSON.stringify(value, null, 2)));
+  for (const piece of jsonPieces(value)) out(printableJson(piece));
   out('\n');
 }
 

@@ -84,6 +84,12 @@ if (command === 'serve' || process.env.AMW_DEBUG) {
       '--no-turbo-escape',
     ])
       setFlagsFromString(flag);
+  // The young generation stays at its first size (1 MB a semi-space) instead of doubling up to
+  // 16 MB: every page it grows into is a page fault the first time it is written, ~12 µs each on
+  // a virtual machine, and a 217k-line scan wrote 32 MB of them. More, smaller scavenges cost far
+  // less than that: 19.2k -> 12.1k page faults, 1.36 -> 1.20 CPU-s; 868k lines the same CPU,
+  // peak RSS 130 -> 97 MB. Measured on Node 20.
+  if (/^20\./.test(process.versions.node)) setFlagsFromString('--semi-space-growth-factor=1');
   // One file compiled from V8's code cache: parsing and compiling the CLI's modules was a third
   // of an empty `amw scan`'s CPU.
   runWithCodeCache(cjs, command);

@@ -5,20 +5,34 @@
  * its size for the write: 1,600 page faults, which cost ~12 µs each on a virtual machine. In
  * pieces, each is searched and written while small, in memory that is used again.
  *
- * The top object and the arrays and plain objects in it are written here; what they hold (a
- * finding, a file) is JSON.stringify's own text, indented to its depth.
+ * The top object (or array) is written member by member; an array in it (the findings) a few
+ * elements at a time, each run of them JSON.stringify's own text at their depth.
  */
 
-const PAD = ['', '  ', '    '];
-/** How deep the pieces go: the top object, its arrays (findings), and their elements' text. */
-const DEPTH = 2;
-
 /** An array or plain object JSON writes member by member (no toJSON of its own). */
-function container(v: unknown, depth: number): v is Record<string, unknown> | unknown[] {
-  if (depth >= DEPTH || typeof v !== 'object' || v === null) return false;
+function container(v: unknown): v is Record<string, unknown> | unknown[] {
+  if (typeof v !== 'object' || v === null) return false;
   if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return false;
   const proto = Object.getPrototypeOf(v) as unknown;
   return Array.isArray(v) || proto === Object.prototype || proto === null;
+}
+
+/** JSON's text of `v` as a member of the top object or array; undefined where JSON leaves it out. */
+function memberText(v: unknown): string | undefined {
+  const t = JSON.stringify(v, null, 2) as string | undefined;
+  // no JSON text holds a raw newline but its own line breaks
+  return t !== undefined && t.includes('\n') ? t.replace(/\n/g, '\n  ') : t;
+}
+
+/**
+ * JSON's text of `items`, elements of an array that is a member of the top object: stringified
+ * as the elements of an array inside an array, they are indented as they are in the whole text
+ * (no pass over it to indent them); what is between the two arrays' brackets is theirs.
+ */
+function elementsText(items: unknown[]): string {
+  const t = JSON.stringify([items], null, 2);
+  // "[\n  [\n    " … "\n  ]\n]"
+  return t.slice(10, -6);
 }
 
 export function* jsonPieces(value: unknown, size = 16_384): Generator<string> {
@@ -34,46 +48,54 @@ export function* jsonPieces(value: unknown, size = 16_384): Generator<string> {
     length = 0;
     return s;
   };
-  /** JSON's text of a value written whole at `depth`; undefined where JSON leaves it out. */
-  const text = (v: unknown, depth: number): string | undefined => {
-    const t = JSON.stringify(v, null, 2) as string | undefined;
-    // no JSON text holds a raw newline but its own line breaks
-    return t !== undefined && depth && t.includes('\n') ? t.replace(/\n/g, `\n${PAD[depth]}`) : t;
-  };
 
-  function* members(v: Record<string, unknown> | unknown[], depth: number): Generator<string> {
-    const inner = `\n${PAD[depth + 1]}`;
-    if (Array.isArray(v)) {
-      if (!v.length) return add('[]');
-      for (let i = 0; i < v.length; i++) {
-        add(i ? `,${inner}` : `[${inner}`);
-        const item = v[i];
-        if (container(item, depth + 1)) yield* members(item, depth + 1);
-        else add(text(item, depth + 1) ?? 'null');
-        if (length >= size) yield take();
-      }
-      return add(`\n${PAD[depth]}]`);
+  /** An array member of the top object, a run of elements at a time, each run about `size`. */
+  function* elements(list: unknown[]): Generator<string> {
+    if (!list.length) return add('[]');
+    add('[\n    ');
+    let run = 1;
+    for (let i = 0; i < list.length;) {
+      const text = elementsText(list.slice(i, i + run));
+      if (length && length + text.length > size) yield take();
+      add(i ? `,\n    ${text}` : text);
+      i += run;
+      // as many elements as made about `size` the last time
+      run = Math.max(1, Math.min(1024, Math.floor((run * size) / Math.max(1, text.length))));
     }
-    let first = true;
-    for (const key of Object.keys(v)) {
-      const item = v[key];
-      const whole = container(item, depth + 1) ? null : text(item, depth + 1);
-      // undefined, a function: JSON leaves the member out
-      if (whole === undefined) continue;
-      add(`${first ? '{' : ','}${inner}${JSON.stringify(key)}: `);
-      first = false;
-      if (whole === null) yield* members(item as Record<string, unknown>, depth + 1);
-      else add(whole);
+    add('\n  ]');
+  }
+
+  if (!container(value)) {
+    const whole = JSON.stringify(value, null, 2) as string | undefined;
+    // JSON.stringify has no text for undefined or a function: no pieces
+    if (whole !== undefined) yield whole;
+    return;
+  }
+  if (Array.isArray(value)) {
+    // an array at the top: its elements, indented one level less than a member's
+    if (!value.length) return yield '[]';
+    add('[');
+    for (let i = 0; i < value.length; i++) {
+      add(i ? ',\n  ' : '\n  ');
+      add(memberText(value[i]) ?? 'null');
       if (length >= size) yield take();
     }
-    add(first ? '{}' : `\n${PAD[depth]}}`);
+    add('\n]');
+  } else {
+    let first = true;
+    for (const key of Object.keys(value)) {
+      const item = value[key];
+      const list = Array.isArray(item) && container(item) ? item : null;
+      const text = list ? '' : memberText(item);
+      // undefined, a function: JSON leaves the member out
+      if (text === undefined) continue;
+      add(`${first ? '{' : ','}\n  ${JSON.stringify(key)}: `);
+      first = false;
+      if (list) yield* elements(list);
+      else add(text);
+      if (length >= size) yield take();
+    }
+    add(first ? '{}' : '\n}');
   }
-
-  if (container(value, 0)) yield* members(value, 0);
-  else {
-    const whole = text(value, 0);
-    // JSON.stringify has no text for undefined or a function: no pieces
-    if (whole !== undefined) add(whole);
-  }
-  if (length) yield take();
+  yield take();
 }

@@ -1,6 +1,6 @@
 import type { Node, Parser } from 'web-tree-sitter';
 import type { CodeEdit, CodeFinding, Language } from '../../../shared/api';
-import { allMatches, ledBy, newlineStarts } from './line-matches';
+import { allMatches, ledBy, newlineStarts, wordLed } from './line-matches';
 import { readImport, readImportLine, type ImportStatement } from './import-statements';
 import { canonicalName, importAliases, nameMatches } from './names';
 import { withoutParameters } from './parameter-ranges';
@@ -103,6 +103,15 @@ export const byText = (a: string, b: string): number =>
   (collate ??= new Intl.Collator().compare)(a, b);
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** `\b(?:word|…)` then `rest`, global, searched from its words (wordLed). */
+const wordsThen = (words: string[], rest: string) =>
+  wordLed(new RegExp(`\\b(?:${words.map(escape).join('|')})${rest}`, 'g'), words);
+
+/** The names an extension's loaders are called by (`load` of torch.utils.cpp_extension.load). */
+const loaderNames = (rules: RuleOf<'extension'>[]) => [
+  ...new Set(rules.flatMap((r) => r.match.loaders.map((l) => l.split('.').pop()!))),
+];
+
 /** See Compiled.importRulesOf: `covered` ignores the rules' exceptions (nodeNeeded asks that). */
 interface ImportRulesOf {
   covered: boolean;
@@ -173,12 +182,15 @@ export function compile(rules: Rule[]): Compiled {
     attributes,
     memberHint: members.length ? memberRegex(methods, attributes) : null,
     calledAttributes: attributes.some((r) => r.match.callers)
-      ? new RegExp(
-          attributes
-            .filter((r) => r.match.callers)
-            .map((r) => `\\b${escape(r.match.name)}\\b`)
-            .join('|'),
-          'g',
+      ? wordLed(
+          new RegExp(
+            attributes
+              .filter((r) => r.match.callers)
+              .map((r) => `\\b${escape(r.match.name)}\\b`)
+              .join('|'),
+            'g',
+          ),
+          attributes.filter((r) => r.match.callers).map((r) => r.match.name),
         )
       : null,
     keywords,
@@ -217,20 +229,18 @@ export function compile(rules: Rule[]): Compiled {
     once: new Set(rules.filter((r) => r.once).map((r) => r.id)),
     subsumed: rules.filter((r) => r.subsumedBy).map((r) => [r.id, r.subsumedBy!]),
     loaders: [...new Set(of('extension').flatMap((r) => r.match.loaders))],
-    loaderHint: of('extension').length
-      ? new RegExp(
-          `\\b(?:${[...new Set(of('extension').flatMap((r) => r.match.loaders.map((l) => l.split('.').pop()!)))].map(escape).join('|')})\\s*\\(`,
-          'g',
-        )
-      : null,
+    loaderHint: of('extension').length ? wordsThen(loaderNames(of('extension')), '\\s*\\(') : null,
     conditionNames: of('condition-name').map((r) => ({ r, re: new RegExp(r.match.regex) })),
     definitions: of('definition').map((r) => ({ r, re: new RegExp(r.match.regex) })),
     definitionHint: of('definition').length
-      ? new RegExp(
-          `\\bdef\\s+(?=\\w*(?:${of('definition')
-            .map((r) => r.match.regex)
-            .join('|')}))`,
-          'g',
+      ? wordLed(
+          new RegExp(
+            `\\bdef\\s+(?=\\w*(?:${of('definition')
+              .map((r) => r.match.regex)
+              .join('|')}))`,
+            'g',
+          ),
+          ['def'],
         )
       : null,
     callNames: of('call-name').map((r) => ({ r, re: new RegExp(r.match.regex) })),
@@ -485,11 +495,11 @@ export function candidateOffsets(
   for (const name of imported) if (c.extensionName(name)) ext.add(name);
   const { modules: extModules, functions: extFns } = extensionImports(c, bound);
   for (const local of extModules) ext.add(local);
-  if (extFns.length) all(new RegExp(`\\b(?:${extFns.map(escape).join('|')})\\s*\\(`, 'g'));
+  if (extFns.length) all(wordsThen(extFns, '\\s*\\('));
   // `ext = load_ext(…)`: a loader call that can bind one (`state = torch.load(…)` cannot)
   if (loader) for (const m of loadedMatches(source)) ext.add(m[1]!);
   if (ext.size) {
-    all(new RegExp(`\\b(?:${[...ext].map(escape).join('|')})${GAP}\\.`, 'g'));
+    all(wordsThen([...ext], `${GAP}\\.`));
     // an autograd forward's ctx attributes: where ctx.device goes
     all(CTX_ASSIGNMENT);
   }
@@ -501,7 +511,7 @@ export function candidateOffsets(
     const def = [...before.matchAll(/^[ \t]*def[ \t]+(\w+)/gm)].at(-1);
     if (def) helpers.add(def[1]!);
   }
-  if (helpers.size) all(new RegExp(`\\b(?:${[...helpers].map(escape).join('|')})\\s*\\(`, 'g'));
+  if (helpers.size) all(wordsThen([...helpers], '\\s*\\('));
   // `else: raise` tells a required import from an optional one
   const inElse = codeMatches(RAISE, source).map((m) => m[0]);
   const imports = codeMatches(IMPORT_HINT, source).map((m) => m[0]);
@@ -815,7 +825,8 @@ export function chainRegex(c: Compiled, local: string, full: string): RegExp | n
         .join('|')})\\b`;
   }
   if (c.chainRegexes.size > 5000) c.chainRegexes.clear();
-  const re = alternative ? new RegExp(`\\b(?:${alternative})`, 'g') : null;
+  // every match starts with the local name
+  const re = alternative ? wordLed(new RegExp(`\\b(?:${alternative})`, 'g'), [local]) : null;
   c.chainRegexes.set(key, re);
   return re;
 }

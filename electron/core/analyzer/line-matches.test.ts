@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CTX_ASSIGNMENT, IMPORT_HINT, RAISE, TEXT_IMPORT } from './analyze-file';
-import { allMatches } from './line-matches';
+import { allMatches, wordLed } from './line-matches';
 import { TOP_IMPORT } from './python-file';
 import { REFERENCE } from '../../../tests/support/reference';
 
@@ -111,5 +111,57 @@ describe('line-anchored matches', () => {
     for (const re of [/^[ \t]*/gm, /^b|c/gm, /^(?:b|c)/gm, /^[|]?\w/gm])
       expect(found(re, text), String(re)).toEqual(byExec(re, text));
     expect(found(/^b|c/gm, text).map(([at]) => at)).toEqual([3, 7]);
+  });
+});
+
+describe('word-led matches', () => {
+  // the scanner's searches that start with a name (chainRegex, the definition hint, an
+  // extension's call sites), declared with that name: tried only where it is written
+  const led = () => [
+    wordLed(
+      /\b(?:torch(?:\s|\\\n)*\.(?:\s|\\\n)*(?:cuda|backends(?:\s|\\\n)*\.(?:\s|\\\n)*cudnn)\b)/g,
+      ['torch'],
+    ),
+    wordLed(/\bdef\s+(?=\w*(?:xformers|flash_attn))/g, ['def']),
+    wordLed(/\b(?:_C|_ext)(?:\s|\\\n)*\./g, ['_C', '_ext']),
+    wordLed(/\bmulti_processor_count\b|\bmax_num_regs\b/g, [
+      'multi_processor_count',
+      'max_num_regs',
+    ]),
+  ];
+
+  it('are the regex’s own matches on every real sample', () => {
+    const files = [
+      ...pythonFiles(FIXTURES),
+      ...(existsSync(CORPUS) ? pythonFiles(CORPUS).slice(0, 400) : []),
+    ];
+    let matched = 0;
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      for (const re of led()) {
+        const want = byExec(re, text);
+        expect(found(re, text), `${file} ${re}`).toEqual(want);
+        matched += want.length;
+      }
+    }
+    expect(matched).toBeGreaterThan(100);
+  });
+
+  it('keep \\b, skip a word inside the match before, and see a name split by a continuation', () => {
+    const text = [
+      'mytorch.cuda.x = torch.cuda',
+      'torch . \\',
+      '  backends.cudnn',
+      'def flash_attn_forward(): pass',
+      'undef xformers_x',
+      'x = a._C._ext.y  # _C._ext',
+      'torch.cudas',
+    ].join('\n');
+    for (const re of led()) expect(found(re, text), String(re)).toEqual(byExec(re, text));
+    expect(found(led()[0]!, text).map(([at]) => at)).toEqual([
+      text.indexOf('torch.cuda\n'),
+      text.indexOf('torch . '),
+    ]);
+    expect(found(led()[2]!, text).length).toBe(3);
   });
 });

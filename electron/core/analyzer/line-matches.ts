@@ -130,14 +130,67 @@ function ledLineStarts(text: string, leads: string[], indented: boolean): number
   return out;
 }
 
+/** Global regexes whose every match starts with one of a few words, and their sticky twins. */
+const wordLeads = new WeakMap<RegExp, { leads: string[]; twin: RegExp }>();
+
+/**
+ * Declares that every match of a global regex starts with one of `leads` (`\b(?:torch…|…)`,
+ * `\bdef\s+…`). allMatches then tries it only where a lead is written, found with `indexOf`:
+ * V8 runs a regex that starts with `\b` or an alternation at every offset of the text, and the
+ * scanner's name, definition and attribute searches were that shape. Returns `re`.
+ */
+export function wordLed<R extends RegExp>(re: R, leads: string[]): R {
+  if (re.global && !re.sticky && leads.length && leads.every((l) => l.length > 0))
+    wordLeads.set(re, {
+      leads: [...new Set(leads)],
+      twin: new RegExp(re.source, re.flags.replace('g', '') + 'y'),
+    });
+  return re;
+}
+
+/** The offsets where one of the leads is written, in order, each once. */
+function leadOffsets(text: string, leads: string[]): number[] {
+  const out: number[] = [];
+  for (const lead of leads)
+    for (let at = text.indexOf(lead); at >= 0; at = text.indexOf(lead, at + 1)) out.push(at);
+  if (leads.length > 1) {
+    out.sort((a, b) => a - b);
+    return out.filter((at, i) => i === 0 || at !== out[i - 1]);
+  }
+  return out;
+}
+
+/** allMatches of a regex declared with wordLed: its sticky twin tried at each lead. */
+function wordLedMatches(
+  text: string,
+  led: { leads: string[]; twin: RegExp },
+  out: RegExpExecArray[],
+): RegExpExecArray[] {
+  const tried = leadOffsets(text, led.leads);
+  let from = 0;
+  for (let k = 0; k < tried.length; k++) {
+    const at = tried[k]!;
+    if (at < from) continue;
+    led.twin.lastIndex = at;
+    const m = led.twin.exec(text);
+    if (!m) continue;
+    out.push(m);
+    from = m.index + (m[0].length || 1);
+  }
+  return out;
+}
+
 /**
  * Every match of a global regex over the text, in order, as repeated `re.exec` from offset 0
  * finds them (an empty match moves on by one). A `/^…/gm` regex can only match where a line
  * starts, so it is tried at each line start not inside the previous match, and nowhere else —
- * one declared with ledBy only at the line starts its leads begin.
+ * one declared with ledBy only at the line starts its leads begin, one declared with wordLed
+ * only where its words are.
  */
 export function allMatches(re: RegExp, text: string): RegExpExecArray[] {
   const out: RegExpExecArray[] = [];
+  const words = wordLeads.get(re);
+  if (words) return wordLedMatches(text, words, out);
   const twin = stickyTwin(re);
   const starts = twin ? lineStarts(text) : null;
   if (!twin || !starts) {

@@ -38,7 +38,8 @@ if (command === 'serve' || process.env.AMW_DEBUG) {
 } else {
   // A one-shot command lives a few seconds: with V8's default budget its optimising compiler
   // works on background threads for much of that time, for code that runs only briefly (a fifth
-  // of a 200k-line `amw scan`'s CPU). Eight times the budget optimises only what stays hot.
+  // of a 200k-line `amw scan`'s CPU). Sixteen times the budget optimises only what stays hot
+  // (eight: 1.5% more CPU for 217k lines, 1% for 868k; thirty-two: more for both).
   // Node compiles its own modules from a code cache of its build, which V8 refuses once a flag
   // differs: a Node module first loaded after the flags below is parsed and compiled whole. So
   // the ones every one-shot command loads (commander needs child_process and process; the scan,
@@ -60,7 +61,7 @@ if (command === 'serve' || process.env.AMW_DEBUG) {
   } catch {
     // not installed: the command that needs it says so
   }
-  setFlagsFromString('--interrupt-budget=540672');
+  setFlagsFromString('--interrupt-budget=1081344');
   // The parser's WebAssembly stays baseline (Liftoff) code. Optimising it is paid for on the same
   // two cores, whatever the budget: tree-sitter's largest function alone took TurboFan 120-160 ms
   // and 20 MB of compiler memory (5k page faults), and it tiered up even in a two-file scan. Only

@@ -33,6 +33,9 @@ const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u20
  * second pass over a scan's megabytes.
  */
 export function printableJson(json: string): string {
+  // looked for first: a replace with nothing to replace still made a copy of a scan's JSON
+  UNSAFE_IN_JSON.lastIndex = 0;
+  if (!UNSAFE_IN_JSON.test(json)) return json;
   return json.replace(UNSAFE_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 

@@ -73,28 +73,26 @@ if (command === 'serve' || process.env.AMW_DEBUG) {
   if (/^20\./.test(process.versions.node)) setFlagsFromString('--liftoff-only');
   else if (/^(22|24)\./.test(process.versions.node))
     setFlagsFromString('--wasm-tiering-budget=18000000');
-  // What the optimising compiler does to the few functions that get hot in a one-shot run is
-  // paid for on the same two cores: a tenth of a 217k-line scan's CPU was TurboFan compiling its
-  // text passes. Less inlining, no loop peeling and no escape analysis make those compiles
-  // cheaper by more than their code gets slower (7.02 -> 6.77 G instructions for that scan).
-  // Measured on Node 20 only, where these flags exist as named.
+  // Measured on Node 20 only, where these flags exist as named:
   if (/^20\./.test(process.versions.node))
     for (const flag of [
+      // What the optimising compiler does to the few functions that get hot in a one-shot run
+      // is paid for on the same two cores: a tenth of a 217k-line scan's CPU was TurboFan
+      // compiling its text passes. Less inlining, no loop peeling and no escape analysis make
+      // those compiles cheaper by more than their code gets slower (7.02 -> 6.77 G
+      // instructions for that scan).
       '--max-inlined-bytecode-size-cumulative=200',
       '--no-turbo-loop-peeling',
       '--no-turbo-escape',
-    ])
-      setFlagsFromString(flag);
-  // The young generation stays at its first size (1 MB a semi-space) instead of doubling up to
-  // 16 MB: every page it grows into is a page fault the first time it is written, ~12 µs each on
-  // a virtual machine, and a 217k-line scan wrote 32 MB of them. More, smaller scavenges cost far
-  // less than that: 19.2k -> 12.1k page faults, 1.36 -> 1.20 CPU-s; 868k lines the same CPU,
-  // peak RSS 130 -> 97 MB. Each of those ~150 scavenges of 1 MB is done on the main thread:
-  // handing each to helper threads cost more than it saved (1.09 -> 1.07 CPU-s); so is sweeping
-  // the old generation, which now holds what they promote (1.10 -> 1.085). Measured on Node 20.
-  if (/^20\./.test(process.versions.node))
-    for (const flag of [
+      // The young generation stays at its first size (1 MB a semi-space) instead of doubling up
+      // to 16 MB: every page it grows into is a page fault the first time it is written, ~12 µs
+      // each on a virtual machine, and a 217k-line scan wrote 32 MB of them. More, smaller
+      // scavenges cost far less than that: 19.2k -> 12.1k page faults, 1.36 -> 1.20 CPU-s;
+      // 868k lines the same CPU, peak RSS 130 -> 97 MB.
       '--semi-space-growth-factor=1',
+      // Each of those ~150 scavenges of 1 MB is done on the main thread: handing each to helper
+      // threads cost more than it saved (1.09 -> 1.07 CPU-s); so is sweeping the old
+      // generation, which now holds what they promote (1.10 -> 1.085).
       '--no-parallel-scavenge',
       '--no-concurrent-sweeping',
     ])

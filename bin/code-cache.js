@@ -60,9 +60,10 @@ function runWithCodeCache(file, command, dir = codeCacheDir()) {
   // Latin-1 made a string this size an external one, which V8 then compiled the bundle's
   // functions from more slowly than the copy it saved (an empty `amw scan` +4% CPU).
   const source = bytes.toString('utf8');
+  const stamp = BUILD_STAMP.exec(source.slice(0, 40));
   // keyed by the bundle's content and the Node that compiled it; V8 checks its own version and
   // flags again, and refuses data that is not its own
-  const key = bundleKey(file, bytes);
+  const key = bundleKey(file, bytes, stamp);
   const which = /^[a-z][a-z-]{0,30}$/.test(command ?? '') ? command : 'other';
   const name = `${PREFIX}${process.version}-${process.arch}-${key}-${which}${SUFFIX}`;
   const cacheFile = dir ? join(dir, name) : null;
@@ -74,7 +75,6 @@ function runWithCodeCache(file, command, dir = codeCacheDir()) {
   }
   // a bundle the build wrapped is compiled as read: joined to the wrapper here, V8 flattened the
   // joined text into one more copy of the whole bundle before compiling it
-  const stamp = BUILD_STAMP.exec(source.slice(0, 40));
   const wrapped = stamp !== null && source.startsWith(WRAPPER, stamp[0].length);
   const script = new Script(wrapped ? source : `${WRAPPER} ${source}\n})`, {
     filename: file,
@@ -109,8 +109,7 @@ function readInto(buffer, file) {
 }
 
 /** The build's stamp (scripts/build.mjs), then the file's size and time; else its hash. */
-function bundleKey(file, bytes) {
-  const stamp = BUILD_STAMP.exec(bytes.toString('latin1', 0, 40));
+function bundleKey(file, bytes, stamp) {
   // the file's size and time too: a bundle changed by hand after the build is not the one stamped
   if (stamp) {
     const { size, mtimeMs } = statSync(file);

@@ -107,11 +107,6 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const wordsThen = (words: string[], rest: string) =>
   wordLed(new RegExp(`\\b(?:${words.map(escape).join('|')})${rest}`, 'g'), words);
 
-/** The names an extension's loaders are called by (`load` of torch.utils.cpp_extension.load). */
-const loaderNames = (rules: RuleOf<'extension'>[]) => [
-  ...new Set(rules.flatMap((r) => r.match.loaders.map((l) => l.split('.').pop()!))),
-];
-
 /** See Compiled.importRulesOf: `covered` ignores the rules' exceptions (nodeNeeded asks that). */
 interface ImportRulesOf {
   covered: boolean;
@@ -182,15 +177,9 @@ export function compile(rules: Rule[]): Compiled {
     attributes,
     memberHint: members.length ? memberRegex(methods, attributes) : null,
     calledAttributes: attributes.some((r) => r.match.callers)
-      ? wordLed(
-          new RegExp(
-            attributes
-              .filter((r) => r.match.callers)
-              .map((r) => `\\b${escape(r.match.name)}\\b`)
-              .join('|'),
-            'g',
-          ),
+      ? wordsThen(
           attributes.filter((r) => r.match.callers).map((r) => r.match.name),
+          '\\b',
         )
       : null,
     keywords,
@@ -229,7 +218,17 @@ export function compile(rules: Rule[]): Compiled {
     once: new Set(rules.filter((r) => r.once).map((r) => r.id)),
     subsumed: rules.filter((r) => r.subsumedBy).map((r) => [r.id, r.subsumedBy!]),
     loaders: [...new Set(of('extension').flatMap((r) => r.match.loaders))],
-    loaderHint: of('extension').length ? wordsThen(loaderNames(of('extension')), '\\s*\\(') : null,
+    // called by the last segment of its name (`load` of torch.utils.cpp_extension.load)
+    loaderHint: of('extension').length
+      ? wordsThen(
+          [
+            ...new Set(
+              of('extension').flatMap((r) => r.match.loaders.map((l) => l.split('.').pop()!)),
+            ),
+          ],
+          '\\s*\\(',
+        )
+      : null,
     conditionNames: of('condition-name').map((r) => ({ r, re: new RegExp(r.match.regex) })),
     definitions: of('definition').map((r) => ({ r, re: new RegExp(r.match.regex) })),
     definitionHint: of('definition').length

@@ -112,20 +112,13 @@ export function ledBy<R extends RegExp>(re: R, leads: string[], indented: boolea
 /** The line starts (after `\n`) where one of the leads begins the line's text, in order. */
 function ledLineStarts(text: string, leads: string[], indented: boolean): number[] {
   const out: number[] = [];
-  for (const lead of leads)
-    for (let at = text.indexOf(lead); at >= 0; at = text.indexOf(lead, at + 1)) {
-      let ls = at;
-      if (indented)
-        for (
-          let ch = text.charCodeAt(ls - 1);
-          ch === 32 || ch === 9;
-          ch = text.charCodeAt(--ls - 1)
-        );
-      if (ls === 0 || text.charCodeAt(ls - 1) === 10) out.push(ls);
-    }
-  if (leads.length > 1) {
-    out.sort((a, b) => a - b);
-    return out.filter((at, i) => i === 0 || at !== out[i - 1]);
+  // in order and each once: a line's start is kept for the one lead that begins its text
+  const hits = leadOffsets(text, leads);
+  for (let k = 0; k < hits.length; k++) {
+    let ls = hits[k]!;
+    if (indented)
+      for (let ch = text.charCodeAt(ls - 1); ch === 32 || ch === 9; ch = text.charCodeAt(--ls - 1));
+    if (ls === 0 || text.charCodeAt(ls - 1) === 10) out.push(ls);
   }
   return out;
 }

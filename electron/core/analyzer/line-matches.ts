@@ -112,15 +112,26 @@ export function ledBy<R extends RegExp>(re: R, leads: string[], indented: boolea
 /** The line starts (after `\n`) where one of the leads begins the line's text, in order. */
 function ledLineStarts(text: string, leads: string[], indented: boolean): number[] {
   const out: number[] = [];
-  // in order and each once: a line's start is kept for the one lead that begins its text
-  const hits = leadOffsets(text, leads);
-  for (let k = 0; k < hits.length; k++) {
-    let ls = hits[k]!;
-    if (indented)
-      for (let ch = text.charCodeAt(ls - 1); ch === 32 || ch === 9; ch = text.charCodeAt(--ls - 1));
-    if (ls === 0 || text.charCodeAt(ls - 1) === 10) out.push(ls);
-  }
-  return out;
+  // each lead's hits kept where they begin a line's text, then sorted: sorting every hit first
+  // (leadOffsets) sorted the many `from` and `import` in the middle of lines too
+  for (const lead of leads)
+    for (let at = text.indexOf(lead); at >= 0; at = text.indexOf(lead, at + 1)) {
+      let ls = at;
+      if (indented)
+        for (
+          let ch = text.charCodeAt(ls - 1);
+          ch === 32 || ch === 9;
+          ch = text.charCodeAt(--ls - 1)
+        );
+      if (ls === 0 || text.charCodeAt(ls - 1) === 10) out.push(ls);
+    }
+  return leads.length > 1 ? sortedOnce(out) : out;
+}
+
+/** The offsets in order, each once. */
+function sortedOnce(out: number[]): number[] {
+  out.sort((a, b) => a - b);
+  return out.filter((at, i) => i === 0 || at !== out[i - 1]);
 }
 
 /** Global regexes whose every match starts with one of a few words, and their sticky twins. */
@@ -146,11 +157,7 @@ function leadOffsets(text: string, leads: string[]): number[] {
   const out: number[] = [];
   for (const lead of leads)
     for (let at = text.indexOf(lead); at >= 0; at = text.indexOf(lead, at + 1)) out.push(at);
-  if (leads.length > 1) {
-    out.sort((a, b) => a - b);
-    return out.filter((at, i) => i === 0 || at !== out[i - 1]);
-  }
-  return out;
+  return leads.length > 1 ? sortedOnce(out) : out;
 }
 
 /** allMatches of a regex declared with wordLed: its sticky twin tried at each lead. */

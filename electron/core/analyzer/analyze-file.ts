@@ -397,10 +397,15 @@ export function loadedMatches(source: string): RegExpExecArray[] {
 /** An autograd forward's `ctx.x = …` (one regex object: matches are kept per regex). */
 export const CTX_ASSIGNMENT = ledBy(/^[ \t]*ctx\.\w+\s*=/gm, ['ctx.'], true);
 
-/** What a file's imports bind: aliases (as importAliases), imported names, [what, local name]. */
+/**
+ * Modules whose `_C` / `*_ext` names are not a project's compiled extension: PyTorch's own
+ * bindings (`from torch import _C`) and the build tools of a setup.py (`build_ext`).
+ */
+const NOT_EXTENSION = /^(?:torch|setuptools|distutils)(?:\.|$)/;
+
+/** What a file's imports bind: aliases (as importAliases), [what, local name]. */
 interface TextBindings {
   aliases: Map<string, string>;
-  imported: string[];
   /** [what is imported (`pkg._ext`, `pkg._C.nms`), the local name that binds it] */
   bound: [string, string][];
 }
@@ -412,7 +417,6 @@ function bindText(m: RegExpExecArray, to: TextBindings): void {
     const w = /^\s*([\w.]+)(?:\s+as\s+(\w+))?/.exec(part);
     if (!w) continue;
     const [, name, alias] = w as unknown as [string, string, string | undefined];
-    to.imported.push(alias ?? name);
     to.bound.push([m[2] === undefined ? name : `${m[2]}.${name}`, alias ?? name]);
     if (m[1] !== undefined)
       to.aliases.set(alias ?? name.split('.')[0]!, alias ? name : name.split('.')[0]!);
@@ -429,7 +433,7 @@ const TEXT_IMPORT_AT = new RegExp(TEXT_IMPORT.source.slice(1), 'my');
  * the analysis never reads, bind nothing here: they only made candidates.
  */
 export function planBindings(source: string, c: Compiled): TextBindings {
-  const to: TextBindings = { aliases: new Map(), imported: [], bound: [] };
+  const to: TextBindings = { aliases: new Map(), bound: [] };
   let from = 0;
   for (const im of importPlan(source, c).imports) {
     if (im.start < from) continue;
@@ -445,7 +449,6 @@ export function planBindings(source: string, c: Compiled): TextBindings {
     const module = read.module?.text;
     for (const { name, alias } of read.names) {
       const local = alias ?? name;
-      to.imported.push(local);
       if (!read.from) {
         to.bound.push([name, local]);
         const first = name.split('.')[0]!;
@@ -487,11 +490,14 @@ export function candidateOffsets(
   all(callHint(c, source));
   const loader = loaderHint(c, source);
   all(loader);
-  const { aliases, imported, bound } = planBindings(source, c);
+  const { aliases, bound } = planBindings(source, c);
   push(chainMatches(c, aliases, source));
   // an extension's call sites, wherever the module is bound
   const ext = new Set<string>();
-  for (const name of imported) if (c.extensionName(name)) ext.add(name);
+  for (let i = 0; i < bound.length; i++) {
+    const local = bound[i]![1];
+    if (!NOT_EXTENSION.test(bound[i]![0]) && c.extensionName(local)) ext.add(local);
+  }
   const { modules: extModules, functions: extFns } = extensionImports(c, bound);
   for (const local of extModules) ext.add(local);
   if (extFns.length) all(wordsThen(extFns, '\\s*\\('));
@@ -719,7 +725,7 @@ function extensionImports(
     const dot = name.lastIndexOf('.');
     if (dot <= 0) continue;
     const module = name.slice(0, dot);
-    if (!/^torch\b/.test(module) && c.extensionName(module)) functions.push(local);
+    if (!NOT_EXTENSION.test(module) && c.extensionName(module)) functions.push(local);
   }
   return { modules, functions };
 }
@@ -1351,7 +1357,7 @@ export function analyzeSource(
     const bound = new Set<string>();
     // the extension's CPU kernels (`ext.op_cpu_forward`) run anywhere
     for (const stmt of importStatements) {
-      if (!stmt.from) continue;
+      if (!stmt.from || NOT_EXTENSION.test(stmt.module?.text ?? '')) continue;
       for (const { name, alias } of stmt.names) {
         const local = alias ?? name;
         if (!name || !local) continue;
@@ -1372,7 +1378,7 @@ export function analyzeSource(
           else if (!name.includes('.') && c.extensionName(name)) bound.add(name);
         }
       const module = stmt.module?.text ?? '';
-      if (!stmt.from || /^torch\b/.test(module)) continue;
+      if (!stmt.from || NOT_EXTENSION.test(module)) continue;
       if (!/\w/.test(module) || !c.extensionName(module)) continue;
       for (const { name, alias } of stmt.names) {
         const local = alias ?? name;

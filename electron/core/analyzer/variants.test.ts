@@ -57,6 +57,7 @@ const EXPECTED: Record<string, string[]> = {
     'focal.py:8:device.is-cuda',
     'focal.py:9:ext.extension-call',
     'legacy.py:8:ext.extension-call',
+    'lookalikes.py:16:ext.torch-ops',
     'ops.py:6:add.import-torch-npu',
     'ops.py:11:ext.autograd-function',
     'ops.py:13:ext.extension-call',

@@ -1112,7 +1112,12 @@ export function analyzeSource(
     for (const { r, re } of c.strings) {
       if (!re.test(content.value)) continue;
       if (compared && r.match.notCompared) continue;
-      if (r.match.onlyCompared && !comparedOperand(node)) continue;
+      if (r.match.onlyCompared) {
+        const comparison = comparedIn(node);
+        if (!comparison) continue;
+        const not = r.match.notComparedWith;
+        if (not && comparedWith(comparison, node, new RegExp(not))) continue;
+      }
       const rw = r.rewrite;
       const piece =
         rw?.kind === 'string-replace'
@@ -1768,10 +1773,22 @@ function assignmentOf(ident: Node): Node | null {
 }
 
 /** A comparison operand, itself or as the argument of a call: `x == float("inf")`. */
-function comparedOperand(node: Node): boolean {
+/** The comparison a node is an operand of, itself or as a call's argument (`float("inf")`). */
+function comparedIn(node: Node): Node | null {
   let n: Node | null = node;
   if (n.parent?.type === 'argument_list' && n.parent.parent?.type === 'call') n = n.parent.parent;
-  return n.parent?.type === 'comparison_operator';
+  return n.parent?.type === 'comparison_operator' ? n.parent : null;
+}
+
+/** Whether some other operand of the comparison is a name matching `re` (`ord == float("inf")`). */
+function comparedWith(comparison: Node, node: Node, re: RegExp): boolean {
+  return comparison.namedChildren.some(
+    (o) =>
+      !!o &&
+      !(o.startIndex <= node.startIndex && node.endIndex <= o.endIndex) &&
+      (o.type === 'identifier' || o.type === 'attribute') &&
+      re.test(o.text),
+  );
 }
 
 /**

@@ -141,6 +141,13 @@ const EXPECTED: Record<string, string[]> = {
     'tutorial_process.py:20:add.set-device',
     'tutorial_process.py:20:dist.nccl',
   ],
+  'tensor-types': [
+    'legacy.py:1:add.import-torch-npu',
+    'legacy.py:6:device.cuda-tensor-type',
+    'legacy.py:7:cuda.api',
+    'legacy.py:12:device.cuda-tensor-type',
+    'legacy.py:13:device.cuda-tensor-type',
+  ],
   triton: [
     'fast_math.py:4:add.import-torch-npu',
     'fast_math.py:7:lib.triton-kernel',

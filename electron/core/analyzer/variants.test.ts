@@ -160,6 +160,7 @@ const EXPECTED: Record<string, string[]> = {
     'fast_math.py:44:triton.num-warps-computed',
     'fast_math.py:51:triton.num-warps',
     'fast_math.py:60:triton.inline-asm',
+    'fast_math.py:71:triton.libdevice',
     'shim_pow.py:8:triton.libdevice',
     'shim_pow.py:11:lib.triton-kernel',
     'softmax_occupancy.py:6:triton.active-device',

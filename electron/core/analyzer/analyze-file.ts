@@ -61,6 +61,8 @@ interface Compiled {
   calls: RuleOf<'call'>[];
   /** The call rules that name a dotted name, in order (remembered: the same few names recur). */
   callRulesOf: (name: string) => RuleOf<'call'>[];
+  /** Last segments of the calls whose argument is also read by its value above (argAssigned). */
+  assignedCalls: string[];
   imports: RuleOf<'import'>[];
   extensions: RuleOf<'extension'>[];
   /** Whether an imported name (its last segment) binds a compiled extension (`_C`, `*_cuda`). */
@@ -186,6 +188,13 @@ export function compile(rules: Rule[]): Compiled {
     keywordHint: keywordNames.length ? keywordHint(keywordNames) : null,
     references,
     calls,
+    assignedCalls: [
+      ...new Set(
+        calls
+          .filter((r) => r.match.argAssigned)
+          .flatMap((r) => r.match.names.map((n) => n.slice(n.lastIndexOf('.') + 1))),
+      ),
+    ],
     callRulesOf: (() => {
       const known = new Map<string, RuleOf<'call'>[]>();
       return (name: string) => {
@@ -394,6 +403,28 @@ export function loadedMatches(source: string): RegExpExecArray[] {
   }
   return out;
 }
+/** `x = x + …` or `x += …` at a line's start (see argAssigned). */
+const ADDED_TO = /[ \t]*(\w+)[ \t]*(?:\+=|=[ \t]*\1[ \t]*\+)/y;
+
+/** The starts of the lines that add to a name (ADDED_TO), found from their `+`. */
+export function addedToLines(source: string): number[] {
+  const out: number[] = [];
+  for (let at = source.indexOf('+'); at >= 0; at = source.indexOf('+', at + 1)) {
+    let start = source.lastIndexOf('\n', at) + 1;
+    ADDED_TO.lastIndex = start;
+    if (ADDED_TO.test(source)) {
+      // the statement's own start, past the indentation
+      while (source.charCodeAt(start) === 32 || source.charCodeAt(start) === 9) start++;
+      out.push(start);
+    }
+    // the rest of the line holds no other line start
+    const end = source.indexOf('\n', at);
+    if (end < 0) break;
+    at = end;
+  }
+  return out;
+}
+
 /** An autograd forward's `ctx.x = …` (one regex object: matches are kept per regex). */
 export const CTX_ASSIGNMENT = ledBy(/^[ \t]*ctx\.\w+\s*=/gm, ['ctx.'], true);
 
@@ -492,6 +523,8 @@ export function candidateOffsets(
   all(loader);
   const { aliases, bound } = planBindings(source, c);
   push(chainMatches(c, aliases, source));
+  // `x = x + mask` above `softmax(x)`: kept for the call's rule to read (argAssigned)
+  if (c.assignedCalls.some((name) => source.includes(name))) at.push(...addedToLines(source));
   // an extension's call sites, wherever the module is bound
   const ext = new Set<string>();
   for (let i = 0; i < bound.length; i++) {
@@ -1201,7 +1234,14 @@ export function analyzeSource(
         const tested = r.match.firstArgOnly
           ? argList.filter((a) => a.type !== 'keyword_argument').slice(0, 1)
           : argList;
-        if (!tested.some((a) => re.test(a.text))) continue;
+        if (!tested.some((a) => re.test(a.text))) {
+          const arg = r.match.argAssigned ? tested[0] : undefined;
+          if (
+            arg?.type !== 'identifier' ||
+            !assignedBefore(call, arg.text, source).some((v) => re.test(v))
+          )
+            continue;
+        }
       }
       if (r.id === 'add.set-device') {
         if (source.includes('set_device') && /\bset_device\s*\(/.test(source)) continue;
@@ -1855,6 +1895,62 @@ function removeArgument(kw: Node): Edit[] | undefined {
 }
 
 /** An operand of `*` (through parentheses): `x * act(gate)`. */
+/** How many statements above a use `assignedBefore` looks, counting those in an `if` block. */
+const ASSIGNED_WITHIN = 4;
+
+/**
+ * The values given to `name` in the statements just before the one `node` is in, nearest first:
+ * `x = x + mask` gives `x + mask`, `x += mask` gives `x + mask`. Assignments that transform the
+ * name itself (`x = torch.max(x, m)`, `x = x.float()`) are passed over; one that gives it a
+ * value not made from it ends the search, as does any other augmented assignment. The last
+ * statements of an `if` block just above count (`if mask is not None: x = x + mask`).
+ */
+function assignedBefore(node: Node, name: string, source: string): string[] {
+  let stmt: Node | null = node;
+  while (stmt?.parent && stmt.parent.type !== 'block' && stmt.parent.type !== 'module')
+    stmt = stmt.parent;
+  const values: string[] = [];
+  const uses = new RegExp(`\\b${escape(name)}\\b`);
+  let seen = 0;
+  // statements above, nearest first; an `if` without else contributes its block's statements
+  const above = function* (from: Node | null): Generator<Node> {
+    for (let s = from?.previousNamedSibling ?? null; s; s = s.previousNamedSibling) {
+      if (s.type === 'if_statement' && !s.childForFieldName('alternative')) {
+        const body = s.childForFieldName('consequence');
+        const last = body?.namedChildren[body.namedChildren.length - 1];
+        if (last) {
+          yield last;
+          yield* above(last);
+        }
+      } else yield s;
+    }
+  };
+  for (const s of above(stmt)) {
+    if (s.type === 'comment') continue;
+    if (s.type === 'pass_statement') {
+      // a statement no rule needed, written over with `pass` (relevantSource): read from the
+      // text, where it ends the search if it gives the name a value not made from it
+      const end = source.indexOf('\n', s.startIndex);
+      const line = source.slice(s.startIndex, end < 0 ? source.length : end);
+      const given = line.startsWith(name) ? /^\s*=(?!=)(.*)/.exec(line.slice(name.length)) : null;
+      if (given && !uses.test(given[1]!)) break;
+      continue;
+    }
+    if (++seen > ASSIGNED_WITHIN || s.type !== 'expression_statement') break;
+    const a = s.namedChildren[0];
+    if (a?.type !== 'assignment' && a?.type !== 'augmented_assignment') continue;
+    if (a.childForFieldName('left')?.text !== name) continue;
+    const right = a.childForFieldName('right')?.text ?? '';
+    if (a.type === 'augmented_assignment') {
+      if (a.childForFieldName('operator')?.text === '+=') values.push(`${name} + ${right}`);
+      break;
+    }
+    values.push(right);
+    if (!uses.test(right)) break;
+  }
+  return values;
+}
+
 function inProduct(node: Node): boolean {
   let up = node.parent;
   while (up?.type === 'parenthesized_expression') up = up.parent;

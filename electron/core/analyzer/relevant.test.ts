@@ -81,6 +81,30 @@ def describe(model):
     expect(narrowed.findings.filter((f) => f.ruleId === 'device.cuda-method')).toHaveLength(1);
   });
 
+  it('the mask a softmax reads from the statements above is kept, and a new value written over with pass still ends it', async () => {
+    const src = `import torch
+${FILLER}
+
+def attend(w, mask, v):
+    if mask is not None:
+        w = w + mask
+        w = w.float()
+    return torch.softmax(w, -1) @ v
+
+
+def fresh(w, mask, v):
+    w = w + mask
+    w = v.new_zeros(v.shape)
+    return torch.softmax(w, -1)
+`;
+    const { narrowed, whole } = await both(src);
+    expect(at(narrowed)).toEqual(at(whole));
+    const softmax = (r: typeof narrowed) =>
+      r.findings.filter((f) => f.ruleId === 'attn.masked-softmax').map((f) => f.line);
+    const line = src.split('\n').indexOf('    return torch.softmax(w, -1) @ v') + 1;
+    expect(softmax(narrowed)).toEqual([line]);
+  });
+
   it('imports inside functions bind as a whole parse says: read from text, or parsed where optional matters', async () => {
     const src = `import torch
 ${FILLER}

@@ -86,6 +86,11 @@ const Match = z.discriminatedUnion('kind', [
     argRegex: z.string().optional(),
     /** Only the first positional argument is tested against argRegex. */
     firstArgOnly: z.boolean().optional(),
+    /**
+     * With firstArgOnly, a plain name also matches by the value it was given just before, in the
+     * same function: `scores = scores + mask` (or `scores += mask`) a few statements above.
+     */
+    argAssigned: z.boolean().optional(),
     /** Only as an operand of `*`: `F.silu(x) * y` (a gated activation). */
     inProduct: z.boolean().optional(),
   }),

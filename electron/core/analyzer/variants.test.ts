@@ -52,6 +52,8 @@ const EXPECTED: Record<string, string[]> = {
     'attn.py:20:attn.masked-softmax-method',
     'attn.py:26:attn.masked-softmax',
     'attn.py:44:attn.masked-fill-inf',
+    'attn.py:55:attn.masked-softmax',
+    'attn.py:61:attn.masked-softmax',
   ],
   'backend-flag': ['kernels.py:8:project.backend-switch'],
   'ext-calls': [

@@ -163,6 +163,7 @@ const EXPECTED: Record<string, string[]> = {
     'fast_math.py:51:triton.num-warps',
     'fast_math.py:60:triton.inline-asm',
     'fast_math.py:71:triton.libdevice',
+    'fast_math.py:80:triton.input-precision',
     'shim_pow.py:8:triton.libdevice',
     'shim_pow.py:11:lib.triton-kernel',
     'softmax_occupancy.py:6:triton.active-device',

@@ -1148,7 +1148,8 @@ export function analyzeSource(
       if (r.match.onlyCompared) {
         const comparison = comparedIn(node);
         if (!comparison) continue;
-        const not = r.match.notComparedWith;
+        const { comparedWith: only, notComparedWith: not } = r.match;
+        if (only && !comparedWith(comparison, node, new RegExp(only), true)) continue;
         if (not && comparedWith(comparison, node, new RegExp(not))) continue;
       }
       const rw = r.rewrite;
@@ -1820,14 +1821,17 @@ function comparedIn(node: Node): Node | null {
   return n.parent?.type === 'comparison_operator' ? n.parent : null;
 }
 
-/** Whether some other operand of the comparison is a name matching `re` (`ord == float("inf")`). */
-function comparedWith(comparison: Node, node: Node, re: RegExp): boolean {
+/**
+ * Whether some other operand of the comparison is a name matching `re` (`ord == float("inf")`);
+ * `last`: its last segment does (`self.grad_norm` as `grad_norm`).
+ */
+function comparedWith(comparison: Node, node: Node, re: RegExp, last = false): boolean {
   return comparison.namedChildren.some(
     (o) =>
       !!o &&
       !(o.startIndex <= node.startIndex && node.endIndex <= o.endIndex) &&
       (o.type === 'identifier' || o.type === 'attribute') &&
-      re.test(o.text),
+      re.test(last ? o.text.slice(o.text.lastIndexOf('.') + 1) : o.text),
   );
 }
 

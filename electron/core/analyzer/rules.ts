@@ -33,6 +33,8 @@ const Match = z.discriminatedUnion('kind', [
     notCompared: z.boolean().optional(),
     /** Only as a comparison operand, itself or in a call: `grad_norm == float("inf")`. */
     onlyCompared: z.boolean().optional(),
+    /** With onlyCompared: only when compared with a name whose last segment matches this. */
+    comparedWith: z.string().optional(),
     /** With onlyCompared: not when compared with a name matching this (a norm's order: `ord`). */
     notComparedWith: z.string().optional(),
   }),

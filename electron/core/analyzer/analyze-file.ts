@@ -188,13 +188,15 @@ export function compile(rules: Rule[]): Compiled {
     keywordHint: keywordNames.length ? keywordHint(keywordNames) : null,
     references,
     calls,
-    assignedCalls: [
+    // searched as text: `softmax(` finds `log_softmax(` too, so a name holding another is left out
+    assignedCalls: ((names: string[]) =>
+      names.filter((n, i) => !names.some((o, j) => j !== i && n !== o && n.includes(o))))([
       ...new Set(
         calls
           .filter((r) => r.match.argAssigned)
           .flatMap((r) => r.match.names.map((n) => n.slice(n.lastIndexOf('.') + 1))),
       ),
-    ],
+    ]),
     callRulesOf: (() => {
       const known = new Map<string, RuleOf<'call'>[]>();
       return (name: string) => {
@@ -405,23 +407,36 @@ export function loadedMatches(source: string): RegExpExecArray[] {
 }
 /** `x = x + …` or `x += …` at a line's start (see argAssigned). */
 const ADDED_TO = /[ \t]*(\w+)[ \t]*(?:\+=|=[ \t]*\1[ \t]*\+)/y;
+/** A call's first argument when it is a plain name: `(scores,` `(scores)`. */
+const NAME_ARGUMENT = /\(\s*(\w+)\s*[,)]/y;
+/** How many lines above such a call its argument's sum is looked for (see assignedBefore). */
+const ADDED_LINES = 12;
 
-/** The starts of the lines that add to a name (ADDED_TO), found from their `+`. */
-export function addedToLines(source: string): number[] {
+/**
+ * The statements just above a call of one of `calls` that add to the name it is given first
+ * (`w = w + mask` a few lines above `softmax(w, -1)`): only those, not every `x = x + y` of a
+ * file (residual sums are everywhere in model code, and each kept one is parsed).
+ */
+export function addedToLines(source: string, calls: string[]): number[] {
   const out: number[] = [];
-  for (let at = source.indexOf('+'); at >= 0; at = source.indexOf('+', at + 1)) {
-    let start = source.lastIndexOf('\n', at) + 1;
-    ADDED_TO.lastIndex = start;
-    if (ADDED_TO.test(source)) {
-      // the statement's own start, past the indentation
-      while (source.charCodeAt(start) === 32 || source.charCodeAt(start) === 9) start++;
-      out.push(start);
+  for (const call of calls)
+    for (let at = source.indexOf(call + '('); at >= 0; at = source.indexOf(call + '(', at + 1)) {
+      NAME_ARGUMENT.lastIndex = at + call.length;
+      const arg = NAME_ARGUMENT.exec(source)?.[1];
+      if (!arg) continue;
+      let lineEnd = source.lastIndexOf('\n', at);
+      for (let n = 0; n < ADDED_LINES && lineEnd > 0; n++) {
+        const start = source.lastIndexOf('\n', lineEnd - 1) + 1;
+        ADDED_TO.lastIndex = start;
+        if (ADDED_TO.exec(source)?.[1] === arg) {
+          // the statement's own start, past the indentation
+          let stmt = start;
+          while (source.charCodeAt(stmt) === 32 || source.charCodeAt(stmt) === 9) stmt++;
+          out.push(stmt);
+        }
+        lineEnd = start - 1;
+      }
     }
-    // the rest of the line holds no other line start
-    const end = source.indexOf('\n', at);
-    if (end < 0) break;
-    at = end;
-  }
   return out;
 }
 
@@ -524,7 +539,7 @@ export function candidateOffsets(
   const { aliases, bound } = planBindings(source, c);
   push(chainMatches(c, aliases, source));
   // `x = x + mask` above `softmax(x)`: kept for the call's rule to read (argAssigned)
-  if (c.assignedCalls.some((name) => source.includes(name))) at.push(...addedToLines(source));
+  if (c.assignedCalls.length) at.push(...addedToLines(source, c.assignedCalls));
   // an extension's call sites, wherever the module is bound
   const ext = new Set<string>();
   for (let i = 0; i < bound.length; i++) {

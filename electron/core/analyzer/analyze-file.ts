@@ -191,11 +191,12 @@ export function compile(rules: Rule[]): Compiled {
     // searched as text: `softmax(` finds `log_softmax(` too, so a name holding another is left out
     assignedCalls: ((names: string[]) =>
       names.filter((n, i) => !names.some((o, j) => j !== i && n !== o && n.includes(o))))([
-      ...new Set(
-        calls
+      ...new Set([
+        ...calls
           .filter((r) => r.match.argAssigned)
           .flatMap((r) => r.match.names.map((n) => n.slice(n.lastIndexOf('.') + 1))),
-      ),
+        ...methods.filter((r) => r.match.objectAssigned).map((r) => r.match.name),
+      ]),
     ]),
     callRulesOf: (() => {
       const known = new Map<string, RuleOf<'call'>[]>();
@@ -338,9 +339,11 @@ function memberRegex(methods: RuleOf<'method'>[], attributes: RuleOf<'attribute'
         `${name}(?=\\s*\\(\\s*(?:[\\w.]*\\.)?(?:${r.match.firstArgIdentifier.map(escape).join('|')})\\b)`,
       );
     else if (r.match.objectRegex)
-      // the look-behind runs only where `.name` matched
+      // the look-behind runs only where `.name` matched; a plain name when its value is read too
       special.push(
-        `${name}\\b(?<=(?:${r.match.objectRegex.replace(/\$$/, '')})\\s*\\.\\s*${name})`,
+        `${name}\\b(?<=(?:${r.match.objectRegex.replace(/\$$/, '')}${
+          r.match.objectAssigned ? String.raw`|(?:^|[^\w.])\w+` : ''
+        })\\s*\\.\\s*${name})`,
       );
     else plain.add(r.match.inPlace ? `${name}_?` : name);
   }
@@ -412,17 +415,33 @@ const NAME_ARGUMENT = /\(\s*(\w+)\s*[,)]/y;
 /** How many lines above such a call its argument's sum is looked for (see assignedBefore). */
 const ADDED_LINES = 12;
 
+/** The plain name a method at `at` is called on (`w` of `w.softmax(`), if it is one. */
+function calledOn(source: string, at: number): string | undefined {
+  let dot = at - 1;
+  while (source.charCodeAt(dot) === 32) dot--;
+  if (source[dot] !== '.') return undefined;
+  let end = dot - 1;
+  while (source.charCodeAt(end) === 32) end--;
+  let start = end;
+  while (start > 0 && /\w/.test(source[start - 1]!)) start--;
+  // `a.b.softmax(`: an attribute, not a plain name
+  return start <= end && source[start - 1] !== '.' && /^[A-Za-z_]/.test(source[start]!)
+    ? source.slice(start, end + 1)
+    : undefined;
+}
+
 /**
- * The statements just above a call of one of `calls` that add to the name it is given first
- * (`w = w + mask` a few lines above `softmax(w, -1)`): only those, not every `x = x + y` of a
- * file (residual sums are everywhere in model code, and each kept one is parsed).
+ * The statements just above a call of one of `calls` that add to the name it is given first or is
+ * called on (`w = w + mask` a few lines above `softmax(w, -1)` or `w.softmax(-1)`): only those,
+ * not every `x = x + y` of a file (residual sums are everywhere in model code, and each kept one
+ * is parsed).
  */
 export function addedToLines(source: string, calls: string[]): number[] {
   const out: number[] = [];
   for (const call of calls)
     for (let at = source.indexOf(call + '('); at >= 0; at = source.indexOf(call + '(', at + 1)) {
       NAME_ARGUMENT.lastIndex = at + call.length;
-      const arg = NAME_ARGUMENT.exec(source)?.[1];
+      const arg = NAME_ARGUMENT.exec(source)?.[1] ?? calledOn(source, at);
       if (!arg) continue;
       let lineEnd = source.lastIndexOf('\n', at);
       for (let n = 0; n < ADDED_LINES && lineEnd > 0; n++) {
@@ -1361,11 +1380,19 @@ export function analyzeSource(
           !new RegExp(r.match.argsRegex).test(call.childForFieldName('arguments')?.text ?? '')
         )
           continue;
-        if (
-          r.match.objectRegex &&
-          !new RegExp(r.match.objectRegex).test(attr.childForFieldName('object')?.text ?? '')
-        )
-          continue;
+        if (r.match.objectRegex) {
+          const re = new RegExp(r.match.objectRegex);
+          const object = attr.childForFieldName('object');
+          if (
+            !re.test(object?.text ?? '') &&
+            !(
+              r.match.objectAssigned &&
+              object?.type === 'identifier' &&
+              assignedBefore(call, object.text, source).some((v) => re.test(`(${v})`))
+            )
+          )
+            continue;
+        }
         if (r.match.firstArgIdentifier) {
           const first = argList()[0];
           if (!first || !['identifier', 'attribute'].includes(first.type)) continue;

@@ -61,6 +61,11 @@ const Match = z.discriminatedUnion('kind', [
     firstArgIdentifier: z.array(z.string()).optional(),
     /** The object the method is called on, as written: `\\.pow\\(2\\)$` for `x.pow(2).mean(…)`. */
     objectRegex: z.string().optional(),
+    /**
+     * With objectRegex, a plain name as the object also matches by the value it was given just
+     * before, read as `(value)`: `w = w + mask` a few statements above `w.softmax(-1)`.
+     */
+    objectAssigned: z.boolean().optional(),
     /** Only as an operand of `*`: `x * self.gelu(gate)` (a gated activation). */
     inProduct: z.boolean().optional(),
     /** The call's argument list, as written, matches: `keepdim=True`. */

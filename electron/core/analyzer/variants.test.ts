@@ -54,6 +54,7 @@ const EXPECTED: Record<string, string[]> = {
     'attn.py:44:attn.masked-fill-inf',
     'attn.py:55:attn.masked-softmax',
     'attn.py:61:attn.masked-softmax',
+    'attn.py:77:attn.masked-softmax-method',
   ],
   'backend-flag': ['kernels.py:8:project.backend-switch'],
   'ext-calls': [

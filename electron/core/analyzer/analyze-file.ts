@@ -436,7 +436,7 @@ function calledOn(source: string, at: number): string | undefined {
  * not every `x = x + y` of a file (residual sums are everywhere in model code, and each kept one
  * is parsed).
  */
-export function addedToLines(source: string, calls: string[]): number[] {
+function addedToLines(source: string, calls: string[]): number[] {
   const out: number[] = [];
   for (const call of calls)
     for (let at = source.indexOf(call + '('); at >= 0; at = source.indexOf(call + '(', at + 1)) {

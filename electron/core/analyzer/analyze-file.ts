@@ -77,6 +77,11 @@ interface Compiled {
   conditionNames: { r: RuleOf<'condition-name'>; re: RegExp }[];
   definitions: { r: RuleOf<'definition'>; re: RegExp }[];
   definitionHint: RegExp | null;
+  /**
+   * Words one of which every definitionHint match holds (its rules' regexes are alternations
+   * of plain words); null where a rule's regex is written otherwise and no word is known.
+   */
+  definitionWords: string[] | null;
   callNames: { r: RuleOf<'call-name'>; re: RegExp }[];
   /** Plain calls a call-name rule can match (`replace_llama_attn_with_flash_attn()`). */
   callHint: RegExp | null;
@@ -253,6 +258,9 @@ export function compile(rules: Rule[]): Compiled {
           ),
           ['def'],
         )
+      : null,
+    definitionWords: of('definition').every((r) => /^\w+(?:\|\w+)*$/.test(r.match.regex))
+      ? of('definition').flatMap((r) => r.match.regex.split('|'))
       : null,
     callNames: of('call-name').map((r) => ({ r, re: new RegExp(r.match.regex) })),
     // from the rule's own text on (not `\b\w*` first: that tries every word of the file)
@@ -551,7 +559,7 @@ export function candidateOffsets(
   all(c.memberHint);
   all(c.keywordHint);
   all(c.conditionHint);
-  all(c.definitionHint);
+  all(definitionHint(c, source));
   all(callHint(c, source));
   const loader = loaderHint(c, source);
   all(loader);
@@ -588,7 +596,7 @@ export function candidateOffsets(
   const inElse = codeMatches(RAISE, source).map((m) => m[0]);
   const imports = codeMatches(IMPORT_HINT, source).map((m) => m[0]);
   // a definition rule reports the whole definition: it is parsed whole
-  const whole = codeMatches(c.definitionHint, source).map((m) => m[0]);
+  const whole = codeMatches(definitionHint(c, source), source).map((m) => m[0]);
   return { at, inElse, imports, whole };
 }
 
@@ -733,6 +741,24 @@ function callHint(c: Compiled, source: string): RegExp | null {
   return callHintOf[1];
 }
 let callHintOf: [Compiled, RegExp | null] | null = null;
+
+/**
+ * The definition hint where it can match: led by `def`, it was tried at every definition of
+ * every file (10k on a 217k-line tree), and a file without one of the rules' words holds no
+ * match.
+ */
+function definitionHint(c: Compiled, source: string): RegExp | null {
+  matches(null, source);
+  if (definitionHintOf?.[0] !== c)
+    definitionHintOf = [
+      c,
+      !c.definitionWords || c.definitionWords.some((w) => source.includes(w))
+        ? c.definitionHint
+        : null,
+    ];
+  return definitionHintOf[1];
+}
+let definitionHintOf: [Compiled, RegExp | null] | null = null;
 
 /**
  * The loader calls that can bind an extension in this text: a call binds where its name
@@ -930,6 +956,7 @@ function matches(re: RegExp | null, text: string): [number, number, string][] {
     chainMemo.clear();
     planMemo = null;
     callHintOf = null;
+    definitionHintOf = null;
     loaderHintOf = null;
     memoTokens = null;
     memoText = text;
@@ -1564,7 +1591,7 @@ export function analyzeSource(
   }
 
   // definitions: `def enable_xformers_memory_efficient_attention(…)` — a switch for a CUDA library
-  for (const m of codeMatches(c.definitionHint, source)) {
+  for (const m of codeMatches(definitionHint(c, source), source)) {
     const start = m[0],
       end = m[1];
     let def = root.descendantForIndex(start, end - 1);
@@ -1713,13 +1740,7 @@ export function analyzeSource(
   // statement's node (and asking each its type) cost more than reading the block
   let topNodes: (Node | null)[] | undefined;
   const top = () => (topNodes ??= root.namedChildren);
-  const guard = source.includes('__main__')
-    ? top().find(
-        (n) =>
-          n?.type === 'if_statement' &&
-          /^__name__\s*==\s*['"]__main__['"]$/.test(n.childForFieldName('condition')?.text ?? ''),
-      )
-    : undefined;
+  const guard = source.includes('__main__') ? mainGuard(root, source, top) : undefined;
   // the leading import block: module-level imports (and try/if blocks of imports) before the
   // first definition or other statement
   let importEnd = -1;
@@ -2064,6 +2085,29 @@ function chainName(
 const BACKEND_MEMBERS = /^(TRITON|CUDA|CUTLASS|FLASH|FBGEMM|GPU)$/i;
 const TORCH_MEMBERS =
   /^(PYTORCH|TORCH|PT|NATIVE|REFERENCE|EAGER|PURE_PYTORCH|PYTHON|DEFAULT_TORCH)$/i;
+
+const MAIN_GUARD = /^__name__\s*==\s*['"]__main__['"]$/;
+
+/**
+ * The module's `if __name__ == "__main__":` (its first), found from the statement lines that
+ * start with `if` at no indentation (the lexer's, see source-tokens.ts): building every top-level
+ * statement's node to ask each its type cost more, and most entry points hold hundreds. A text
+ * with a lone `\r` (a line end to the parser, not to the lexer) asks the module's statements.
+ */
+function mainGuard(root: Node, source: string, top: () => (Node | null)[]): Node | undefined {
+  const isGuard = (n: Node | null | undefined): n is Node =>
+    n?.type === 'if_statement' && MAIN_GUARD.test(n.childForFieldName('condition')?.text ?? '');
+  if (source.includes('\r') && /\r(?!\n)/.test(source)) return top().find(isGuard) ?? undefined;
+  const t = tokensOf(source);
+  for (let i = 0; i < t.lineStarts.length; i++) {
+    if (t.lineIndents[i] || t.lineWords[i] !== IF) continue;
+    const at = t.lineStarts[i]!;
+    // the `if` keyword, in its statement, in the module (not one the parser recovered elsewhere)
+    const stmt = root.descendantForIndex(at)?.parent;
+    if (stmt?.startIndex === at && stmt.parent?.type === 'module' && isGuard(stmt)) return stmt;
+  }
+  return undefined;
+}
 
 /**
  * `class KernelBackend(Enum): TRITON = …; CUDA = …; PYTORCH = …` — kernels chosen by a switch

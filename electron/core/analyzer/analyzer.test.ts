@@ -174,6 +174,38 @@ describe('scan of a nanoGPT-style project (AMP + DDP)', () => {
   });
 });
 
+describe('analyzer: entry points', () => {
+  // long enough that only what rules can match is parsed (relevant.ts), and short
+  const FILLER = Array.from(
+    { length: 60 },
+    (_, i) => `def helper_${i}(x):\n    return x + ${i}\n`,
+  ).join('\n');
+  const entry = async (src: string) => {
+    const long = (await analyze(`${src}\n${FILLER}`)).entryPoint;
+    expect((await analyze(src)).entryPoint).toBe(long);
+    return long;
+  };
+
+  it('is the module\'s own `if __name__ == "__main__":`, not one in a docstring, a function or a longer condition', async () => {
+    const doc = '"""Usage:\n\nif __name__ == "__main__":\n    main()\n"""\nimport torch\n';
+    expect(await entry(doc)).toBe(false);
+    expect(await entry(`${doc}\nif __name__ == "__main__":\n    main()\n`)).toBe(true);
+    expect(
+      await entry("import torch\n\ndef run():\n    if __name__ == '__main__':\n        pass\n"),
+    ).toBe(false);
+    expect(await entry('import torch\nif __name__ == "__main__" and DEBUG:\n    main()\n')).toBe(
+      false,
+    );
+    expect(
+      await entry(
+        'import torch\nif x:\n    pass\nelif y:\n    pass\nif __name__ == "__main__":\n    main()\n',
+      ),
+    ).toBe(true);
+    // old Mac line ends: a line end to the parser, not to the lexer
+    expect(await entry('import torch\rif __name__ == "__main__":\r    main()\r')).toBe(true);
+  });
+});
+
 describe('files skipped without parsing', () => {
   it("only files without any rule's words are skipped: .to(local_rank) alone or nn.DataParallel alone still count", async () => {
     const dir = tempDir();

@@ -38,23 +38,32 @@ export function withoutParameters(
     return lo < at.length && at[lo]! < end;
   };
   const cuts: [number, number][] = [];
-  let r = 0;
-  for (let i = 0; i < t.lineStarts.length; i++) {
-    const p = t.lineStarts[i]! + t.lineIndents[i]!;
-    const k = src.charCodeAt(p);
-    if (k !== 100 && k !== 97) continue; // d(ef), a(sync)
-    while (r < ranges.length && ranges[r]!.endIndex <= p) r++;
-    const range = ranges[r];
-    if (!range || range.startIndex > p) continue;
-    DEF.lastIndex = p;
-    const m = DEF.exec(src);
-    if (!m) continue;
-    FORWARD_CTX.lastIndex = p;
-    if (FORWARD_CTX.test(src)) continue;
-    const open = p + m[0].length - 1;
-    const close = closingParen(src, t, open, range.endIndex);
-    if (close < 0 || close - open - 1 < WORTH || candidateIn(open, close)) continue;
-    cuts.push([open + 1, close]);
+  const lines = t.lineStarts;
+  // the statement lines of each range only (most of the text is left out of every range)
+  for (const range of ranges) {
+    // the last line that starts at or before the range (a binary search)
+    let lo = 0;
+    let hi = lines.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (lines[mid]! <= range.startIndex) lo = mid;
+      else hi = mid - 1;
+    }
+    for (let i = lo; i < lines.length && lines[i]! < range.endIndex; i++) {
+      const p = lines[i]! + t.lineIndents[i]!;
+      if (p < range.startIndex || p >= range.endIndex) continue;
+      const k = src.charCodeAt(p);
+      if (k !== 100 && k !== 97) continue; // d(ef), a(sync)
+      DEF.lastIndex = p;
+      const m = DEF.exec(src);
+      if (!m) continue;
+      FORWARD_CTX.lastIndex = p;
+      if (FORWARD_CTX.test(src)) continue;
+      const open = p + m[0].length - 1;
+      const close = closingParen(src, t, open, range.endIndex);
+      if (close < 0 || close - open - 1 < WORTH || candidateIn(open, close)) continue;
+      cuts.push([open + 1, close]);
+    }
   }
   if (!cuts.length) return ranges;
   const starts = newlineStarts(src);

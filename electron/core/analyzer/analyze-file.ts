@@ -72,6 +72,8 @@ interface Compiled {
   subsumed: [string, string][];
   /** The extension rules' loader calls, as named (`torch.utils.cpp_extension.load`). */
   loaders: string[];
+  /** Each loader's name segments, the longest (rarest in a text) first. */
+  loaderSegments: string[][];
   /** `\b(?:load|…)\s*\(`: their calls, by last segment (see loaderHint). */
   loaderHint: RegExp | null;
   conditionNames: { r: RuleOf<'condition-name'>; re: RegExp }[];
@@ -235,6 +237,9 @@ export function compile(rules: Rule[]): Compiled {
     once: new Set(rules.filter((r) => r.once).map((r) => r.id)),
     subsumed: rules.filter((r) => r.subsumedBy).map((r) => [r.id, r.subsumedBy!]),
     loaders: [...new Set(of('extension').flatMap((r) => r.match.loaders))],
+    loaderSegments: [...new Set(of('extension').flatMap((r) => r.match.loaders))].map((l) =>
+      l.split('.').sort((a, b) => b.length - a.length),
+    ),
     // called by the last segment of its name (`load` of torch.utils.cpp_extension.load)
     loaderHint: of('extension').length
       ? wordsThen(
@@ -737,10 +742,19 @@ function callHint(c: Compiled, source: string): RegExp | null {
   matches(null, source);
   // asked twice per file (candidates, analysis): the words looked for once
   if (callHintOf?.[0] !== c)
-    callHintOf = [c, c.callWords.some((w) => source.includes(w)) ? c.callHint : null];
+    callHintOf = [c, c.callWords.some((w) => written(source, w)) ? c.callHint : null];
   return callHintOf[1];
 }
 let callHintOf: [Compiled, RegExp | null] | null = null;
+
+/** Which words the last text holds: each looked for once (a search of the whole text when absent). */
+const writtenMemo = new Map<string, boolean>();
+function written(source: string, word: string): boolean {
+  matches(null, source);
+  let is = writtenMemo.get(word);
+  if (is === undefined) writtenMemo.set(word, (is = source.includes(word)));
+  return is;
+}
 
 /**
  * The definition hint where it can match: led by `def`, it was tried at every definition of
@@ -752,7 +766,7 @@ function definitionHint(c: Compiled, source: string): RegExp | null {
   if (definitionHintOf?.[0] !== c)
     definitionHintOf = [
       c,
-      !c.definitionWords || c.definitionWords.some((w) => source.includes(w))
+      !c.definitionWords || c.definitionWords.some((w) => written(source, w))
         ? c.definitionHint
         : null,
     ];
@@ -772,19 +786,8 @@ let definitionHintOf: [Compiled, RegExp | null] | null = null;
 function loaderHint(c: Compiled, source: string): RegExp | null {
   matches(null, source);
   if (loaderHintOf?.[0] !== c) {
-    // each segment looked for once, the longest (rarest) of a loader's first
-    const written = new Map<string, boolean>();
-    const has = (seg: string) => {
-      let is = written.get(seg);
-      if (is === undefined) written.set(seg, (is = source.includes(seg)));
-      return is;
-    };
-    const bindable = c.loaders.some((l) =>
-      l
-        .split('.')
-        .sort((a, b) => b.length - a.length)
-        .every(has),
-    );
+    // the longest (rarest) segment of a loader's first
+    const bindable = c.loaderSegments.some((segs) => segs.every((seg) => written(source, seg)));
     loaderHintOf = [c, bindable ? c.loaderHint : null];
   }
   return loaderHintOf[1];
@@ -957,6 +960,7 @@ function matches(re: RegExp | null, text: string): [number, number, string][] {
     planMemo = null;
     callHintOf = null;
     definitionHintOf = null;
+    writtenMemo.clear();
     loaderHintOf = null;
     memoTokens = null;
     memoText = text;

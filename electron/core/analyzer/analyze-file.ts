@@ -369,8 +369,11 @@ function memberRegex(methods: RuleOf<'method'>[], attributes: RuleOf<'attribute'
 
 /** Top-level classes kept whole: enums (a kernel backend switch). */
 const KEEP = /\bEnum\b/;
-/** Top-level statements whose header is always parsed: the entry point's guard. */
-const LOOK = /^if\b[^\n]*__name__/;
+/**
+ * Top-level statements whose header is always parsed: the entry point's guard (after what the
+ * parser reads as space and the lexer does not: a form feed, a byte-order mark).
+ */
+const LOOK = /^[\v\f\u00a0\u1680\u2000-\u200b\u202f\u205f\u2060\u3000\ufeff]*if\b[^\n]*__name__/;
 export const TEXT_IMPORT = ledBy(
   /^[ \t]*(?:import[ \t]+([^\n#;]+)|from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+))/gm,
   ['import', 'from'],
@@ -2093,15 +2096,25 @@ const TORCH_MEMBERS =
 const MAIN_GUARD = /^__name__\s*==\s*['"]__main__['"]$/;
 
 /**
- * The module's `if __name__ == "__main__":` (its first), found from the statement lines that
- * start with `if` at no indentation (the lexer's, see source-tokens.ts): building every top-level
- * statement's node to ask each its type cost more, and most entry points hold hundreds. A text
- * with a lone `\r` (a line end to the parser, not to the lexer) asks the module's statements.
+ * Characters the parser reads as space where the lexer (source-tokens.ts) reads code: before an
+ * `if` they hide a statement line from the lexer. With a lone `\r` (a line end to the parser, not
+ * to the lexer), such a text is read from the module's statements.
+ */
+const PARSER_ONLY_SPACE =
+  /\r(?!\n)|[\v\f\u0085\u00a0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u2060\u3000\ufeff]/;
+
+/**
+ * The module's `if __name__ == "__main__":` (its first). Looked for first at the statement lines
+ * that start with `if` at no indentation (the lexer's): building every top-level statement's node
+ * to ask each its type cost more, and most entry points hold hundreds. Where the lexer cannot
+ * see every top-level statement the module's statements are read, as they are when it finds no
+ * guard (a bracket left open, or a string, hides the rest of the file from it).
  */
 function mainGuard(root: Node, source: string, top: () => (Node | null)[]): Node | undefined {
   const isGuard = (n: Node | null | undefined): n is Node =>
     n?.type === 'if_statement' && MAIN_GUARD.test(n.childForFieldName('condition')?.text ?? '');
-  if (source.includes('\r') && /\r(?!\n)/.test(source)) return top().find(isGuard) ?? undefined;
+  const statements = () => top().find(isGuard) ?? undefined;
+  if (PARSER_ONLY_SPACE.test(source)) return statements();
   const t = tokensOf(source);
   for (let i = 0; i < t.lineStarts.length; i++) {
     if (t.lineIndents[i] || t.lineWords[i] !== IF) continue;
@@ -2110,7 +2123,7 @@ function mainGuard(root: Node, source: string, top: () => (Node | null)[]): Node
     const stmt = root.descendantForIndex(at)?.parent;
     if (stmt?.startIndex === at && stmt.parent?.type === 'module' && isGuard(stmt)) return stmt;
   }
-  return undefined;
+  return statements();
 }
 
 /**

@@ -201,6 +201,15 @@ describe('analyzer: entry points', () => {
         'import torch\nif x:\n    pass\nelif y:\n    pass\nif __name__ == "__main__":\n    main()\n',
       ),
     ).toBe(true);
+    // what the parser reads as space before `if` (a form feed, a zero-width space, a byte-order
+    // mark), and a bracket left open above: the lexer does not see those statement lines
+    expect(await entry('import torch\n\fif __name__ == "__main__":\n    main()\n')).toBe(true);
+    expect(await entry('import torch\n\u200bif __name__ == "__main__":\n    main()\n')).toBe(true);
+    expect(await entry('\ufeffif __name__ == "__main__":\n    import torch\n')).toBe(true);
+    expect(
+      (await analyze('import torch\nx = foo(\nif __name__ == "__main__":\n    main()\n'))
+        .entryPoint,
+    ).toBe(true);
     // old Mac line ends: a line end to the parser, not to the lexer
     expect(await entry('import torch\rif __name__ == "__main__":\r    main()\r')).toBe(true);
   });

@@ -2096,32 +2096,27 @@ const TORCH_MEMBERS =
 const MAIN_GUARD = /^__name__\s*==\s*['"]__main__['"]$/;
 
 /**
- * Characters the parser reads as space where the lexer (source-tokens.ts) reads code: before an
- * `if` they hide a statement line from the lexer. With a lone `\r` (a line end to the parser, not
- * to the lexer), such a text is read from the module's statements.
- */
-const PARSER_ONLY_SPACE =
-  /\r(?!\n)|[\v\f\u0085\u00a0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u2060\u3000\ufeff]/;
-
-/**
  * The module's `if __name__ == "__main__":` (its first). Looked for first at the statement lines
  * that start with `if` at no indentation (the lexer's): building every top-level statement's node
- * to ask each its type cost more, and most entry points hold hundreds. Where the lexer cannot
- * see every top-level statement the module's statements are read, as they are when it finds no
- * guard (a bracket left open, or a string, hides the rest of the file from it).
+ * to ask each its type cost more, and most entry points hold hundreds. The lexer does not see
+ * every line the parser reads as a statement (after a form feed, a zero-width space or a
+ * byte-order mark before `if`; below a bracket left open; all of them in a text with a lone `\r`,
+ * a line end to the parser only): so the guard it finds is taken only where no `__main__` is
+ * written before it, and otherwise, or where it finds none, the module's statements are read.
  */
 function mainGuard(root: Node, source: string, top: () => (Node | null)[]): Node | undefined {
   const isGuard = (n: Node | null | undefined): n is Node =>
     n?.type === 'if_statement' && MAIN_GUARD.test(n.childForFieldName('condition')?.text ?? '');
   const statements = () => top().find(isGuard) ?? undefined;
-  if (PARSER_ONLY_SPACE.test(source)) return statements();
+  if (source.includes('\r') && /\r(?!\n)/.test(source)) return statements();
   const t = tokensOf(source);
   for (let i = 0; i < t.lineStarts.length; i++) {
     if (t.lineIndents[i] || t.lineWords[i] !== IF) continue;
     const at = t.lineStarts[i]!;
     // the `if` keyword, in its statement, in the module (not one the parser recovered elsewhere)
     const stmt = root.descendantForIndex(at)?.parent;
-    if (stmt?.startIndex === at && stmt.parent?.type === 'module' && isGuard(stmt)) return stmt;
+    if (stmt?.startIndex === at && stmt.parent?.type === 'module' && isGuard(stmt))
+      return source.indexOf('__main__') > at ? stmt : statements();
   }
   return statements();
 }

@@ -1,6 +1,6 @@
 import type { Node, Parser } from 'web-tree-sitter';
 import type { CodeEdit, CodeFinding, Language } from '../../../shared/api';
-import { allMatches, ledBy, newlineStarts, wordLed } from './line-matches';
+import { allMatches, ledBy, loneCarriageReturn, newlineStarts, wordLed } from './line-matches';
 import { readImport, readImportLine, type ImportStatement } from './import-statements';
 import { canonicalName, importAliases, nameMatches } from './names';
 import { withoutParameters } from './parameter-ranges';
@@ -166,6 +166,7 @@ export function compile(rules: Rule[]): Compiled {
   const patterns = [
     ...new Set([...references, ...calls].flatMap((r) => r.match.names as string[])),
   ];
+  const loaders = [...new Set(of('extension').flatMap((r) => r.match.loaders))];
   const c: Compiled = {
     strings,
     // anchors dropped: the hint finds the text anywhere, the rule's own regex then decides
@@ -236,10 +237,8 @@ export function compile(rules: Rule[]): Compiled {
     })(),
     once: new Set(rules.filter((r) => r.once).map((r) => r.id)),
     subsumed: rules.filter((r) => r.subsumedBy).map((r) => [r.id, r.subsumedBy!]),
-    loaders: [...new Set(of('extension').flatMap((r) => r.match.loaders))],
-    loaderSegments: [...new Set(of('extension').flatMap((r) => r.match.loaders))].map((l) =>
-      l.split('.').sort((a, b) => b.length - a.length),
-    ),
+    loaders,
+    loaderSegments: loaders.map((l) => l.split('.').sort((a, b) => b.length - a.length)),
     // called by the last segment of its name (`load` of torch.utils.cpp_extension.load)
     loaderHint: of('extension').length
       ? wordsThen(
@@ -647,7 +646,7 @@ function importPlan(source: string, c: Compiled): { imports: ImportPlan[]; strin
   // only a statement of the module itself is left out: not a line that continues another
   // (`if x: \`), not one inside brackets; and none in a text with a lone `\r` (a line end to
   // the searches, not to the parser)
-  const loneCR = source.includes('\r') && /\r(?!\n)/.test(source);
+  const loneCR = loneCarriageReturn(source);
   /** The statement line that starts at `at` (a binary search), or -1. */
   const lineAt = (at: number) => {
     const starts = t.lineStarts;
@@ -2108,7 +2107,7 @@ function mainGuard(root: Node, source: string, top: () => (Node | null)[]): Node
   const isGuard = (n: Node | null | undefined): n is Node =>
     n?.type === 'if_statement' && MAIN_GUARD.test(n.childForFieldName('condition')?.text ?? '');
   const statements = () => top().find(isGuard) ?? undefined;
-  if (source.includes('\r') && /\r(?!\n)/.test(source)) return statements();
+  if (loneCarriageReturn(source)) return statements();
   const t = tokensOf(source);
   for (let i = 0; i < t.lineStarts.length; i++) {
     if (t.lineIndents[i] || t.lineWords[i] !== IF) continue;

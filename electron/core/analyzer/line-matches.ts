@@ -35,6 +35,15 @@ export function newlineStarts(text: string): Int32Array {
   return startsOf;
 }
 
+/**
+ * Whether the text holds a `\r` that no `\n` follows: a line end to the parser, not to the
+ * lexer and the line searches (they read `\n` only). The literal is looked for first: the regex
+ * alone reads every character.
+ */
+export function loneCarriageReturn(text: string): boolean {
+  return text.includes('\r') && /\r(?!\n)/.test(text);
+}
+
 /** The row and column of an offset, given the text's line starts (newlineStarts). */
 export function pointAt(starts: Int32Array, index: number): { row: number; column: number } {
   let lo = 0;

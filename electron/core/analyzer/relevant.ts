@@ -9,7 +9,7 @@
  */
 
 import type { Range } from 'web-tree-sitter';
-import { newlineStarts, pointAt } from './line-matches';
+import { loneCarriageReturn, newlineStarts, pointAt } from './line-matches';
 import {
   CASE,
   CLASS,
@@ -258,7 +258,7 @@ const COMMENT_LINES = /^(?:[ \t\f]*(?:#[^\r\n]*)?\r?\n)*$/;
 export function withoutLeadingComments(src: string, t: SourceTokens, ranges: Range[]): Range[] {
   const first = t.lineStarts[0];
   if (first === undefined || first < 2 || (ranges[0] && ranges[0].startIndex > 0)) return ranges;
-  if (src.includes('\r') && /\r(?!\n)/.test(src)) return ranges;
+  if (loneCarriageReturn(src)) return ranges;
   if (!COMMENT_LINES.test(src.slice(0, first))) return ranges;
   const from = first - 1;
   const starts = newlineStarts(src);

@@ -215,6 +215,24 @@ describe('analyzer: entry points', () => {
   });
 });
 
+describe('files with a UTF-8 byte-order mark', () => {
+  it('are read as without it, and their fixes apply to the file as it is, mark kept', async () => {
+    const dir = tempDir();
+    const text =
+      'import torch\nfrom torch.cuda.amp import autocast\nx = torch.zeros(1).cuda()\ntorch.cuda.synchronize()\n\nif __name__ == "__main__":\n    print(x)\n';
+    writeFileSync(join(dir, 'plain.py'), text);
+    writeFileSync(join(dir, 'marked.py'), `\ufeff${text}`);
+    const scan = await scanProject(dir);
+    const of = (file: string) =>
+      scan.findings.filter((f) => f.file === file).map((f) => `${f.line}:${f.column}:${f.ruleId}`);
+    expect(of('plain.py').length).toBeGreaterThan(3);
+    expect(of('marked.py')).toEqual(of('plain.py'));
+    const migrated = migratedFiles(scan, 'rewrite', await pythonParser());
+    expect(migrated.get('marked.py')!.after).toBe(`\ufeff${migrated.get('plain.py')!.after}`);
+    expect(migrated.get('marked.py')!.parses).toBe(true);
+  });
+});
+
 describe('files skipped without parsing', () => {
   it("only files without any rule's words are skipped: .to(local_rank) alone or nn.DataParallel alone still count", async () => {
     const dir = tempDir();

@@ -96,13 +96,18 @@ export function analyzePythonFile(
   /** Keep the text of files with findings (fixes, review); without, only entry points keep it. */
   keepSources = true,
 ): PythonResult {
-  let src: string;
+  let raw: string;
   try {
-    src = readFileSync(abs, 'utf8');
+    raw = readFileSync(abs, 'utf8');
   } catch (err) {
     return { rel, error: (err as Error).message };
   }
-  if (src.includes('\0')) return { rel, skipped: NOT_TEXT };
+  if (raw.includes('\0')) return { rel, skipped: NOT_TEXT };
+  // A UTF-8 byte-order mark (editors on Windows write one) hid the first line from every search
+  // that starts a line, `import torch` first of all: the text is read without it, and what
+  // is found is placed back in the file as it is (bomShifted)
+  const bom = raw.charCodeAt(0) === 0xfeff;
+  const src = bom ? raw.slice(1) : raw;
   const lines = src.length ? newlineStarts(src).length : 0;
   // entry points are analysed even without CUDA words: a project that needs porting adds
   // torch_npu to them
@@ -113,11 +118,11 @@ export function analyzePythonFile(
   const source =
     keepSources && (findings.length || result.entryPoint)
       ? {
-          text: src,
+          text: raw,
           kind: 'python' as const,
           entryPoint: result.entryPoint,
           importsTorch: result.importsTorch,
-          importEnd: result.importEnd,
+          importEnd: result.importEnd + (bom && result.importEnd >= 0 ? 1 : 0),
         }
       : undefined;
   // torch_npu is imported where the file uses the device (torch.npu, "npu", HCCL, NPU autocast)
@@ -134,6 +139,7 @@ export function analyzePythonFile(
   // which only the whole scan knows: what it would add is decided now, while its text is here
   const entryAdditions =
     result.entryPoint && !findings.length ? entryPointAdditions(src, rel, result, rules, lang) : [];
+  if (bom) for (const f of [...findings, ...entryAdditions]) bomShifted(f);
   return {
     rel,
     lines,
@@ -145,6 +151,18 @@ export function analyzePythonFile(
     ...(entryAdditions.length ? { entryAdditions: unpinned(entryAdditions) } : {}),
     ...(result.backendSwitch ? { backendSwitch: result.backendSwitch } : {}),
   };
+}
+
+/**
+ * A finding made on the text without its byte-order mark, placed in the file as it is: its edits
+ * (offsets into the text kept for fixes) one character later. Lines and columns stay as editors
+ * show them, which do not count the mark.
+ */
+function bomShifted(f: Finding): void {
+  for (const e of f.fix?.edits ?? []) {
+    e.start++;
+    e.end++;
+  }
 }
 
 /** A finding's fields that never hold the file's text: its rule's strings, the path, the message. */

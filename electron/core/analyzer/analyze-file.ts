@@ -1,6 +1,13 @@
 import type { Node, Parser } from 'web-tree-sitter';
 import type { CodeEdit, CodeFinding, Language } from '../../../shared/api';
-import { allMatches, ledBy, loneCarriageReturn, newlineStarts, wordLed } from './line-matches';
+import {
+  allMatches,
+  ledBy,
+  loneCarriageReturn,
+  newlineStarts,
+  ownText,
+  wordLed,
+} from './line-matches';
 import { readImport, readImportLine, type ImportStatement } from './import-statements';
 import { canonicalName, importAliases, nameMatches } from './names';
 import { withoutParameters } from './parameter-ranges';
@@ -103,6 +110,11 @@ interface Compiled {
 }
 
 const compiledCache = new WeakMap<Rule[], Compiled>();
+/**
+ * A name cut from a file, as a key of a memo that outlives the file (the memos below keep up to
+ * thousands of names): its own string, or each file that brought a new name stayed in memory.
+ */
+const own = ownText;
 let collate: Intl.Collator['compare'] | undefined;
 /**
  * `a.localeCompare(b)`'s order, without building a collator at every comparison — nor at start-up
@@ -144,7 +156,7 @@ function importRulesOf(rules: RuleOf<'import'>[]): (module: string) => ImportRul
         ),
       };
       if (known.size > 20000) known.clear();
-      known.set(module, hit);
+      known.set(own(module), hit);
     }
     return hit;
   };
@@ -213,7 +225,7 @@ export function compile(rules: Rule[]): Compiled {
         if (!hit) {
           hit = calls.filter((r) => r.match.names.some((n) => nameMatches(n, name)));
           if (known.size > 20000) known.clear();
-          known.set(name, hit);
+          known.set(own(name), hit);
         }
         return hit;
       };
@@ -230,7 +242,7 @@ export function compile(rules: Rule[]): Compiled {
           const last = name.slice(name.lastIndexOf('.') + 1);
           is = res.some((re) => re.test(last));
           if (known.size > 20000) known.clear();
-          known.set(name, is);
+          known.set(own(name), is);
         }
         return is;
       };
@@ -836,7 +848,7 @@ function bestReference(rules: RuleOf<'reference'>[], name: string): Best | undef
   if (memo.has(name)) return memo.get(name);
   if (memo.size > 20000) memo.clear();
   const best = findBestReference(rules, name);
-  memo.set(name, best);
+  memo.set(own(name), best);
   return best;
 }
 
@@ -912,6 +924,8 @@ export function chainRegex(c: Compiled, local: string, full: string): RegExp | n
   const hit = c.chainRegexes.get(key);
   if (hit !== undefined) return hit;
   let alternative: string | null = null;
+  local = own(local);
+  full = own(full);
   if (c.roots.has(full.split('.')[0]!)) {
     const rests = new Set<string>();
     let whole = false;
@@ -930,7 +944,7 @@ export function chainRegex(c: Compiled, local: string, full: string): RegExp | n
   if (c.chainRegexes.size > 5000) c.chainRegexes.clear();
   // every match starts with the local name
   const re = alternative ? wordLed(new RegExp(`\\b(?:${alternative})`, 'g'), [local]) : null;
-  c.chainRegexes.set(key, re);
+  c.chainRegexes.set(own(key), re);
   return re;
 }
 

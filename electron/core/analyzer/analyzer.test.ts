@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { amw } from '../../../tests/support/cli';
 import { tempDir } from '../../../tests/support/temp';
@@ -567,4 +569,41 @@ describe('scan on worker threads', () => {
       await expect(scan).rejects.toMatchObject({ code: 'CANCELLED' });
     },
   );
+});
+
+describe('memory over many files', () => {
+  it('keeps no file text alive once the file is done (the name memos hold their own copies)', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const parser = await pythonParser();
+    const rules = loadRules();
+    // each file brings names no file before it had (an alias, a module, an extension, a call),
+    // which the analysis remembers across files, and 100 KB of code around them
+    const file = (i: number) =>
+      [
+        'import torch',
+        `import torch.cuda as cuda_alias_number_${i}`,
+        `from vendor_package_number_${i} import _C as extension_module_${i}`,
+        `from torch.cuda.amp import autocast as autocast_alias_number_${i}`,
+        `cuda_alias_number_${i}.synchronize()`,
+        `extension_module_${i}.fused_operation_number_${i}(x)`,
+        `with autocast_alias_number_${i}():`,
+        '    pass',
+        `# file ${i}\n${'value = compute(value) + 1\n'.repeat(4000)}`,
+      ].join('\n');
+    const analyzeAll = (from: number, to: number) => {
+      for (let i = from; i < to; i++) {
+        const r = analyzeSource(parser, file(i), `f${i}.py`, rules, 'en');
+        expect(r.findings.length).toBeGreaterThan(0);
+      }
+    };
+    analyzeAll(0, 5); // compiled and warmed before the baseline
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    analyzeAll(5, 65);
+    gc();
+    const grown = process.memoryUsage().heapUsed - before;
+    // 60 texts of ~108 KB (6.5 MB): kept alive, the heap would grow by all of them
+    expect(grown).toBeLessThan(file(0).length * 10);
+  });
 });

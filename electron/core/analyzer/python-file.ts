@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Parser } from 'web-tree-sitter';
 import type { Language } from '../../../shared/api';
 import { analyzeSource, type FileAnalysis, type Finding } from './analyze-file';
-import { allMatches, ledBy, newlineStarts } from './line-matches';
+import { allMatches, ledBy, newlineStarts, ownText } from './line-matches';
 import { callNameWords, ruleMsg, type Rule } from './rules';
 
 const prefilters = new WeakMap<Rule[], RegExp>();
@@ -185,7 +185,7 @@ export function unpinned(findings: Finding[]): Finding[] {
 }
 
 function unpin(value: unknown): unknown {
-  if (typeof value === 'string') return value.length < 13 ? value : ` ${value}`.slice(1);
+  if (typeof value === 'string') return ownText(value);
   if (typeof value !== 'object' || value === null) return value;
   const o = value as Record<string, unknown>;
   if (Array.isArray(o)) for (let i = 0; i < o.length; i++) o[i] = unpin(o[i]);

@@ -233,6 +233,40 @@ describe('files with a UTF-8 byte-order mark', () => {
     expect(migrated.get('marked.py')!.after).toBe(`\ufeff${migrated.get('plain.py')!.after}`);
     expect(migrated.get('marked.py')!.parses).toBe(true);
   });
+
+  it('so are requirements, shell scripts and configs: same columns, edits in the marked file', async () => {
+    const dir = tempDir();
+    const files = {
+      'requirements.txt': 'torch==2.1.0\nflash-attn==2.5.0\n',
+      'run.sh': 'export CUDA_VISIBLE_DEVICES=0,1\npython train.py --device cuda\n',
+      'accelerate.yaml': 'distributed_type: MULTI_GPU\nnum_processes: 8\n',
+    };
+    for (const [name, text] of Object.entries(files)) {
+      mkdirSync(join(dir, 'plain'), { recursive: true });
+      mkdirSync(join(dir, 'marked'), { recursive: true });
+      writeFileSync(join(dir, 'plain', name), text);
+      writeFileSync(join(dir, 'marked', name), `\ufeff${text}`);
+    }
+    const scan = await scanProject(dir);
+    const of = (folder: string) =>
+      scan.findings
+        .filter((f) => f.file.startsWith(`${folder}/`))
+        .map(
+          (f) => `${f.file.slice(folder.length)}:${f.line}:${f.column}-${f.endColumn}:${f.ruleId}`,
+        );
+    // the first line's findings too (the mark hid them, or shifted their columns by one)
+    expect(of('plain')).toContain('/run.sh:1:8-28:script.cuda-env');
+    expect(of('plain')).toContain('/accelerate.yaml:1:19-28:script.cuda-env');
+    expect(of('marked')).toEqual(of('plain'));
+    const migrated = migratedFiles(scan, 'rewrite', await pythonParser());
+    for (const name of Object.keys(files)) {
+      const plain = migrated.get(`plain/${name}`);
+      if (!plain) continue;
+      expect(plain.after).not.toBe(plain.before);
+      expect(migrated.get(`marked/${name}`)!.after).toBe(`\ufeff${plain.after}`);
+    }
+    expect(migrated.get('plain/run.sh')!.after).toContain('ASCEND_RT_VISIBLE_DEVICES=0,1');
+  });
 });
 
 describe('files skipped without parsing', () => {

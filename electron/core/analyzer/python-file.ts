@@ -158,7 +158,7 @@ export function analyzePythonFile(
  * (offsets into the text kept for fixes) one character later. Lines and columns stay as editors
  * show them, which do not count the mark.
  */
-function bomShifted(f: Finding): void {
+export function bomShifted(f: Finding): void {
   for (const e of f.fix?.edits ?? []) {
     e.start++;
     e.end++;

@@ -9,7 +9,7 @@ import { AmwError } from '../../../shared/errors';
 import { loadKnowledge } from '../knowledge/load';
 import { byText, type Edit, type Finding } from './analyze-file';
 import { newlineStarts } from './line-matches';
-import { analyzePythonFile, NOT_TEXT, type PythonResult } from './python-file';
+import { analyzePythonFile, bomShifted, NOT_TEXT, type PythonResult } from './python-file';
 import { pythonParser } from './python-parser';
 import { loadRules, requirementLibs, ruleMsg, type Rule } from './rules';
 import { msg, type Msg } from '../../../shared/api/text';
@@ -400,6 +400,17 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
       return null;
     }
   };
+  /**
+   * A text file's line rules, run on its text without a UTF-8 byte-order mark: columns as editors
+   * count them, and the edits placed back in the file as it is (as for Python files).
+   */
+  const lineRules = (raw: string, scan: (src: string) => void) => {
+    const bom = raw.charCodeAt(0) === 0xfeff;
+    const before = findings.length;
+    scan(bom ? raw.slice(1) : raw);
+    if (bom) for (let i = before; i < findings.length; i++) bomShifted(findings[i]!);
+    return findings.length > before;
+  };
 
   // Python files are the heavy part: they go to the in-process analyzer or to worker threads
   const python: { abs: string; rel: string }[] = [];
@@ -429,9 +440,7 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
     if (/(^|\/)requirements[^/]*\.txt$/.test(rel)) {
       const src = text(abs, rel);
       if (src === null) continue;
-      const before = findings.length;
-      scanRequirements(rel, src, finding);
-      if (findings.length > before)
+      if (lineRules(src, (t) => scanRequirements(rel, t, finding)))
         sources.set(rel, { text: src, kind: 'text', entryPoint: false, importsTorch: false });
       continue;
     }
@@ -439,19 +448,17 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
     if (/(^|\/)(setup\.py|pyproject\.toml|setup\.cfg)$/.test(rel)) {
       const src = text(abs, rel);
       if (src === null) continue;
-      scanPackageDependencies(rel, src, finding);
+      lineRules(src, (t) => scanPackageDependencies(rel, t, finding));
       if (!rel.endsWith('.py')) {
         if (/CUDA|NCCL|nvidia|nccl|cuda|nvcr|MULTI_GPU/.test(src))
-          scanScript(rel, src, lang, finding);
+          lineRules(src, (t) => scanScript(rel, t, lang, finding));
         continue;
       }
     }
     if (SCRIPT_FILE.test(rel)) {
       const src = text(abs, rel);
       if (src === null || !/CUDA|NCCL|nvidia|nccl|cuda|nvcr|MULTI_GPU/.test(src)) continue;
-      const before = findings.length;
-      scanScript(rel, src, lang, finding);
-      if (findings.length > before)
+      if (lineRules(src, (t) => scanScript(rel, t, lang, finding)))
         sources.set(rel, { text: src, kind: 'text', entryPoint: false, importsTorch: false });
       continue;
     }

@@ -437,8 +437,14 @@ export function loadedMatches(source: string): RegExpExecArray[] {
 }
 /** `x = x + …` or `x += …` at a line's start (see argAssigned). */
 const ADDED_TO = /[ \t]*(\w+)[ \t]*(?:\+=|=[ \t]*\1[ \t]*\+)/y;
-/** A call's first argument when it is a plain name: `(scores,` `(scores)`. */
-const NAME_ARGUMENT = /\(\s*(\w+)\s*[,)]/y;
+/** Methods that only change a tensor's dtype: softmax(scores.float()) reads scores' value. */
+const CASTS = ['float', 'half', 'double', 'bfloat16', 'to', 'type', 'type_as'];
+
+/** A call's first argument when it is a plain name (`(scores,` `(scores)`), or one cast (castOperand). */
+const NAME_ARGUMENT = new RegExp(
+  String.raw`\(\s*(\w+)(?:\s*\.\s*(?:${CASTS.join('|')})\s*\([^()]*\))?\s*[,)]`,
+  'y',
+);
 /** How many lines above such a call its argument's sum is looked for (see assignedBefore). */
 const ADDED_LINES = 12;
 
@@ -1317,7 +1323,7 @@ export function analyzeSource(
           ? argList.filter((a) => a.type !== 'keyword_argument').slice(0, 1)
           : argList;
         if (!tested.some((a) => re.test(a.text))) {
-          const arg = r.match.argAssigned ? tested[0] : undefined;
+          const arg = r.match.argAssigned ? castOperand(tested[0]) : undefined;
           if (
             arg?.type !== 'identifier' ||
             !assignedBefore(call, arg.text, source).some((v) => re.test(v))
@@ -1992,6 +1998,15 @@ const ASSIGNED_WITHIN = 4;
  * value not made from it ends the search, as does any other augmented assignment. The last
  * statements of an `if` block just above count (`if mask is not None: x = x + mask`).
  */
+/** `x` for `x` cast to another dtype (`x.float()`, `x.to(torch.float32)`), else the node itself. */
+function castOperand(node: Node | undefined): Node | undefined {
+  if (node?.type !== 'call') return node;
+  const fn = node.childForFieldName('function');
+  if (fn?.type !== 'attribute' || !CASTS.includes(fn.childForFieldName('attribute')?.text ?? ''))
+    return node;
+  return fn.childForFieldName('object') ?? node;
+}
+
 function assignedBefore(node: Node, name: string, source: string): string[] {
   let stmt: Node | null = node;
   while (stmt?.parent && stmt.parent.type !== 'block' && stmt.parent.type !== 'module')

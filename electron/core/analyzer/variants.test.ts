@@ -55,6 +55,7 @@ const EXPECTED: Record<string, string[]> = {
     'attn.py:55:attn.masked-softmax',
     'attn.py:61:attn.masked-softmax',
     'attn.py:77:attn.masked-softmax-method',
+    'attn.py:92:attn.masked-softmax',
   ],
   'backend-flag': ['kernels.py:8:project.backend-switch'],
   'ext-calls': [

@@ -565,7 +565,12 @@ function scanPackageDependencies(rel: string, src: string, finding: AddFinding):
       const ruleId = packageRule(m[1]!);
       if (!ruleId) continue;
       const col = (m.index ?? 0) + 1;
-      finding(ruleId, rel, { line: i + 1, column: col, endColumn: col + m[0].length });
+      finding(
+        ruleId,
+        rel,
+        { line: i + 1, column: col, endColumn: col + m[0].length },
+        { vars: { name: m[1]! } },
+      );
     }
   });
 }
@@ -595,9 +600,10 @@ function scanRequirements(rel: string, src: string, finding: AddFinding): void {
   lines.forEach((text, i) => {
     if (/^\s*#/.test(text)) return;
     const where = { line: i + 1, column: 1, endColumn: text.length + 1 };
-    const name = /^\s*([A-Za-z0-9_.-]+)/.exec(text)?.[1]?.toLowerCase();
+    const spelled = /^\s*([A-Za-z0-9_.-]+)/.exec(text)?.[1];
+    const name = spelled?.toLowerCase();
     const ruleId = name ? requirementLibs()[name] : undefined;
-    if (ruleId) finding(ruleId, rel, where);
+    if (ruleId) finding(ruleId, rel, where, { vars: { name: spelled! } });
     if (CUDA_WHEEL.test(text))
       finding('req.cuda-wheel', rel, where, {
         vars: { text: text.trim() },

@@ -88,6 +88,13 @@ const EXPECTED: Record<string, string[]> = {
     'rope.py:48:op.float64',
     'rope.py:52:op.float64-method',
   ],
+  'gpu-libs': [
+    'kernels.py:5:lib.numba-cuda',
+    'monitor.py:1:lib.pynvml',
+    'monitor.py:2:lib.pynvml',
+    'requirements.txt:3:lib.pynvml',
+    'requirements.txt:4:lib.pynvml',
+  ],
   'optim-data': [
     'train.py:5:optim.fused',
     'train.py:5:add.import-torch-npu',
@@ -187,6 +194,16 @@ describe('every construct, however it is written', () => {
 });
 
 describe('what the variants say and fix', () => {
+  it('numba kernels are counted once per file; each monitor library is named', async () => {
+    const scan = await scanProject(join(VARIANTS, 'gpu-libs'));
+    // the import, @cuda.jit, cuda.grid, cuda.to_device and cuda.device_array_like; not @numba.njit
+    expect(find(scan, 'kernels.py:5:lib.numba-cuda').message).toContain('(5 in this file)');
+    expect(find(scan, 'monitor.py:2:lib.pynvml').message).toBe('gpustat reads NVIDIA GPUs only.');
+    expect(find(scan, 'requirements.txt:4:lib.pynvml').message).toBe(
+      'nvitop reads NVIDIA GPUs only.',
+    );
+  });
+
   it('GradScaler without a device is CUDA\'s; device="cuda" is the same as "cuda"', async () => {
     const scan = await scanProject(join(VARIANTS, 'amp'));
     const f = find(scan, 'train.py:33:amp.grad-scaler-default');

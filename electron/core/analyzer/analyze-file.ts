@@ -77,6 +77,8 @@ interface Compiled {
   once: Set<string>;
   /** [rule, the rule whose finding in the same file says it already]. */
   subsumed: [string, string][];
+  /** Per rule id: the imports that quiet it (Rule.unlessImported). */
+  unlessImported: Map<string, string[]>;
   /** The extension rules' loader calls, as named (`torch.utils.cpp_extension.load`). */
   loaders: string[];
   /** Each loader's name segments, the longest (rarest in a text) first. */
@@ -249,6 +251,9 @@ export function compile(rules: Rule[]): Compiled {
     })(),
     once: new Set(rules.filter((r) => r.once).map((r) => r.id)),
     subsumed: rules.filter((r) => r.subsumedBy).map((r) => [r.id, r.subsumedBy!]),
+    unlessImported: new Map(
+      rules.filter((r) => r.unlessImported).map((r) => [r.id, r.unlessImported!]),
+    ),
     loaders,
     loaderSegments: loaders.map((l) => l.split('.').sort((a, b) => b.length - a.length)),
     // called by the last segment of its name (`load` of torch.utils.cpp_extension.load)
@@ -1804,6 +1809,10 @@ export function analyzeSource(
   const present = new Set(findings.map((f) => f.ruleId));
   if (c.subsumed.some(([, by]) => present.has(by)))
     kept = kept.filter((f) => !c.subsumed.some(([id, by]) => f.ruleId === id && present.has(by)));
+  if ([...present].some((id) => c.unlessImported.has(id))) {
+    const modules = new Set(imported.flatMap((i) => i.modules));
+    kept = kept.filter((f) => !c.unlessImported.get(f.ruleId)?.some((m) => modules.has(m)));
+  }
   if (once.size) {
     const drop = new Set<Finding>();
     for (const all of once.values()) {

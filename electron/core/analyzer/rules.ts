@@ -177,6 +177,8 @@ export const Rule = z.object({
     .optional(),
   /** Not reported in a file where this other rule has a finding (it says the same, closer). */
   subsumedBy: z.string().optional(),
+  /** Not reported in a file that imports one of these: it loads the NPU counterpart already. */
+  unlessImported: z.array(z.string()).optional(),
 });
 export type Rule = z.infer<typeof Rule>;
 

@@ -95,6 +95,7 @@ const EXPECTED: Record<string, string[]> = {
     'requirements.txt:3:lib.pynvml',
     'requirements.txt:4:lib.pynvml',
   ],
+  'vision-ops': ['detect.py:11:lib.torchvision-ops'],
   'optim-data': [
     'train.py:5:optim.fused',
     'train.py:5:add.import-torch-npu',
@@ -194,6 +195,17 @@ describe('every construct, however it is written', () => {
 });
 
 describe('what the variants say and fix', () => {
+  it('torchvision operators are counted once per file, and quiet once torchvision_npu is imported', async () => {
+    const scan = await scanProject(join(VARIANTS, 'vision-ops'));
+    // RoIAlign, nms, torchvision.ops.batched_nms, ops.roi_align; not ops.box_area
+    const f = find(scan, 'detect.py:11:lib.torchvision-ops');
+    expect(f.message).toBe(
+      'torchvision.ops.RoIAlign: a torchvision operator; on NPU tensors it runs through torchvision_npu (4 in this file).',
+    );
+    expect(f.fix?.description).toContain('import torchvision_npu');
+    expect(scan.findings.filter((x) => x.file === 'ported.py')).toEqual([]);
+  });
+
   it('numba kernels are counted once per file; each monitor library is named', async () => {
     const scan = await scanProject(join(VARIANTS, 'gpu-libs'));
     // the import, @cuda.jit, cuda.grid, cuda.to_device and cuda.device_array_like; not @numba.njit

@@ -1423,6 +1423,17 @@ export function analyzeSource(
     const identText = ident.text;
     const call = attr.parent;
     const called = call?.type === 'call' && firstChild(call, attr);
+    // a function of a module the file imports is no tensor's method: another library's
+    // (`np.double(…)`) is no finding, torch's is where no call rule speaks for it already
+    // (`F.silu(gate) * x` is the gated-activation call; `torch.silu(gate) * x` has no call rule)
+    const object = attr.childForFieldName('object');
+    const module = called && object ? canonicalName(object, aliases) : null;
+    if (
+      module !== null &&
+      ((module !== 'torch' && !module.startsWith('torch.')) ||
+        c.callRulesOf(`${module}.${identText}`).length)
+    )
+      continue;
     if (called) {
       // the arguments only where a rule reads them (most `.cuda()` calls are read by name alone)
       let args: Node[] | undefined;
@@ -1440,7 +1451,6 @@ export function analyzeSource(
           continue;
         if (r.match.objectRegex) {
           const re = new RegExp(r.match.objectRegex);
-          const object = attr.childForFieldName('object');
           if (
             !re.test(object?.text ?? '') &&
             !(

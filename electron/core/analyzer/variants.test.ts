@@ -88,6 +88,12 @@ const EXPECTED: Record<string, string[]> = {
     'rope.py:48:op.float64',
     'rope.py:52:op.float64-method',
   ],
+  fused: [
+    'mlp.py:16:fused.gated-activation',
+    'mlp.py:21:fused.gated-silu',
+    'mlp.py:25:fused.gated-activation',
+    'mlp.py:30:op.float64-method',
+  ],
   'gpu-libs': [
     'kernels.py:5:lib.numba-cuda',
     'monitor.py:1:lib.pynvml',

@@ -112,11 +112,8 @@ interface Compiled {
 }
 
 const compiledCache = new WeakMap<Rule[], Compiled>();
-/**
- * A name cut from a file, as a key of a memo that outlives the file (the memos below keep up to
- * thousands of names): its own string, or each file that brought a new name stayed in memory.
- */
-const own = ownText;
+// The memos below outlive the file a name was cut from (up to thousands of names each): their
+// keys are the names' own strings (ownText), or each file that brought a new name stayed in memory.
 let collate: Intl.Collator['compare'] | undefined;
 /**
  * `a.localeCompare(b)`'s order, without building a collator at every comparison — nor at start-up
@@ -158,7 +155,7 @@ function importRulesOf(rules: RuleOf<'import'>[]): (module: string) => ImportRul
         ),
       };
       if (known.size > 20000) known.clear();
-      known.set(own(module), hit);
+      known.set(ownText(module), hit);
     }
     return hit;
   };
@@ -227,7 +224,7 @@ export function compile(rules: Rule[]): Compiled {
         if (!hit) {
           hit = calls.filter((r) => r.match.names.some((n) => nameMatches(n, name)));
           if (known.size > 20000) known.clear();
-          known.set(own(name), hit);
+          known.set(ownText(name), hit);
         }
         return hit;
       };
@@ -244,7 +241,7 @@ export function compile(rules: Rule[]): Compiled {
           const last = name.slice(name.lastIndexOf('.') + 1);
           is = res.some((re) => re.test(last));
           if (known.size > 20000) known.clear();
-          known.set(own(name), is);
+          known.set(ownText(name), is);
         }
         return is;
       };
@@ -859,7 +856,7 @@ function bestReference(rules: RuleOf<'reference'>[], name: string): Best | undef
   if (memo.has(name)) return memo.get(name);
   if (memo.size > 20000) memo.clear();
   const best = findBestReference(rules, name);
-  memo.set(own(name), best);
+  memo.set(ownText(name), best);
   return best;
 }
 
@@ -935,8 +932,8 @@ export function chainRegex(c: Compiled, local: string, full: string): RegExp | n
   const hit = c.chainRegexes.get(key);
   if (hit !== undefined) return hit;
   let alternative: string | null = null;
-  local = own(local);
-  full = own(full);
+  local = ownText(local);
+  full = ownText(full);
   if (c.roots.has(full.split('.')[0]!)) {
     const rests = new Set<string>();
     let whole = false;
@@ -955,7 +952,7 @@ export function chainRegex(c: Compiled, local: string, full: string): RegExp | n
   if (c.chainRegexes.size > 5000) c.chainRegexes.clear();
   // every match starts with the local name
   const re = alternative ? wordLed(new RegExp(`\\b(?:${alternative})`, 'g'), [local]) : null;
-  c.chainRegexes.set(own(key), re);
+  c.chainRegexes.set(ownText(key), re);
   return re;
 }
 
@@ -2010,13 +2007,6 @@ function removeArgument(kw: Node): Edit[] | undefined {
 /** How many statements above a use `assignedBefore` looks, counting those in an `if` block. */
 const ASSIGNED_WITHIN = 4;
 
-/**
- * The values given to `name` in the statements just before the one `node` is in, nearest first:
- * `x = x + mask` gives `x + mask`, `x += mask` gives `x + mask`. Assignments that transform the
- * name itself (`x = torch.max(x, m)`, `x = x.float()`) are passed over; one that gives it a
- * value not made from it ends the search, as does any other augmented assignment. The last
- * statements of an `if` block just above count (`if mask is not None: x = x + mask`).
- */
 /** `x` for `x` cast to another dtype (`x.float()`, `x.to(torch.float32)`), else the node itself. */
 function castOperand(node: Node | undefined): Node | undefined {
   if (node?.type !== 'call') return node;
@@ -2026,6 +2016,13 @@ function castOperand(node: Node | undefined): Node | undefined {
   return fn.childForFieldName('object') ?? node;
 }
 
+/**
+ * The values given to `name` in the statements just before the one `node` is in, nearest first:
+ * `x = x + mask` gives `x + mask`, `x += mask` gives `x + mask`. Assignments that transform the
+ * name itself (`x = torch.max(x, m)`, `x = x.float()`) are passed over; one that gives it a
+ * value not made from it ends the search, as does any other augmented assignment. The last
+ * statements of an `if` block just above count (`if mask is not None: x = x + mask`).
+ */
 function assignedBefore(node: Node, name: string, source: string): string[] {
   let stmt: Node | null = node;
   while (stmt?.parent && stmt.parent.type !== 'block' && stmt.parent.type !== 'module')

@@ -54,13 +54,6 @@ if (command === 'serve' || process.env.AMW_DEBUG) {
   // and the standard streams, whose modules depend on what they are (a terminal, a pipe, a file)
   void process.stdout;
   void process.stderr;
-  // So is Node's resolver of a package's exports map (its ES-module resolve modules), which the
-  // scan's parser is found through: resolving one such path now loads them from the cache.
-  try {
-    require.resolve('web-tree-sitter/tree-sitter.wasm');
-  } catch {
-    // not installed: the command that needs it says so
-  }
   setFlagsFromString('--interrupt-budget=1081344');
   // The parser's WebAssembly stays baseline (Liftoff) code. Optimising it is paid for on the same
   // two cores, whatever the budget: tree-sitter's largest function alone took TurboFan 120-160 ms

@@ -45,6 +45,12 @@ export interface FileAnalysis {
    * the project can run on NPU by selecting that member, before porting a single kernel.
    */
   backendSwitch: { line: number; name: string; member: string } | null;
+  /**
+   * Where a finding of a rule with `unlessSource` is kept: the modules the file imports, as
+   * written (`hstu.model`, `.model`, and `pkg.name` for `from pkg import name`), so that the scan
+   * can look for that text in the project's own modules among them too.
+   */
+  imports?: string[];
 }
 
 type RuleOf<K extends Rule['match']['kind']> = Rule & {
@@ -60,6 +66,11 @@ interface Compiled {
   methods: RuleOf<'method'>[];
   attributes: RuleOf<'attribute'>[];
   memberHint: RegExp | null;
+  /**
+   * Methods whose only rules are quieted by a file's text (Rule.unlessSource): in a file that
+   * holds that text their calls are no candidates, so nothing is parsed for them.
+   */
+  memberUnless: Map<string, RegExp>;
   /** Attributes whose returning helpers are flagged where called (`multi_processor_count`). */
   calledAttributes: RegExp | null;
   keywords: RuleOf<'keyword'>[];
@@ -79,6 +90,8 @@ interface Compiled {
   subsumed: [string, string][];
   /** Per rule id: the imports that quiet it (Rule.unlessImported). */
   unlessImported: Map<string, string[]>;
+  /** Per rule id: the text that quiets it anywhere in the file (Rule.unlessSource). */
+  unlessSource: Map<string, RegExp>;
   /** The extension rules' loader calls, as named (`torch.utils.cpp_extension.load`). */
   loaders: string[];
   /** Each loader's name segments, the longest (rarest in a text) first. */
@@ -197,6 +210,17 @@ export function compile(rules: Rule[]): Compiled {
     methods,
     attributes,
     memberHint: members.length ? memberRegex(methods, attributes) : null,
+    memberUnless: new Map(
+      methods
+        .filter(
+          (r) =>
+            r.unlessSource &&
+            ![...methods, ...attributes].some(
+              (o) => o !== r && o.match.name === r.match.name && !o.unlessSource,
+            ),
+        )
+        .map((r) => [r.match.name, new RegExp(r.unlessSource!)]),
+    ),
     calledAttributes: attributes.some((r) => r.match.callers)
       ? wordsThen(
           attributes.filter((r) => r.match.callers).map((r) => r.match.name),
@@ -250,6 +274,9 @@ export function compile(rules: Rule[]): Compiled {
     subsumed: rules.filter((r) => r.subsumedBy).map((r) => [r.id, r.subsumedBy!]),
     unlessImported: new Map(
       rules.filter((r) => r.unlessImported).map((r) => [r.id, r.unlessImported!]),
+    ),
+    unlessSource: new Map(
+      rules.filter((r) => r.unlessSource).map((r) => [r.id, new RegExp(r.unlessSource!)]),
     ),
     loaders,
     loaderSegments: loaders.map((l) => l.split('.').sort((a, b) => b.length - a.length)),
@@ -583,7 +610,21 @@ export function candidateOffsets(
   for (const im of plan.imports) if (im.parse) at.push(im.start);
   at.push(...plan.strings);
   push(stringMatches(c, source));
-  all(c.memberHint);
+  const members = codeMatches(c.memberHint, source);
+  // `loss.backward()` in a file that uses mixed precision is no finding: not parsed for
+  if (c.memberUnless.size) {
+    const quiet = new Map<string, boolean>();
+    for (let i = 0; i < members.length; i++) {
+      const name = members[i]![2].replace(/^\.\s*/, '');
+      const unless = c.memberUnless.get(name);
+      if (unless) {
+        let q = quiet.get(name);
+        if (q === undefined) quiet.set(name, (q = unless.test(source)));
+        if (q) continue;
+      }
+      at.push(members[i]![0]);
+    }
+  } else push(members);
   all(c.keywordHint);
   all(c.conditionHint);
   all(definitionHint(c, source));
@@ -1820,6 +1861,22 @@ export function analyzeSource(
     const modules = new Set(imported.flatMap((i) => i.modules));
     kept = kept.filter((f) => !c.unlessImported.get(f.ruleId)?.some((m) => modules.has(m)));
   }
+  let imports: string[] | undefined;
+  for (const [id, re] of c.unlessSource)
+    if (present.has(id)) {
+      if (re.test(source)) kept = kept.filter((f) => f.ruleId !== id);
+      else
+        imports ??= imported.flatMap(({ stmt, modules }) =>
+          stmt.from
+            ? [
+                ...modules,
+                ...stmt.names.map(
+                  (n) => `${modules[0]}${modules[0]!.endsWith('.') ? '' : '.'}${n.name}`,
+                ),
+              ]
+            : modules,
+        );
+    }
   if (once.size) {
     const drop = new Set<Finding>();
     for (const all of once.values()) {
@@ -1844,6 +1901,7 @@ export function analyzeSource(
     parseErrors,
     importEnd,
     backendSwitch,
+    ...(imports ? { imports: imports.map(ownText) } : {}),
   };
 }
 

@@ -76,6 +76,8 @@ export type PythonResult =
       parseErrors: boolean;
       findings: Finding[];
       backendSwitch?: FileAnalysis['backendSwitch'];
+      /** The modules it imports, where a finding depends on them too (FileAnalysis.imports). */
+      imports?: string[];
       /** Kept (when sources are kept) for files with findings or entry points: fixes need it. */
       source?: PythonSource;
       /** An entry point without findings: what it gets if the project needs porting. */
@@ -150,6 +152,7 @@ export function analyzePythonFile(
     ...(source ? { source } : {}),
     ...(entryAdditions.length ? { entryAdditions: unpinned(entryAdditions) } : {}),
     ...(result.backendSwitch ? { backendSwitch: result.backendSwitch } : {}),
+    ...(result.imports ? { imports: result.imports } : {}),
   };
 }
 

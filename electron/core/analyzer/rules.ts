@@ -179,6 +179,11 @@ export const Rule = z.object({
   subsumedBy: z.string().optional(),
   /** Not reported in a file that imports one of these: it loads the NPU counterpart already. */
   unlessImported: z.array(z.string()).optional(),
+  /**
+   * Not reported in a file whose text matches this regex: the file does already what the rule
+   * advises (`autocast` or a GradScaler where the rule asks for mixed precision).
+   */
+  unlessSource: z.string().optional(),
 });
 export type Rule = z.infer<typeof Rule>;
 

@@ -470,6 +470,7 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
       ? await inWorkers(python, lang, opts, files.length - python.length, files.length)
       : await inProcess(python, lang, opts, files.length - python.length, files.length);
   const entries: Extract<PythonResult, { lines: number }>[] = [];
+  const importing: { rel: string; imports: string[] }[] = [];
   let backend: { file: string; line: number; name: string; member: string } | undefined;
   for (const r of results) {
     if (!r) continue;
@@ -482,12 +483,24 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
       continue;
     }
     if (r.backendSwitch && !backend) backend = { file: r.rel, ...r.backendSwitch };
+    if (r.imports) importing.push({ rel: r.rel, imports: r.imports });
     if (r.entryAdditions) entries.push(r);
     pyFiles++;
     lines += r.lines;
     if (r.parseErrors) warnings.push(msg('stage-code:syntaxErrors', { file: r.rel }));
     findings.push(...r.findings);
     if (r.source) sources.set(r.rel, r.source);
+  }
+  // the text that quiets a rule in a file may be in a project module it imports: the training
+  // loop in train.py, autocast in the model's forward
+  if (importing.length) {
+    const listed = new Set(files.map(relPath));
+    for (const { rel, imports } of importing) {
+      const quiet = quietedByImports(rel, imports, listed, root, rules);
+      if (quiet.size)
+        for (let i = findings.length - 1; i >= 0; i--)
+          if (findings[i]!.file === rel && quiet.has(findings[i]!.ruleId)) findings.splice(i, 1);
+    }
   }
   // a project that needs porting: its entry points import torch_npu (and set the compile mode)
   // even where they hold no CUDA code themselves — when they import torch or the project's own
@@ -533,6 +546,50 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
     skipped: skipped.sort((a, b) => byText(a.file, b.file)),
     sources,
   };
+}
+
+/**
+ * The rules (with `unlessSource`) quieted in a file by a project module it imports: `hstu.model`
+ * is hstu/model.py or hstu/model/__init__.py under the file's folder or any folder above it (a
+ * script's folder and the project root are where Python looks); `.model` is beside the file.
+ */
+function quietedByImports(
+  rel: string,
+  imports: string[],
+  listed: Set<string>,
+  root: string,
+  rules: Rule[],
+): Set<string> {
+  const quiet = new Set<string>();
+  const pending = rules.filter((r) => r.unlessSource);
+  const dirs = rel.split('/').slice(0, -1);
+  const modules = new Set<string>();
+  for (const spec of imports) {
+    const dots = /^\.*/.exec(spec)![0].length;
+    const path = spec.slice(dots).split('.').filter(Boolean).join('/');
+    const bases = dots
+      ? dots - 1 <= dirs.length
+        ? [dirs.slice(0, dirs.length - (dots - 1)).join('/')]
+        : []
+      : dirs.map((_, i) => dirs.slice(0, dirs.length - i).join('/')).concat('');
+    for (const base of bases) {
+      const stem = [base, path].filter(Boolean).join('/');
+      for (const file of [`${stem}.py`, `${stem}/__init__.py`])
+        if (stem && listed.has(file) && file !== rel) modules.add(file);
+    }
+  }
+  for (const file of modules) {
+    let src: string;
+    try {
+      src = readFileSync(join(root, file), 'utf8');
+    } catch {
+      continue;
+    }
+    for (const r of pending)
+      if (!quiet.has(r.id) && new RegExp(r.unlessSource!).test(src)) quiet.add(r.id);
+    if (quiet.size === pending.length) break;
+  }
+  return quiet;
 }
 
 type AddFinding = (

@@ -30,8 +30,12 @@ const EXPECTED: Record<string, string[]> = {
     'apex_train.py:2:add.import-torch-npu',
     'apex_train.py:6:lib.apex-call',
     'apex_train.py:9:lib.apex-call',
+    'fp32_train.py:18:amp.fp32-training',
     'norms.py:3:add.import-torch-npu',
     'norms.py:21:amp.overflow-check',
+    'pkg/net.py:3:add.import-torch-npu',
+    'pkg/net.py:12:amp.autocast-cuda',
+    'pkg/net.py:12:device.cuda-string',
     'train.py:2:amp.cuda-amp',
     'train.py:3:amp.cuda-amp',
     'train.py:3:add.import-torch-npu',
@@ -232,6 +236,19 @@ describe('what the variants say and fix', () => {
     );
   });
 
+  it('a float32 training loop is told once; not where the file or a project module it imports uses mixed precision', async () => {
+    const scan = await scanProject(join(VARIANTS, 'amp'));
+    const f = find(scan, 'fp32_train.py:18:amp.fp32-training');
+    expect(f.severity).toBe('info');
+    expect(f.fix?.description).toContain('torch.autocast(device_type="npu", dtype=torch.bfloat16)');
+    expect(f.fix?.edits ?? []).toEqual([]);
+    // advice that adds no device code: no `import torch_npu` with it
+    expect(scan.findings.filter((x) => x.file === 'fp32_train.py')).toHaveLength(1);
+    // train.py and apex_train.py scale their loss; pkg/loop.py (`from .net import Net`) and
+    // run_pkg.py (`from pkg import net`) train a model whose forward runs under autocast
+    expect(scan.findings.filter((x) => x.ruleId === 'amp.fp32-training')).toHaveLength(1);
+  });
+
   it("a function imported from an extension gets the op's concrete fix", async () => {
     const scan = await scanProject(join(VARIANTS, 'ext-calls'));
     expect(find(scan, 'ops.py:30:ext.extension-call').fix?.description).toMatch(
@@ -308,6 +325,10 @@ describe('what the variants say and fix', () => {
     );
     expect(find(scan, 'fast_math.py:44:triton.num-warps-computed').fix?.description).toContain(
       '删除这段计算',
+    );
+    const amp = await scanProject(join(VARIANTS, 'amp'), { lang: 'zh-CN' });
+    expect(find(amp, 'fp32_train.py:18:amp.fp32-training').message).toContain(
+      '本文件及其导入的项目模块都没有使用混合精度',
     );
   });
 });

@@ -1360,6 +1360,7 @@ export function analyzeSource(
         }
       }
       if (r.match.inProduct && !inProduct(call)) continue;
+      if (r.match.inGrid && !inGrid(call)) continue;
       if (r.match.argRegex) {
         const re = new RegExp(r.match.argRegex);
         const tested = r.match.firstArgOnly
@@ -2125,6 +2126,45 @@ function assignedBefore(node: Node, name: string, source: string): string[] {
     if (!uses.test(right)) break;
   }
   return values;
+}
+
+/**
+ * A call that sizes a Triton launch grid: an element of a grid tuple (alone or in arithmetic,
+ * `cdiv(M, BM) * cdiv(N, BN)`), the tuple a lambda or a function named like a grid returns,
+ * assigned to such a name or passed as `grid=`, or the index of a launch (`kernel[(…)](…)`).
+ */
+function inGrid(node: Node): boolean {
+  const skip = (n: Node | null, types: string[]) => {
+    while (n && types.includes(n.type)) n = n.parent;
+    return n;
+  };
+  const GRID = /grid/i;
+  let up = skip(node.parent, ['binary_operator', 'parenthesized_expression']);
+  if (up && (up.type === 'tuple' || up.type === 'list' || up.type === 'expression_list'))
+    up = skip(up.parent, ['parenthesized_expression']);
+  switch (up?.type) {
+    case 'lambda':
+      return true;
+    case 'return_statement': {
+      let fn: Node | null = up.parent;
+      while (fn && fn.type !== 'function_definition' && fn.type !== 'lambda') fn = fn.parent;
+      return GRID.test(fn?.childForFieldName('name')?.text ?? '');
+    }
+    case 'assignment':
+      return GRID.test(up.childForFieldName('left')?.text ?? '');
+    case 'keyword_argument':
+      return GRID.test(up.childForFieldName('name')?.text ?? '');
+    case 'subscript': {
+      const launch = up.parent;
+      return (
+        up.childForFieldName('value')?.id !== node.id &&
+        launch?.type === 'call' &&
+        launch.childForFieldName('function')?.id === up.id
+      );
+    }
+    default:
+      return false;
+  }
 }
 
 function inProduct(node: Node): boolean {

@@ -416,6 +416,7 @@ describe('realistic fixtures: exactly what a porter changes', () => {
       'hstu/model.py:35:amp.autocast-cuda',
       'hstu/model.py:35:device.cuda-string',
       'hstu/triton_attn.py:7:lib.triton-kernel',
+      'hstu/triton_attn.py:22:triton.block-grid',
       'requirements.txt:1:req.torch-npu',
       'requirements.txt:2:lib.fbgemm-gpu',
       'requirements.txt:3:lib.torchrec',

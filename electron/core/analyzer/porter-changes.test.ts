@@ -98,6 +98,7 @@ describe('Triton tuning and occupancy', () => {
       'kernels/reduce.py:41:triton.sm-count',
       'kernels/reduce.py:42:triton.num-warps',
       'kernels/reduce.py:42:triton.num-stages',
+      'kernels/reduce.py:48:triton.block-grid',
     ]);
     // said once, with how many: two launches tune num_warps, two kernels, two lock operations
     expect(find(scan, 'kernels/reduce.py:42:triton.num-warps').message).toContain(
@@ -131,10 +132,10 @@ describe('Triton tuning and occupancy', () => {
       'fastops/silu.py:32:device.cuda-method',
     ]);
     const f = find(scan, 'fastops/backend.py:4:project.backend-switch');
-    // the file's kernel finding and its num_warps finding are left out
+    // the file's kernel finding, its num_warps finding and its launch grid are left out
     expect(f.message).toContain('KernelBackend');
     expect(f.message).toContain('(PYTORCH)');
-    expect(f.message).toContain('2 Triton findings left out');
+    expect(f.message).toContain('3 Triton findings left out');
     expect(f.fix?.description).toContain('KernelBackend.PYTORCH');
   });
 });

@@ -100,6 +100,11 @@ const Match = z.discriminatedUnion('kind', [
     argAssigned: z.boolean().optional(),
     /** Only as an operand of `*`: `F.silu(x) * y` (a gated activation). */
     inProduct: z.boolean().optional(),
+    /**
+     * Only where it sizes a Triton launch grid: in the tuple a lambda or a `grid` function
+     * returns, assigned to a `grid` name or passed as `grid=`, or in `kernel[(…)]`.
+     */
+    inGrid: z.boolean().optional(),
   }),
   z.object({
     kind: z.literal('import'),

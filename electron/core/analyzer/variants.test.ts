@@ -180,10 +180,13 @@ const EXPECTED: Record<string, string[]> = {
     'fast_math.py:37:triton.sm-count',
     'fast_math.py:38:cuda.api',
     'fast_math.py:44:triton.num-warps-computed',
+    'fast_math.py:46:triton.block-grid',
     'fast_math.py:51:triton.num-warps',
     'fast_math.py:60:triton.inline-asm',
     'fast_math.py:71:triton.libdevice',
     'fast_math.py:80:triton.input-precision',
+    'grids.py:10:lib.triton-kernel',
+    'grids.py:31:triton.block-grid',
     'shim_pow.py:8:triton.libdevice',
     'shim_pow.py:11:lib.triton-kernel',
     'softmax_occupancy.py:6:triton.active-device',
@@ -318,6 +321,18 @@ describe('what the variants say and fix', () => {
     expect(triton).toContain('            BLOCK=self.block,\n        )');
   });
 
+  it('launch grids: one finding per file, counting every grid sized by blocks', async () => {
+    const scan = await scanProject(join(VARIANTS, 'triton'));
+    // the lambda, the inline launch, both cdiv of the grid function and of `grid = (…, …)`;
+    // not a tile count, not the kernel's own tl.cdiv
+    const grid = find(scan, 'grids.py:31:triton.block-grid');
+    expect(grid.message).toContain('(6 in this file)');
+    expect(grid.fix?.description).toContain('"num_vectorcore"');
+    expect(grid.fix?.description).toContain('TRITON_ALL_BLOCKS_PARALLEL=1');
+    // mm_kernel's second axis is for the same fix: fold it into the first
+    expect(grid.fix?.description).toContain('fold a second or third grid axis into the first');
+  });
+
   it('zh-CN text for the new rules', async () => {
     const scan = await scanProject(join(VARIANTS, 'triton'), { lang: 'zh-CN' });
     expect(find(scan, 'softmax_occupancy.py:8:triton.device-limits').message).toContain(
@@ -325,6 +340,9 @@ describe('what the variants say and fix', () => {
     );
     expect(find(scan, 'fast_math.py:44:triton.num-warps-computed').fix?.description).toContain(
       '删除这段计算',
+    );
+    expect(find(scan, 'grids.py:31:triton.block-grid').message).toContain(
+      '启动 grid 为每个块分配一个 Triton program',
     );
     const amp = await scanProject(join(VARIANTS, 'amp'), { lang: 'zh-CN' });
     expect(find(amp, 'fp32_train.py:18:amp.fp32-training').message).toContain(

@@ -503,7 +503,6 @@ describe('realistic fixtures: exactly what a porter changes', () => {
       'train_sft.py:9:add.compile-mode',
       'train_sft.py:15:attn.flash-attention-2',
       'train_sft.py:21:lib.deepspeed',
-      'train_sft.py:23:lib.deepspeed-ops',
       'train_sft.py:24:optim.npu-fused',
       'train_sft.py:28:dist.nccl-api',
       'train_sft.py:31:dist.data-parallel',

@@ -99,6 +99,13 @@ const EXPECTED: Record<string, string[]> = {
     'mlp.py:30:op.float64-method',
   ],
   'gpu-libs': [
+    'ds_ops.py:4:lib.deepspeed',
+    'ds_ops.py:5:lib.deepspeed',
+    'ds_ops.py:6:lib.deepspeed',
+    'ds_ops.py:7:lib.deepspeed',
+    'ds_ops.py:11:lib.deepspeed-ops',
+    'ds_ops.py:11:lib.deepspeed-ops',
+    'ds_ops.py:12:lib.deepspeed-ops',
     'kernels.py:5:lib.numba-cuda',
     'monitor.py:1:lib.pynvml',
     'monitor.py:2:lib.pynvml',

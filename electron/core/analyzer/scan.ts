@@ -659,7 +659,8 @@ function scanRequirements(rel: string, src: string, finding: AddFinding): void {
     const where = { line: i + 1, column: 1, endColumn: text.length + 1 };
     const spelled = /^\s*([A-Za-z0-9_.-]+)/.exec(text)?.[1];
     const name = spelled?.toLowerCase();
-    const ruleId = name ? requirementLibs()[name] : undefined;
+    // spelled as in setup.py and pyproject: `cupy-cuda12x`, `cudf-cu12`, `flash_attn`
+    const ruleId = spelled ? packageRule(spelled) : undefined;
     if (ruleId) finding(ruleId, rel, where, { vars: { name: spelled! } });
     if (CUDA_WHEEL.test(text))
       finding('req.cuda-wheel', rel, where, {

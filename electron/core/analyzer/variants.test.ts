@@ -106,11 +106,18 @@ const EXPECTED: Record<string, string[]> = {
     'ds_ops.py:11:lib.deepspeed-ops',
     'ds_ops.py:11:lib.deepspeed-ops',
     'ds_ops.py:12:lib.deepspeed-ops',
+    'inference.py:5:lib.nvidia-only',
+    'inference.py:6:lib.nvidia-only',
+    'inference.py:7:lib.nvidia-only',
+    'inference.py:16:lib.onnxruntime-cuda',
     'kernels.py:5:lib.numba-cuda',
     'monitor.py:1:lib.pynvml',
     'monitor.py:2:lib.pynvml',
     'requirements.txt:3:lib.pynvml',
     'requirements.txt:4:lib.pynvml',
+    'requirements.txt:5:lib.nvidia-only',
+    'requirements.txt:6:lib.nvidia-only',
+    'requirements.txt:7:lib.nvidia-only',
   ],
   'vision-ops': ['detect.py:11:lib.torchvision-ops'],
   'optim-data': [
@@ -234,6 +241,20 @@ describe('what the variants say and fix', () => {
     expect(find(scan, 'requirements.txt:4:lib.pynvml').message).toBe(
       'nvitop reads NVIDIA GPUs only.',
     );
+  });
+
+  it('NVIDIA-only libraries: each named, its own fix; the ONNX Runtime provider rewritten to CANN; a requirement spelled with its CUDA suffix', async () => {
+    const scan = await scanProject(join(VARIANTS, 'gpu-libs'));
+    const trt = find(scan, 'inference.py:6:lib.nvidia-only');
+    expect(trt.message).toBe('tensorrt runs on NVIDIA GPUs only.');
+    expect(trt.fix?.description).toMatch(/^Export the model to ONNX and compile it with ATC/);
+    expect(find(scan, 'inference.py:5:lib.nvidia-only').fix?.description).toContain('acl');
+    expect(find(scan, 'requirements.txt:5:lib.nvidia-only').message).toBe(
+      'cudf-cu12 runs on NVIDIA GPUs only.',
+    );
+    const after = migratedFiles(scan, 'rewrite', await pythonParser()).get('inference.py')!;
+    expect(after.parses).toBe(true);
+    expect(after.after).toContain('providers=["CANNExecutionProvider", "CPUExecutionProvider"]');
   });
 
   it('GradScaler without a device is CUDA\'s; device="cuda" is the same as "cuda"', async () => {

@@ -528,7 +528,8 @@ export const CTX_ASSIGNMENT = ledBy(/^[ \t]*ctx\.\w+\s*=/gm, ['ctx.'], true);
  * Modules whose `_C` / `*_ext` names are not a project's compiled extension: PyTorch's own
  * bindings (`from torch import _C`) and the build tools of a setup.py (`build_ext`).
  */
-const NOT_EXTENSION = /^(?:torch|setuptools|distutils)(?:\.|$)/;
+// build tools' own `build_ext` (`from Cython.Distutils.build_ext import build_ext as _build_ext`)
+const NOT_EXTENSION = /^(?:torch|setuptools|distutils|Cython|pybind11|numpy)(?:\.|$)/;
 
 /** What a file's imports bind: aliases (as importAliases), [what, local name]. */
 interface TextBindings {
@@ -1764,6 +1765,11 @@ export function analyzeSource(
     for (const r of c.keywords) {
       if (identText !== r.match.name || !v || r.match.assigned) continue;
       if (r.match.valueRegex && !new RegExp(r.match.valueRegex).test(v.text)) continue;
+      if (r.match.notInCallOf) {
+        const fn = kw.parent?.parent?.childForFieldName('function');
+        const called = fn ? canonicalName(fn, aliases) : null;
+        if (called && r.match.notInCallOf.some((p) => nameMatches(p, called))) continue;
+      }
       const rw = r.rewrite;
       add(
         r,

@@ -77,6 +77,11 @@ const Match = z.discriminatedUnion('kind', [
     valueRegex: z.string().optional(),
     /** A plain assignment to that name instead of the argument: `num_warps = 8 if … else 4`. */
     assigned: z.boolean().optional(),
+    /**
+     * Not an argument of a call to these (resolved through the imports, `.*` for a whole
+     * library): numpy's `meshgrid(…, sparse=True)` is no embedding.
+     */
+    notInCallOf: z.array(z.string()).optional(),
   }),
   z.object({
     kind: z.literal('reference'),

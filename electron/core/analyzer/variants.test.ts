@@ -118,6 +118,7 @@ const EXPECTED: Record<string, string[]> = {
     'requirements.txt:5:lib.nvidia-only',
     'requirements.txt:6:lib.nvidia-only',
     'requirements.txt:7:lib.nvidia-only',
+    'serve.py:3:lib.nvidia-only',
   ],
   'vision-ops': ['detect.py:11:lib.torchvision-ops'],
   'optim-data': [
@@ -249,6 +250,7 @@ describe('what the variants say and fix', () => {
     expect(trt.message).toBe('tensorrt runs on NVIDIA GPUs only.');
     expect(trt.fix?.description).toMatch(/^Export the model to ONNX and compile it with ATC/);
     expect(find(scan, 'inference.py:5:lib.nvidia-only').fix?.description).toContain('acl');
+    expect(find(scan, 'serve.py:3:lib.nvidia-only').fix?.description).toContain('vllm-ascend');
     expect(find(scan, 'requirements.txt:5:lib.nvidia-only').message).toBe(
       'cudf-cu12 runs on NVIDIA GPUs only.',
     );

@@ -495,8 +495,26 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
   // loop in train.py, autocast in the model's forward
   if (importing.length) {
     const listed = new Set(files.map(relPath));
+    const quieting = rules
+      .filter((r) => r.unlessSource)
+      .map((r) => ({ id: r.id, re: new RegExp(r.unlessSource!) }));
+    // per project module: the rules its text quiets (a module imported by many files read once)
+    const quietBy = new Map<string, string[]>();
+    const quietOf = (file: string) => {
+      let ids = quietBy.get(file);
+      if (!ids) {
+        let src = '';
+        try {
+          src = readFileSync(join(root, file), 'utf8');
+        } catch {
+          // unreadable now: it quiets nothing
+        }
+        quietBy.set(file, (ids = quieting.filter((q) => q.re.test(src)).map((q) => q.id)));
+      }
+      return ids;
+    };
     for (const { rel, imports } of importing) {
-      const quiet = quietedByImports(rel, imports, listed, root, rules);
+      const quiet = new Set(projectModulesImported(rel, imports, listed).flatMap(quietOf));
       if (quiet.size)
         for (let i = findings.length - 1; i >= 0; i--)
           if (findings[i]!.file === rel && quiet.has(findings[i]!.ruleId)) findings.splice(i, 1);
@@ -549,19 +567,11 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
 }
 
 /**
- * The rules (with `unlessSource`) quieted in a file by a project module it imports: `hstu.model`
- * is hstu/model.py or hstu/model/__init__.py under the file's folder or any folder above it (a
- * script's folder and the project root are where Python looks); `.model` is beside the file.
+ * The project files a file imports: `hstu.model` is hstu/model.py or hstu/model/__init__.py under
+ * the file's folder or any folder above it (a script's folder and the project root are where
+ * Python looks); `.model` is beside the file.
  */
-function quietedByImports(
-  rel: string,
-  imports: string[],
-  listed: Set<string>,
-  root: string,
-  rules: Rule[],
-): Set<string> {
-  const quiet = new Set<string>();
-  const pending = rules.filter((r) => r.unlessSource);
+function projectModulesImported(rel: string, imports: string[], listed: Set<string>): string[] {
   const dirs = rel.split('/').slice(0, -1);
   const modules = new Set<string>();
   for (const spec of imports) {
@@ -578,18 +588,7 @@ function quietedByImports(
         if (stem && listed.has(file) && file !== rel) modules.add(file);
     }
   }
-  for (const file of modules) {
-    let src: string;
-    try {
-      src = readFileSync(join(root, file), 'utf8');
-    } catch {
-      continue;
-    }
-    for (const r of pending)
-      if (!quiet.has(r.id) && new RegExp(r.unlessSource!).test(src)) quiet.add(r.id);
-    if (quiet.size === pending.length) break;
-  }
-  return quiet;
+  return [...modules];
 }
 
 type AddFinding = (

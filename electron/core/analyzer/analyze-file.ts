@@ -9,6 +9,15 @@ import {
   wordLed,
 } from './line-matches';
 import { readImport, readImportLine, type ImportStatement } from './import-statements';
+import {
+  callMayMatch,
+  callNeed,
+  keywordLeads,
+  methodNeeds,
+  skipGap,
+  valueMayMatch,
+  type CallNeed,
+} from './call-needs';
 import { canonicalName, importAliases, nameMatches } from './names';
 import { withoutParameters } from './parameter-ranges';
 import { rangedInput, relevantSource, withoutLeadingComments } from './relevant';
@@ -71,6 +80,11 @@ interface Compiled {
    * holds that text their calls are no candidates, so nothing is parsed for them.
    */
   memberUnless: Map<string, RegExp>;
+  /**
+   * Members only method rules name (`.silu`, `.masked_fill_`: no attribute rule), as written,
+   * and what their calls need: such a member is a candidate only where a rule may take it.
+   */
+  methodNeeds: Map<string, CallNeed>;
   /** Attributes whose returning helpers are flagged where called (`multi_processor_count`). */
   calledAttributes: RegExp | null;
   keywords: RuleOf<'keyword'>[];
@@ -79,6 +93,10 @@ interface Compiled {
   calls: RuleOf<'call'>[];
   /** The call rules that name a dotted name, in order (remembered: the same few names recur). */
   callRulesOf: (name: string) => RuleOf<'call'>[];
+  /** What a call of a dotted name needs for a call rule to take it; null: no call rule names it. */
+  callNeedOf: (name: string) => CallNeed | null;
+  /** What the value of a keyword argument starts with where a rule can take it (call-needs). */
+  keywordLeads: Map<string, string[]>;
   /** Last segments of the calls whose argument is also read by its value above (argAssigned). */
   assignedCalls: string[];
   imports: RuleOf<'import'>[];
@@ -116,8 +134,8 @@ interface Compiled {
   roots: Set<string>;
   /** Every name pattern of the reference and call rules. */
   patterns: string[];
-  /** First segments of the modules the import rules name. */
-  importRoots: Set<string>;
+  /** First segments of the names of the reference rules that report only a required library's uses. */
+  usedRoots: Set<string>;
   /** Per imported module: the import rules that cover it, and which of those take it. */
   importRulesOf: (module: string) => ImportRulesOf;
   /** Per imported name (`local\0full`), the regex of the chains a rule can match from it. */
@@ -221,6 +239,7 @@ export function compile(rules: Rule[]): Compiled {
         )
         .map((r) => [r.match.name, new RegExp(r.unlessSource!)]),
     ),
+    methodNeeds: methodNeeds(methods, new Set(attributes.map((r) => r.match.name))),
     calledAttributes: attributes.some((r) => r.match.callers)
       ? wordsThen(
           attributes.filter((r) => r.match.callers).map((r) => r.match.name),
@@ -241,6 +260,19 @@ export function compile(rules: Rule[]): Compiled {
         ...methods.filter((r) => r.match.objectAssigned).map((r) => r.match.name),
       ]),
     ]),
+    callNeedOf: (() => {
+      const known = new Map<string, CallNeed | null>();
+      return (name: string) => {
+        let hit = known.get(name);
+        if (hit === undefined) {
+          hit = callNeed(c.callRulesOf(name).map((r) => r.match));
+          if (known.size > 20000) known.clear();
+          known.set(ownText(name), hit);
+        }
+        return hit;
+      };
+    })(),
+    keywordLeads: keywordLeads(keywords),
     callRulesOf: (() => {
       const known = new Map<string, RuleOf<'call'>[]>();
       return (name: string) => {
@@ -328,8 +360,10 @@ export function compile(rules: Rule[]): Compiled {
       : null,
     roots: new Set(patterns.map((n) => n.split('.')[0]!)),
     patterns,
-    importRoots: new Set(of('import').flatMap((r) => r.match.modules.map((m) => m.split('.')[0]!))),
     importRulesOf: importRulesOf(of('import')),
+    usedRoots: new Set(
+      references.filter((r) => r.uses).flatMap((r) => r.match.names.map((n) => n.split('.')[0]!)),
+    ),
     chainRegexes: new Map(),
   };
   compiledCache.set(rules, c);
@@ -611,6 +645,7 @@ export function candidateOffsets(
   for (const im of plan.imports) if (im.parse) at.push(im.start);
   at.push(...plan.strings);
   push(stringMatches(c, source));
+  const { aliases, bound } = planBindings(source, c);
   const members = codeMatches(c.memberHint, source);
   // `loss.backward()` in a file that uses mixed precision is no finding: not parsed for
   if (c.memberUnless.size) {
@@ -623,17 +658,26 @@ export function candidateOffsets(
         if (q === undefined) quiet.set(name, (q = unless.test(source)));
         if (q) continue;
       }
-      at.push(members[i]![0]);
+      if (memberCanMatch(c, aliases, source, members[i]!)) at.push(members[i]![0]);
     }
-  } else push(members);
-  all(c.keywordHint);
+  } else
+    for (let i = 0; i < members.length; i++)
+      if (memberCanMatch(c, aliases, source, members[i]!)) at.push(members[i]![0]);
+  // a keyword whose every rule wants its value to start with a text (`pin_memory=True`): only
+  // where it does (`pin_memory=args.pin_mem` is no rule's)
+  const keywords = codeMatches(c.keywordHint, source);
+  for (let i = 0; i < keywords.length; i++)
+    if (keywordCanMatch(c, source, keywords[i]!)) at.push(keywords[i]![0]);
   all(c.conditionHint);
   all(definitionHint(c, source));
   all(callHint(c, source));
   const loader = loaderHint(c, source);
   all(loader);
-  const { aliases, bound } = planBindings(source, c);
-  push(chainMatches(c, aliases, source));
+  // a name no rule takes as it is used there (`torch.where(c, x, y)` without `torch.tensor(`)
+  // is not parsed for
+  const chains = chainMatches(c, aliases, source);
+  for (let i = 0; i < chains.length; i++)
+    if (chainCanMatch(c, aliases, source, chains[i]!)) at.push(chains[i]![0]);
   // `x = x + mask` above `softmax(x)`: kept for the call's rule to read (argAssigned)
   if (c.assignedCalls.length) at.push(...addedToLines(source, c.assignedCalls));
   // an extension's call sites, wherever the module is bound
@@ -667,6 +711,77 @@ export function candidateOffsets(
   // a definition rule reports the whole definition: it is parsed whole
   const whole = codeMatches(definitionHint(c, source), source).map((m) => m[0]);
   return { at, inElse, imports, whole };
+}
+
+/**
+ * Whether a rule can take the member found at `m` (`.name`): an attribute rule's anywhere; a
+ * method's only where it is called, on something that is not another module (`np.double(…)`
+ * is numpy's function; `F.silu(…)` a call rule's), as its rules need (call-needs).
+ */
+function memberCanMatch(
+  c: Compiled,
+  aliases: Map<string, string>,
+  source: string,
+  m: [number, number, string],
+): boolean {
+  const name = m[2].slice(m[2].search(/[A-Za-z_]/));
+  const need = c.methodNeeds.get(name);
+  if (need === undefined) return true;
+  const open = skipGap(source, m[1]);
+  const next = source.charCodeAt(open);
+  if (next !== 40) return next === 35;
+  // the object, where it is a plain dotted name on its own (see analyzeSource's module check)
+  let b = m[0];
+  while (b > 0 && OBJECT_CHAR.test(source[b - 1]!)) b--;
+  const object = source.slice(b, m[0]);
+  const plain = PLAIN_CHAIN.test(object) && (b === 0 || !AFTER_OBJECT.test(source[b - 1]!));
+  if (plain) {
+    const dot = object.indexOf('.');
+    const base = aliases.get(dot < 0 ? object : object.slice(0, dot));
+    const module = base === undefined ? null : dot < 0 ? base : base + object.slice(dot);
+    if (
+      module !== null &&
+      ((module !== 'torch' && !module.startsWith('torch.')) ||
+        c.callRulesOf(`${module}.${name}`).length)
+    )
+      return false;
+  }
+  return callMayMatch(source, tokensOf(source), plain ? b : -1, open, need);
+}
+const OBJECT_CHAR = /[\w.]/;
+/** What may end an expression an object chain would then belong to (`f().x`, `a[0].x`, `"s".x`). */
+const AFTER_OBJECT = /[\w.)\]}'"]/;
+
+/** Whether a keyword rule can take the `name =` found at `m` (see Compiled.keywordLeads). */
+function keywordCanMatch(c: Compiled, source: string, m: [number, number, string]): boolean {
+  const leads = c.keywordLeads.get(/^\w+/.exec(m[2])?.[0] ?? '');
+  return !leads || valueMayMatch(source, m[1], leads);
+}
+
+/**
+ * Whether a rule can take the dotted name found at `m`: a reference rule names it, or it is
+ * called as a call rule of its name needs (Compiled.callNeedOf). A chain that goes on
+ * (`torch.max.x`), or is written otherwise than `a.b.c`, is left to the tree.
+ */
+function chainCanMatch(
+  c: Compiled,
+  aliases: Map<string, string>,
+  source: string,
+  m: [number, number, string],
+): boolean {
+  const text = m[2];
+  if (!PLAIN_CHAIN.test(text)) return true;
+  const open = skipGap(source, m[1]);
+  const next = source.charCodeAt(open);
+  if (next === 46 || next === 35) return true;
+  const dot = text.indexOf('.');
+  const base = aliases.get(dot < 0 ? text : text.slice(0, dot));
+  if (base === undefined) return true;
+  const name = dot < 0 ? base : base + text.slice(dot);
+  if (bestReference(c.references, name)) return true;
+  if (next !== 40) return false;
+  const need = c.callNeedOf(name);
+  return !!need && callMayMatch(source, tokensOf(source), m[0], open, need);
 }
 
 const CLAUSES = new Set([ELSE, ELIF, EXCEPT, FINALLY]);
@@ -738,9 +853,15 @@ function importPlan(source: string, c: Compiled): { imports: ImportPlan[]; strin
       kw,
       module,
       read,
-      parse: !read || future || nodeNeeded(c, read) || (!module && optionalMatters(c, read)),
+      parse: !read || future || nodeNeeded(c, read),
     });
   }
+  // the libraries the module imports itself are required, however else they are imported
+  const required = new Set<string>();
+  for (const im of plan)
+    if (im.module && im.read) for (const m of importedModules(im.read)) required.add(rootOf(m));
+  for (const im of plan)
+    if (!im.parse && !im.module) im.parse = optionalMatters(c, im.read!, required);
   const byStart = new Map(plan.filter((im) => im.module).map((im) => [im.start, im]));
   // the tree's reading of the block (analyzeSource) goes from import to import, past docstrings
   // and try/if blocks of imports, and ends at any other statement: whichever of those ends it,
@@ -772,16 +893,22 @@ function importPlan(source: string, c: Compiled): { imports: ImportPlan[]; strin
 
 /**
  * Whether it matters that an import inside a block is optional (`try: import apex` … `except
- * ImportError`), which the tree tells: where it imports a library a rule knows. An import of
- * any other module inside a function (`from .utils import x`) is read from its text alone.
+ * ImportError`), which the tree tells: where it imports a library whose uses a rule reports only
+ * if it is required (Rule.uses) and the module does not import it itself (`required`). An
+ * import an import rule reports is parsed anyway (nodeNeeded); any other, such as
+ * `from torch.distributed.fsdp import …` inside a function, is read from its text alone.
  */
-function optionalMatters(c: Compiled, s: ImportStatement): boolean {
+function optionalMatters(c: Compiled, s: ImportStatement, required: Set<string>): boolean {
   return importedModules(s).some((m) => {
-    const dot = m.indexOf('.');
-    const root = dot < 0 ? m : m.slice(0, dot);
-    return c.roots.has(root) || c.importRoots.has(root);
+    const root = rootOf(m);
+    return c.usedRoots.has(root) && !required.has(root);
   });
 }
+
+const rootOf = (name: string) => {
+  const dot = name.indexOf('.');
+  return dot < 0 ? name : name.slice(0, dot);
+};
 
 /** Whether the analysis reads an import statement's node: a rule reports or edits it. */
 function nodeNeeded(c: Compiled, s: ImportStatement): boolean {

@@ -247,6 +247,112 @@ class RoIAlignFunction(torch.autograd.Function):
     expect(at(narrowed)).toEqual(at(whole));
     expect(narrowed.findings.length).toBeGreaterThan(1);
   });
+
+  it('calls, methods and keyword arguments are found as a whole parse finds them, however written, where the text decides what is parsed (call-needs)', async () => {
+    const src = `import numpy as np
+import torch
+import torch as th
+import torch.nn.functional as F
+from torch.utils.data import DataLoader
+${FILLER}
+
+def ops(x, y, cond, n, scores, mask):
+    a = torch.where(cond, x, y)
+    b = th.max(x, torch.tensor(0.0))
+    c = torch.min(
+        x,
+        torch.tensor(1.0),
+    )
+    d = torch.full((n, n), float("-inf"))
+    e = torch.full((n, n), 0.0)
+    f = torch.full((n, n), -1)
+    g = scores.masked_fill(mask, float("-inf"))
+    h = scores.masked_fill_(mask, 0)
+    i = x.double()
+    j = np.double(3)
+    k = torch.where(cond, x, "torch.tensor(")
+    return a, b, c, d, e, f, g, h, i, j, k
+
+
+class MLP(torch.nn.Module):
+    def forward(self, gate, up):
+        h = self.silu(gate) * up
+        k = up * (self.gelu(gate))
+        m = self.silu(gate) ** 2
+        n = self.linear(self.silu(gate))
+        o = up * \\
+            self.silu(gate)
+        p = (up *  # the gate
+             self.silu(gate))
+        self.silu = torch.nn.SiLU()
+        q = F.silu(gate) * up
+        return h + k + m + n + o + p + q
+
+
+def data(ds, args, x):
+    a = DataLoader(ds, pin_memory=True)
+    b = DataLoader(ds, pin_memory=args.pin_mem)
+    c = DataLoader(ds, pin_memory=
+                   True)
+    d = DataLoader(ds, pin_memory=  # pinned
+                   True)
+    e = DataLoader(ds, pin_memory=Truer)
+    v, i = torch.topk(x, 3, largest=False)
+    w, j = torch.topk(x, 3, largest=True)
+    if largest == False:
+        pass
+    with torch.autocast("cuda"):
+        pass
+    with torch.autocast(device_type="cuda", dtype=torch.float16):
+        pass
+    with torch.autocast("npu"):
+        pass
+    return a, b, c, d, e, v, w
+`;
+    const { narrowed, whole } = await both(src);
+    expect(at(narrowed)).toEqual(at(whole));
+    const lineOf = (text: string) => src.split('\n').findIndex((l) => l.includes(text)) + 1;
+    /** The rules found on the line that holds `text` (or `below` lines under it). */
+    const rulesAt = (text: string, below = 0) =>
+      narrowed.findings.filter((f) => f.line === lineOf(text) + below).map((f) => f.ruleId);
+    // taken: an argument, a value, a product or a device string where the rule needs it
+    expect(rulesAt('b = th.max(x, torch.tensor(0.0))')).toContain('op.cpu-scalar-tensor');
+    expect(rulesAt('c = torch.min(')).toContain('op.cpu-scalar-tensor');
+    expect(rulesAt('d = torch.full((n, n), float("-inf"))')).toContain('attn.inf-mask');
+    expect(rulesAt('g = scores.masked_fill(mask, float("-inf"))')).toContain(
+      'attn.masked-fill-inf',
+    );
+    expect(rulesAt('i = x.double()')).toContain('op.float64-method');
+    expect(rulesAt('h = self.silu(gate) * up')).toContain('fused.gated-silu');
+    expect(rulesAt('k = up * (self.gelu(gate))')).toContain('fused.gated-gelu');
+    expect(rulesAt('o = up * \\', 1)).toContain('fused.gated-silu');
+    expect(rulesAt('p = (up *  # the gate', 1)).toContain('fused.gated-silu');
+    expect(rulesAt('v, i = torch.topk(x, 3, largest=False)')).toContain('op.topk-smallest');
+    expect(rulesAt('with torch.autocast("cuda"):')).toContain('amp.autocast-cuda');
+    expect(rulesAt('with torch.autocast(device_type="cuda"')).toContain('amp.autocast-cuda');
+    // a value on the next line, after a comment or not, is the keyword's
+    const pinned = narrowed.findings.filter((f) => f.ruleId === 'perf.pin-memory');
+    expect(pinned.length).toBe(1);
+    expect(pinned[0]!.message).toContain('(3 in this file)');
+    // not taken: no rule's as written
+    for (const quiet of [
+      'a = torch.where(cond, x, y)',
+      'e = torch.full((n, n), 0.0)',
+      'f = torch.full((n, n), -1)',
+      'h = scores.masked_fill_(mask, 0)',
+      'j = np.double(3)',
+      'k = torch.where(cond, x, "torch.tensor(")',
+      'm = self.silu(gate) ** 2',
+      'n = self.linear(self.silu(gate))',
+      'self.silu = torch.nn.SiLU()',
+      'b = DataLoader(ds, pin_memory=args.pin_mem)',
+      'e = DataLoader(ds, pin_memory=Truer)',
+      'w, j = torch.topk(x, 3, largest=True)',
+      'if largest == False:',
+      'with torch.autocast("npu"):',
+    ])
+      expect(rulesAt(quiet), quiet).toEqual([]);
+  });
 });
 
 describe("the parser's input in ranges", () => {

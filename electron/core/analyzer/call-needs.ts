@@ -1,0 +1,187 @@
+/**
+ * What a call, a method call or a keyword argument must look like, as written, for a rule to take
+ * it: read from the rules (their argument regexes, string arguments, `inProduct`), and checked on
+ * the text before anything is parsed. A candidate that cannot be taken is not parsed for: in real
+ * model code most `torch.where(…)`, `pin_memory=args.pin_mem` and `self.silu(x)` are no rule's,
+ * and each statement parsed for nothing cost as much as one that holds a finding.
+ *
+ * Every check here only ever answers "cannot match" where the tree would say so too (the
+ * analysis's own tests, run on the whole text, decide): where the text is written in a way
+ * these do not read, they answer "may match".
+ */
+
+import { leadingLiterals, requiredLiterals } from './regex-literals';
+import { tokenAt, type SourceTokens } from './source-tokens';
+
+/** What every rule that may take a call needs (each rule needs at least this). */
+export interface CallNeed {
+  /** One of these texts between the call's brackets; null: no text is known to be needed. */
+  args: string[] | null;
+  /** The call is an operand of `*` (a gated activation). */
+  product: boolean;
+}
+
+interface CallShape {
+  argAssigned?: boolean;
+  stringArg?: string;
+  argRegex?: string;
+  argsRegex?: string;
+  inProduct?: boolean;
+}
+
+/** See CallNeed; null where no rule is given (none can take the call). */
+export function callNeed(rules: CallShape[]): CallNeed | null {
+  if (!rules.length) return null;
+  const texts = new Set<string>();
+  let args = true;
+  let product = true;
+  for (const m of rules) {
+    const regex = m.argRegex ?? m.argsRegex;
+    // a rule that also reads the argument's value from the lines above needs no text here
+    const need = m.argAssigned
+      ? null
+      : m.stringArg
+        ? [m.stringArg]
+        : regex
+          ? requiredLiterals(regex)
+          : null;
+    if (need) for (const n of need) texts.add(n);
+    else args = false;
+    product &&= !!m.inProduct;
+  }
+  return { args: args ? [...texts] : null, product };
+}
+
+/**
+ * Per member that only method rules name (no attribute rule: `x.silu` not called is none of
+ * theirs), as written (`masked_fill_` for an in-place rule): what its call needs.
+ */
+export function methodNeeds(
+  methods: { match: CallShape & { name: string } }[],
+  attributeNames: Set<string>,
+): Map<string, CallNeed> {
+  const out = new Map<string, CallNeed>();
+  for (const name of new Set(methods.map((r) => r.match.name))) {
+    if (attributeNames.has(name)) continue;
+    const named = methods.filter((r) => r.match.name === name);
+    const need = callNeed(named.map((r) => r.match))!;
+    out.set(name, need);
+    if (named.some((r) => (r.match as { inPlace?: boolean }).inPlace)) out.set(`${name}_`, need);
+  }
+  return out;
+}
+
+/**
+ * Per keyword argument whose every rule tests its value from its start (`^True$`; none reads a
+ * plain assignment instead): the texts one of which the value starts with where a rule can take
+ * it. Other keywords are not in the map.
+ */
+export function keywordLeads(
+  keywords: { match: { name: string; valueRegex?: string; assigned?: boolean } }[],
+): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const name of new Set(keywords.map((r) => r.match.name))) {
+    const leads: string[] = [];
+    let all = true;
+    for (const { match: m } of keywords) {
+      if (m.name !== name) continue;
+      const lead = !m.assigned && m.valueRegex ? leadingLiterals(m.valueRegex) : null;
+      if (lead) leads.push(...lead);
+      else all = false;
+    }
+    if (all) out.set(name, [...new Set(leads)]);
+  }
+  return out;
+}
+
+/** Past spaces, line ends and `\` continuations from `at`. */
+export function skipGap(source: string, at: number): number {
+  for (;;) {
+    const ch = source.charCodeAt(at);
+    if (ch === 32 || ch === 9 || ch === 10 || ch === 13 || ch === 12) at++;
+    else if (ch === 92 && (source.charCodeAt(at + 1) === 10 || source.charCodeAt(at + 1) === 13))
+      at += 2;
+    else return at;
+  }
+}
+
+/** Whether a keyword's value, starting past the spaces after `=` at `from`, may be a rule's. */
+export function valueMayMatch(source: string, from: number, leads: string[]): boolean {
+  const at = skipGap(source, from);
+  // a comment before the value (inside brackets): left to the tree
+  return source.charCodeAt(at) === 35 || leads.some((l) => source.startsWith(l, at));
+}
+
+/** How far closingBracket looks: a longer call is left to the tree. */
+const CALL_REACH = 20_000;
+
+/**
+ * The offset of the bracket that closes the one at `open`, past strings and comments (the
+ * lexer's tokens), or -1: not closed within CALL_REACH characters.
+ */
+export function closingBracket(source: string, t: SourceTokens, open: number): number {
+  let depth = 0;
+  const end = Math.min(source.length, open + CALL_REACH);
+  for (let k = open; k < end; k++) {
+    const ch = source.charCodeAt(k);
+    if (ch === 40 || ch === 91 || ch === 123) depth++;
+    else if (ch === 41 || ch === 93 || ch === 125) {
+      if (--depth === 0) return k;
+    } else if (ch === 34 || ch === 39 || ch === 35) {
+      const tok = tokenAt(t, k);
+      if (tok >= 0) k = t.ends[tok]! - 1;
+    }
+  }
+  return -1;
+}
+
+/**
+ * Whether the call whose expression starts at `start` (-1: not known) and whose arguments open at
+ * `open` may be taken by a rule with this need.
+ */
+export function callMayMatch(
+  source: string,
+  t: SourceTokens,
+  start: number,
+  open: number,
+  need: CallNeed,
+): boolean {
+  if (!need.args && !need.product) return true;
+  const close = closingBracket(source, t, open);
+  if (close < 0) return true;
+  if (need.args) {
+    let held = false;
+    for (const text of need.args) {
+      const at = source.indexOf(text, open);
+      if ((held = at >= 0 && at + text.length <= close)) break;
+    }
+    if (!held) return false;
+  }
+  return !need.product || start < 0 || productOperand(source, t, start, close);
+}
+
+/**
+ * Whether the call from `start` to its closing bracket `close` may be an operand of `*` (not
+ * `**`), maybe in parentheses: what is written next to it on either side. A comment next to it
+ * is left to the tree.
+ */
+function productOperand(source: string, t: SourceTokens, start: number, close: number): boolean {
+  let l = start - 1;
+  let crossed = false;
+  for (; l >= 0; l--) {
+    const ch = source.charCodeAt(l);
+    if (ch === 10 || ch === 13 || ch === 92) crossed = true;
+    else if (ch !== 32 && ch !== 9 && ch !== 12 && ch !== 40) break;
+  }
+  if (l >= 0 && source.charCodeAt(l) === 42 && source.charCodeAt(l - 1) !== 42) return true;
+  // the line before ends in a comment: what is before the call is not known here
+  if (crossed && l >= 0 && tokenAt(t, l) >= 0) return true;
+  let r = close + 1;
+  for (; r < source.length; r++) {
+    const ch = source.charCodeAt(r);
+    if (ch !== 32 && ch !== 9 && ch !== 12 && ch !== 41 && ch !== 10 && ch !== 13 && ch !== 92)
+      break;
+  }
+  const next = source.charCodeAt(r);
+  return (next === 42 && source.charCodeAt(r + 1) !== 42) || next === 35;
+}

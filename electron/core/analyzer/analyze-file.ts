@@ -498,8 +498,11 @@ export function loadedMatches(source: string): RegExpExecArray[] {
   }
   return out;
 }
-/** `x = x + …` or `x += …` at a line's start (see argAssigned). */
-const ADDED_TO = /[ \t]*(\w+)[ \t]*(?:\+=|=[ \t]*\1[ \t]*\+)/y;
+/**
+ * `x = …` or `x += …` at a line's start (see argAssigned): the value a rule reads is any the
+ * statements above give the name (`x = q @ k + mask`, `x = x + mask`).
+ */
+const ADDED_TO = /[ \t]*(\w+)[ \t]*(?:\+=|=(?!=))/y;
 /** Methods that only change a tensor's dtype: softmax(scores.float()) reads scores' value. */
 const CASTS = ['float', 'half', 'double', 'bfloat16', 'to', 'type', 'type_as'];
 
@@ -2198,6 +2201,9 @@ function removeArgument(kw: Node): Edit[] | undefined {
 /** An operand of `*` (through parentheses): `x * act(gate)`. */
 /** How many statements above a use `assignedBefore` looks, counting those in an `if` block. */
 const ASSIGNED_WITHIN = 4;
+/** A statement that is not an expression: a definition, a block, a jump (see assignedBefore). */
+const STATEMENT_KEYWORD =
+  /^(?:@|(?:def|class|async|if|for|while|with|try|return|raise|del|import|from|assert|global|nonlocal|break|continue)\b)/;
 
 /** `x` for `x` cast to another dtype (`x.float()`, `x.to(torch.float32)`), else the node itself. */
 function castOperand(node: Node | undefined): Node | undefined {
@@ -2238,10 +2244,15 @@ function assignedBefore(node: Node, name: string, source: string): string[] {
   for (const s of above(stmt)) {
     if (s.type === 'comment') continue;
     if (s.type === 'pass_statement') {
-      // a statement no rule needed, written over with `pass` (relevantSource): read from the
-      // text, where it ends the search if it gives the name a value not made from it
+      // a statement no rule needed, written over with `pass` (relevantSource), read from the
+      // text as the tree would read it: a definition or any statement but an expression ends
+      // the search (an `if` too: the tree looks into one without `else`, these lines do not
+      // know which it is), an expression counts, and a value given to the name not made from
+      // it ends the search (one further above than a rule's candidates reach: ADDED_LINES)
       const end = source.indexOf('\n', s.startIndex);
       const line = source.slice(s.startIndex, end < 0 ? source.length : end);
+      if (line.startsWith('pass') && !/^pass\w/.test(line)) continue;
+      if (STATEMENT_KEYWORD.test(line) || ++seen > ASSIGNED_WITHIN) break;
       const given = line.startsWith(name) ? /^\s*=(?!=)(.*)/.exec(line.slice(name.length)) : null;
       if (given && !uses.test(given[1]!)) break;
       continue;

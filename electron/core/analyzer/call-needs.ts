@@ -15,8 +15,16 @@ import { tokenAt, type SourceTokens } from './source-tokens';
 
 /** What every rule that may take a call needs (each rule needs at least this). */
 export interface CallNeed {
-  /** One of these texts between the call's brackets; null: no text is known to be needed. */
-  args: string[] | null;
+  /**
+   * Texts the call's arguments hold, as written: all of one of these lists (a rule's regex read
+   * by requiredLiterals). Null: no text is known to be needed.
+   */
+  args: string[][] | null;
+  /**
+   * The texts may also be in the lines above, from where the function starts: a rule reads the
+   * value a plain name was given there (`scores = scores + mask` above `softmax(scores)`).
+   */
+  above: boolean;
   /** The call is an operand of `*` (a gated activation). */
   product: boolean;
 }
@@ -26,30 +34,29 @@ interface CallShape {
   stringArg?: string;
   argRegex?: string;
   argsRegex?: string;
+  objectRegex?: string;
+  objectAssigned?: boolean;
   inProduct?: boolean;
 }
 
 /** See CallNeed; null where no rule is given (none can take the call). */
 export function callNeed(rules: CallShape[]): CallNeed | null {
   if (!rules.length) return null;
-  const texts = new Set<string>();
+  const alternatives: string[][] = [];
   let args = true;
+  let above = false;
   let product = true;
   for (const m of rules) {
-    const regex = m.argRegex ?? m.argsRegex;
-    // a rule that also reads the argument's value from the lines above needs no text here
-    const need = m.argAssigned
-      ? null
-      : m.stringArg
-        ? [m.stringArg]
-        : regex
-          ? requiredLiterals(regex)
-          : null;
-    if (need) for (const n of need) texts.add(n);
+    // a method's object: its hint reads it as written, unless its value is read from above
+    const fromAbove = m.argAssigned || (!m.argsRegex && !!m.objectAssigned);
+    const regex = m.argRegex ?? m.argsRegex ?? (fromAbove ? m.objectRegex : undefined);
+    const need = m.stringArg ? [[m.stringArg]] : regex ? requiredLiterals(regex) : null;
+    if (need) alternatives.push(...need);
     else args = false;
+    above ||= fromAbove;
     product &&= !!m.inProduct;
   }
-  return { args: args ? [...texts] : null, product };
+  return { args: args ? alternatives : null, above, product };
 }
 
 /**
@@ -57,7 +64,7 @@ export function callNeed(rules: CallShape[]): CallNeed | null {
  * theirs), as written (`masked_fill_` for an in-place rule): what its call needs.
  */
 export function methodNeeds(
-  methods: { match: CallShape & { name: string } }[],
+  methods: { match: CallShape & { name: string; inPlace?: boolean } }[],
   attributeNames: Set<string>,
 ): Map<string, CallNeed> {
   const out = new Map<string, CallNeed>();
@@ -66,7 +73,7 @@ export function methodNeeds(
     const named = methods.filter((r) => r.match.name === name);
     const need = callNeed(named.map((r) => r.match))!;
     out.set(name, need);
-    if (named.some((r) => (r.match as { inPlace?: boolean }).inPlace)) out.set(`${name}_`, need);
+    if (named.some((r) => r.match.inPlace)) out.set(`${name}_`, need);
   }
   return out;
 }
@@ -150,14 +157,37 @@ export function callMayMatch(
   const close = closingBracket(source, t, open);
   if (close < 0) return true;
   if (need.args) {
-    let held = false;
-    for (const text of need.args) {
-      const at = source.indexOf(text, open);
-      if ((held = at >= 0 && at + text.length <= close)) break;
-    }
-    if (!held) return false;
+    const from = need.above ? functionStart(source, start < 0 ? open : start) : open;
+    if (!need.args.some((texts) => texts.every((text) => holds(source, text, from, close))))
+      return false;
   }
   return !need.product || start < 0 || productOperand(source, t, start, close);
+}
+
+/** Whether source[from, to] holds the text. */
+function holds(source: string, text: string, from: number, to: number): boolean {
+  const at = source.indexOf(text, from);
+  return at >= 0 && at + text.length <= to + 1;
+}
+
+/**
+ * Where the function `at` is in starts: its last `def` line above (a definition between ends
+ * the statements a rule reads above a call), else the text's start.
+ */
+function functionStart(source: string, at: number): number {
+  const blank = (i: number) => source.charCodeAt(i) === 32 || source.charCodeAt(i) === 9;
+  for (let d = source.lastIndexOf('def', at); d >= 0; d = source.lastIndexOf('def', d - 1)) {
+    if (!blank(d + 3)) continue;
+    let b = d;
+    while (b > 0 && blank(b - 1)) b--;
+    if (b < d && b >= 5 && source.startsWith('async', b - 5)) {
+      b -= 5;
+      while (b > 0 && blank(b - 1)) b--;
+    }
+    const before = source.charCodeAt(b - 1);
+    if (b === 0 || before === 10 || before === 13) return b;
+  }
+  return 0;
 }
 
 /**

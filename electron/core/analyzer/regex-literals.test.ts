@@ -13,33 +13,37 @@ import { REFERENCE } from '../../../tests/support/reference';
 describe('the texts every match of a regex holds', () => {
   it('are each alternative’s longest literal run, escapes read as what they stand for', () => {
     expect(requiredLiterals(String.raw`^torch\.tensor\((?![\s\S]*\bdevice\s*=)`)).toEqual([
-      'torch.tensor(',
+      ['torch.tensor('],
     ]);
     expect(
       requiredLiterals(
         String.raw`-\s*(?:float\(\s*["']inf|math\.inf|torch\.inf)|float\(\s*["']-inf`,
       ),
-    ).toEqual(['-', 'float(']);
-    expect(requiredLiterals(String.raw`keepdim\s*=\s*True`)).toEqual(['keepdim']);
-    expect(requiredLiterals('tf32')).toEqual(['tf32']);
+    ).toEqual([['-'], ['float(', '-inf']]);
+    expect(requiredLiterals(String.raw`keepdim\s*=\s*True`)).toEqual([['keepdim', '=', 'True']]);
+    expect(requiredLiterals('tf32')).toEqual([['tf32']]);
+    // a masked softmax's object: `(… + …)`, each part held
+    expect(
+      requiredLiterals(String.raw`(?:^|[^\w\].])\((?:[^()]|\([^()]*\))*\+(?:[^()])*\)$`),
+    ).toEqual([['(', '+', ')']]);
   });
 
   it('leave out what a quantifier makes optional, and keep one of what `+` repeats', () => {
-    expect(requiredLiterals('colou?r')).toEqual(['colo']);
-    expect(requiredLiterals('ab*cd')).toEqual(['cd']);
-    expect(requiredLiterals('x{0,2}yz')).toEqual(['yz']);
-    expect(requiredLiterals('ab+cde')).toEqual(['cde']);
-    expect(requiredLiterals('abc+d')).toEqual(['abc']);
+    expect(requiredLiterals('colou?r')).toEqual([['colo', 'r']]);
+    expect(requiredLiterals('ab*cd')).toEqual([['a', 'cd']]);
+    expect(requiredLiterals('x{0,2}yz')).toEqual([['yz']]);
+    expect(requiredLiterals('ab+cde')).toEqual([['ab', 'cde']]);
+    expect(requiredLiterals('abc+d')).toEqual([['abc', 'd']]);
   });
 
   it('are none where an alternative holds no literal, or the source is beyond this reading', () => {
     expect(requiredLiterals(String.raw`[Cc][Uu][Dd][Aa]|\.cu\b`)).toBeNull();
-    expect(requiredLiterals(String.raw`^[^,]*\+`)).toEqual(['+']);
+    expect(requiredLiterals(String.raw`^[^,]*\+`)).toEqual([['+']]);
     expect(requiredLiterals(String.raw`(a)\1`)).toBeNull();
     expect(requiredLiterals(String.raw`(?<q>["'])x\k<q>`)).toBeNull();
     expect(requiredLiterals('.*')).toBeNull();
     // a `|` inside a group or a class does not split the regex
-    expect(requiredLiterals('pre(?:a|b)post|[|]mid')).toEqual(['post', 'mid']);
+    expect(requiredLiterals('pre(?:a|b)post|[|]mid')).toEqual([['pre', 'post'], ['mid']]);
   });
 
   it('at the start: only what an anchored regex starts with', () => {
@@ -99,7 +103,7 @@ describe("the rules' argument and value regexes", () => {
         matched++;
         if (required)
           expect(
-            required.some((l) => text.includes(l)),
+            required.some((runs) => runs.every((l) => text.includes(l))),
             `${source} ${text}`,
           ).toBe(true);
         if (leading)

@@ -94,22 +94,21 @@ function literalRuns(alt: string): { runs: string[]; anchored: boolean } {
   return { runs, anchored };
 }
 
-const longest = (xs: string[]) => xs.reduce((a, b) => (b.length > a.length ? b : a), '');
-
 /**
- * Texts one of which every match of the regex holds: per top-level alternative, its longest
- * run of literal characters. Null where some alternative has none (or the source uses a
- * construct that changes what a literal means: a backreference, a flag group).
+ * What every match of the regex holds: per top-level alternative, its runs of literal
+ * characters (a match holds every run of one alternative). Null where some alternative has
+ * none (or the source uses a construct that changes what a literal means: a backreference, a
+ * flag group).
  */
-export function requiredLiterals(src: string): string[] | null {
+export function requiredLiterals(src: string): string[][] | null {
   if (/\\k<|\(\?[a-z-]+[:)]/i.test(src.replace(/\(\?(?:[:=!]|<[=!])/g, ''))) return null;
-  const out: string[] = [];
+  const out: string[][] = [];
   for (const alt of alternatives(src)) {
-    const l = longest(literalRuns(alt).runs);
-    if (!l) return null;
-    out.push(l);
+    const { runs } = literalRuns(alt);
+    if (!runs.length) return null;
+    out.push([...new Set(runs)]);
   }
-  return [...new Set(out)];
+  return out;
 }
 
 /**

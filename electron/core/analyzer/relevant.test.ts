@@ -289,6 +289,27 @@ class MLP(torch.nn.Module):
         return h + k + m + n + o + p + q
 
 
+def attend(q, k, v, mask):
+    s = q @ k
+    p = torch.softmax(s, dim=-1)
+    w = q @ k + mask
+    o = torch.softmax(w, dim=-1)
+    z = s
+    z += mask
+    r = z.softmax(-1)
+    return p @ v, o, r
+
+
+async def attend_async(q, k, mask):
+    w = q @ k
+    w = w + mask
+
+    def unrelated():
+        return 1
+
+    return F.softmax(w.float(), dim=-1), F.log_softmax(q @ k + mask, -1)
+
+
 def data(ds, args, x):
     a = DataLoader(ds, pin_memory=True)
     b = DataLoader(ds, pin_memory=args.pin_mem)
@@ -328,6 +349,11 @@ def data(ds, args, x):
     expect(rulesAt('o = up * \\', 1)).toContain('fused.gated-silu');
     expect(rulesAt('p = (up *  # the gate', 1)).toContain('fused.gated-silu');
     expect(rulesAt('v, i = torch.topk(x, 3, largest=False)')).toContain('op.topk-smallest');
+    expect(rulesAt('o = torch.softmax(w, dim=-1)')).toContain('attn.masked-softmax');
+    expect(rulesAt('r = z.softmax(-1)')).toContain('attn.masked-softmax-method');
+    expect(rulesAt('return F.softmax(w.float(), dim=-1), F.log_softmax')).toEqual([
+      'attn.masked-softmax',
+    ]);
     expect(rulesAt('with torch.autocast("cuda"):')).toContain('amp.autocast-cuda');
     expect(rulesAt('with torch.autocast(device_type="cuda"')).toContain('amp.autocast-cuda');
     // a value on the next line, after a comment or not, is the keyword's
@@ -337,6 +363,7 @@ def data(ds, args, x):
     // not taken: no rule's as written
     for (const quiet of [
       'a = torch.where(cond, x, y)',
+      'p = torch.softmax(s, dim=-1)',
       'e = torch.full((n, n), 0.0)',
       'f = torch.full((n, n), -1)',
       'h = scores.masked_fill_(mask, 0)',

@@ -635,8 +635,14 @@ export function planBindings(source: string, c: Compiled): TextBindings {
 export function candidateOffsets(
   source: string,
   c: Compiled,
-): { at: number[]; inElse: number[]; imports: number[]; whole: number[] } {
+): { at: number[]; inElse: number[]; imports: number[]; whole: number[]; pruned: Set<number> } {
   const at: number[] = [];
+  /** Members, keywords and chains no rule can take as written: the analysis passes them over. */
+  const pruned = new Set<number>();
+  const take = (may: boolean, offset: number) => {
+    if (may) at.push(offset);
+    else pruned.add(offset);
+  };
   // indexed loops: a for-of with a destructured tuple, run before V8 optimises it, made an
   // iterator and a result object per element (a seventh of a scan's allocations)
   const push = (list: [number, number, string][]) => {
@@ -659,18 +665,21 @@ export function candidateOffsets(
       if (unless) {
         let q = quiet.get(name);
         if (q === undefined) quiet.set(name, (q = unless.test(source)));
-        if (q) continue;
+        if (q) {
+          pruned.add(members[i]![0]);
+          continue;
+        }
       }
-      if (memberCanMatch(c, aliases, source, members[i]!)) at.push(members[i]![0]);
+      take(memberCanMatch(c, aliases, source, members[i]!), members[i]![0]);
     }
   } else
     for (let i = 0; i < members.length; i++)
-      if (memberCanMatch(c, aliases, source, members[i]!)) at.push(members[i]![0]);
+      take(memberCanMatch(c, aliases, source, members[i]!), members[i]![0]);
   // a keyword whose every rule wants its value to start with a text (`pin_memory=True`): only
   // where it does (`pin_memory=args.pin_mem` is no rule's)
   const keywords = codeMatches(c.keywordHint, source);
   for (let i = 0; i < keywords.length; i++)
-    if (keywordCanMatch(c, source, keywords[i]!)) at.push(keywords[i]![0]);
+    take(keywordCanMatch(c, source, keywords[i]!), keywords[i]![0]);
   all(c.conditionHint);
   all(definitionHint(c, source));
   all(callHint(c, source));
@@ -680,7 +689,7 @@ export function candidateOffsets(
   // is not parsed for
   const chains = chainMatches(c, aliases, source);
   for (let i = 0; i < chains.length; i++)
-    if (chainCanMatch(c, aliases, source, chains[i]!)) at.push(chains[i]![0]);
+    take(chainCanMatch(c, aliases, source, chains[i]!), chains[i]![0]);
   // `x = x + mask` above `softmax(x)`: kept for the call's rule to read (argAssigned)
   if (c.assignedCalls.length) at.push(...addedToLines(source, c.assignedCalls));
   // an extension's call sites, wherever the module is bound
@@ -713,7 +722,7 @@ export function candidateOffsets(
   const imports = codeMatches(IMPORT_HINT, source).map((m) => m[0]);
   // a definition rule reports the whole definition: it is parsed whole
   const whole = codeMatches(definitionHint(c, source), source).map((m) => m[0]);
-  return { at, inElse, imports, whole };
+  return { at, inElse, imports, whole, pruned };
 }
 
 /**
@@ -788,6 +797,7 @@ function chainCanMatch(
 }
 
 const CLAUSES = new Set([ELSE, ELIF, EXCEPT, FINALLY]);
+const NONE: ReadonlySet<number> = new Set();
 
 /** A statement that starts with a string: a prefix (`rb`, `R`) or none, then a quote. */
 function stringStatement(source: string, at: number): boolean {
@@ -1275,6 +1285,8 @@ export function analyzeSource(
 ): FileAnalysis {
   const c0 = compile(rules);
   const candidates = candidateOffsets(source, c0);
+  // a whole parse reads every match: the reference the narrowed reading is tested against
+  const passed = whole ? NONE : candidates.pruned;
   const relevant = whole
     ? { patches: [], ranges: [] }
     : relevantSource(source, tokensOf(source), candidates, KEEP, LOOK);
@@ -1438,6 +1450,7 @@ export function analyzeSource(
   {
     for (const m of chainMatches(c, aliases, source)) {
       const start = m[0];
+      if (passed.has(start)) continue;
       const id = root.descendantForIndex(start);
       if (!id || id.type !== 'identifier' || id.startIndex !== start) continue;
       // a name that is itself an attribute (`x.torch`) is not the imported module
@@ -1581,6 +1594,7 @@ export function analyzeSource(
 
   // members: `.cuda()`, `.to(rank)`, `x.is_cuda`
   for (const m of codeMatches(c.memberHint, source)) {
+    if (passed.has(m[0])) continue;
     const start = m[0],
       end = m[1],
       text = m[2];
@@ -1875,6 +1889,7 @@ export function analyzeSource(
   // keyword arguments: device_ids=, map_location=, pin_memory=True, fused=True
   for (const m of codeMatches(c.keywordHint, source)) {
     const start = m[0];
+    if (passed.has(start)) continue;
     const ident = root.descendantForIndex(start, start + 1);
     const kw = ident?.parent;
     const identType = ident?.type;

@@ -747,18 +747,19 @@ function memberCanMatch(
   while (b > 0 && OBJECT_CHAR.test(source[b - 1]!)) b--;
   const object = source.slice(b, m[0]);
   const plain = PLAIN_CHAIN.test(object) && (b === 0 || !AFTER_OBJECT.test(source[b - 1]!));
-  if (plain) {
-    const dot = object.indexOf('.');
-    const base = aliases.get(dot < 0 ? object : object.slice(0, dot));
-    const module = base === undefined ? null : dot < 0 ? base : base + object.slice(dot);
-    if (
-      module !== null &&
-      ((module !== 'torch' && !module.startsWith('torch.')) ||
-        c.callRulesOf(`${module}.${name}`).length)
-    )
-      return false;
-  }
+  if (plain && moduleFunction(c, plainChainName(object, aliases), name)) return false;
   return callMayMatch(source, tokensOf(source), plain ? b : -1, open, need);
+}
+/**
+ * `module.name(…)` is a module's function, no tensor's method: another library's (`np.double`),
+ * or torch's where a call rule speaks for it (`F.silu(gate) * x`). Null: not a module.
+ */
+function moduleFunction(c: Compiled, module: string | null, name: string): boolean {
+  return (
+    module !== null &&
+    ((module !== 'torch' && !module.startsWith('torch.')) ||
+      c.callRulesOf(`${module}.${name}`).length > 0)
+  );
 }
 const OBJECT_CHAR = /[\w.]/;
 /** What may end an expression an object chain would then belong to (`f().x`, `a[0].x`, `"s".x`). */
@@ -786,10 +787,8 @@ function chainCanMatch(
   const open = skipGap(source, m[1]);
   const next = source.charCodeAt(open);
   if (next === 46 || next === 35) return true;
-  const dot = text.indexOf('.');
-  const base = aliases.get(dot < 0 ? text : text.slice(0, dot));
-  if (base === undefined) return true;
-  const name = dot < 0 ? base : base + text.slice(dot);
+  const name = plainChainName(text, aliases);
+  if (name === null) return true;
   if (bestReference(c.references, name)) return true;
   if (next !== 40) return false;
   const need = c.callNeedOf(name);
@@ -1611,13 +1610,7 @@ export function analyzeSource(
     // (`np.double(…)`) is no finding, torch's is where no call rule speaks for it already
     // (`F.silu(gate) * x` is the gated-activation call; `torch.silu(gate) * x` has no call rule)
     const object = attr.childForFieldName('object');
-    const module = called && object ? canonicalName(object, aliases) : null;
-    if (
-      module !== null &&
-      ((module !== 'torch' && !module.startsWith('torch.')) ||
-        c.callRulesOf(`${module}.${identText}`).length)
-    )
-      continue;
+    if (called && object && moduleFunction(c, canonicalName(object, aliases), identText)) continue;
     if (called) {
       // the arguments only where a rule reads them (most `.cuda()` calls are read by name alone)
       let args: Node[] | undefined;
@@ -2384,7 +2377,11 @@ function chainName(
   aliases: Map<string, string>,
 ): string | null {
   const text = source.slice(chain.startIndex, end);
-  if (!PLAIN_CHAIN.test(text)) return canonicalName(chain, aliases);
+  return PLAIN_CHAIN.test(text) ? plainChainName(text, aliases) : canonicalName(chain, aliases);
+}
+
+/** What a plain `a.b.c` stands for through the aliases (its first name's), or null. */
+function plainChainName(text: string, aliases: Map<string, string>): string | null {
   const dot = text.indexOf('.');
   const base = aliases.get(dot < 0 ? text : text.slice(0, dot));
   return base === undefined ? null : dot < 0 ? base : base + text.slice(dot);

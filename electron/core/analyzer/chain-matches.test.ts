@@ -2,26 +2,12 @@
 // chainMatches); it must find exactly what one alternation of all the file's names finds —
 // checked on every real sample here and on the real ports of ../shared/corpus-dev where that
 // folder exists, with the file's own imports, and on names whose chains meet or nest.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { chainMatches, chainRegex, compile, planBindings } from './analyze-file';
 import { loadRules } from './rules';
 import { inCode, sourceTokens } from './source-tokens';
-import { REFERENCE } from '../../../tests/support/reference';
-
-const FIXTURES = join(__dirname, '../../../tests/fixtures/code');
-const CORPUS = join(REFERENCE, 'corpus-dev/files');
-
-function pythonFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...pythonFiles(p));
-    else if (e.name.endsWith('.py')) out.push(p);
-  }
-  return out;
-}
+import { realPythonFiles } from '../../../tests/support/python-samples';
 
 const c = compile(loadRules());
 
@@ -41,7 +27,7 @@ function byAlternation(aliases: Map<string, string>, text: string): [number, num
 
 describe('chain hint, one regex per imported name', () => {
   it('finds what one alternation finds, on every real sample and port', () => {
-    const files = [...pythonFiles(FIXTURES), ...(existsSync(CORPUS) ? pythonFiles(CORPUS) : [])];
+    const files = realPythonFiles();
     expect(files.length).toBeGreaterThan(20);
     let compared = 0;
     for (const file of files) {

@@ -4,28 +4,14 @@
 // tree (comments and continuations inside, non-ASCII names, CRLF inside parentheses). Imports
 // the analysis does not read from the tree are left out of the parse: the findings and where
 // `import torch_npu` goes stay those of a whole parse.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { Node, Parser } from 'web-tree-sitter';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { REFERENCE } from '../../../tests/support/reference';
+import { realPythonFiles } from '../../../tests/support/python-samples';
 import { analyzeSource } from './analyze-file';
 import { readImport, readImportLine, readImportText, readImportTree } from './import-statements';
 import { pythonParser } from './python-parser';
 import { loadRules } from './rules';
-
-const FIXTURES = join(__dirname, '../../../tests/fixtures/code');
-const CORPUS = join(REFERENCE, 'corpus-dev/files');
-
-function pythonFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...pythonFiles(p));
-    else if (e.name.endsWith('.py')) out.push(p);
-  }
-  return out;
-}
 
 const IMPORTS = new Set(['import_statement', 'import_from_statement']);
 function importNodes(node: Node, out: Node[] = []): Node[] {
@@ -64,7 +50,7 @@ function compare(src: string) {
 
 describe('import statements read from text', () => {
   it('reads every import of the samples and real ports as the tree does', () => {
-    const files = [...pythonFiles(FIXTURES), ...(existsSync(CORPUS) ? pythonFiles(CORPUS) : [])];
+    const files = realPythonFiles();
     let byText = 0;
     let all = 0;
     for (const f of files)
@@ -138,7 +124,7 @@ describe('imports left out of the parse', () => {
   };
 
   it('end the leading import block where a whole parse ends it, on every sample and port', () => {
-    const files = [...pythonFiles(FIXTURES), ...(existsSync(CORPUS) ? pythonFiles(CORPUS) : [])];
+    const files = realPythonFiles();
     for (const f of files) {
       const { narrowed, whole } = both(readFileSync(f, 'utf8'), f);
       expect(narrowed, f).toEqual(whole);

@@ -3,25 +3,11 @@
 // own search finds (kept here as the reference) — on every sample and real port, and on the
 // forms the reasoning is about: spaces and newlines before `=`, `==`, a name inside a longer one,
 // attribute names, Unicode spaces, several on one line.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { REFERENCE } from '../../../tests/support/reference';
+import { realPythonFiles } from '../../../tests/support/python-samples';
 import { compile, scan } from './analyze-file';
 import { loadRules } from './rules';
-
-const FIXTURES = join(__dirname, '../../../tests/fixtures/code');
-const CORPUS = join(REFERENCE, 'corpus-dev/files');
-
-function pythonFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...pythonFiles(p));
-    else if (e.name.endsWith('.py')) out.push(p);
-  }
-  return out;
-}
 
 const hint = compile(loadRules()).keywordHint!;
 
@@ -33,7 +19,7 @@ function reference(text: string): [number, number, string][] {
 
 describe('the keyword hint searched from `=`', () => {
   it('finds what the regex finds in every sample and real port', () => {
-    const files = [...pythonFiles(FIXTURES), ...(existsSync(CORPUS) ? pythonFiles(CORPUS) : [])];
+    const files = realPythonFiles();
     let found = 0;
     for (const f of files) {
       const text = readFileSync(f, 'utf8');

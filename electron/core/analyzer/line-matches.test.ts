@@ -3,26 +3,12 @@
 // ../shared/corpus-dev where that folder exists) with the scanner's own `/^…/gm` searches, and on
 // the cases the shortcut reasons about: a match spanning lines, `\r` line ends, an empty match, a
 // pattern with a top-level alternative.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CTX_ASSIGNMENT, IMPORT_HINT, RAISE, TEXT_IMPORT } from './analyze-file';
 import { allMatches, wordLed } from './line-matches';
 import { TOP_IMPORT } from './python-file';
-import { REFERENCE } from '../../../tests/support/reference';
-
-const FIXTURES = join(__dirname, '../../../tests/fixtures/code');
-const CORPUS = join(REFERENCE, 'corpus-dev/files');
-
-function pythonFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...pythonFiles(p));
-    else if (e.name.endsWith('.py')) out.push(p);
-  }
-  return out;
-}
+import { realPythonFiles } from '../../../tests/support/python-samples';
 
 /** What a plain `exec` loop over every offset finds: [index, matched text, first group]. */
 function byExec(re: RegExp, text: string): [number, string, string | undefined][] {
@@ -51,10 +37,7 @@ const SEARCHES = [
 const LED = [IMPORT_HINT, TEXT_IMPORT, RAISE, CTX_ASSIGNMENT, TOP_IMPORT];
 
 describe('line-anchored matches', () => {
-  const files = [
-    ...pythonFiles(FIXTURES),
-    ...(existsSync(CORPUS) ? pythonFiles(CORPUS).slice(0, 400) : []),
-  ];
+  const files = realPythonFiles(400);
 
   it('are the regex’s own matches on every real sample', () => {
     expect(files.length).toBeGreaterThan(10);
@@ -131,10 +114,7 @@ describe('word-led matches', () => {
   ];
 
   it('are the regex’s own matches on every real sample', () => {
-    const files = [
-      ...pythonFiles(FIXTURES),
-      ...(existsSync(CORPUS) ? pythonFiles(CORPUS).slice(0, 400) : []),
-    ];
+    const files = realPythonFiles(400);
     let matched = 0;
     for (const file of files) {
       const text = readFileSync(file, 'utf8');

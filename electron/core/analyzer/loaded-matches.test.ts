@@ -2,24 +2,10 @@
 // only at the line starts the file's loader calls lead back to (loadedMatches): the matches must
 // be those of trying every line start — on every sample and real port, and on the ways the
 // assignment can be written.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { REFERENCE } from '../../../tests/support/reference';
+import { realPythonFiles } from '../../../tests/support/python-samples';
 import { LOADED, loadedMatches } from './analyze-file';
-
-const FIXTURES = join(__dirname, '../../../tests/fixtures/code');
-const CORPUS = join(REFERENCE, 'corpus-dev/files');
-
-function pythonFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...pythonFiles(p));
-    else if (e.name.endsWith('.py')) out.push(p);
-  }
-  return out;
-}
 
 /** Every line start tried, as a plain exec loop does. */
 function reference(text: string): [number, string, string | undefined][] {
@@ -36,7 +22,7 @@ const found = (text: string) =>
 
 describe('loader-bound extensions', () => {
   it('are found as trying every line start finds them, on every sample and port', () => {
-    const files = [...pythonFiles(FIXTURES), ...(existsSync(CORPUS) ? pythonFiles(CORPUS) : [])];
+    const files = realPythonFiles();
     let n = 0;
     for (const f of files) {
       const text = readFileSync(f, 'utf8');

@@ -2,13 +2,12 @@
 // (call-needs.ts): a literal the regex can do without would hide a finding. Read on written
 // regexes, and checked on every match of every rule's argument and value regex in the real
 // samples and ports.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { pythonParser } from './python-parser';
 import { leadingLiterals, requiredLiterals } from './regex-literals';
 import { loadRules } from './rules';
-import { REFERENCE } from '../../../tests/support/reference';
+import { realPythonFiles } from '../../../tests/support/python-samples';
 
 describe('the texts every match of a regex holds', () => {
   it('are each alternative’s longest literal run, escapes read as what they stand for', () => {
@@ -57,19 +56,6 @@ describe('the texts every match of a regex holds', () => {
   });
 });
 
-const FIXTURES = join(__dirname, '../../../tests/fixtures/code');
-const CORPUS = join(REFERENCE, 'corpus-dev/files');
-
-function pythonFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...pythonFiles(p));
-    else if (e.name.endsWith('.py')) out.push(p);
-  }
-  return out;
-}
-
 describe("the rules' argument and value regexes", () => {
   it('hold what is read from them wherever they match an argument in the real samples and ports', async () => {
     const regexes = loadRules().flatMap((r) => {
@@ -80,7 +66,7 @@ describe("the rules' argument and value regexes", () => {
     // what those regexes are tested on: argument lists, arguments and keyword values, as written
     const texts = new Set<string>();
     const parser = await pythonParser();
-    const files = [...pythonFiles(FIXTURES), ...(existsSync(CORPUS) ? pythonFiles(CORPUS) : [])];
+    const files = realPythonFiles();
     for (const f of files) {
       const tree = parser.parse(readFileSync(f, 'utf8'))!;
       for (const list of tree.rootNode.descendantsOfType('argument_list')) {

@@ -3,27 +3,13 @@
 // ports of ../shared/corpus-dev where that folder exists), and on the constructs the narrowing
 // reasons about: comments and docstrings, f-strings, `else: raise`, decorated classes, a reported
 // definition, an autograd Function.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { analyzeSource } from './analyze-file';
 import { rangedInput } from './relevant';
 import { pythonParser } from './python-parser';
 import { loadRules } from './rules';
-import { REFERENCE } from '../../../tests/support/reference';
-
-const FIXTURES = join(__dirname, '../../../tests/fixtures/code');
-const CORPUS = join(REFERENCE, 'corpus-dev/files');
-
-function pythonFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...pythonFiles(p));
-    else if (e.name.endsWith('.py')) out.push(p);
-  }
-  return out;
-}
+import { realPythonFiles } from '../../../tests/support/python-samples';
 
 async function both(src: string, file = 'x.py', rules = loadRules()) {
   const parser = await pythonParser();
@@ -52,7 +38,7 @@ const at = (r: { findings: { ruleId: string; line: number; endLine: number }[] }
 
 describe('partial parsing finds what a whole parse finds', () => {
   it('on every real sample file (and the development corpus when present)', async () => {
-    const files = [...pythonFiles(FIXTURES), ...(existsSync(CORPUS) ? pythonFiles(CORPUS) : [])];
+    const files = realPythonFiles();
     expect(files.length).toBeGreaterThan(20);
     const differ: string[] = [];
     let narrowedSomewhere = false;

@@ -4,10 +4,9 @@
 // (one match per newline and bracket), kept below as the reference. Checked on every real sample
 // here (and the real ports of ../shared/corpus-dev where that folder exists), on the constructs
 // the scanner reasons about, and on many generated texts built from the characters that matter.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { REFERENCE } from '../../../tests/support/reference';
+import { realPythonFiles } from '../../../tests/support/python-samples';
 import {
   COMMENT,
   F_STRING,
@@ -17,19 +16,6 @@ import {
   WORDS,
   type SourceTokens,
 } from './source-tokens';
-
-const FIXTURES = join(__dirname, '../../../tests/fixtures/code');
-const CORPUS = join(REFERENCE, 'corpus-dev/files');
-
-function pythonFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...pythonFiles(p));
-    else if (e.name.endsWith('.py')) out.push(p);
-  }
-  return out;
-}
 
 // The reference: the regex lexer as it was (one match per newline, bracket, string, comment).
 const TOKENS =
@@ -122,7 +108,7 @@ function same(src: string, what: string) {
 
 describe('source tokens, the stretch-skipping lexer', () => {
   it('finds what the regex lexer found on every real sample and port', () => {
-    const files = [...pythonFiles(FIXTURES), ...(existsSync(CORPUS) ? pythonFiles(CORPUS) : [])];
+    const files = realPythonFiles();
     expect(files.length).toBeGreaterThan(20);
     let lines = 0;
     for (const f of files) {

@@ -2,26 +2,12 @@
 // must be exactly what a search of the whole file keeps (the previous way, kept here as the
 // reference) — on every sample and real port, and on strings the reasoning is about: prefixes,
 // f-strings, unclosed strings (a match may reach past their end), comments, code around them.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { REFERENCE } from '../../../tests/support/reference';
+import { realPythonFiles } from '../../../tests/support/python-samples';
 import { compile, stringMatches } from './analyze-file';
 import { loadRules } from './rules';
 import { COMMENT, sourceTokens, STRING, tokenAt } from './source-tokens';
-
-const FIXTURES = join(__dirname, '../../../tests/fixtures/code');
-const CORPUS = join(REFERENCE, 'corpus-dev/files');
-
-function pythonFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...pythonFiles(p));
-    else if (e.name.endsWith('.py')) out.push(p);
-  }
-  return out;
-}
 
 const c = compile(loadRules());
 
@@ -46,7 +32,7 @@ function reference(text: string): [number, number, string][] {
 
 describe("the string rules' matches", () => {
   it('are those of a whole-file search on every sample and real port', () => {
-    const files = [...pythonFiles(FIXTURES), ...(existsSync(CORPUS) ? pythonFiles(CORPUS) : [])];
+    const files = realPythonFiles();
     let found = 0;
     for (const f of files) {
       const text = readFileSync(f, 'utf8');

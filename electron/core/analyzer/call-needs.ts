@@ -158,25 +158,29 @@ export function callMayMatch(
   if (close < 0) return true;
   if (need.args) {
     const from = need.above ? functionStart(source, start < 0 ? open : start) : open;
+    // a function that starts further up than a call reaches: left to the tree
+    if (from < 0) return true;
     if (!need.args.some((texts) => texts.every((text) => holds(source, text, from, close))))
       return false;
   }
   return !need.product || start < 0 || productOperand(source, t, start, close);
 }
 
-/** Whether source[from, to] holds the text. */
+/** Whether source[from, to] holds the text (searched there only: no further down the file). */
 function holds(source: string, text: string, from: number, to: number): boolean {
-  const at = source.indexOf(text, from);
-  return at >= 0 && at + text.length <= to + 1;
+  return source.slice(from, to + 1).includes(text);
 }
 
 /**
  * Where the function `at` is in starts: its last `def` line above (a definition between ends
- * the statements a rule reads above a call), else the text's start.
+ * the statements a rule reads above a call), else the text's start; -1 where that is more than
+ * CALL_REACH characters up (each candidate's search stays bounded, whatever the file).
  */
 function functionStart(source: string, at: number): number {
   const blank = (i: number) => source.charCodeAt(i) === 32 || source.charCodeAt(i) === 9;
+  const stop = at - CALL_REACH;
   for (let d = source.lastIndexOf('def', at); d >= 0; d = source.lastIndexOf('def', d - 1)) {
+    if (d < stop) return -1;
     if (!blank(d + 3)) continue;
     let b = d;
     while (b > 0 && blank(b - 1)) b--;
@@ -187,7 +191,7 @@ function functionStart(source: string, at: number): number {
     const before = source.charCodeAt(b - 1);
     if (b === 0 || before === 10 || before === 13) return b;
   }
-  return 0;
+  return stop > 0 ? -1 : 0;
 }
 
 /**

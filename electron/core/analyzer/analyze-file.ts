@@ -530,10 +530,9 @@ function calledOn(source: string, at: number): string | undefined {
 }
 
 /**
- * The statements just above a call of one of `calls` that add to the name it is given first or is
- * called on (`w = w + mask` a few lines above `softmax(w, -1)` or `w.softmax(-1)`): only those,
- * not every `x = x + y` of a file (residual sums are everywhere in model code, and each kept one
- * is parsed).
+ * The statements just above a call of one of `calls` that give a value to the name it is given
+ * first or is called on (`w = q @ k + mask` or `w = w + mask` a few lines above `softmax(w, -1)`
+ * or `w.softmax(-1)`): only those, not every assignment of a file (each kept one is parsed).
  */
 function addedToLines(source: string, calls: string[]): number[] {
   const out: number[] = [];
@@ -2206,7 +2205,6 @@ function removeArgument(kw: Node): Edit[] | undefined {
   return undefined;
 }
 
-/** An operand of `*` (through parentheses): `x * act(gate)`. */
 /** How many statements above a use `assignedBefore` looks, counting those in an `if` block. */
 const ASSIGNED_WITHIN = 4;
 /** A statement that is not an expression: a definition, a block, a jump (see assignedBefore). */

@@ -94,6 +94,10 @@ function literalRuns(alt: string): { runs: string[]; anchored: boolean } {
   return { runs, anchored };
 }
 
+/** A backreference or a flag group: what a literal means there is not read here. */
+const beyondReading = (src: string) =>
+  /\\k<|\(\?[a-z-]+[:)]/i.test(src.replace(/\(\?(?:[:=!]|<[=!])/g, ''));
+
 /**
  * What every match of the regex holds: per top-level alternative, its runs of literal
  * characters (a match holds every run of one alternative). Null where some alternative has
@@ -101,7 +105,7 @@ function literalRuns(alt: string): { runs: string[]; anchored: boolean } {
  * flag group).
  */
 export function requiredLiterals(src: string): string[][] | null {
-  if (/\\k<|\(\?[a-z-]+[:)]/i.test(src.replace(/\(\?(?:[:=!]|<[=!])/g, ''))) return null;
+  if (beyondReading(src)) return null;
   const out: string[][] = [];
   for (const alt of alternatives(src)) {
     const { runs } = literalRuns(alt);
@@ -117,7 +121,7 @@ export function requiredLiterals(src: string): string[][] | null {
  * anchored or starts otherwise.
  */
 export function leadingLiterals(src: string): string[] | null {
-  if (/\\k<|\(\?[a-z-]+[:)]/i.test(src.replace(/\(\?(?:[:=!]|<[=!])/g, ''))) return null;
+  if (beyondReading(src)) return null;
   const out: string[] = [];
   for (const alt of alternatives(src)) {
     const { runs, anchored } = literalRuns(alt);

@@ -34,6 +34,7 @@ describe('CUDA extensions at their call sites', () => {
       'detops/ops/roi_align.py:18:ext.extension-call',
       'detops/ops/roi_align.py:26:ext.extension-call',
       'detops/ops/roi_align.py:31:ext.extension-call',
+      'pyproject.toml:5:req.torch-npu',
       'pyproject.toml:6:lib.triton',
       'pyproject.toml:7:lib.pynvml',
       'setup.py:7:lib.flash-attn',

@@ -448,7 +448,9 @@ export async function scanProject(root: string, opts: ScanOptions = {}): Promise
     if (/(^|\/)(setup\.py|pyproject\.toml|setup\.cfg)$/.test(rel)) {
       const src = text(abs, rel);
       if (src === null) continue;
-      lineRules(src, (t) => scanPackageDependencies(rel, t, finding));
+      // the text the fixes edit (a setup.py with Python findings gets its Python source below)
+      if (lineRules(src, (t) => scanPackageDependencies(rel, t, finding)))
+        sources.set(rel, { text: src, kind: 'text', entryPoint: false, importsTorch: false });
       if (!rel.endsWith('.py')) {
         if (/CUDA|NCCL|nvidia|nccl|cuda|nvcr|MULTI_GPU/.test(src))
           lineRules(src, (t) => scanScript(rel, t, lang, finding));
@@ -606,6 +608,9 @@ function scanPackageDependencies(rel: string, src: string, finding: AddFinding):
   if (!/install_requires|dependenc|requires/.test(src)) return;
   // Poetry's tables name packages as keys: `flash-attn = { version = "^2.5" }`
   let poetryTable = false;
+  let torch: { line: number; at: number; spec: string; end: number } | null = null;
+  let hasTorchNpu = false;
+  const starts = newlineStarts(src);
   src.split('\n').forEach((line, i) => {
     if (/^\s*#/.test(line)) return;
     if (/^\s*\[/.test(line))
@@ -618,6 +623,17 @@ function scanPackageDependencies(rel: string, src: string, finding: AddFinding):
           )
         : [...line.matchAll(/["']([A-Za-z0-9_.-]+)\s*(?:\[[^\]]*\])?\s*(?:[<>=!~;@][^"']*)?["']/g)];
     for (const m of specs) {
+      const dashed = m[1]!.toLowerCase().replace(/[-_.]+/g, '-');
+      if (dashed === 'torch-npu') hasTorchNpu = true;
+      // a quoted list entry gets the torch_npu pin beside it; a Poetry or setup.cfg line is told
+      // pinned only: a bare "torch" can be a keyword or a package name in setup.py's other fields
+      if (dashed === 'torch' && !torch && /[<>=~]/.test(m[0]))
+        torch = {
+          line: i,
+          at: m.index ?? 0,
+          spec: m[0],
+          end: poetryTable || rel.endsWith('.cfg') ? -1 : starts[i]! + (m.index ?? 0) + m[0].length,
+        };
       const ruleId = packageRule(m[1]!);
       if (!ruleId) continue;
       const col = (m.index ?? 0) + 1;
@@ -629,6 +645,34 @@ function scanPackageDependencies(rel: string, src: string, finding: AddFinding):
       );
     }
   });
+  if (!torch || hasTorchNpu) return;
+  const { line, at, spec, end } = torch;
+  const version = /==\s*([0-9][0-9A-Za-z.+]*)/.exec(spec)?.[1];
+  const npu = version ? torchNpuFor(version) : null;
+  const quote = spec[0]!;
+  const text = src.slice(starts[line]!, starts[line + 1] ?? src.length).replace(/\r?\n$/, '');
+  const pin = `${quote}torch-npu==${npu}${quote}`;
+  // an entry alone on its line (`  "torch==2.1.0",`) gets its own line below; else it goes beside
+  const own = /^(\s*)$/.exec(text.slice(0, at));
+  const edit: Edit | null =
+    !npu || end < 0
+      ? null
+      : own && /^\s*,\s*$/.test(text.slice(at + spec.length))
+        ? {
+            start: starts[line]! + text.length,
+            end: starts[line]! + text.length,
+            text: `\n${own[1]}${pin},`,
+          }
+        : { start: end, end, text: `, ${pin}` };
+  finding(
+    'req.torch-npu',
+    rel,
+    { line: line + 1, column: at + 1, endColumn: at + spec.length + 1 },
+    {
+      vars: { text: spec.replace(/^["']|["']$/g, '') },
+      edits: edit ? [edit] : undefined,
+    },
+  );
 }
 
 /**
@@ -660,8 +704,14 @@ function scanRequirements(rel: string, src: string, finding: AddFinding): void {
     const name = spelled?.toLowerCase();
     // spelled as in setup.py and pyproject: `cupy-cuda12x`, `cudf-cu12`, `flash_attn`
     const ruleId = spelled ? packageRule(spelled) : undefined;
-    if (ruleId) finding(ruleId, rel, where, { vars: { name: spelled! } });
-    if (CUDA_WHEEL.test(text))
+    const wheel = CUDA_WHEEL.test(text);
+    // `cupy-cuda12x`: the library's own finding, with the CUDA wheel's removal (not two findings)
+    if (ruleId)
+      finding(ruleId, rel, where, {
+        vars: { name: spelled! },
+        edits: wheel ? [cudaWheelEdit(text, starts[i]!)] : undefined,
+      });
+    else if (wheel)
       finding('req.cuda-wheel', rel, where, {
         vars: { text: text.trim() },
         edits: [cudaWheelEdit(text, starts[i]!)],

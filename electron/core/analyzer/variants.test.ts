@@ -118,6 +118,7 @@ const EXPECTED: Record<string, string[]> = {
     'requirements.txt:5:lib.nvidia-only',
     'requirements.txt:6:lib.nvidia-only',
     'requirements.txt:7:lib.nvidia-only',
+    'requirements.txt:8:lib.cupy',
     'serve.py:3:lib.nvidia-only',
   ],
   'vision-ops': ['detect.py:11:lib.torchvision-ops'],
@@ -130,17 +131,23 @@ const EXPECTED: Record<string, string[]> = {
     'train.py:21:perf.pin-memory',
   ],
   packaging: [
+    'pyproject.toml:6:req.torch-npu',
     'pyproject.toml:10:lib.fbgemm-gpu',
     'pyproject.toml:11:lib.xformers',
     'pyproject.toml:15:lib.pynvml',
     'pyproject.toml:16:lib.cupy',
     'pyproject.toml:16:lib.flash-attn',
     'pyproject.toml:16:lib.triton',
+    'setup.py:4:req.torch-npu',
     'setup.py:6:lib.flash-attn',
     'setup.py:13:lib.triton',
     'setup.py:13:amp.apex',
   ],
-  poetry: ['pyproject.toml:8:lib.flash-attn', 'pyproject.toml:9:lib.xformers'],
+  poetry: [
+    'pyproject.toml:7:req.torch-npu',
+    'pyproject.toml:8:lib.flash-attn',
+    'pyproject.toml:9:lib.xformers',
+  ],
   removals: [
     'env.py:1:add.import-torch-npu',
     'env.py:3:env.cuda-alloc-conf',
@@ -257,6 +264,30 @@ describe('what the variants say and fix', () => {
     const after = migratedFiles(scan, 'rewrite', await pythonParser()).get('inference.py')!;
     expect(after.parses).toBe(true);
     expect(after.after).toContain('providers=["CANNExecutionProvider", "CPUExecutionProvider"]');
+  });
+
+  it('packaging metadata that pins torch gets torch_npu beside it; a CUDA wheel of a library is one finding that removes it', async () => {
+    const scan = await scanProject(join(VARIANTS, 'packaging'));
+    expect(find(scan, 'setup.py:4:req.torch-npu').message).toBe(
+      'torch==2.1.0 pins torch but not torch_npu.',
+    );
+    const after = migratedFiles(scan, 'rewrite', await pythonParser());
+    // the release built for torch 2.1.0 (version matrix), on its own line as the list is written
+    expect(after.get('setup.py')!.after).toMatch(
+      /\n {4}"torch==2\.1\.0",\n {4}"torch-npu==2\.1\.0\.post\d+",\n {4}"numpy",/,
+    );
+    // `torch>=2.1` names no release: told, not rewritten
+    expect(find(scan, 'pyproject.toml:6:req.torch-npu').message).toBe(
+      'torch>=2.1 pins torch but not torch_npu.',
+    );
+    expect(after.get('pyproject.toml')?.after ?? '').not.toContain('torch-npu');
+    const libs = await scanProject(join(VARIANTS, 'gpu-libs'));
+    expect(libs.findings.filter((f) => f.file === 'requirements.txt' && f.line === 8)).toHaveLength(
+      1,
+    );
+    expect(
+      migratedFiles(libs, 'rewrite', await pythonParser()).get('requirements.txt')!.after,
+    ).not.toContain('cupy');
   });
 
   it('GradScaler without a device is CUDA\'s; device="cuda" is the same as "cuda"', async () => {

@@ -608,7 +608,8 @@ function scanPackageDependencies(rel: string, src: string, finding: AddFinding):
   if (!/install_requires|dependenc|requires/.test(src)) return;
   // Poetry's tables name packages as keys: `flash-attn = { version = "^2.5" }`
   let poetryTable = false;
-  let torch: { line: number; at: number; spec: string; end: number } | null = null;
+  // set in the loop's callback, where TypeScript does not follow it
+  let torch = null as { line: number; at: number; spec: string; end: number } | null;
   let hasTorchNpu = false;
   const starts = newlineStarts(src);
   src.split('\n').forEach((line, i) => {

@@ -122,6 +122,11 @@ const EXPECTED: Record<string, string[]> = {
     'serve.py:3:lib.nvidia-only',
   ],
   'vision-ops': ['detect.py:11:lib.torchvision-ops'],
+  lightning: [
+    'train.py:8:device.lightning-gpu',
+    'train.py:27:device.lightning-gpu',
+    'train.py:28:device.cuda-string',
+  ],
   'optim-data': [
     'train.py:5:optim.fused',
     'train.py:5:add.import-torch-npu',
@@ -409,6 +414,10 @@ describe('what the variants say and fix', () => {
     expect(find(amp, 'fp32_train.py:18:amp.fp32-training').message).toContain(
       '本文件及其导入的项目模块都没有使用混合精度',
     );
+    const lightning = await scanProject(join(VARIANTS, 'lightning'), { lang: 'zh-CN' });
+    const trainer = find(lightning, 'train.py:8:device.lightning-gpu');
+    expect(trainer.message).toBe('accelerator="gpu" 选择的是 Lightning 的 CUDA 加速器。');
+    expect(trainer.fix?.description).toContain('torch.npu.set_device');
   });
 });
 

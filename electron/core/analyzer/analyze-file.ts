@@ -757,7 +757,9 @@ function moduleFunction(c: Compiled, module: string | null, name: string): boole
   return (
     module !== null &&
     ((module !== 'torch' && !module.startsWith('torch.')) ||
-      c.callRulesOf(`${module}.${name}`).length > 0)
+      c.callRulesOf(`${module}.${name}`).length > 0 ||
+      // `torch.baddbmm(…)` is the reference rule's, not `.baddbmm(…)`'s
+      c.references.some((r) => r.match.names.includes(`${module}.${name}`)))
   );
 }
 const OBJECT_CHAR = /[\w.]/;
@@ -1360,7 +1362,12 @@ export function analyzeSource(
   };
   const findings: Finding[] = [];
   const seen = new Set<string>();
-  const add = (rule: Rule, node: Node, vars: Record<string, string>, edits?: Edit[]) => {
+  const add = (
+    rule: Rule,
+    node: Pick<Node, 'startIndex' | 'endIndex'>,
+    vars: Record<string, string>,
+    edits?: Edit[],
+  ) => {
     const key = `${rule.id}@${node.startIndex}`;
     if (seen.has(key)) return;
     seen.add(key);
@@ -1424,17 +1431,20 @@ export function analyzeSource(
         if (not && comparedWith(comparison, node, new RegExp(not))) continue;
       }
       const rw = r.rewrite;
-      const piece =
-        rw?.kind === 'string-replace'
-          ? content.pieces.find((p) => p.text.includes(rw.from))
-          : undefined;
+      // `"NCCL"` is torch's `"nccl"` too: found in any case, replaced in the case it is written
+      const from = rw?.kind === 'string-replace' ? rw.from.toUpperCase() : '';
+      const piece = from
+        ? content.pieces.find((p) => p.text.toUpperCase().includes(from))
+        : undefined;
+      const at = piece ? piece.text.toUpperCase().indexOf(from) : -1;
+      const written = piece ? piece.text.slice(at, at + from.length) : '';
       const edits =
         rw?.kind === 'string-replace' && piece
           ? [
               {
-                start: piece.offset + piece.text.indexOf(rw.from),
-                end: piece.offset + piece.text.indexOf(rw.from) + rw.from.length,
-                text: rw.to,
+                start: piece.offset + at,
+                end: piece.offset + at + from.length,
+                text: written === from && written !== rw.from ? rw.to.toUpperCase() : rw.to,
               },
             ]
           : undefined;
@@ -1648,7 +1658,7 @@ export function analyzeSource(
           r.rewrite?.kind === 'method-rename'
             ? [{ start: ident.startIndex, end: ident.endIndex, text: r.rewrite.to }]
             : undefined;
-        add(r, call, { name: identText }, edits);
+        add(r, methodSpan(call, ident, source), { name: identText }, edits);
       }
     } else {
       for (const r of c.attributes) {
@@ -2055,6 +2065,21 @@ function importedModules(stmt: ImportStatement): string[] {
 }
 
 /**
+ * Where a method call is reported: the call, or from the method's name where the call starts on
+ * an earlier line (`torch.zeros(\n  …\n).cuda()` is changed on the `.cuda()` line).
+ */
+function methodSpan(
+  call: Node,
+  ident: Node,
+  source: string,
+): Pick<Node, 'startIndex' | 'endIndex'> {
+  const start = call.startIndex;
+  const name = ident.startIndex;
+  const at = source.lastIndexOf('\n', name - 1);
+  return at < start ? call : { startIndex: name, endIndex: call.endIndex };
+}
+
+/**
  * An import in a `try:` whose handler catches ImportError (or everything), or under
  * `if is_<lib>_available():`: optional, the code runs without the library.
  */
@@ -2079,9 +2104,19 @@ function optionalImport(stmt: Node): boolean {
       (!h.namedChildren.some((x) => x?.type !== 'block' && x?.type !== 'comment') ||
         /\b(ImportError|ModuleNotFoundError|Exception)\b/.test(
           h.namedChildren.find((x) => x?.type !== 'block')?.text ?? '',
-        )),
+        )) &&
+      // `except ImportError: raise ImportError("Please install apex …")` around the module's own
+      // imports: the file does not load without the library (under `if args.fp16:` it is a
+      // feature's, optional still)
+      !(
+        up.parent?.type === 'module' &&
+        REQUIRED_AFTER_ALL.test(h.namedChildren.find((x) => x?.type === 'block')?.text ?? '')
+      ),
   );
 }
+
+/** A handler that only stops the program: the import it guards is required. */
+const REQUIRED_AFTER_ALL = /^\s*(?:raise\b|(?:sys\.)?exit\s*\(|os\._exit\s*\()/;
 
 /**
  * Where a function is started once per process with its rank first: `mp.spawn(fn, …)`,

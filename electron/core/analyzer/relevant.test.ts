@@ -193,6 +193,39 @@ def check(x):
     expect(at(o.narrowed).some((f) => f.endsWith('amp.apex'))).toBe(false);
   });
 
+  it('a module-level `try: import` whose handler only raises is required; the same under `if args.fp16:` or with a fallback is not', async () => {
+    const required = `import torch
+
+try:
+    from apex import amp
+except ImportError:
+    raise ImportError("Please install apex to run this example.")
+${FILLER}
+
+def train(model, opt, args):
+    if args.fp16:
+        try:
+            import bitsandbytes as bnb
+        except ImportError:
+            raise ImportError("pip install bitsandbytes")
+    return amp.initialize(model, opt)
+`;
+    const fallback = required.replace(
+      '    raise ImportError("Please install apex to run this example.")',
+      '    amp = None',
+    );
+    const r = await both(required);
+    const f = await both(fallback);
+    expect(at(r.narrowed)).toEqual(at(r.whole));
+    expect(at(f.narrowed)).toEqual(at(f.whole));
+    const use = required.split('\n').indexOf('    return amp.initialize(model, opt)') + 1;
+    // the apex import and its use; bitsandbytes behind the flag is no finding
+    expect(at(r.whole).filter((x) => /amp\.apex|lib\.apex-call|bitsandbytes/.test(x))).toEqual([
+      '4-4:amp.apex',
+      `${use}-${use}:lib.apex-call`,
+    ]);
+    expect(at(f.whole).some((x) => x.endsWith('amp.apex'))).toBe(false);
+  });
   it('a decorated class is looked into, and a reported definition spans its whole body', async () => {
     const src = `import torch
 ${FILLER}

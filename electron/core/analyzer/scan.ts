@@ -193,6 +193,8 @@ const isPackage = (dir: string) =>
   })();
 const CUDA_WHEEL =
   /\+cu\d+|download\.pytorch\.org\/whl\/cu\d+|^\s*nvidia-[a-z0-9-]+-cu\d+|^\s*cupy-cuda/;
+/** NVIDIA's CUDA runtime wheels as packaging metadata names them (`nvidia-cudnn-cu12`). */
+const CUDA_RUNTIME_WHEEL = /^nvidia-[a-z0-9-]+-cu\d+$/;
 const SCRIPT_FILE =
   /(\.(sh|bash|zsh|ya?ml|cfg|ini|toml|env)|(^|\/)Dockerfile[^/]*|(^|\/)Makefile)$/;
 
@@ -635,14 +637,32 @@ function scanPackageDependencies(rel: string, src: string, finding: AddFinding):
           spec: m[0],
           end: poetryTable || rel.endsWith('.cfg') ? -1 : starts[i]! + (m.index ?? 0) + m[0].length,
         };
-      const ruleId = packageRule(m[1]!);
+      const ruleId =
+        packageRule(m[1]!) ?? (CUDA_RUNTIME_WHEEL.test(dashed) ? 'req.cuda-wheel' : '');
       if (!ruleId) continue;
       const col = (m.index ?? 0) + 1;
+      // a CUDA runtime wheel alone on its line of a list goes with its line
+      const alone =
+        ruleId === 'req.cuda-wheel' &&
+        !poetryTable &&
+        /^\s*$/.test(line.slice(0, m.index)) &&
+        /^\s*,?\s*$/.test(line.slice((m.index ?? 0) + m[0].length));
       finding(
         ruleId,
         rel,
         { line: i + 1, column: col, endColumn: col + m[0].length },
-        { vars: { name: m[1]! } },
+        {
+          vars: { name: m[1]!, text: m[0].replace(/^["']|["']$/g, '') },
+          edits: alone
+            ? [
+                {
+                  start: starts[i]!,
+                  end: Math.min(starts[i]! + line.length + 1, src.length),
+                  text: '',
+                },
+              ]
+            : undefined,
+        },
       );
     }
   });

@@ -26,6 +26,11 @@ const find = (scan: Scan, at: string) =>
 // a sum inside a call before .softmax(), an extension's CPU kernel.
 const EXPECTED: Record<string, string[]> = {
   amp: [
+    'apex_required.py:5:amp.apex',
+    'apex_required.py:6:amp.apex',
+    'apex_required.py:8:add.import-torch-npu',
+    'apex_required.py:13:lib.apex-call',
+    'apex_required.py:14:lib.apex-call',
     'apex_train.py:2:amp.apex',
     'apex_train.py:2:add.import-torch-npu',
     'apex_train.py:6:lib.apex-call',
@@ -60,6 +65,9 @@ const EXPECTED: Record<string, string[]> = {
     'attn.py:61:attn.masked-softmax',
     'attn.py:77:attn.masked-softmax-method',
     'attn.py:92:attn.masked-softmax',
+    'diffusers_cli.py:6:attn.xformers-flag',
+    // once per file, both calls fixed; quiet where a command-line switch for xformers says it
+    'diffusers_train.py:6:attn.diffusers-xformers',
   ],
   'backend-flag': ['kernels.py:8:project.backend-switch'],
   'ext-calls': [
@@ -81,6 +89,11 @@ const EXPECTED: Record<string, string[]> = {
     'ops.py:38:ext.extension-call',
   ],
   ops: [
+    'alibi.py:1:add.import-torch-npu',
+    'alibi.py:6:op.baddbmm-method',
+    'alibi.py:7:op.baddbmm',
+    'alibi.py:8:op.baddbmm-method',
+    'alibi.py:16:device.cuda-method',
     'rope.py:9:op.complex-rope',
     'rope.py:15:op.complex-rope',
     'rope.py:24:op.complex-rope',
@@ -126,6 +139,10 @@ const EXPECTED: Record<string, string[]> = {
     'train.py:28:device.cuda-string',
   ],
   'optim-data': [
+    'hf_args.py:7:amp.hf-tf32',
+    'hf_args.py:8:optim.hf-cuda-optim',
+    'hf_args.py:13:optim.hf-cuda-optim',
+    'hf_args.py:14:optim.hf-cuda-optim',
     'train.py:5:optim.fused',
     'train.py:5:add.import-torch-npu',
     'train.py:10:optim.npu-fused',
@@ -141,6 +158,8 @@ const EXPECTED: Record<string, string[]> = {
     'pyproject.toml:16:lib.cupy',
     'pyproject.toml:16:lib.flash-attn',
     'pyproject.toml:16:lib.triton',
+    'pyproject.toml:17:req.cuda-wheel',
+    'pyproject.toml:19:req.cuda-wheel',
     'setup.py:4:req.torch-npu',
     'setup.py:6:lib.flash-attn',
     'setup.py:13:lib.triton',
@@ -180,6 +199,10 @@ const EXPECTED: Record<string, string[]> = {
     'ddp_tutorial.py:22:add.set-device',
     'ddp_tutorial.py:23:dist.nccl',
     'ddp_tutorial.py:28:cuda.api',
+    'launch.py:2:add.import-torch-npu',
+    'launch.py:6:cuda.api',
+    'launch.py:7:add.set-device',
+    'launch.py:8:dist.nccl',
     'tutorial_process.py:5:add.import-torch-npu',
     'tutorial_process.py:5:add.compile-mode',
     'tutorial_process.py:9:device.cuda-method',
@@ -222,6 +245,13 @@ const EXPECTED: Record<string, string[]> = {
     'softmax_occupancy.py:15:triton.num-warps',
     'softmax_occupancy.py:15:triton.num-stages',
     'softmax_occupancy.py:36:triton.kernel-registers',
+    'tma.py:4:triton.tma',
+    'tma.py:7:lib.triton-kernel',
+    'tma.py:10:triton.tma',
+    'tma.py:11:triton.tma',
+    'tma.py:16:triton.tma',
+    'tma.py:17:triton.tma',
+    'tma.py:18:triton.block-grid',
   ],
 };
 
@@ -383,6 +413,42 @@ describe('what the variants say and fix', () => {
     const triton = changed.get('triton/fast_math.py')!;
     expect(triton).not.toContain('num_warps=num_warps');
     expect(triton).toContain('            BLOCK=self.block,\n        )');
+    // `.cuda()` that ends a call begun lines above: reported on its own line, and rewritten
+    expect(changed.get('ops/alibi.py')).toContain(
+      '        (batch, seq, heads, dim)\n    ).npu()\n',
+    );
+  });
+
+  it('Hugging Face and diffusers switches, an upper-case backend, CUDA runtime wheels in pyproject: each says what it is and is rewritten', async () => {
+    const parser = await pythonParser();
+    const after = async (family: string, file: string) =>
+      migratedFiles(await scanProject(join(VARIANTS, family)), 'rewrite', parser).get(file)!;
+    const args = await after('optim-data', 'hf_args.py');
+    expect(args.parses).toBe(true);
+    expect(args.after).toContain('        tf32=False,\n        optim="adamw_torch_npu_fused",\n');
+    expect(args.after).toContain('eight = dict(optim="adamw_torch_npu_fused")');
+    // adamw_torch, tf32=False: left as written
+    expect(args.after).toContain('tf32=False, optim="adamw_torch")');
+    const hf = await scanProject(join(VARIANTS, 'optim-data'));
+    expect(find(hf, 'hf_args.py:7:amp.hf-tf32').message).toContain('--tf32 requires Ampere');
+    expect(find(hf, 'hf_args.py:8:optim.hf-cuda-optim').message).toBe(
+      'optim="paged_adamw_32bit": a Trainer optimizer built on CUDA kernels.',
+    );
+    expect((await after('attention', 'diffusers_train.py')).after).toContain(
+      '        unet.enable_npu_flash_attention()\n        controlnet.enable_npu_flash_attention()\n',
+    );
+    // torch reads the backend in any case: "NCCL" becomes "HCCL"
+    expect((await after('spawn', 'launch.py')).after).toContain(
+      'backend="HCCL" if has_gpu else "GLOO"',
+    );
+    const pyproject = (await after('packaging', 'pyproject.toml')).after;
+    expect(pyproject).toContain('runtime = [\n  "einops",\n]');
+    // inline, the wheel is told, not cut out of the list
+    expect(pyproject).toContain('cuda = ["nvidia-cudnn-cu12>=9", "numpy"]');
+    const triton = await scanProject(join(VARIANTS, 'triton'), { lang: 'zh-CN' });
+    expect(find(triton, 'tma.py:16:triton.tma').message).toBe(
+      'triton.tools.experimental_descriptor.create_2d_tma_descriptor：Tensor Memory Accelerator 描述符（仅 NVIDIA Hopper）。',
+    );
   });
 
   it('launch grids: one finding per file, counting every grid sized by blocks', async () => {

@@ -53,6 +53,10 @@ describe('the texts every match of a regex holds', () => {
     expect(leadingLiterals('^\\s*True')).toBeNull();
     expect(leadingLiterals('^Tr?ue')).toEqual(['T']);
     expect(leadingLiterals(String.raw`^\(x`)).toEqual(['(x']);
+    // a quote of either kind: each, with what follows it
+    expect(leadingLiterals(`^["']gpu["']$`)).toEqual(['"gpu', "'gpu"]);
+    expect(leadingLiterals(`^["'](?:a|\\w+)$`)).toEqual(['"', "'"]);
+    expect(leadingLiterals('^[a-z]x')).toBeNull();
   });
 });
 

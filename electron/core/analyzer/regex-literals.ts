@@ -124,6 +124,15 @@ export function leadingLiterals(src: string): string[] | null {
   if (beyondReading(src)) return null;
   const out: string[] = [];
   for (const alt of alternatives(src)) {
+    // `^["']gpu["']$`: a class of a few plain characters first is each of them in turn
+    const cls = /^\^\[([^\]\\^-]{1,4})\]/.exec(alt);
+    if (cls) {
+      const rest = alt.slice(cls[0].length);
+      const each = [...cls[1]!].map((ch) => leadingLiterals(`^${escapeChar(ch)}${rest}`));
+      if (each.some((l) => !l)) return null;
+      out.push(...each.flatMap((l) => l!));
+      continue;
+    }
     const { runs, anchored } = literalRuns(alt);
     const first = runs[0] ?? '';
     // the run must start right after `^`: the source's own first characters
@@ -132,6 +141,8 @@ export function leadingLiterals(src: string): string[] | null {
   }
   return [...new Set(out)];
 }
+
+const escapeChar = (ch: string) => (/[.*+?^${}()|[\]\\/]/.test(ch) ? `\\${ch}` : ch);
 
 /** Whether the source's first characters are the run (each maybe escaped): nothing before it. */
 function startsWithRun(src: string, run: string): boolean {

@@ -437,7 +437,10 @@ describe('what the variants say and fix', () => {
     expect((await after('attention', 'diffusers_train.py')).after).toContain(
       '        unet.enable_npu_flash_attention()\n        controlnet.enable_npu_flash_attention()\n',
     );
-    // torch reads the backend in any case: "NCCL" becomes "HCCL"
+    // torch reads the backend in any case: "NCCL" is told as written and becomes "HCCL"
+    expect(find(await scanProject(join(VARIANTS, 'spawn')), 'launch.py:8:dist.nccl').message).toBe(
+      'backend "NCCL" is NVIDIA\'s collective library.',
+    );
     expect((await after('spawn', 'launch.py')).after).toContain(
       'backend="HCCL" if has_gpu else "GLOO"',
     );

@@ -1240,12 +1240,8 @@ export function scan(re: RegExp, text: string): [number, number, string][] {
 
 /** Regexes searched from their `=` (keywordHint), and how. */
 const equalsLed = new WeakMap<RegExp, (text: string) => [number, number, string][]>();
-/** `\s` of a char code (the Unicode spaces beyond ASCII asked of the regex itself). */
-const isSpace = (k: number) =>
-  k === 32 || (k >= 9 && k <= 13) || (k > 127 && /\s/.test(String.fromCharCode(k)));
-/** `\w` of a char code. */
-const isWordCode = (k: number) =>
-  (k >= 97 && k <= 122) || (k >= 65 && k <= 90) || (k >= 48 && k <= 57) || k === 95;
+const SPACE_BEFORE = /\s/;
+const WORD_BEFORE = /\w/;
 
 /**
  * `\b(?:name|…)\s*=`, the keyword arguments a rule can match. Its matches are found from each
@@ -1256,18 +1252,15 @@ const isWordCode = (k: number) =>
 function keywordHint(names: string[]): RegExp {
   const alternatives = names.map(escape).join('|');
   const re = new RegExp(`\\b(?:${alternatives})\\s*=`, 'g');
-  // the last letters first: most `=` fail that one class, not each name in turn (each keyword
-  // rule's name cost every `=` of the text more)
-  const lasts = [...new Set(names.map((n) => n.slice(-1)))].map(escape).join('');
-  const before = new RegExp(`(?<=[${lasts}]\\s*)(?<=\\b(?:${alternatives})\\s*)=`, 'y');
+  const before = new RegExp(`(?<=\\b(?:${alternatives})\\s*)=`, 'y');
   equalsLed.set(re, (text) => {
     const out: [number, number, string][] = [];
     for (let q = text.indexOf('='); q >= 0; q = text.indexOf('=', q + 1)) {
       before.lastIndex = q;
       if (!before.test(text)) continue;
       let start = q;
-      while (start > 0 && isSpace(text.charCodeAt(start - 1))) start--;
-      while (start > 0 && isWordCode(text.charCodeAt(start - 1))) start--;
+      while (start > 0 && SPACE_BEFORE.test(text[start - 1]!)) start--;
+      while (start > 0 && WORD_BEFORE.test(text[start - 1]!)) start--;
       out.push([start, q + 1, text.slice(start, q + 1)]);
     }
     return out;

@@ -193,6 +193,8 @@ const isPackage = (dir: string) =>
   })();
 const CUDA_WHEEL =
   /\+cu\d+|download\.pytorch\.org\/whl\/cu\d+|^\s*nvidia-[a-z0-9-]+-cu\d+|^\s*cupy-cuda/;
+/** A requirement as quoted in a list, without its quotes. */
+const unquoted = (spec: string) => spec.replace(/^["']|["']$/g, '');
 /** NVIDIA's CUDA runtime wheels as packaging metadata names them (`nvidia-cudnn-cu12`). */
 const CUDA_RUNTIME_WHEEL = /^nvidia-[a-z0-9-]+-cu\d+$/;
 const SCRIPT_FILE =
@@ -611,7 +613,7 @@ function scanPackageDependencies(rel: string, src: string, finding: AddFinding):
   // Poetry's tables name packages as keys: `flash-attn = { version = "^2.5" }`
   let poetryTable = false;
   // set in the loop's callback, where TypeScript does not follow it
-  let torch = null as { line: number; at: number; spec: string; end: number } | null;
+  let torch = null as { line: number; at: number; spec: string; listed: boolean } | null;
   let hasTorchNpu = false;
   const starts = newlineStarts(src);
   src.split('\n').forEach((line, i) => {
@@ -635,7 +637,7 @@ function scanPackageDependencies(rel: string, src: string, finding: AddFinding):
           line: i,
           at: m.index ?? 0,
           spec: m[0],
-          end: poetryTable || rel.endsWith('.cfg') ? -1 : starts[i]! + (m.index ?? 0) + m[0].length,
+          listed: !poetryTable && !rel.endsWith('.cfg'),
         };
       const ruleId =
         packageRule(m[1]!) ?? (CUDA_RUNTIME_WHEEL.test(dashed) ? 'req.cuda-wheel' : '');
@@ -652,7 +654,7 @@ function scanPackageDependencies(rel: string, src: string, finding: AddFinding):
         rel,
         { line: i + 1, column: col, endColumn: col + m[0].length },
         {
-          vars: { name: m[1]!, text: m[0].replace(/^["']|["']$/g, '') },
+          vars: { name: m[1]!, text: unquoted(m[0]) },
           edits: alone
             ? [
                 {
@@ -667,7 +669,8 @@ function scanPackageDependencies(rel: string, src: string, finding: AddFinding):
     }
   });
   if (!torch || hasTorchNpu) return;
-  const { line, at, spec, end } = torch;
+  const { line, at, spec, listed } = torch;
+  const end = starts[line]! + at + spec.length;
   const version = /==\s*([0-9][0-9A-Za-z.+]*)/.exec(spec)?.[1];
   const npu = version ? torchNpuFor(version) : null;
   const quote = spec[0]!;
@@ -676,7 +679,7 @@ function scanPackageDependencies(rel: string, src: string, finding: AddFinding):
   // an entry alone on its line (`  "torch==2.1.0",`) gets its own line below; else it goes beside
   const own = /^(\s*)$/.exec(text.slice(0, at));
   const edit: Edit | null =
-    !npu || end < 0
+    !npu || !listed
       ? null
       : own && /^\s*,\s*$/.test(text.slice(at + spec.length))
         ? {
@@ -690,7 +693,7 @@ function scanPackageDependencies(rel: string, src: string, finding: AddFinding):
     rel,
     { line: line + 1, column: at + 1, endColumn: at + spec.length + 1 },
     {
-      vars: { text: spec.replace(/^["']|["']$/g, '') },
+      vars: { text: unquoted(spec) },
       edits: edit ? [edit] : undefined,
     },
   );

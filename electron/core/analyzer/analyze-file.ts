@@ -923,16 +923,30 @@ const rootOf = (name: string) => {
   return dot < 0 ? name : name.slice(0, dot);
 };
 
+/**
+ * The reference rule a from-import is reported by: its first name's; past the first, a rule
+ * that renames the module path (`from torch.profiler import ProfilerActivity, profile` must
+ * change with its uses).
+ */
+function importReference(
+  c: Compiled,
+  s: ImportStatement,
+): { name: string; best: Best } | undefined {
+  const module = s.module!.text;
+  const names = s.names.length ? s.names : [{ name: '' }];
+  for (let i = 0; i < names.length; i++) {
+    const name = `${module}.${names[i]!.name}`;
+    const best = bestReference(c.references, name);
+    if (best && (i === 0 || best.r.rewrite?.kind === 'rename-segment')) return { name, best };
+  }
+  return undefined;
+}
+
 /** Whether the analysis reads an import statement's node: a rule reports or edits it. */
 function nodeNeeded(c: Compiled, s: ImportStatement): boolean {
   if (importedModules(s).some((m) => c.importRulesOf(m).covered)) return true;
   // `from torch.cuda.amp import autocast`: a reference rule's finding and edit are on it
-  if (
-    s.from &&
-    s.module &&
-    c.roots.has(s.module.text.split('.')[0]!) &&
-    bestReference(c.references, `${s.module.text}.${s.names[0]?.name ?? ''}`)
-  )
+  if (s.from && s.module && c.roots.has(s.module.text.split('.')[0]!) && importReference(c, s))
     return true;
   // the import of a patch function that a call-name rule removes with its call
   return s.from && s.names.length === 1 && c.callNames.some(({ re }) => re.test(s.names[0]!.text));
@@ -1485,7 +1499,7 @@ export function analyzeSource(
       if (inAnnotation(above, aboveType)) continue;
       const best = bestReference(c.references, name);
       if (best && !(best.r.uses && optionalLibs.has(name.split('.')[0]!)))
-        add(best.r, chain, { name }, renameSegment(best.r, chain, source));
+        add(best.r, chain, { name }, renameSegment(best.r, chain, source, name));
       if (aboveType === 'call' && firstChild(above!, chain)) checkCall(above!, name);
     }
   }
@@ -1947,13 +1961,16 @@ export function analyzeSource(
     // a reference rule's pattern starts with its root (nodeNeeded asks the same)
     const dot = module.text.indexOf('.');
     if (!c.roots.has(dot < 0 ? module.text : module.text.slice(0, dot))) continue;
-    const first = stmt.names[0];
-    const name = `${module.text}.${first?.name ?? ''}`;
-    const best = bestReference(c.references, name);
-    if (!best || best.r.uses) continue;
+    const known = importReference(c, stmt);
+    if (!known || known.best.r.uses) continue;
+    const { name, best } = known;
     const rw = best.r.rewrite;
     const segments = module.text.split('.');
-    const at = rw?.kind === 'rename-segment' ? segments.indexOf(rw.from) : -1;
+    const at =
+      rw?.kind === 'rename-segment' &&
+      (!rw.imports || stmt.names.every((n) => rw.imports!.includes(n.name)))
+        ? segments.indexOf(rw.from)
+        : -1;
     const edits =
       rw?.kind === 'rename-segment' && at >= 0
         ? [
@@ -2488,7 +2505,7 @@ function findBackendSwitch(
  * `torch.cuda.synchronize` → `torch.npu.synchronize`: the segment named `from` in the chain. With
  * `from torch import cuda` … `cuda.synchronize()` the import is what changes; the use stays.
  */
-function renameSegment(rule: Rule, chain: Node, source: string): Edit[] | undefined {
+function renameSegment(rule: Rule, chain: Node, source: string, name: string): Edit[] | undefined {
   const rw = rule.rewrite;
   if (rw?.kind === 'remove-statement') return removeStatement(chain, source);
   if (rw?.kind === 'replace-expression')
@@ -2501,5 +2518,8 @@ function renameSegment(rule: Rule, chain: Node, source: string): Edit[] | undefi
       return [{ start: attr.startIndex, end: attr.endIndex, text: rw.to }];
     cur = cur.childForFieldName('object');
   }
+  // the root: only the module written by its own name (not `from torch import cuda`'s `cuda`)
+  if (cur?.type === 'identifier' && cur.text === rw.from && name.startsWith(`${rw.from}.`))
+    return [{ start: cur.startIndex, end: cur.endIndex, text: rw.to }];
   return undefined;
 }

@@ -499,6 +499,8 @@ describe('realistic fixtures: exactly what a porter changes', () => {
       'attention.py:24:lib.apex-call',
       'attention.py:32:cuda.no-counterpart',
       'configs/accelerate.yaml:2:script.cuda-env',
+      // ProfilerActivity named first: the import is the profiler's, rewritten with its uses
+      'train_sft.py:6:prof.torch-profiler',
       'train_sft.py:9:add.import-torch-npu',
       'train_sft.py:9:add.compile-mode',
       'train_sft.py:15:attn.flash-attention-2',

@@ -55,7 +55,9 @@ export function prefilter(rules: Rule[]): RegExp {
 }
 
 const DEVICE_CATEGORIES = new Set(['device', 'cuda-api', 'amp', 'distributed']);
-const usesDevice = (f: Finding) => DEVICE_CATEGORIES.has(f.category);
+/** A finding about the device, or one whose edit writes torch_npu (the patch must import it). */
+const usesDevice = (f: Finding) =>
+  DEVICE_CATEGORIES.has(f.category) || !!f.fix?.edits.some((e) => e.text.includes('torch_npu'));
 
 /** Why a file was skipped: a text file has no NUL bytes. */
 export const NOT_TEXT = 'not a text file (NUL bytes)';

@@ -148,7 +148,18 @@ const Match = z.discriminatedUnion('kind', [
 const Rewrite = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('string-replace'), from: z.string(), to: z.string() }),
   z.object({ kind: z.literal('method-rename'), to: z.string() }),
-  z.object({ kind: z.literal('rename-segment'), from: z.string(), to: z.string() }),
+  /**
+   * One segment of the dotted name as written (`torch.cuda.x` → `torch.npu.x`); the root only
+   * where it is the module itself (`torch.profiler.profile` → `torch_npu.profiler.profile`).
+   * `imports`: the names the renamed module also has; a from-import naming any other is left
+   * as written (torch_npu.profiler has no record_function).
+   */
+  z.object({
+    kind: z.literal('rename-segment'),
+    from: z.string(),
+    to: z.string(),
+    imports: z.array(z.string()).optional(),
+  }),
   z.object({ kind: z.literal('attribute-rename'), to: z.string() }),
   /** The whole matched expression becomes this text (e.g. dist.Backend.NCCL → "hccl"). */
   z.object({ kind: z.literal('replace-expression'), to: z.string() }),

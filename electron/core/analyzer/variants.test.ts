@@ -170,6 +170,19 @@ const EXPECTED: Record<string, string[]> = {
     'pyproject.toml:8:lib.flash-attn',
     'pyproject.toml:9:lib.xformers',
   ],
+  profiling: [
+    'spans.py:3:prof.torch-profiler',
+    'spans.py:8:prof.torch-profiler',
+    'spans.py:12:prof.torch-profiler',
+    'trace.py:3:prof.torch-profiler',
+    'trace.py:4:add.import-torch-npu',
+    'trace.py:8:prof.torch-profiler',
+    'trace.py:9:prof.cuda-activity',
+    'trace.py:10:prof.torch-profiler',
+    'trace.py:16:prof.torch-profiler',
+    'trace.py:17:prof.cuda-activity',
+    'trace.py:18:prof.torch-profiler',
+  ],
   removals: [
     'env.py:1:add.import-torch-npu',
     'env.py:3:env.cuda-alloc-conf',
@@ -452,6 +465,28 @@ describe('what the variants say and fix', () => {
     expect(find(triton, 'tma.py:16:triton.tma').message).toBe(
       'triton.tools.experimental_descriptor.create_2d_tma_descriptor：Tensor Memory Accelerator 描述符（仅 NVIDIA Hopper）。',
     );
+  });
+
+  it('rewrite mode: the PyTorch profiler becomes torch_npu.profiler where the module is written by its name, and the patch imports torch_npu', async () => {
+    const parser = await pythonParser();
+    const migrated = migratedFiles(
+      await scanProject(join(VARIANTS, 'profiling')),
+      'rewrite',
+      parser,
+    );
+    const trace = migrated.get('trace.py')!;
+    expect(trace.parses).toBe(true);
+    // an import naming ProfilerActivity first is the profiler's all the same
+    expect(trace.after).toContain(
+      'from torch_npu.profiler import ProfilerActivity, profile, schedule\nfrom torch.profiler import record_function\nimport torch_npu\n',
+    );
+    expect(trace.after).toContain('    with torch_npu.profiler.profile(\n');
+    expect(trace.after).toContain(
+      'on_trace_ready=torch_npu.profiler.tensorboard_trace_handler(logdir),',
+    );
+    expect(trace.after).not.toContain('ProfilerActivity.CUDA');
+    // record_function is torch's alone, an alias is not the module's name: told, left as written
+    expect(migrated.has('spans.py')).toBe(false);
   });
 
   it('launch grids: one finding per file, counting every grid sized by blocks', async () => {

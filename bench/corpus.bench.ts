@@ -151,7 +151,8 @@ const countLines = (dir: string): number => {
     const p = join(dir, e.name);
     if (e.isDirectory()) n += countLines(p);
     else if (e.name.endsWith('.py')) {
-      n += readFileSync(p, 'utf8').split('\n').length;
+      const text = readFileSync(p, 'utf8');
+      n += text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
       largest = Math.max(largest, statSync(p).size);
     }
   }

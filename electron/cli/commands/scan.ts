@@ -1,5 +1,5 @@
-import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { cpSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import { AmwError } from '../../../shared/errors';
 import { msg } from '../../../shared/api/text';
@@ -91,10 +91,15 @@ export function registerScanCommand(program: Command, env: CommandEnv, configure
             throw new AmwError('VALIDATION', msg('errors.text.outInside'));
           if (existsSync(out) && readdirSync(out).length)
             throw new AmwError('CONFLICT', msg('errors.text.outNotEmpty', { path: out }));
-          cpSync(root, out, {
-            recursive: true,
-            filter: (src) => !SKIP_COPY.has(src.split(sep).pop() ?? ''),
-          });
+          // one file scanned: its copy alone (the scan names it as in its folder)
+          if (statSync(root).isFile()) {
+            mkdirSync(out, { recursive: true });
+            cpSync(root, join(out, basename(root)));
+          } else
+            cpSync(root, out, {
+              recursive: true,
+              filter: (src) => !SKIP_COPY.has(src.split(sep).pop() ?? ''),
+            });
           for (const [file, c] of changed) {
             mkdirSync(dirname(join(out, file)), { recursive: true });
             writeFileSync(join(out, file), c.after);

@@ -176,6 +176,33 @@ describe('scan of a nanoGPT-style project (AMP + DDP)', () => {
   });
 });
 
+describe('amw scan of one file', () => {
+  it('scans that file alone, named as in its folder, and writes its migrated copy', async () => {
+    const out = tempDir();
+    const r = await amw([
+      'scan',
+      join(NANOGPT, 'train.py'),
+      '--json',
+      '--fix',
+      '--out',
+      join(out, 'migrated'),
+    ]);
+    expect(r.code).toBe(1);
+    const json = JSON.parse(r.stdout);
+    expect(json.files).toBe(1);
+    expect(new Set(json.findings.map((f: { file: string }) => f.file))).toEqual(
+      new Set(['train.py']),
+    );
+    const text = readFileSync(join(NANOGPT, 'train.py'), 'utf8');
+    expect(json.lines).toBe(text.split('\n').length - (text.endsWith('\n') ? 1 : 0));
+    expect(readFileSync(join(out, 'migrated', 'train.py'), 'utf8')).toContain('import torch_npu');
+    expect(existsSync(join(out, 'migrated', 'model.py'))).toBe(false);
+    const missing = await amw(['scan', join(out, 'nothing.py')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('nothing.py is not a file or a folder.');
+  });
+});
+
 describe('analyzer: entry points', () => {
   // long enough that only what rules can match is parsed (relevant.ts), and short
   const FILLER = Array.from(

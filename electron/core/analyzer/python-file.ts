@@ -112,7 +112,8 @@ export function analyzePythonFile(
   // is found is placed back in the file as it is (bomShifted)
   const bom = raw.charCodeAt(0) === 0xfeff;
   const src = bom ? raw.slice(1) : raw;
-  const lines = src.length ? newlineStarts(src).length : 0;
+  // as `wc -l` counts, plus a last line without its newline
+  const lines = src.length ? newlineStarts(src).length - (src.endsWith('\n') ? 1 : 0) : 0;
   // entry points are analysed even without CUDA words: a project that needs porting adds
   // torch_npu to them
   if (!prefilter(rules).test(src) && !(src.includes('__main__') && src.includes('__name__')))

@@ -1,7 +1,7 @@
 import { gitSync, mayBeInCheckout } from '../git/safe-git';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join, relative, sep } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { appRoot } from '../paths';
 import type { Effort, Language } from '../../../shared/api';
@@ -348,14 +348,17 @@ function torchNpuFor(torch: string): string | null {
   return (rows.find((m) => m.status === 'active') ?? rows[0])?.torchNpu ?? null;
 }
 
-export async function scanProject(root: string, opts: ScanOptions = {}): Promise<ScanResult> {
-  if (!existsSync(root) || !statSync(root).isDirectory()) {
-    throw new AmwError('NOT_FOUND', msg('errors.text.notAFolder', { path: root }), { root });
+export async function scanProject(path: string, opts: ScanOptions = {}): Promise<ScanResult> {
+  const stat = existsSync(path) ? statSync(path) : null;
+  if (!stat?.isDirectory() && !stat?.isFile()) {
+    throw new AmwError('NOT_FOUND', msg('errors.text.notAFileOrFolder', { path }), { root: path });
   }
+  // one file (`amw scan train.py`) is scanned as the only file of its folder
+  const root = stat.isFile() ? dirname(path) : path;
   const lang = opts.lang ?? 'en';
   const rules = loadRules();
   const ruleById = new Map(rules.map((r) => [r.id, r]));
-  const files = listFiles(root, (opts.exclude ?? []).map(glob));
+  const files = stat.isFile() ? [path] : listFiles(root, (opts.exclude ?? []).map(glob));
   const relPath = relativeTo(root);
   const findings: Finding[] = [];
   const warnings: Msg[] = [];

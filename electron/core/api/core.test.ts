@@ -101,8 +101,8 @@ describe('dispatch through the contract', () => {
     // the English message stays for logs and readers without a dictionary
     expect(run.error.message).toBe('No stage run 99.');
     const zh = explainError(translator('zh-CN'), scan.error);
-    expect(zh).toMatch(/^未找到：.*missing 不是文件夹。$/);
-    expect(zh).not.toMatch(/is not a folder/);
+    expect(zh).toMatch(/^未找到：.*missing 既不是文件也不是文件夹。$/);
+    expect(zh).not.toMatch(/is not a/);
   });
 
   it('rejects unknown keys and non-object input', async () => {

@@ -28,6 +28,7 @@ export const errors = {
     fileNotInScan: '{{file}} is not part of code scan {{id}}.',
     noImportedReport: 'No imported report {{id}}.',
     notAFolder: '{{path}} is not a folder.',
+    notAFileOrFolder: '{{path}} is not a file or a folder.',
     notAFolderHere: '{{path}} is not a folder on this machine.',
     pathMissing: '{{path}} does not exist.',
     cannotRead: 'Cannot read {{path}}: {{error}}',

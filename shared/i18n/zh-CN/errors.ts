@@ -26,6 +26,7 @@ export const errors: Messages['errors'] = {
     fileNotInScan: '{{file}} 不属于代码扫描 {{id}}。',
     noImportedReport: '没有编号为 {{id}} 的导入报告。',
     notAFolder: '{{path}} 不是文件夹。',
+    notAFileOrFolder: '{{path}} 既不是文件也不是文件夹。',
     notAFolderHere: '{{path}} 不是本机上的文件夹。',
     pathMissing: '{{path}} 不存在。',
     cannotRead: '无法读取 {{path}}：{{error}}',

@@ -143,6 +143,8 @@ const EXPECTED: Record<string, string[]> = {
     'hf_args.py:8:optim.hf-cuda-optim',
     'hf_args.py:13:optim.hf-cuda-optim',
     'hf_args.py:14:optim.hf-cuda-optim',
+    'timm_train.py:10:optim.timm-fused',
+    'timm_train.py:18:optim.timm-fused',
     'train.py:5:optim.fused',
     'train.py:5:add.import-torch-npu',
     'train.py:10:optim.npu-fused',
@@ -442,6 +444,11 @@ describe('what the variants say and fix', () => {
     expect(args.after).toContain('eight = dict(optim="adamw_torch_npu_fused")');
     // adamw_torch, tf32=False: left as written
     expect(args.after).toContain('tf32=False, optim="adamw_torch")');
+    // timm's apex-fused names lose "fused"; a name passed through is told where it is written
+    const timm = await after('optim-data', 'timm_train.py');
+    expect(timm.after).toContain('p.add_argument("--opt", default="lamb", help="fusedadamw');
+    expect(timm.after).toContain('opt="lookahead_adam"');
+    expect(timm.after).toContain('opt=args.opt, lr=args.lr)');
     const hf = await scanProject(join(VARIANTS, 'optim-data'));
     expect(find(hf, 'hf_args.py:7:amp.hf-tf32').message).toContain('--tf32 requires Ampere');
     expect(find(hf, 'hf_args.py:8:optim.hf-cuda-optim').message).toBe(
@@ -520,6 +527,10 @@ describe('what the variants say and fix', () => {
     const trainer = find(lightning, 'train.py:8:device.lightning-gpu');
     expect(trainer.message).toBe('accelerator="gpu" 选择的是 Lightning 的 CUDA 加速器。');
     expect(trainer.fix?.description).toContain('torch.npu.set_device');
+    const timm = await scanProject(join(VARIANTS, 'optim-data'), { lang: 'zh-CN' });
+    expect(find(timm, 'timm_train.py:10:optim.timm-fused').message).toBe(
+      '"fusedlamb"：timm 中 apex 融合优化器的名字。',
+    );
   });
 });
 

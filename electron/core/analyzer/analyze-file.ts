@@ -912,6 +912,9 @@ function importPlan(source: string, c: Compiled): { imports: ImportPlan[]; strin
  * `from torch.distributed.fsdp import …` inside a function, is read from its text alone.
  */
 function optionalMatters(c: Compiled, s: ImportStatement, required: Set<string>): boolean {
+  // an extension's import is told unless it is guarded
+  if (c.extensions.length && s.names.some((n) => c.extensionName(n.name))) return true;
+  if (c.extensions.length && s.from && c.extensionName(s.module?.text ?? '')) return true;
   return importedModules(s).some((m) => {
     const root = rootOf(m);
     return c.usedRoots.has(root) && !required.has(root);
@@ -1330,11 +1333,14 @@ export function analyzeSource(
   const importStatements: ImportStatement[] = [];
   /** Per statement: not the module's own (only such an import can be under a try or an if). */
   const indented: boolean[] = [];
+  /** Per statement: where it starts (its keyword). */
+  const importStarts: number[] = [];
   for (const { end, kw, module, read, parse } of importPlan(source, c).imports) {
     if (!parse) {
       // not the module's own: not optional to the analysis (optionalMatters)
       importStatements.push(read!);
       indented.push(false);
+      importStarts.push(kw);
       continue;
     }
     const stmt = root.descendantForIndex(kw, end - 1)?.parent;
@@ -1343,6 +1349,7 @@ export function analyzeSource(
     if (type === 'import_statement' || type === 'import_from_statement') {
       importStatements.push(readImport(source, stmt, type));
       indented.push(!module);
+      importStarts.push(kw);
     }
   }
   const aliases = importAliases(importStatements);
@@ -1711,36 +1718,55 @@ export function analyzeSource(
   // compiled extensions: `from . import _C`, `ext = ext_loader.load_ext(…)` → every `ext.op(…)`
   if (c.extensions.length) {
     const bound = new Set<string>();
+    /** Where each name bound to an extension (or to one of its ops) is imported. */
+    const importedAt = new Map<string, number>();
+    /** The names whose extension ops are called or taken in this file. */
+    const used = new Set<string>();
+    // an import already guarded (`try: from . import _C` … `except ImportError:`) is not told
+    const bindAt = (local: string, i: number) => {
+      if (!imported[i]!.optional) importedAt.set(local, importStarts[i]!);
+    };
     // the extension's CPU kernels (`ext.op_cpu_forward`) run anywhere
-    for (const stmt of importStatements) {
-      if (!stmt.from || NOT_EXTENSION.test(stmt.module?.text ?? '')) continue;
+    importStatements.forEach((stmt, i) => {
+      if (!stmt.from || NOT_EXTENSION.test(stmt.module?.text ?? '')) return;
       for (const { name, alias } of stmt.names) {
         const local = alias ?? name;
         if (!name || !local) continue;
-        if (c.extensionName(name)) bound.add(local);
+        if (c.extensionName(name)) {
+          bound.add(local);
+          bindAt(local, i);
+        }
       }
-    }
+    });
     // `import pkg._ext as ext_module`: the alias is the module; `from pkg._C import nms as f`:
     // every `f(…)` is the extension's op
     const boundFns = new Map<string, string>();
-    for (const stmt of importStatements) {
+    importStatements.forEach((stmt, i) => {
       if (!stmt.from)
         for (const { name, alias } of stmt.names) {
           if (alias !== null) {
-            if (name && alias && !name.startsWith('torch.') && c.extensionName(name))
+            if (name && alias && !name.startsWith('torch.') && c.extensionName(name)) {
               bound.add(alias);
+              bindAt(alias, i);
+            }
           }
           // `import roi_align_cuda`: a top-level extension module
-          else if (!name.includes('.') && c.extensionName(name)) bound.add(name);
+          else if (!name.includes('.') && c.extensionName(name)) {
+            bound.add(name);
+            bindAt(name, i);
+          }
         }
       const module = stmt.module?.text ?? '';
-      if (!stmt.from || NOT_EXTENSION.test(module)) continue;
-      if (!/\w/.test(module) || !c.extensionName(module)) continue;
+      if (!stmt.from || NOT_EXTENSION.test(module)) return;
+      if (!/\w/.test(module) || !c.extensionName(module)) return;
       for (const { name, alias } of stmt.names) {
         const local = alias ?? name;
-        if (name && local && !c.extensionName(name)) boundFns.set(local, name);
+        if (name && local && !c.extensionName(name)) {
+          boundFns.set(local, name);
+          bindAt(local, i);
+        }
       }
-    }
+    });
     for (const [local, op] of boundFns) {
       if (/(^|_)cpu(_|$)/.test(op)) continue;
       for (const m of matches(new RegExp(`\\b${escape(local)}\\s*\\(`, 'g'), source)) {
@@ -1750,6 +1776,7 @@ export function analyzeSource(
         if (id?.type !== 'identifier' || call?.type !== 'call') continue;
         if (!firstChild(call, id)) continue;
         extensionCall(call, local);
+        used.add(local);
       }
     }
     for (const m of codeMatches(loaderHint(c, source), source)) {
@@ -1780,6 +1807,7 @@ export function analyzeSource(
         const op = attr.childForFieldName('attribute')?.text ?? '';
         if (/(^|_)cpu(_|$)/.test(op)) continue;
         extensionCall(call, attr.text.replace(/\s+/g, ''));
+        used.add(local);
       }
       // the op taken as a value: `nms = amp.float_function(_C.nms)`, `fn = _C.roi_pool_forward`
       const ref = new RegExp(`\\b${escape(local)}${GAP}\\.${GAP}\\w+\\b(?!${GAP}[(.])`, 'g');
@@ -1796,7 +1824,27 @@ export function analyzeSource(
           up?.type === 'argument_list' ||
           up?.type === 'return_statement' ||
           (up?.type === 'assignment' && up.childForFieldName('right')?.equals(attr));
-        if (value) extensionCall(attr, attr.text.replace(/\s+/g, ''));
+        if (value) {
+          extensionCall(attr, attr.text.replace(/\s+/g, ''));
+          used.add(local);
+        }
+      }
+    }
+    // the import of an extension this file uses: the module loads only where it was built
+    for (const r of c.extensions) {
+      const importRule = r.match.importRule && rules.find((x) => x.id === r.match.importRule);
+      if (!importRule) continue;
+      for (const local of used) {
+        const at = importedAt.get(local);
+        if (at === undefined) continue;
+        const lineEnd = source.indexOf('\n', at);
+        add(
+          importRule,
+          { startIndex: at, endIndex: lineEnd < 0 ? source.length : lineEnd },
+          {
+            name: local,
+          },
+        );
       }
     }
   }

@@ -27,6 +27,7 @@ describe('CUDA extensions at their call sites', () => {
   it('every ext.op(…) of a loaded or imported extension, the autograd Function around it, torch.ops of the project, setup.py / pyproject deps', async () => {
     const scan = await scanProject(join(FIXTURES, 'det-ops'));
     expect(where(scan)).toEqual([
+      'detops/ops/deform_conv.py:4:ext.extension-import',
       'detops/ops/deform_conv.py:13:ext.extension-call',
       'detops/ops/deform_conv.py:18:ext.torch-ops',
       'detops/ops/roi_align.py:11:ext.autograd-function',

@@ -136,6 +136,8 @@ const Match = z.discriminatedUnion('kind', [
      * extension, the forward's `def` line: where the NPU forward/backward pair is added.
      */
     functionRule: z.string().optional(),
+    /** The rule that reports the import of an extension the file uses. */
+    importRule: z.string().optional(),
     /** And at the forward's last `ctx.x = …`: where `ctx.device = input.device.type` goes. */
     ctxRule: z.string().optional(),
   }),

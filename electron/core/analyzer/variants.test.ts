@@ -148,6 +148,20 @@ const EXPECTED: Record<string, string[]> = {
     'train.py:27:device.lightning-gpu',
     'train.py:28:device.cuda-string',
   ],
+  // an operator library's uses are told only where its NPU counterpart is not a drop-in
+  // (mx_driving.spconv is), and not mamba_ssm's Triton kernels (triton-ascend runs Triton)
+  'op-libs': [
+    'nerf.py:3:lib.cuda-ops',
+    'nerf.py:9:lib.cuda-ops-call',
+    'nerf.py:10:lib.cuda-ops-call',
+    'requirements.txt:1:req.torch-npu',
+    'requirements.txt:2:lib.cuda-ops',
+    'requirements.txt:3:lib.cuda-ops',
+    'sparse_backbone.py:2:lib.cuda-ops',
+    'ssm.py:2:lib.cuda-ops',
+    'ssm.py:3:lib.cuda-ops',
+    'ssm.py:14:lib.cuda-ops-call',
+  ],
   'optim-data': [
     'hf_args.py:7:amp.hf-tf32',
     'hf_args.py:8:optim.hf-cuda-optim',
@@ -537,6 +551,18 @@ describe('what the variants say and fix', () => {
     const trainer = find(lightning, 'train.py:8:device.lightning-gpu');
     expect(trainer.message).toBe('accelerator="gpu" 选择的是 Lightning 的 CUDA 加速器。');
     expect(trainer.fix?.description).toContain('torch.npu.set_device');
+    const ops = await scanProject(join(VARIANTS, 'op-libs'), { lang: 'zh-CN' });
+    expect(find(ops, 'sparse_backbone.py:2:lib.cuda-ops').fix?.description).toContain(
+      'mx_driving.spconv',
+    );
+    expect(find(ops, 'ssm.py:14:lib.cuda-ops-call').fix?.description).toContain(
+      'selective_scan_ref',
+    );
+    const en = await scanProject(join(VARIANTS, 'op-libs'));
+    expect(find(en, 'requirements.txt:2:lib.cuda-ops').message).toBe(
+      'spconv-cu118: an operator library built only for CUDA.',
+    );
+    expect(find(en, 'nerf.py:9:lib.cuda-ops-call').fix?.description).toContain('nn.Linear');
     const timm = await scanProject(join(VARIANTS, 'optim-data'), { lang: 'zh-CN' });
     expect(find(timm, 'timm_train.py:10:optim.timm-fused').message).toBe(
       '"fusedlamb"：timm 中 apex 融合优化器的名字。',

@@ -131,6 +131,7 @@ const EXPECTED: Record<string, string[]> = {
     'inference.py:6:lib.nvidia-only',
     'inference.py:7:lib.nvidia-only',
     'inference.py:16:lib.onnxruntime-cuda',
+    'int8_lora.py:5:lib.bnb-int8',
     'kernels.py:5:lib.numba-cuda',
     'monitor.py:1:lib.pynvml',
     'monitor.py:2:lib.pynvml',
@@ -214,6 +215,9 @@ const EXPECTED: Record<string, string[]> = {
     'env.py:3:env.cuda-alloc-conf',
     'env.py:4:env.cuda-launch-blocking',
     'env.py:10:env.cuda-launch-blocking',
+    'megatron_init.py:6:lib.megatron',
+    'megatron_init.py:11:ext.cuda-home',
+    'megatron_init.py:12:ext.fused-kernels-load',
     'setup_env.py:4:add.import-torch-npu',
     'setup_env.py:8:cuda.backends',
     'setup_env.py:13:attn.xformers-switch',
@@ -438,6 +442,10 @@ describe('what the variants say and fix', () => {
     expect(mem).toContain('    torch._C._jit_set_profiling_executor(True)\n');
     expect(mem).toContain('import torch_npu\n');
     expect(changed.get('removals/setup_env.py')!).toContain('    configure()\n\n    model = ');
+    // Megatron's nvcc build of its fused kernels goes; the project's own load() stays
+    const megatron = changed.get('removals/megatron_init.py')!;
+    expect(megatron).not.toContain('fused_kernels.load(args)');
+    expect(megatron).toContain('    load(args)\n');
     // transfer mode applies the same removals (transfer_to_npu patches none of this)
     const transfer = migratedFiles(
       await scanProject(join(VARIANTS, 'removals')),

@@ -82,6 +82,8 @@ const EXPECTED: Record<string, string[]> = {
     'guarded.py:14:lib.torchvision-ops',
     'legacy.py:3:ext.extension-import',
     'legacy.py:8:ext.extension-call',
+    'legacy.py:14:ext.extension-import',
+    'legacy.py:16:ext.extension-call',
     'lookalikes.py:16:ext.torch-ops',
     'ops.py:4:ext.extension-import',
     'ops.py:5:ext.extension-import',

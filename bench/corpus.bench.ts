@@ -98,30 +98,33 @@ if (python) {
     { encoding: 'utf8' },
   );
   console.log(score.replace(/^findings: .*\n/, '').trimEnd());
-  // the same score on bench/probe: constructs written independently of the rules (synthetic,
-  // labelled by judgement; see its README), a second check that they generalise
-  const probe = join(root, 'bench', 'probe');
-  const probeFindings = join(tmp, 'probe-scan.json');
-  scanOnce(join(probe, 'files'), probeFindings);
-  const probeScore = execFileSync(
-    python,
-    [
-      join(corpus, 'score.py'),
-      '--corpus',
-      join(probe, 'manifest.json'),
-      '--root',
-      join(probe, 'files'),
-      '--findings',
-      probeFindings,
-    ],
-    { encoding: 'utf8' },
-  );
-  const line = (re: RegExp) => re.exec(probeScore)?.[0] ?? '?';
-  console.log(
-    `probe (bench/probe, synthetic): ${line(/recall_required=\S+ recall_all=\S+ found=\S+/)}; ` +
-      `${line(/\d+ findings, [\d.]+ per 1000 lines/)}, within ±2 of a labelled change ` +
-      `${line(/(?<=within \+-2 of a labelled change: )\S+ = [\d.]+/)}`,
-  );
+  // the same score on bench/probe and bench/probe2: constructs written independently of the
+  // rules by two helper sessions (synthetic, labelled by judgement; see their READMEs), a second
+  // check that the rules generalise
+  for (const name of ['probe', 'probe2']) {
+    const probe = join(root, 'bench', name);
+    const probeFindings = join(tmp, `${name}-scan.json`);
+    scanOnce(join(probe, 'files'), probeFindings);
+    const probeScore = execFileSync(
+      python,
+      [
+        join(corpus, 'score.py'),
+        '--corpus',
+        join(probe, 'manifest.json'),
+        '--root',
+        join(probe, 'files'),
+        '--findings',
+        probeFindings,
+      ],
+      { encoding: 'utf8' },
+    );
+    const line = (re: RegExp) => re.exec(probeScore)?.[0] ?? '?';
+    console.log(
+      `${name} (bench/${name}, synthetic): ${line(/recall_required=\S+ recall_all=\S+ found=\S+/)}; ` +
+        `${line(/\d+ findings, [\d.]+ per 1000 lines/)}, within ±2 of a labelled change ` +
+        `${line(/(?<=within \+-2 of a labelled change: )\S+ = [\d.]+/)}`,
+    );
+  }
 } else console.log('score: skipped (python3 not found)');
 
 // 2. one-shot start-up: an empty folder's scan, from the code cache and without one (a first run);

@@ -89,8 +89,8 @@ describe('scan of a nanoGPT-style project (AMP + DDP)', () => {
       'train.py:23:amp.autocast-cuda',
       'train.py:23:device.cuda-string',
       'train.py:24:amp.cuda-amp',
+      // AdamW(fused=True) runs on NPU (torch_npu has _fused_adamw_): only the NpuFused note
       'train.py:28:optim.npu-fused',
-      'train.py:28:optim.fused-kwarg',
       'train.py:30:device.device-ids',
       'train.py:34:device.cuda-method',
       'train.py:40:cuda.api',

@@ -175,9 +175,9 @@ const EXPECTED: Record<string, string[]> = {
     'train.py:5:optim.fused',
     'train.py:5:add.import-torch-npu',
     'train.py:10:optim.npu-fused',
-    'train.py:10:optim.fused-kwarg',
     'train.py:12:optim.fused',
     'train.py:21:perf.pin-memory',
+    'train.py:33:optim.fused-kwarg',
   ],
   packaging: [
     'pyproject.toml:6:req.torch-npu',

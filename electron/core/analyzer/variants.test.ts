@@ -137,6 +137,11 @@ const EXPECTED: Record<string, string[]> = {
     'kernels.py:5:lib.numba-cuda',
     'monitor.py:1:lib.pynvml',
     'monitor.py:2:lib.pynvml',
+    'quant.py:2:lib.cuda-ops',
+    'quant.py:2:add.import-torch-npu',
+    'quant.py:8:lib.cuda-ops-call',
+    'quant.py:8:cuda.api',
+    'quant.py:12:lib.cuda-ops-call',
     'requirements.txt:3:lib.pynvml',
     'requirements.txt:4:lib.pynvml',
     'requirements.txt:5:lib.nvidia-only',
@@ -203,6 +208,7 @@ const EXPECTED: Record<string, string[]> = {
     'spans.py:3:prof.torch-profiler',
     'spans.py:8:prof.torch-profiler',
     'spans.py:12:prof.torch-profiler',
+    'spans.py:19:cuda.nvtx',
     'trace.py:3:prof.torch-profiler',
     'trace.py:4:add.import-torch-npu',
     'trace.py:8:prof.torch-profiler',
@@ -264,6 +270,8 @@ const EXPECTED: Record<string, string[]> = {
     'legacy.py:13:device.cuda-tensor-type',
   ],
   triton: [
+    'clusters.py:6:lib.triton-kernel',
+    'clusters.py:15:triton.num-ctas',
     'fast_math.py:4:add.import-torch-npu',
     'fast_math.py:7:lib.triton-kernel',
     'fast_math.py:11:triton.libdevice',
@@ -459,6 +467,7 @@ describe('what the variants say and fix', () => {
     expect(changed.get('amp/train.py')).toContain(
       'scaler = torch.GradScaler("npu", enabled=enabled)',
     );
+    expect(changed.get('triton/clusters.py')).toContain('(x, y, n, BLOCK=1024)\n');
     const triton = changed.get('triton/fast_math.py')!;
     expect(triton).not.toContain('num_warps=num_warps');
     expect(triton).toContain('            BLOCK=self.block,\n        )');

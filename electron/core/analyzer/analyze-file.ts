@@ -100,6 +100,7 @@ interface Compiled {
   /** Last segments of the calls whose argument is also read by its value above (argAssigned). */
   assignedCalls: string[];
   imports: RuleOf<'import'>[];
+  importedNames: { r: RuleOf<'imported-name'>; re: RegExp; except: RegExp | null }[];
   extensions: RuleOf<'extension'>[];
   /** Whether an imported name (its last segment) binds a compiled extension (`_C`, `*_cuda`). */
   extensionName: (name: string) => boolean;
@@ -286,6 +287,11 @@ export function compile(rules: Rule[]): Compiled {
       };
     })(),
     imports: of('import'),
+    importedNames: of('imported-name').map((r) => ({
+      r,
+      re: new RegExp(r.match.names),
+      except: r.match.except ? new RegExp(r.match.except) : null,
+    })),
     extensions: of('extension'),
     extensionName: (() => {
       const res = of('extension').map((r) => new RegExp(r.match.modules));
@@ -2031,6 +2037,31 @@ export function analyzeSource(
         : undefined;
     add(best.r, stmt.node!, { name }, edits);
   }
+
+  // names a from-import brings in that a rule knows (a project's wrapper of a CUDA op)
+  if (c.importedNames.length)
+    importStatements.forEach((stmt, i) => {
+      if (!stmt.from || imported[i]!.optional) return;
+      const module = stmt.module?.text ?? '';
+      // a compiled extension's own import is ext.extension-import's
+      if (c.extensionName(module)) return;
+      const at = importStarts[i]!;
+      for (const { r, re, except } of c.importedNames) {
+        const hit = stmt.names.find(
+          ({ name }) => re.test(name) && !except?.test(`${module}.${name}`),
+        );
+        if (!hit) continue;
+        const lineEnd = source.indexOf('\n', at);
+        add(
+          r,
+          { startIndex: at, endIndex: lineEnd < 0 ? source.length : lineEnd },
+          {
+            name: hit.name,
+            module,
+          },
+        );
+      }
+    });
 
   const importsTorch = [...aliases.values()].some((v) => v === 'torch' || v.startsWith('torch.'));
   // the module's statements: all of them only where asked for (the entry point's guard, an enum

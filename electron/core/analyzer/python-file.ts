@@ -31,6 +31,7 @@ export function prefilter(rules: Rule[]): RegExp {
         else words.add(rest.find((seg) => CUDA_ISH.test(seg)) ?? longest(rest));
       }
     else if (m.kind === 'import') for (const mod of m.modules) words.add(mod.split('.')[0]!);
+    else if (m.kind === 'imported-name') for (const w of m.words) words.add(w);
     else if (m.kind === 'method') for (const w of m.firstArgIdentifier ?? [m.name]) words.add(w);
     else if (m.kind === 'keyword' || m.kind === 'attribute') words.add(m.name);
     else if (m.kind === 'extension') {

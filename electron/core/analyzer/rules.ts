@@ -111,6 +111,17 @@ const Match = z.discriminatedUnion('kind', [
      */
     inGrid: z.boolean().optional(),
   }),
+  /**
+   * A name a from-import brings in (`from maskrcnn_benchmark.layers import nms`): `names` is a
+   * regex on the name, `except` one on `module.name` (torchvision's own), `words` what a file
+   * holds when it can match.
+   */
+  z.object({
+    kind: z.literal('imported-name'),
+    names: z.string(),
+    except: z.string().optional(),
+    words: z.array(z.string().min(3)),
+  }),
   z.object({
     kind: z.literal('import'),
     modules: z.array(z.string()),

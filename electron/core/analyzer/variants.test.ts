@@ -150,7 +150,14 @@ const EXPECTED: Record<string, string[]> = {
     'requirements.txt:8:lib.cupy',
     'serve.py:3:lib.nvidia-only',
   ],
-  'vision-ops': ['detect.py:11:lib.torchvision-ops'],
+  'vision-ops': [
+    'detect.py:11:lib.torchvision-ops',
+    // detection ops imported from elsewhere than torchvision or mmcv
+    'wrappers.py:6:ext.op-wrapper',
+    'wrappers.py:7:ext.op-wrapper',
+    'wrappers.py:8:ext.op-wrapper',
+    'wrappers.py:9:ext.op-wrapper',
+  ],
   lightning: [
     'train.py:8:device.lightning-gpu',
     'train.py:27:device.lightning-gpu',
@@ -570,6 +577,11 @@ describe('what the variants say and fix', () => {
     const trainer = find(lightning, 'train.py:8:device.lightning-gpu');
     expect(trainer.message).toBe('accelerator="gpu" 选择的是 Lightning 的 CUDA 加速器。');
     expect(trainer.fix?.description).toContain('torch.npu.set_device');
+    const vision = await scanProject(join(VARIANTS, 'vision-ops'), { lang: 'zh-CN' });
+    expect(find(vision, 'wrappers.py:8:ext.op-wrapper').message).toBe(
+      'DeformConv（来自 ..ops.dcn）：并非来自 torchvision 或 mmcv 的检测算子，多数是已编译的 CUDA 扩展。',
+    );
+    expect(find(vision, 'wrappers.py:9:ext.op-wrapper').fix?.description).toContain('nms_rotated');
     const ops = await scanProject(join(VARIANTS, 'op-libs'), { lang: 'zh-CN' });
     expect(find(ops, 'sparse_backbone.py:2:lib.cuda-ops').fix?.description).toContain(
       'mx_driving.spconv',

@@ -198,7 +198,7 @@ const unquoted = (spec: string) => spec.replace(/^["']|["']$/g, '');
 /** NVIDIA's CUDA runtime wheels as packaging metadata names them (`nvidia-cudnn-cu12`). */
 const CUDA_RUNTIME_WHEEL = /^nvidia-[a-z0-9-]+-cu\d+$/;
 const SCRIPT_FILE =
-  /(\.(sh|bash|zsh|ya?ml|cfg|ini|toml|env)|(^|\/)Dockerfile[^/]*|(^|\/)Makefile)$/;
+  /(\.(sh|bash|zsh|ya?ml|cfg|ini|toml|env|sbatch|slurm|pbs)|(^|\/)Dockerfile[^/]*|(^|\/)Makefile)$/;
 
 /** Launch scripts and configs: what a porter changes in them, line by line (not Python). */
 const SCRIPT_PATTERNS: {
@@ -243,6 +243,23 @@ const SCRIPT_PATTERNS: {
     say: {
       en: 'nvidia-smi does not exist on Ascend: use npu-smi info (different output).',
       'zh-CN': '昇腾上没有 nvidia-smi：改用 npu-smi info（输出格式不同）。',
+    },
+  },
+  {
+    // a cluster's environment modules: `module load cuda/12.1 nccl/2.18`
+    re: /^\s*module\s+(?:load|add)\b.*\b(?:cuda|cudnn|nccl)\b/i,
+    say: {
+      en: 'CUDA / NCCL environment modules: on Ascend source CANN instead (source /usr/local/Ascend/ascend-toolkit/set_env.sh).',
+      'zh-CN':
+        'CUDA / NCCL 环境模块：昇腾上改为加载 CANN（source /usr/local/Ascend/ascend-toolkit/set_env.sh）。',
+    },
+  },
+  {
+    re: /\bpip3?\s+install\b.*\b(?:flash[-_]attn|xformers)\b/,
+    say: {
+      en: 'Installs flash-attn or xformers, which have no NPU build: leave it out (SDPA and torch_npu.npu_fusion_attention instead).',
+      'zh-CN':
+        '安装没有 NPU 版本的 flash-attn 或 xformers：去掉（改用 SDPA 与 torch_npu.npu_fusion_attention）。',
     },
   },
   {
@@ -459,14 +476,18 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
       if (lineRules(src, (t) => scanPackageDependencies(rel, t, finding)))
         sources.set(rel, { text: src, kind: 'text', entryPoint: false, importsTorch: false });
       if (!rel.endsWith('.py')) {
-        if (/CUDA|NCCL|nvidia|nccl|cuda|nvcr|MULTI_GPU/.test(src))
+        if (/CUDA|NCCL|nvidia|nccl|cuda|nvcr|MULTI_GPU|flash[-_]attn|xformers/.test(src))
           lineRules(src, (t) => scanScript(rel, t, lang, finding));
         continue;
       }
     }
     if (SCRIPT_FILE.test(rel)) {
       const src = text(abs, rel);
-      if (src === null || !/CUDA|NCCL|nvidia|nccl|cuda|nvcr|MULTI_GPU/.test(src)) continue;
+      if (
+        src === null ||
+        !/CUDA|NCCL|nvidia|nccl|cuda|nvcr|MULTI_GPU|flash[-_]attn|xformers/.test(src)
+      )
+        continue;
       if (lineRules(src, (t) => scanScript(rel, t, lang, finding)))
         sources.set(rel, { text: src, kind: 'text', entryPoint: false, importsTorch: false });
       continue;

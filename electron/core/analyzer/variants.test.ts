@@ -153,6 +153,7 @@ const EXPECTED: Record<string, string[]> = {
   'vision-ops': [
     'detect.py:11:lib.torchvision-ops',
     // detection ops imported from elsewhere than torchvision or mmcv
+    'msda.py:3:ext.op-wrapper',
     'wrappers.py:6:ext.op-wrapper',
     'wrappers.py:7:ext.op-wrapper',
     'wrappers.py:8:ext.op-wrapper',
@@ -166,6 +167,9 @@ const EXPECTED: Record<string, string[]> = {
   // an operator library's uses are told only where its NPU counterpart is not a drop-in
   // (mx_driving.spconv is), and not mamba_ssm's Triton kernels (triton-ascend runs Triton)
   'op-libs': [
+    'gnn.py:2:lib.pyg-ext',
+    'gnn.py:7:lib.pyg-ext-call',
+    'gnn.py:11:lib.pyg-ext-call',
     'nerf.py:3:lib.cuda-ops',
     'nerf.py:9:lib.cuda-ops-call',
     'nerf.py:10:lib.cuda-ops-call',
@@ -230,6 +234,10 @@ const EXPECTED: Record<string, string[]> = {
     'env.py:3:env.cuda-alloc-conf',
     'env.py:4:env.cuda-launch-blocking',
     'env.py:10:env.cuda-launch-blocking',
+    'launch.sbatch:4:script.cuda-env',
+    'launch.sbatch:6:script.cuda-env',
+    'launch.sbatch:8:script.cuda-env',
+    'launch.sbatch:9:script.cuda-env',
     'megatron_init.py:6:lib.megatron',
     'megatron_init.py:11:ext.cuda-home',
     'megatron_init.py:12:ext.fused-kernels-load',
@@ -578,6 +586,11 @@ describe('what the variants say and fix', () => {
     expect(trainer.message).toBe('accelerator="gpu" 选择的是 Lightning 的 CUDA 加速器。');
     expect(trainer.fix?.description).toContain('torch.npu.set_device');
     const vision = await scanProject(join(VARIANTS, 'vision-ops'), { lang: 'zh-CN' });
+    expect(find(vision, 'msda.py:3:ext.op-wrapper').fix?.description).toContain(
+      'multi_scale_deformable_attn_pytorch',
+    );
+    const slurm = await scanProject(join(VARIANTS, 'removals'), { lang: 'zh-CN' });
+    expect(find(slurm, 'launch.sbatch:4:script.cuda-env').message).toContain('set_env.sh');
     expect(find(vision, 'wrappers.py:8:ext.op-wrapper').message).toBe(
       'DeformConv（来自 ..ops.dcn）：并非来自 torchvision 或 mmcv 的检测算子，多数是已编译的 CUDA 扩展。',
     );

@@ -200,11 +200,15 @@ const CUDA_RUNTIME_WHEEL = /^nvidia-[a-z0-9-]+-cu\d+$/;
 const SCRIPT_FILE =
   /(\.(sh|bash|zsh|ya?ml|cfg|ini|toml|env|sbatch|slurm|pbs)|(^|\/)Dockerfile[^/]*|(^|\/)Makefile)$/;
 
+/** A script or config without one of these holds nothing SCRIPT_PATTERNS looks for. */
+const SCRIPT_WORDS =
+  /CUDA|NCCL|nvidia|nccl|cuda|nvcr|MULTI_GPU|flash[-_]?attn|flash_attention|xformers|whl\/cu|\+cu\d/;
+
 /** Launch scripts and configs: what a porter changes in them, line by line (not Python). */
 const SCRIPT_PATTERNS: {
   re: RegExp;
   say: Record<Language, string>;
-  edit?: (m: RegExpExecArray) => string;
+  edit?: (m: RegExpMatchArray) => string;
 }[] = [
   {
     re: /\bCUDA_VISIBLE_DEVICES\b/,
@@ -260,6 +264,34 @@ const SCRIPT_PATTERNS: {
       en: 'Installs flash-attn or xformers, which have no NPU build: leave it out (SDPA and torch_npu.npu_fusion_attention instead).',
       'zh-CN':
         '安装没有 NPU 版本的 flash-attn 或 xformers：去掉（改用 SDPA 与 torch_npu.npu_fusion_attention）。',
+    },
+  },
+  {
+    // a training script's switch that makes it import flash-attn (`--use_flash_attn`,
+    // `--attn_implementation flash_attention_2`): the Python side then fails at that import
+    re: /--(?:use[-_])?flash[-_]?attn\w*\b|(?<=--attn[-_]implementation[= ]["']?)flash_attention_2\b/,
+    say: {
+      en: 'Turns on flash-attn, which has no NPU build: drop the switch (attention through SDPA, or torch_npu.npu_fusion_attention where the code offers it).',
+      'zh-CN':
+        '开启了没有 NPU 版本的 flash-attn：去掉该开关（注意力走 SDPA，或代码支持时改用 torch_npu.npu_fusion_attention）。',
+    },
+  },
+  {
+    // PyTorch's CUDA wheels: `--index-url …/whl/cu121`, a uv index, `torch==2.1.0+cu118`
+    re: /(?<=download\.pytorch\.org\/whl\/)cu\d+\b|(?<=\btorch[\w-]*\s*==\s*[\d.]+)\+cu\d+\b/,
+    say: {
+      en: "PyTorch's CUDA build: on Ascend install the CPU build (the torch_npu release for that torch runs it on the NPU).",
+      'zh-CN': 'PyTorch 的 CUDA 版本：昇腾上安装 CPU 版本（再配上该 torch 版本对应的 torch_npu）。',
+    },
+    edit: (m) => (m[0].startsWith('+') ? '' : 'cpu'),
+  },
+  {
+    // Python inside a script (`python -c "…"`, a here-document): torch.cuda there as anywhere
+    re: /\btorch\.cuda\.(?:is_available|device_count|get_device_name|get_device_properties|current_device|set_device|mem_get_info|memory_allocated|max_memory_allocated|empty_cache|synchronize|is_bf16_supported|get_device_capability)\b/,
+    say: {
+      en: 'torch.cuda in inline Python: import torch_npu in that snippet and ask torch.npu (torch.npu.is_available(), torch.npu.device_count()…).',
+      'zh-CN':
+        '内联 Python 中的 torch.cuda：在该片段中 import torch_npu，改用 torch.npu（torch.npu.is_available()、torch.npu.device_count()…）。',
     },
   },
   {
@@ -476,18 +508,15 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
       if (lineRules(src, (t) => scanPackageDependencies(rel, t, finding)))
         sources.set(rel, { text: src, kind: 'text', entryPoint: false, importsTorch: false });
       if (!rel.endsWith('.py')) {
-        if (/CUDA|NCCL|nvidia|nccl|cuda|nvcr|MULTI_GPU|flash[-_]attn|xformers/.test(src))
-          lineRules(src, (t) => scanScript(rel, t, lang, finding));
+        // a uv index of CUDA wheels is edited too: the text kept for that fix as well
+        if (SCRIPT_WORDS.test(src) && lineRules(src, (t) => scanScript(rel, t, lang, finding)))
+          sources.set(rel, { text: src, kind: 'text', entryPoint: false, importsTorch: false });
         continue;
       }
     }
     if (SCRIPT_FILE.test(rel)) {
       const src = text(abs, rel);
-      if (
-        src === null ||
-        !/CUDA|NCCL|nvidia|nccl|cuda|nvcr|MULTI_GPU|flash[-_]attn|xformers/.test(src)
-      )
-        continue;
+      if (src === null || !SCRIPT_WORDS.test(src)) continue;
       if (lineRules(src, (t) => scanScript(rel, t, lang, finding)))
         sources.set(rel, { text: src, kind: 'text', entryPoint: false, importsTorch: false });
       continue;
@@ -805,7 +834,15 @@ function scanScript(rel: string, src: string, lang: Language, finding: AddFindin
     for (const p of SCRIPT_PATTERNS) {
       const m = p.re.exec(line);
       if (!m) continue;
-      const start = starts[i]! + m.index;
+      // one finding a line, each match on it edited (`torch==…+cu121 --index-url …/whl/cu121`)
+      const edit = p.edit;
+      const edits = edit
+        ? [...line.matchAll(new RegExp(p.re.source, 'g'))].map((e) => ({
+            start: starts[i]! + e.index!,
+            end: starts[i]! + e.index! + e[0].length,
+            text: edit(e),
+          }))
+        : undefined;
       finding(
         'script.cuda-env',
         rel,
@@ -813,7 +850,7 @@ function scanScript(rel: string, src: string, lang: Language, finding: AddFindin
         {
           vars: { text: p.say[lang] },
           text: ruleMsg('script.cuda-env', 'message', { text: p.say }),
-          edits: p.edit ? [{ start, end: start + m[0].length, text: p.edit(m) }] : undefined,
+          edits,
         },
       );
     }

@@ -205,6 +205,7 @@ const EXPECTED: Record<string, string[]> = {
     'pyproject.toml:16:lib.triton',
     'pyproject.toml:17:req.cuda-wheel',
     'pyproject.toml:19:req.cuda-wheel',
+    'pyproject.toml:28:script.cuda-env',
     'setup.py:4:req.torch-npu',
     'setup.py:6:lib.flash-attn',
     'setup.py:13:lib.triton',
@@ -234,6 +235,11 @@ const EXPECTED: Record<string, string[]> = {
     'env.py:3:env.cuda-alloc-conf',
     'env.py:4:env.cuda-launch-blocking',
     'env.py:10:env.cuda-launch-blocking',
+    'launch_sft.sh:4:script.cuda-env',
+    'launch_sft.sh:6:script.cuda-env',
+    'launch_sft.sh:9:script.cuda-env',
+    'launch_sft.sh:13:script.cuda-env',
+    'launch_sft.sh:14:script.cuda-env',
     'launch.sbatch:4:script.cuda-env',
     'launch.sbatch:6:script.cuda-env',
     'launch.sbatch:8:script.cuda-env',
@@ -526,6 +532,22 @@ describe('what the variants say and fix', () => {
     expect(pyproject).toContain('runtime = [\n  "einops",\n]');
     // inline, the wheel is told, not cut out of the list
     expect(pyproject).toContain('cuda = ["nvidia-cudnn-cu12>=9", "numpy"]');
+    // a uv index of CUDA wheels becomes the CPU one (torch_npu runs that build on the NPU)
+    expect(pyproject).toContain(
+      'name = "pytorch-cu121"\nurl = "https://download.pytorch.org/whl/cpu"',
+    );
+    // in a launch script: the local version and the index, both on one line, one finding
+    const sft = (await after('removals', 'launch_sft.sh')).after;
+    expect(sft).toContain(
+      'pip install torch==2.3.1 --index-url https://download.pytorch.org/whl/cpu\n',
+    );
+    const removals = await scanProject(join(VARIANTS, 'removals'));
+    expect(find(removals, 'launch_sft.sh:6:script.cuda-env').message).toContain(
+      'torch.cuda in inline Python',
+    );
+    expect(find(removals, 'launch_sft.sh:13:script.cuda-env').message).toContain(
+      'Turns on flash-attn',
+    );
     const triton = await scanProject(join(VARIANTS, 'triton'), { lang: 'zh-CN' });
     expect(find(triton, 'tma.py:16:triton.tma').message).toBe(
       'triton.tools.experimental_descriptor.create_2d_tma_descriptor：Tensor Memory Accelerator 描述符（仅 NVIDIA Hopper）。',
@@ -591,6 +613,9 @@ describe('what the variants say and fix', () => {
     );
     const slurm = await scanProject(join(VARIANTS, 'removals'), { lang: 'zh-CN' });
     expect(find(slurm, 'launch.sbatch:4:script.cuda-env').message).toContain('set_env.sh');
+    expect(find(slurm, 'launch_sft.sh:4:script.cuda-env').message).toContain('CPU 版本');
+    expect(find(slurm, 'launch_sft.sh:9:script.cuda-env').message).toContain('import torch_npu');
+    expect(find(slurm, 'launch_sft.sh:14:script.cuda-env').message).toContain('flash-attn');
     expect(find(vision, 'wrappers.py:8:ext.op-wrapper').message).toBe(
       'DeformConv（来自 ..ops.dcn）：并非来自 torchvision 或 mmcv 的检测算子，多数是已编译的 CUDA 扩展。',
     );

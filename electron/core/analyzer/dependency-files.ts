@@ -1,0 +1,201 @@
+/**
+ * The files that say what a project installs — requirements*.txt, setup.py / pyproject.toml /
+ * setup.cfg, conda's environment.yml — read line by line for what does not install or run on
+ * Ascend: CUDA-only packages, CUDA builds of torch and NVIDIA's runtime, torch pinned without
+ * torch_npu.
+ */
+import type { Msg } from '../../../shared/api/text';
+import { loadKnowledge } from '../knowledge/load';
+import type { Edit } from './analyze-file';
+import { newlineStarts } from './line-matches';
+import { requirementLibs } from './rules';
+
+const CUDA_WHEEL =
+  /\+cu\d+|download\.pytorch\.org\/whl\/cu\d+|^\s*nvidia-[a-z0-9-]+-cu\d+|^\s*cupy-cuda/;
+/** A requirement as quoted in a list, without its quotes. */
+const unquoted = (spec: string) => spec.replace(/^["']|["']$/g, '');
+/** NVIDIA's CUDA runtime wheels as packaging metadata names them (`nvidia-cudnn-cu12`). */
+const CUDA_RUNTIME_WHEEL = /^nvidia-[a-z0-9-]+-cu\d+$/;
+/** The torch_npu release built for a torch version, from the version matrix (newest first). */
+function torchNpuFor(torch: string): string | null {
+  const base = torch.replace(/\+.*$/, '');
+  const rows = loadKnowledge().versions.matrix.filter((m) => m.torch === base);
+  return (rows.find((m) => m.status === 'active') ?? rows[0])?.torchNpu ?? null;
+}
+
+export type AddFinding = (
+  ruleId: string,
+  file: string,
+  at: { line: number; column: number; endColumn: number },
+  opts?: { vars?: Record<string, string>; message?: string; text?: Msg; edits?: Edit[] },
+) => void;
+
+/**
+ * `install_requires=[…]` in setup.py, `dependencies = […]` in pyproject.toml, `install_requires =`
+ * in setup.cfg: a quoted (or, in setup.cfg, listed) requirement naming a CUDA-only package.
+ */
+export function scanPackageDependencies(rel: string, src: string, finding: AddFinding): void {
+  if (!/install_requires|dependenc|requires/.test(src)) return;
+  // Poetry's tables name packages as keys: `flash-attn = { version = "^2.5" }`
+  let poetryTable = false;
+  // set in the loop's callback, where TypeScript does not follow it
+  let torch = null as { line: number; at: number; spec: string; listed: boolean } | null;
+  let hasTorchNpu = false;
+  const starts = newlineStarts(src);
+  src.split('\n').forEach((line, i) => {
+    if (/^\s*#/.test(line)) return;
+    if (/^\s*\[/.test(line))
+      poetryTable = /^\s*\[tool\.poetry\.(?:group\.[\w-]+\.)?(?:dev-)?dependencies\]/.test(line);
+    const specs = poetryTable
+      ? [/^\s*([A-Za-z0-9_.-]+)\s*=/.exec(line)].filter((m): m is RegExpExecArray => !!m)
+      : rel.endsWith('.cfg')
+        ? [/^\s+([A-Za-z0-9_.-]+)\s*(?:[<>=!~;[]|$)/.exec(line)].filter(
+            (m): m is RegExpExecArray => !!m,
+          )
+        : [...line.matchAll(/["']([A-Za-z0-9_.-]+)\s*(?:\[[^\]]*\])?\s*(?:[<>=!~;@][^"']*)?["']/g)];
+    for (const m of specs) {
+      const dashed = m[1]!.toLowerCase().replace(/[-_.]+/g, '-');
+      if (dashed === 'torch-npu') hasTorchNpu = true;
+      // a quoted list entry gets the torch_npu pin beside it; a Poetry or setup.cfg line is told
+      // pinned only: a bare "torch" can be a keyword or a package name in setup.py's other fields
+      if (dashed === 'torch' && !torch && /[<>=~]/.test(m[0]))
+        torch = {
+          line: i,
+          at: m.index ?? 0,
+          spec: m[0],
+          listed: !poetryTable && !rel.endsWith('.cfg'),
+        };
+      const ruleId =
+        packageRule(m[1]!) ?? (CUDA_RUNTIME_WHEEL.test(dashed) ? 'req.cuda-wheel' : '');
+      if (!ruleId) continue;
+      const col = (m.index ?? 0) + 1;
+      // a CUDA runtime wheel alone on its line of a list goes with its line
+      const alone =
+        ruleId === 'req.cuda-wheel' &&
+        !poetryTable &&
+        /^\s*$/.test(line.slice(0, m.index)) &&
+        /^\s*,?\s*$/.test(line.slice((m.index ?? 0) + m[0].length));
+      finding(
+        ruleId,
+        rel,
+        { line: i + 1, column: col, endColumn: col + m[0].length },
+        {
+          vars: { name: m[1]!, text: unquoted(m[0]) },
+          edits: alone
+            ? [
+                {
+                  start: starts[i]!,
+                  end: Math.min(starts[i]! + line.length + 1, src.length),
+                  text: '',
+                },
+              ]
+            : undefined,
+        },
+      );
+    }
+  });
+  if (!torch || hasTorchNpu) return;
+  const { line, at, spec, listed } = torch;
+  const end = starts[line]! + at + spec.length;
+  const version = /==\s*([0-9][0-9A-Za-z.+]*)/.exec(spec)?.[1];
+  const npu = version ? torchNpuFor(version) : null;
+  const quote = spec[0]!;
+  const text = src.slice(starts[line]!, starts[line + 1] ?? src.length).replace(/\r?\n$/, '');
+  const pin = `${quote}torch-npu==${npu}${quote}`;
+  // an entry alone on its line (`  "torch==2.1.0",`) gets its own line below; else it goes beside
+  const own = /^(\s*)$/.exec(text.slice(0, at));
+  const edit: Edit | null =
+    !npu || !listed
+      ? null
+      : own && /^\s*,\s*$/.test(text.slice(at + spec.length))
+        ? {
+            start: starts[line]! + text.length,
+            end: starts[line]! + text.length,
+            text: `\n${own[1]}${pin},`,
+          }
+        : { start: end, end, text: `, ${pin}` };
+  finding(
+    'req.torch-npu',
+    rel,
+    { line: line + 1, column: at + 1, endColumn: at + spec.length + 1 },
+    {
+      vars: { text: unquoted(spec) },
+      edits: edit ? [edit] : undefined,
+    },
+  );
+}
+
+/**
+ * The rule for a distribution as packaging metadata spells it: any case and separator
+ * (`Flash_Attn`), a nightly build (`triton-nightly`), a CUDA-versioned wheel (`cupy-cuda12x`).
+ */
+function packageRule(spelled: string): string | undefined {
+  const libs = requirementLibs();
+  const name = spelled.toLowerCase();
+  const dashed = name.replace(/[-_.]+/g, '-');
+  return (
+    libs[name] ??
+    libs[dashed] ??
+    libs[dashed.replace(/-nightly$/, '')] ??
+    libs[dashed.replace(/-cuda\d*x?$|-cu\d+$/, '')]
+  );
+}
+
+export function scanRequirements(rel: string, src: string, finding: AddFinding): void {
+  const starts = newlineStarts(src);
+  const lines = src.split('\n');
+  let torchLine = -1;
+  let torchVersion: string | null = null;
+  let hasTorchNpu = false;
+  lines.forEach((text, i) => {
+    if (/^\s*#/.test(text)) return;
+    const where = { line: i + 1, column: 1, endColumn: text.length + 1 };
+    const spelled = /^\s*([A-Za-z0-9_.-]+)/.exec(text)?.[1];
+    const name = spelled?.toLowerCase();
+    // spelled as in setup.py and pyproject: `cupy-cuda12x`, `cudf-cu12`, `flash_attn`
+    const ruleId = spelled ? packageRule(spelled) : undefined;
+    const wheel = CUDA_WHEEL.test(text);
+    // `cupy-cuda12x`: the library's own finding, with the CUDA wheel's removal (not two findings)
+    if (ruleId)
+      finding(ruleId, rel, where, {
+        vars: { name: spelled! },
+        edits: wheel ? [cudaWheelEdit(text, starts[i]!)] : undefined,
+      });
+    else if (wheel)
+      finding('req.cuda-wheel', rel, where, {
+        vars: { text: text.trim() },
+        edits: [cudaWheelEdit(text, starts[i]!)],
+      });
+    if (name === 'torch') {
+      torchLine = i;
+      torchVersion = /==\s*([0-9][0-9A-Za-z.+]*)/.exec(text)?.[1] ?? null;
+    }
+    if (name === 'torch-npu' || name === 'torch_npu') hasTorchNpu = true;
+  });
+  if (torchLine < 0 || hasTorchNpu) return;
+  const text = lines[torchLine]!;
+  const npu = torchVersion ? torchNpuFor(torchVersion) : null;
+  const at = starts[torchLine]! + text.length;
+  finding(
+    'req.torch-npu',
+    rel,
+    { line: torchLine + 1, column: 1, endColumn: text.length + 1 },
+    {
+      vars: { text: text.trim() },
+      // without a pinned torch there is no release to name; the env stage tells the host's one
+      edits: npu ? [{ start: at, end: at, text: `\ntorch-npu==${npu}` }] : undefined,
+    },
+  );
+}
+
+/** torch==2.1.0+cu118 → torch==2.1.0; the cu118 index → the CPU one; CUDA runtime wheels go. */
+function cudaWheelEdit(line: string, at: number): Edit {
+  const local = /\+cu\d+/.exec(line);
+  if (local) return { start: at + local.index, end: at + local.index + local[0].length, text: '' };
+  const index = /(download\.pytorch\.org\/whl\/)(cu\d+)/.exec(line);
+  if (index) {
+    const s = at + index.index + index[1]!.length;
+    return { start: s, end: s + index[2]!.length, text: 'cpu' };
+  }
+  return { start: at, end: at + line.length + 1, text: '' };
+}

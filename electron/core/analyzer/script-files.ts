@@ -1,0 +1,164 @@
+/**
+ * Launch scripts, Dockerfiles and configs: what a porter changes in them, a line at a time (they
+ * are not Python): CUDA environment variables and modules, nvidia-smi, NCCL settings, CUDA
+ * images, backends and devices named in flags.
+ */
+import type { Language } from '../../../shared/api';
+import { newlineStarts } from './line-matches';
+import { ruleMsg } from './rules';
+import type { AddFinding } from './dependency-files';
+
+export const SCRIPT_FILE =
+  /(\.(sh|bash|zsh|ya?ml|cfg|ini|toml|env|sbatch|slurm|pbs)|(^|\/)Dockerfile[^/]*|(^|\/)Makefile)$/;
+
+/** A script or config without one of these holds nothing SCRIPT_PATTERNS looks for. */
+export const SCRIPT_WORDS =
+  /CUDA|NCCL|nvidia|nccl|cuda|nvcr|MULTI_GPU|flash[-_]?attn|flash_attention|xformers|whl\/cu|\+cu\d/;
+
+/** Launch scripts and configs: what a porter changes in them, line by line (not Python). */
+const SCRIPT_PATTERNS: {
+  re: RegExp;
+  say: Record<Language, string>;
+  edit?: (m: RegExpMatchArray) => string;
+}[] = [
+  {
+    re: /\bCUDA_VISIBLE_DEVICES\b/,
+    say: {
+      en: 'CUDA_VISIBLE_DEVICES does not select NPUs: use ASCEND_RT_VISIBLE_DEVICES.',
+      'zh-CN': 'CUDA_VISIBLE_DEVICES 不能选择 NPU：改用 ASCEND_RT_VISIBLE_DEVICES。',
+    },
+    edit: () => 'ASCEND_RT_VISIBLE_DEVICES',
+  },
+  {
+    re: /\bPYTORCH_CUDA_ALLOC_CONF\b/,
+    say: {
+      en: 'PYTORCH_CUDA_ALLOC_CONF is ignored on NPU: use PYTORCH_NPU_ALLOC_CONF (same value).',
+      'zh-CN': 'NPU 上会忽略 PYTORCH_CUDA_ALLOC_CONF：改用 PYTORCH_NPU_ALLOC_CONF（值不变）。',
+    },
+    edit: () => 'PYTORCH_NPU_ALLOC_CONF',
+  },
+  {
+    re: /\bCUDA_LAUNCH_BLOCKING\b/,
+    say: {
+      en: 'CUDA_LAUNCH_BLOCKING does nothing on NPU: use ASCEND_LAUNCH_BLOCKING (debugging only).',
+      'zh-CN':
+        'CUDA_LAUNCH_BLOCKING 在 NPU 上不起作用：改用 ASCEND_LAUNCH_BLOCKING（仅用于调试）。',
+    },
+    edit: () => 'ASCEND_LAUNCH_BLOCKING',
+  },
+  {
+    re: /\bNCCL_[A-Z0-9_]+/,
+    say: {
+      en: 'NCCL setting: HCCL has its own variables (HCCL_CONNECT_TIMEOUT, HCCL_IF_IP, HCCL_BUFFSIZE…).',
+      'zh-CN': 'NCCL 设置：HCCL 有自己的变量（HCCL_CONNECT_TIMEOUT、HCCL_IF_IP、HCCL_BUFFSIZE…）。',
+    },
+  },
+  {
+    re: /\bnvidia-smi\b/,
+    say: {
+      en: 'nvidia-smi does not exist on Ascend: use npu-smi info (different output).',
+      'zh-CN': '昇腾上没有 nvidia-smi：改用 npu-smi info（输出格式不同）。',
+    },
+  },
+  {
+    // a cluster's environment modules: `module load cuda/12.1 nccl/2.18`
+    re: /^\s*module\s+(?:load|add)\b.*\b(?:cuda|cudnn|nccl)\b/i,
+    say: {
+      en: 'CUDA / NCCL environment modules: on Ascend source CANN instead (source /usr/local/Ascend/ascend-toolkit/set_env.sh).',
+      'zh-CN':
+        'CUDA / NCCL 环境模块：昇腾上改为加载 CANN（source /usr/local/Ascend/ascend-toolkit/set_env.sh）。',
+    },
+  },
+  {
+    re: /\bpip3?\s+install\b.*\b(?:flash[-_]attn|xformers)\b/,
+    say: {
+      en: 'Installs flash-attn or xformers, which have no NPU build: leave it out (SDPA and torch_npu.npu_fusion_attention instead).',
+      'zh-CN':
+        '安装没有 NPU 版本的 flash-attn 或 xformers：去掉（改用 SDPA 与 torch_npu.npu_fusion_attention）。',
+    },
+  },
+  {
+    // a training script's switch that makes it import flash-attn (`--use_flash_attn`,
+    // `--attn_implementation flash_attention_2`): the Python side then fails at that import
+    re: /--(?:use[-_])?flash[-_]?attn\w*\b|(?<=--attn[-_]implementation[= ]["']?)flash_attention_2\b/,
+    say: {
+      en: 'Turns on flash-attn, which has no NPU build: drop the switch (attention through SDPA, or torch_npu.npu_fusion_attention where the code offers it).',
+      'zh-CN':
+        '开启了没有 NPU 版本的 flash-attn：去掉该开关（注意力走 SDPA，或代码支持时改用 torch_npu.npu_fusion_attention）。',
+    },
+  },
+  {
+    // PyTorch's CUDA wheels: `--index-url …/whl/cu121`, a uv index, `torch==2.1.0+cu118`
+    re: /(?<=download\.pytorch\.org\/whl\/)cu\d+\b|(?<=\btorch[\w-]*\s*==\s*[\d.]+)\+cu\d+\b/,
+    say: {
+      en: "PyTorch's CUDA build: on Ascend install the CPU build (the torch_npu release for that torch runs it on the NPU).",
+      'zh-CN': 'PyTorch 的 CUDA 版本：昇腾上安装 CPU 版本（再配上该 torch 版本对应的 torch_npu）。',
+    },
+    edit: (m) => (m[0].startsWith('+') ? '' : 'cpu'),
+  },
+  {
+    // Python inside a script (`python -c "…"`, a here-document): torch.cuda there as anywhere
+    re: /\btorch\.cuda\.(?:is_available|device_count|get_device_name|get_device_properties|current_device|set_device|mem_get_info|memory_allocated|max_memory_allocated|empty_cache|synchronize|is_bf16_supported|get_device_capability)\b/,
+    say: {
+      en: 'torch.cuda in inline Python: import torch_npu in that snippet and ask torch.npu (torch.npu.is_available(), torch.npu.device_count()…).',
+      'zh-CN':
+        '内联 Python 中的 torch.cuda：在该片段中 import torch_npu，改用 torch.npu（torch.npu.is_available()、torch.npu.device_count()…）。',
+    },
+  },
+  {
+    re: /(?<=\bbackend["']?\s*[:=]\s*["']?|--(?:dist[-_])?backend[= ]["']?)nccl\b/,
+    say: { en: 'Backend nccl: use hccl.', 'zh-CN': '后端 nccl：改用 hccl。' },
+    edit: () => 'hccl',
+  },
+  {
+    re: /(?<=\bdevice["']?\s*[:=]\s*["']?|--device[= ]["']?)cuda\b/,
+    say: { en: 'Device cuda: use npu.', 'zh-CN': '设备 cuda：改用 npu。' },
+    edit: () => 'npu',
+  },
+  {
+    // accelerate's config: `distributed_type: MULTI_GPU`
+    re: /(?<=\bdistributed_type["']?\s*[:=]\s*["']?)MULTI_GPU\b/,
+    say: {
+      en: 'accelerate on several NPUs is MULTI_NPU.',
+      'zh-CN': '多卡 NPU 上的 accelerate 配置为 MULTI_NPU。',
+    },
+    edit: () => 'MULTI_NPU',
+  },
+  {
+    re: /^\s*FROM\s+(nvidia\/cuda|nvcr\.io\/\S+|pytorch\/pytorch:\S*cuda\S*)/i,
+    say: {
+      en: 'CUDA base image: build on an Ascend image with CANN (e.g. ascendai/cann) instead.',
+      'zh-CN': 'CUDA 基础镜像：改用带 CANN 的昇腾镜像（如 ascendai/cann）。',
+    },
+  },
+];
+
+export function scanScript(rel: string, src: string, lang: Language, finding: AddFinding): void {
+  const starts = newlineStarts(src);
+  src.split('\n').forEach((line, i) => {
+    if (/^\s*#/.test(line) && !/^\s*#!/.test(line)) return;
+    for (const p of SCRIPT_PATTERNS) {
+      const m = p.re.exec(line);
+      if (!m) continue;
+      // one finding a line, each match on it edited (`torch==…+cu121 --index-url …/whl/cu121`)
+      const edit = p.edit;
+      const edits = edit
+        ? [...line.matchAll(new RegExp(p.re.source, 'g'))].map((e) => ({
+            start: starts[i]! + e.index!,
+            end: starts[i]! + e.index! + e[0].length,
+            text: edit(e),
+          }))
+        : undefined;
+      finding(
+        'script.cuda-env',
+        rel,
+        { line: i + 1, column: m.index + 1, endColumn: m.index + m[0].length + 1 },
+        {
+          vars: { text: p.say[lang] },
+          text: ruleMsg('script.cuda-env', 'message', { text: p.say }),
+          edits,
+        },
+      );
+    }
+  });
+}

@@ -1032,6 +1032,12 @@ type Best = { r: RuleOf<'reference'>; p: string };
  * import _C as C`; the `from pkg import _C` form binds the name itself), and `functions`, the
  * functions imported from one (`from pkg._C import nms as _nms` → `_nms`).
  */
+/**
+ * A module imported under the name compiled extensions go by (`from . import cuda as _C`, nerfacc's
+ * package that loads its kernels): the alias says what the module is, whatever its own name.
+ */
+const EXTENSION_ALIAS = /^_(?:C|ext)$/;
+
 function extensionImports(
   c: Compiled,
   bound: [string, string][],
@@ -1738,7 +1744,7 @@ export function analyzeSource(
       for (const { name, alias } of stmt.names) {
         const local = alias ?? name;
         if (!name || !local) continue;
-        if (c.extensionName(name)) {
+        if (c.extensionName(name) || (alias !== null && EXTENSION_ALIAS.test(alias))) {
           bound.add(local);
           bindAt(local, i);
         }
@@ -1751,7 +1757,12 @@ export function analyzeSource(
       if (!stmt.from)
         for (const { name, alias } of stmt.names) {
           if (alias !== null) {
-            if (name && alias && !name.startsWith('torch.') && c.extensionName(name)) {
+            if (
+              name &&
+              alias &&
+              !name.startsWith('torch.') &&
+              (c.extensionName(name) || EXTENSION_ALIAS.test(alias))
+            ) {
               bound.add(alias);
               bindAt(alias, i);
             }

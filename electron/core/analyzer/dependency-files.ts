@@ -149,23 +149,11 @@ export function scanRequirements(rel: string, src: string, finding: AddFinding):
   let hasTorchNpu = false;
   lines.forEach((text, i) => {
     if (/^\s*#/.test(text)) return;
-    const where = { line: i + 1, column: 1, endColumn: text.length + 1 };
-    const spelled = /^\s*([A-Za-z0-9_.-]+)/.exec(text)?.[1];
-    const name = spelled?.toLowerCase();
-    // spelled as in setup.py and pyproject: `cupy-cuda12x`, `cudf-cu12`, `flash_attn`
-    const ruleId = spelled ? packageRule(spelled) : undefined;
-    const wheel = CUDA_WHEEL.test(text);
-    // `cupy-cuda12x`: the library's own finding, with the CUDA wheel's removal (not two findings)
-    if (ruleId)
-      finding(ruleId, rel, where, {
-        vars: { name: spelled! },
-        edits: wheel ? [cudaWheelEdit(text, starts[i]!)] : undefined,
-      });
-    else if (wheel)
-      finding('req.cuda-wheel', rel, where, {
-        vars: { text: text.trim() },
-        edits: [cudaWheelEdit(text, starts[i]!)],
-      });
+    const name = requirementEntry(rel, text, i, starts[i]!, finding, {
+      start: starts[i]!,
+      end: starts[i]! + text.length + 1,
+      text: '',
+    });
     if (name === 'torch') {
       torchLine = i;
       torchVersion = /==\s*([0-9][0-9A-Za-z.+]*)/.exec(text)?.[1] ?? null;
@@ -188,8 +176,165 @@ export function scanRequirements(rel: string, src: string, finding: AddFinding):
   );
 }
 
+/**
+ * One requirement as pip reads it (`text`, at offset `at` of line `i`): a CUDA-only package is
+ * its rule's finding, a CUDA build (`+cu118`, the cu118 index, NVIDIA's runtime wheels) is
+ * rewritten or `removal` removes it. The distribution's name, lower-cased.
+ */
+function requirementEntry(
+  rel: string,
+  text: string,
+  i: number,
+  at: number,
+  finding: AddFinding,
+  removal: Edit,
+): string | undefined {
+  const lead = /^\s*/.exec(text)![0].length;
+  const where = { line: i + 1, column: lead + 1, endColumn: text.length + 1 };
+  const spelled = /^\s*([A-Za-z0-9_.-]+)/.exec(text)?.[1];
+  // spelled as in setup.py and pyproject: `cupy-cuda12x`, `cudf-cu12`, `flash_attn`
+  const ruleId = spelled ? packageRule(spelled) : undefined;
+  const wheel = CUDA_WHEEL.test(text);
+  // `cupy-cuda12x`: the library's own finding, with the CUDA wheel's removal (not two findings)
+  if (ruleId)
+    finding(ruleId, rel, where, {
+      vars: { name: spelled! },
+      edits: wheel ? [cudaWheelEdit(text, at, removal)] : undefined,
+    });
+  else if (wheel)
+    finding('req.cuda-wheel', rel, where, {
+      vars: { text: text.trim() },
+      edits: [cudaWheelEdit(text, at, removal)],
+    });
+  return spelled?.toLowerCase();
+}
+
+/** conda's environment file: `dependencies:` at the top, with `channels:` or a `- pip:` list. */
+export function isCondaEnvironment(rel: string, src: string): boolean {
+  return (
+    /\.ya?ml$/i.test(rel) &&
+    /^dependencies:[ \t]*\r?$/m.test(src) &&
+    (/^channels:[ \t]*\r?$/m.test(src) || /^[ \t]*-[ \t]+pip:[ \t]*\r?$/m.test(src))
+  );
+}
+
+/** conda's CUDA stack: pytorch's CUDA pin, the toolkit, compiler, runtime, cuDNN and NCCL. */
+const CONDA_CUDA =
+  /^(?:pytorch-cuda|cudatoolkit(?:-dev)?|cuda(?:-[a-z-]+)?|cudnn|nccl|magma-cuda\d*|cutensor|libcu[a-z]+(?:-dev)?|libnccl|nvidia-[a-z0-9-]+)$/;
+
+/**
+ * conda's environment.yml: the `nvidia` channel and conda's CUDA packages go (whole lines); its
+ * `- pip:` list is read as a requirements file; pytorch pinned without torch_npu gets the
+ * matching release as a pip entry.
+ */
+export function scanCondaEnvironment(rel: string, src: string, finding: AddFinding): void {
+  const starts = newlineStarts(src);
+  let section = '';
+  let pipIndent = -1;
+  /** The `- pip:` line: where a torch-npu entry goes, and its items' indentation. */
+  let pip: { end: number; indent: string } | null = null;
+  let torch: { line: number; column: number; text: string; version: string | null } | null = null;
+  let hasTorchNpu = false;
+  src.split('\n').forEach((raw, i) => {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    const key = /^([A-Za-z_][\w-]*):/.exec(line);
+    if (key) {
+      section = key[1] === 'channels' || key[1] === 'dependencies' ? key[1] : '';
+      return;
+    }
+    const item = /^([ \t]*)-[ \t]+([^#\s](?:[^#]*[^#\s])?)/.exec(line);
+    if (!item) return;
+    const indent = item[1]!.length;
+    const value = item[2]!;
+    const col = line.indexOf(value, indent);
+    const wholeLine = {
+      start: starts[i]!,
+      end: Math.min(starts[i]! + raw.length + 1, src.length),
+      text: '',
+    };
+    if (section === 'pip' && indent <= pipIndent) section = 'dependencies';
+    if (section === 'dependencies' && value === 'pip:') {
+      section = 'pip';
+      pipIndent = indent;
+      pip = { end: starts[i]! + line.length, indent: '' };
+      return;
+    }
+    const where = { line: i + 1, column: col + 1, endColumn: col + value.length + 1 };
+    if (section === 'channels') {
+      if (value === 'nvidia')
+        finding('req.cuda-wheel', rel, where, {
+          vars: { text: `channels: ${value}` },
+          edits: [wholeLine],
+        });
+      return;
+    }
+    if (section === 'pip') {
+      if (pip && !pip.indent) pip.indent = item[1]!;
+      const name = requirementEntry(rel, value, i, starts[i]! + col, finding, wholeLine);
+      if (name === 'torch-npu' || name === 'torch_npu') hasTorchNpu = true;
+      if (name === 'torch')
+        torch ??= {
+          line: i,
+          column: col,
+          text: value,
+          version: /==\s*([0-9][0-9A-Za-z.]*)/.exec(value)?.[1] ?? null,
+        };
+      return;
+    }
+    if (section !== 'dependencies') return;
+    const name = /^[A-Za-z0-9_.-]+/.exec(value)?.[0].toLowerCase();
+    if (!name) return;
+    if (name === 'pytorch' || name === 'torch')
+      torch ??= {
+        line: i,
+        column: col,
+        text: value,
+        version: /^[\w.-]+\s*==?\s*([0-9][0-9A-Za-z.]*)/.exec(value)?.[1] ?? null,
+      };
+    if (CONDA_CUDA.test(name))
+      finding('req.cuda-wheel', rel, where, { vars: { text: value }, edits: [wholeLine] });
+    else {
+      const ruleId = packageRule(name);
+      if (ruleId) finding(ruleId, rel, where, { vars: { name } });
+    }
+  });
+  // set in the callback, where TypeScript does not follow it
+  const pinned = torch as {
+    line: number;
+    column: number;
+    text: string;
+    version: string | null;
+  } | null;
+  const pipList = pip as { end: number; indent: string } | null;
+  if (!pinned || hasTorchNpu) return;
+  const npu = pinned.version ? torchNpuFor(pinned.version) : null;
+  finding(
+    'req.torch-npu',
+    rel,
+    {
+      line: pinned.line + 1,
+      column: pinned.column + 1,
+      endColumn: pinned.column + pinned.text.length + 1,
+    },
+    {
+      vars: { text: pinned.text },
+      // torch_npu is on PyPI only: a pip entry, where the file has a pip list
+      edits:
+        npu && pipList
+          ? [
+              {
+                start: pipList.end,
+                end: pipList.end,
+                text: `\n${pipList.indent || '    '}- torch-npu==${npu}`,
+              },
+            ]
+          : undefined,
+    },
+  );
+}
+
 /** torch==2.1.0+cu118 → torch==2.1.0; the cu118 index → the CPU one; CUDA runtime wheels go. */
-function cudaWheelEdit(line: string, at: number): Edit {
+function cudaWheelEdit(line: string, at: number, removal: Edit): Edit {
   const local = /\+cu\d+/.exec(line);
   if (local) return { start: at + local.index, end: at + local.index + local[0].length, text: '' };
   const index = /(download\.pytorch\.org\/whl\/)(cu\d+)/.exec(line);
@@ -197,5 +342,5 @@ function cudaWheelEdit(line: string, at: number): Edit {
     const s = at + index.index + index[1]!.length;
     return { start: s, end: s + index[2]!.length, text: 'cpu' };
   }
-  return { start: at, end: at + line.length + 1, text: '' };
+  return removal;
 }

@@ -7,7 +7,12 @@ import { appRoot } from '../paths';
 import type { Effort, Language } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
 import { byText, type Edit, type Finding } from './analyze-file';
-import { scanPackageDependencies, scanRequirements } from './dependency-files';
+import {
+  isCondaEnvironment,
+  scanCondaEnvironment,
+  scanPackageDependencies,
+  scanRequirements,
+} from './dependency-files';
 import { analyzePythonFile, bomShifted, NOT_TEXT, type PythonResult } from './python-file';
 import { pythonParser } from './python-parser';
 import { SCRIPT_FILE, SCRIPT_WORDS, scanScript } from './script-files';
@@ -378,8 +383,14 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
     }
     if (SCRIPT_FILE.test(rel)) {
       const src = text(abs, rel);
-      if (src === null || !SCRIPT_WORDS.test(src)) continue;
-      if (lineRules(src, (t) => scanScript(rel, t, lang, finding)))
+      if (src === null) continue;
+      // conda's environment.yml is a dependency list first (and may set variables too)
+      const conda =
+        isCondaEnvironment(rel, src) &&
+        lineRules(src, (t) => scanCondaEnvironment(rel, t, finding));
+      const script =
+        SCRIPT_WORDS.test(src) && lineRules(src, (t) => scanScript(rel, t, lang, finding));
+      if (conda || script)
         sources.set(rel, { text: src, kind: 'text', entryPoint: false, importsTorch: false });
       continue;
     }

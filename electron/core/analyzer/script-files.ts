@@ -13,7 +13,7 @@ export const SCRIPT_FILE =
 
 /** A script or config without one of these holds nothing SCRIPT_PATTERNS looks for. */
 export const SCRIPT_WORDS =
-  /CUDA|NCCL|nvidia|nccl|cuda|nvcr|MULTI_GPU|flash[-_]?attn|flash_attention|xformers|whl\/cu|\+cu\d/;
+  /CUDA|NCCL|nvidia|nccl|cuda|nvcc|nvcr|MULTI_GPU|flash[-_]?attn|flash_attention|xformers|whl\/cu|\+cu\d/;
 
 /** Launch scripts and configs: what a porter changes in them, line by line (not Python). */
 const SCRIPT_PATTERNS: {
@@ -75,6 +75,31 @@ const SCRIPT_PATTERNS: {
       en: 'Installs flash-attn or xformers, which have no NPU build: leave it out (SDPA and torch_npu.npu_fusion_attention instead).',
       'zh-CN':
         '安装没有 NPU 版本的 flash-attn 或 xformers：去掉（改用 SDPA 与 torch_npu.npu_fusion_attention）。',
+    },
+  },
+  {
+    // the CUDA compiler run as a step (`nvcc --version`, a build)
+    re: /(?<![\w.-])nvcc(?![\w-])/,
+    say: {
+      en: 'nvcc, the CUDA compiler, is not on an Ascend host: drop this step (an extension for the NPU is built against torch_npu and CANN).',
+      'zh-CN':
+        '昇腾主机上没有 CUDA 编译器 nvcc：去掉这一步（NPU 扩展基于 torch_npu 与 CANN 构建）。',
+    },
+  },
+  {
+    // apex built from source with its CUDA kernels (`--build-option=--cuda_ext`, `--cpp_ext`)
+    re: /--(?:cuda|cpp)_ext\b/,
+    say: {
+      en: "Builds NVIDIA apex's CUDA extensions: on Ascend build Ascend's apex (github.com/Ascend/apex), whose amp and fused optimizers run on the NPU.",
+      'zh-CN':
+        '构建 NVIDIA apex 的 CUDA 扩展：昇腾上改为构建 Ascend 的 apex（github.com/Ascend/apex），其 amp 与融合优化器在 NPU 上运行。',
+    },
+  },
+  {
+    re: /\bTORCH_CUDA_ARCH_LIST\b/,
+    say: {
+      en: 'TORCH_CUDA_ARCH_LIST picks the GPU architectures nvcc compiles for: nothing on Ascend reads it (remove it).',
+      'zh-CN': 'TORCH_CUDA_ARCH_LIST 指定 nvcc 编译的 GPU 架构：昇腾上没有任何组件读取它（删除）。',
     },
   },
   {

@@ -66,12 +66,14 @@ const EXPECTED: Record<string, string[]> = {
     'attn.py:77:attn.masked-softmax-method',
     'attn.py:92:attn.masked-softmax',
     'diffusers_cli.py:6:attn.xformers-flag',
-    // once per file, both calls fixed; quiet where a command-line switch for xformers says it
     'diffusers_train.py:6:attn.diffusers-xformers',
+    'sdp_select.py:2:add.import-torch-npu',
+    'sdp_select.py:4:cuda.backends',
+    'sdp_select.py:8:attn.sdp-kernel',
+    'sdp_select.py:14:attn.sdpa',
   ],
   'backend-flag': ['kernels.py:8:project.backend-switch'],
   'ext-calls': [
-    // the import of an extension the file calls is told, unless a try already guards it
     'focal.py:3:ext.extension-import',
     'focal.py:3:add.import-torch-npu',
     'focal.py:8:device.is-cuda',
@@ -99,6 +101,10 @@ const EXPECTED: Record<string, string[]> = {
     'ops.py:37:device.cuda-string',
     'ops.py:37:ext.extension-call',
     'ops.py:38:ext.extension-call',
+    'scan_ops.py:3:ext.extension-import',
+    'scan_ops.py:9:ext.autograd-function',
+    'scan_ops.py:10:ext.extension-call',
+    'scan_ops.py:17:ext.extension-call',
   ],
   ops: [
     'alibi.py:1:add.import-torch-npu',
@@ -170,6 +176,11 @@ const EXPECTED: Record<string, string[]> = {
     'gnn.py:2:lib.pyg-ext',
     'gnn.py:7:lib.pyg-ext-call',
     'gnn.py:11:lib.pyg-ext-call',
+    'moe.py:2:lib.cuda-ops',
+    'moe.py:3:lib.cuda-ops',
+    'moe.py:7:lib.cuda-ops-call',
+    'moe.py:8:lib.cuda-ops-call',
+    'moe.py:13:lib.cuda-ops-call',
     'nerf.py:3:lib.cuda-ops',
     'nerf.py:9:lib.cuda-ops-call',
     'nerf.py:10:lib.cuda-ops-call',
@@ -196,6 +207,17 @@ const EXPECTED: Record<string, string[]> = {
     'train.py:33:optim.fused-kwarg',
   ],
   packaging: [
+    'environment.yml:5:req.cuda-wheel',
+    'environment.yml:9:req.torch-npu',
+    'environment.yml:10:req.cuda-wheel',
+    'environment.yml:11:req.cuda-wheel',
+    'environment.yml:12:req.cuda-wheel',
+    'environment.yml:13:req.cuda-wheel',
+    'environment.yml:18:lib.nvidia-only',
+    'environment.yml:19:lib.cuda-ops',
+    'environment.yml:20:lib.xformers',
+    'environment.yml:21:req.cuda-wheel',
+    'environment.yml:24:script.cuda-env',
     'pyproject.toml:6:req.torch-npu',
     'pyproject.toml:10:lib.fbgemm-gpu',
     'pyproject.toml:11:lib.xformers',
@@ -240,6 +262,10 @@ const EXPECTED: Record<string, string[]> = {
     'launch_sft.sh:9:script.cuda-env',
     'launch_sft.sh:13:script.cuda-env',
     'launch_sft.sh:14:script.cuda-env',
+    'launch_sft.sh:17:script.cuda-env',
+    'launch_sft.sh:18:script.cuda-env',
+    'launch_sft.sh:19:script.cuda-env',
+    'launch_sft.sh:20:script.cuda-env',
     'launch.sbatch:4:script.cuda-env',
     'launch.sbatch:6:script.cuda-env',
     'launch.sbatch:8:script.cuda-env',
@@ -532,6 +558,15 @@ describe('what the variants say and fix', () => {
     expect(pyproject).toContain('runtime = [\n  "einops",\n]');
     // inline, the wheel is told, not cut out of the list
     expect(pyproject).toContain('cuda = ["nvidia-cudnn-cu12>=9", "numpy"]');
+    // conda: the nvidia channel and the CUDA stack go, torch_npu joins the pip list
+    const conda = (await after('packaging', 'environment.yml')).after;
+    expect(conda).not.toMatch(/nvidia {2}#|pytorch-cuda|cudatoolkit|cudnn|nccl|nvidia-cublas/);
+    expect(conda).toContain('  - pytorch\n  - conda-forge\n');
+    expect(conda).toContain('  - pytorch=2.1.0\n  - numpy<2\n');
+    expect(conda).toMatch(
+      / {2}- pip:\n {6}- torch-npu==2\.1\.0\.post\d+\n {6}- lightning==2\.1\.3\n/,
+    );
+    expect(conda).toContain('      - warp-rnnt==0.7.0\n      - xformers==0.0.23\n  - sox\n');
     // a uv index of CUDA wheels becomes the CPU one (torch_npu runs that build on the NPU)
     expect(pyproject).toContain(
       'name = "pytorch-cu121"\nurl = "https://download.pytorch.org/whl/cpu"',
@@ -616,11 +651,22 @@ describe('what the variants say and fix', () => {
     expect(find(slurm, 'launch_sft.sh:4:script.cuda-env').message).toContain('CPU 版本');
     expect(find(slurm, 'launch_sft.sh:9:script.cuda-env').message).toContain('import torch_npu');
     expect(find(slurm, 'launch_sft.sh:14:script.cuda-env').message).toContain('flash-attn');
+    expect(find(slurm, 'launch_sft.sh:17:script.cuda-env').message).toContain('nvcc');
+    expect(find(slurm, 'launch_sft.sh:20:script.cuda-env').message).toContain('Ascend 的 apex');
+    const attention = await scanProject(join(VARIANTS, 'attention'), { lang: 'zh-CN' });
+    expect(find(attention, 'sdp_select.py:8:attn.sdp-kernel').message).toBe(
+      'torch.backends.cuda.sdp_kernel 在 CUDA 的注意力内核之间做选择；NPU 不支持。',
+    );
+    const conda = await scanProject(join(VARIANTS, 'packaging'), { lang: 'zh-CN' });
+    expect(find(conda, 'environment.yml:5:req.cuda-wheel').message).toBe(
+      'channels: nvidia 会安装 CUDA 构建。',
+    );
     expect(find(vision, 'wrappers.py:8:ext.op-wrapper').message).toBe(
       'DeformConv（来自 ..ops.dcn）：并非来自 torchvision 或 mmcv 的检测算子，多数是已编译的 CUDA 扩展。',
     );
     expect(find(vision, 'wrappers.py:9:ext.op-wrapper').fix?.description).toContain('nms_rotated');
     const ops = await scanProject(join(VARIANTS, 'op-libs'), { lang: 'zh-CN' });
+    expect(find(ops, 'moe.py:2:lib.cuda-ops').fix?.description).toContain('npu_grouped_matmul');
     expect(find(ops, 'sparse_backbone.py:2:lib.cuda-ops').fix?.description).toContain(
       'mx_driving.spconv',
     );

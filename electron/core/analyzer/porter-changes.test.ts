@@ -140,6 +140,22 @@ describe('Triton tuning and occupancy', () => {
     expect(f.message).toContain('3 Triton findings left out');
     expect(f.fix?.description).toContain('KernelBackend.PYTORCH');
   });
+
+  it("a backend switch speaks for its own project's kernels, not for a project scanned beside it", async () => {
+    const scan = await scanProject(join(FIXTURES, 'side-by-side'));
+    expect(where(scan)).toEqual([
+      'fastrec/fastrec/backend.py:4:project.backend-switch',
+      'fastrec/fastrec/backend.py:6:device.cuda-string',
+      'fastrec/fastrec/silu.py:5:add.import-torch-npu',
+      'fastrec/fastrec/silu.py:32:device.cuda-method',
+      'vision/norm.py:6:lib.triton-kernel',
+      'vision/norm.py:14:triton.block-grid',
+      'vision/norm.py:14:triton.num-warps',
+    ]);
+    expect(find(scan, 'fastrec/fastrec/backend.py:4:project.backend-switch').message).toContain(
+      '3 Triton findings left out',
+    );
+  });
 });
 
 describe('ops without an efficient NPU kernel, attention, AMP, optimizers', () => {

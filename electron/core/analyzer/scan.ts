@@ -196,6 +196,25 @@ const isPackage = (dir: string) =>
       return false;
     }
   })();
+/** What marks a project's root folder. */
+const PROJECT_FILES = ['setup.py', 'setup.cfg', 'pyproject.toml'];
+
+/**
+ * The folder (as a prefix of relative paths, '' for all) whose kernels a backend switch in `rel`
+ * chooses: its project's — the nearest folder above it with setup.py / pyproject.toml /
+ * setup.cfg, else the top folder it is in (a scan of several projects side by side, or of one
+ * package), else the whole scan.
+ */
+function switchScope(rel: string, listed: Set<string>): string {
+  const dirs = rel.split('/').slice(0, -1);
+  for (let n = dirs.length; n >= 0; n--) {
+    const dir = dirs.slice(0, n).join('/');
+    if (PROJECT_FILES.some((name) => listed.has(dir ? `${dir}/${name}` : name)))
+      return dir ? `${dir}/` : '';
+  }
+  return dirs.length ? `${dirs[0]}/` : '';
+}
+
 /** Files git would commit (honours .gitignore); a plain walk where the folder is no git checkout. */
 function listFiles(root: string, exclude: RegExp[]): string[] {
   const files = (mayBeInCheckout(root) ? gitFiles(root) : null) ?? walkedFiles(root);
@@ -464,13 +483,16 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
   // project-level finding instead of one per Triton kernel
   if (backend) {
     const triton = (id: string) => id === 'lib.triton' || ruleById.get(id)?.category === 'triton';
+    // the switch chooses the kernels of its own project, not those of another one scanned along
+    const scope = switchScope(backend.file, new Set(files.map(relPath)));
     const kernels = new Set(
-      findings.filter((f) => f.ruleId === 'lib.triton-kernel' || triton(f.ruleId)),
+      findings.filter(
+        (f) => f.file.startsWith(scope) && (f.ruleId === 'lib.triton-kernel' || triton(f.ruleId)),
+      ),
     );
     const before = findings.length;
     for (let i = findings.length - 1; i >= 0; i--)
-      if (kernels.has(findings[i]!) || findings[i]!.ruleId === 'lib.triton-kernel')
-        findings.splice(i, 1);
+      if (kernels.has(findings[i]!)) findings.splice(i, 1);
     finding(
       'project.backend-switch',
       backend.file,

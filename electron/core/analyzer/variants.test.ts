@@ -122,6 +122,10 @@ const EXPECTED: Record<string, string[]> = {
     'rope.py:44:op.baddbmm',
     'rope.py:48:op.float64',
     'rope.py:52:op.float64-method',
+    'speech_rnn.py:2:op.packed-sequence',
+    'speech_rnn.py:11:op.packed-sequence',
+    'speech_rnn.py:13:op.packed-sequence',
+    'speech_rnn.py:23:op.packed-sequence',
   ],
   fused: [
     'mlp.py:16:fused.gated-activation',
@@ -652,6 +656,10 @@ describe('what the variants say and fix', () => {
     expect(find(slurm, 'launch_sft.sh:9:script.cuda-env').message).toContain('import torch_npu');
     expect(find(slurm, 'launch_sft.sh:14:script.cuda-env').message).toContain('flash-attn');
     expect(find(slurm, 'launch_sft.sh:17:script.cuda-env').message).toContain('nvcc');
+    const rnn = await scanProject(join(VARIANTS, 'ops'), { lang: 'zh-CN' });
+    expect(find(rnn, 'speech_rnn.py:11:op.packed-sequence').message).toBe(
+      'torch.nn.utils.rnn.pack_padded_sequence：NPU 不支持打包序列。',
+    );
     expect(find(slurm, 'launch_sft.sh:20:script.cuda-env').message).toContain('Ascend 的 apex');
     const attention = await scanProject(join(VARIANTS, 'attention'), { lang: 'zh-CN' });
     expect(find(attention, 'sdp_select.py:8:attn.sdp-kernel').message).toBe(

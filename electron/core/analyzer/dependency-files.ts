@@ -232,7 +232,7 @@ export function scanCondaEnvironment(rel: string, src: string, finding: AddFindi
   let section = '';
   let pipIndent = -1;
   /** The `- pip:` line: where a torch-npu entry goes, and its items' indentation. */
-  let pip: { end: number; indent: string } | null = null;
+  let pip: { end: number; indent: string; eol: string } | null = null;
   let torch: { line: number; column: number; text: string; version: string | null } | null = null;
   let hasTorchNpu = false;
   src.split('\n').forEach((raw, i) => {
@@ -256,7 +256,7 @@ export function scanCondaEnvironment(rel: string, src: string, finding: AddFindi
     if (section === 'dependencies' && value === 'pip:') {
       section = 'pip';
       pipIndent = indent;
-      pip = { end: starts[i]! + line.length, indent: '' };
+      pip = { end: starts[i]! + line.length, indent: '', eol: raw.endsWith('\r') ? '\r\n' : '\n' };
       return;
     }
     const where = { line: i + 1, column: col + 1, endColumn: col + value.length + 1 };
@@ -305,7 +305,7 @@ export function scanCondaEnvironment(rel: string, src: string, finding: AddFindi
     text: string;
     version: string | null;
   } | null;
-  const pipList = pip as { end: number; indent: string } | null;
+  const pipList = pip as { end: number; indent: string; eol: string } | null;
   if (!pinned || hasTorchNpu) return;
   const npu = pinned.version ? torchNpuFor(pinned.version) : null;
   finding(
@@ -325,7 +325,7 @@ export function scanCondaEnvironment(rel: string, src: string, finding: AddFindi
               {
                 start: pipList.end,
                 end: pipList.end,
-                text: `\n${pipList.indent || '    '}- torch-npu==${npu}`,
+                text: `${pipList.eol}${pipList.indent || '    '}- torch-npu==${npu}`,
               },
             ]
           : undefined,

@@ -7,6 +7,7 @@ import { type AddFinding, isCondaEnvironment, scanCondaEnvironment } from './dep
 interface Found {
   ruleId: string;
   line: number;
+  column: number;
   text?: string;
   edits?: Edit[];
 }
@@ -17,6 +18,7 @@ function scan(src: string): Found[] {
     found.push({
       ruleId,
       line: at.line,
+      column: at.column,
       text: opts?.vars?.text ?? opts?.vars?.name,
       edits: opts?.edits,
     });
@@ -68,6 +70,8 @@ describe('conda environment files', () => {
       '10:lib.flash-attn',
       '5:req.torch-npu',
     ]);
+    // an entry of the pip list is placed where its name starts, past `- `
+    expect(found.find((f) => f.ruleId === 'lib.flash-attn')?.column).toBe(7);
     expect(fixed(src, found)).toMatch(
       /^channels:\r\n {2}- conda-forge\r\ndependencies:\r\n {2}- pytorch==2\.1\.0\r\n {2}- pip:\r\n {4}- torch-npu==2\.1\.0\.post\d+\r\n {4}- -r requirements\.txt\r\n {4}- --extra-index-url https:\/\/download\.pytorch\.org\/whl\/cpu\r\n {4}- flash-attn\r\n$/,
     );
@@ -78,7 +82,7 @@ describe('conda environment files', () => {
       'channels:\n  - pytorch\ndependencies:\n  - pytorch=2.1.0 # pinned\n  - numpy\n',
     );
     expect(found).toEqual([
-      { ruleId: 'req.torch-npu', line: 4, text: 'pytorch=2.1.0', edits: undefined },
+      { ruleId: 'req.torch-npu', line: 4, column: 5, text: 'pytorch=2.1.0', edits: undefined },
     ]);
     // torch_npu already listed: nothing to add
     expect(

@@ -149,7 +149,7 @@ export function scanRequirements(rel: string, src: string, finding: AddFinding):
   let hasTorchNpu = false;
   lines.forEach((text, i) => {
     if (/^\s*#/.test(text)) return;
-    const name = requirementEntry(rel, text, i, starts[i]!, finding, {
+    const name = requirementEntry(rel, text, i, starts[i]!, 0, finding, {
       start: starts[i]!,
       end: starts[i]! + text.length + 1,
       text: '',
@@ -185,12 +185,18 @@ function requirementEntry(
   rel: string,
   text: string,
   i: number,
+  /** Where `text` starts: its offset in the file and its column (0-based) in its line. */
   at: number,
+  column: number,
   finding: AddFinding,
   removal: Edit,
 ): string | undefined {
   const lead = /^\s*/.exec(text)![0].length;
-  const where = { line: i + 1, column: lead + 1, endColumn: text.length + 1 };
+  const where = {
+    line: i + 1,
+    column: column + lead + 1,
+    endColumn: column + text.length + 1,
+  };
   const spelled = /^\s*([A-Za-z0-9_.-]+)/.exec(text)?.[1];
   // spelled as in setup.py and pyproject: `cupy-cuda12x`, `cudf-cu12`, `flash_attn`
   const ruleId = spelled ? packageRule(spelled) : undefined;
@@ -270,7 +276,7 @@ export function scanCondaEnvironment(rel: string, src: string, finding: AddFindi
     }
     if (section === 'pip') {
       if (pip && !pip.indent) pip.indent = item[1]!;
-      const name = requirementEntry(rel, value, i, starts[i]! + col, finding, wholeLine);
+      const name = requirementEntry(rel, value, i, starts[i]! + col, col, finding, wholeLine);
       if (name === 'torch-npu' || name === 'torch_npu') hasTorchNpu = true;
       if (name === 'torch')
         torch ??= {

@@ -1761,7 +1761,7 @@ export function analyzeSource(
               name &&
               alias &&
               !name.startsWith('torch.') &&
-              (c.extensionName(name) || EXTENSION_ALIAS.test(alias))
+              (c.extensionName(name) || (EXTENSION_ALIAS.test(alias) && !NOT_EXTENSION.test(name)))
             ) {
               bound.add(alias);
               bindAt(alias, i);

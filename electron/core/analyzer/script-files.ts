@@ -104,8 +104,9 @@ const SCRIPT_PATTERNS: {
   },
   {
     // a training script's switch that makes it import flash-attn (`--use_flash_attn`,
-    // `--attn_implementation flash_attention_2`): the Python side then fails at that import
-    re: /--(?:use[-_])?flash[-_]?attn\w*\b|(?<=--attn[-_]implementation[= ]["']?)flash_attention_2\b/,
+    // `--attn_implementation flash_attention_2`, or a config's `attn_implementation:
+    // flash_attention_2`): the Python side then fails at that import
+    re: /--(?:use[-_])?flash[-_]?attn\w*\b|(?<=(?:--|\b)attn[-_]implementation["']?(?:[= ]|\s*[:=]\s*)["']?)flash_attention_2\b/,
     say: {
       en: 'Turns on flash-attn, which has no NPU build: drop the switch (attention through SDPA, or torch_npu.npu_fusion_attention where the code offers it).',
       'zh-CN':

@@ -282,6 +282,7 @@ const EXPECTED: Record<string, string[]> = {
     'setup_env.py:13:attn.xformers-switch',
     'setup_env.py:19:attn.flash-patch-call',
     'setup_env.py:21:device.cuda-method',
+    'sft.yaml:3:script.cuda-env',
     'train_mem.py:4:add.import-torch-npu',
     'train_mem.py:4:add.compile-mode',
     'train_mem.py:6:attn.flash-patch-call',

@@ -1027,17 +1027,17 @@ const bestMemo = new WeakMap<RuleOf<'reference'>[], Map<string, Best | undefined
 type Best = { r: RuleOf<'reference'>; p: string };
 
 /**
- * What a file's imports bind of compiled extensions, in one pass over them: `modules`, the local
- * names bound to an extension module under another name (`import pkg._ext as ext`, `from pkg
- * import _C as C`; the `from pkg import _C` form binds the name itself), and `functions`, the
- * functions imported from one (`from pkg._C import nms as _nms` → `_nms`).
- */
-/**
  * A module imported under the name compiled extensions go by (`from . import cuda as _C`, nerfacc's
  * package that loads its kernels): the alias says what the module is, whatever its own name.
  */
 const EXTENSION_ALIAS = /^_(?:C|ext)$/;
 
+/**
+ * What a file's imports bind of compiled extensions, in one pass over them: `modules`, the local
+ * names bound to an extension module under another name (`import pkg._ext as ext`, `from pkg
+ * import _C as C`; the `from pkg import _C` form binds the name itself), and `functions`, the
+ * functions imported from one (`from pkg._C import nms as _nms` → `_nms`).
+ */
 function extensionImports(
   c: Compiled,
   bound: [string, string][],

@@ -239,17 +239,18 @@ export function scanCondaEnvironment(rel: string, src: string, finding: AddFindi
   let pipIndent = -1;
   /** The `- pip:` line: where a torch-npu entry goes, and its items' indentation. */
   let pip: { end: number; indent: string; eol: string } | null = null;
-  let torch: { line: number; column: number; text: string; version: string | null } | null = null;
+  /** The first torch pin, conda's (`pytorch=2.1.0`) or pip's (`torch==2.1.0`), as written. */
+  let torch: { line: number; column: number; text: string } | null = null;
   let hasTorchNpu = false;
-  src.split('\n').forEach((raw, i) => {
+  for (const [i, raw] of src.split('\n').entries()) {
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     const key = /^([A-Za-z_][\w-]*):/.exec(line);
     if (key) {
       section = key[1] === 'channels' || key[1] === 'dependencies' ? key[1] : '';
-      return;
+      continue;
     }
     const item = /^([ \t]*)-[ \t]+([^#\s](?:[^#]*[^#\s])?)/.exec(line);
-    if (!item) return;
+    if (!item) continue;
     const indent = item[1]!.length;
     const value = item[2]!;
     const col = line.indexOf(value, indent);
@@ -263,75 +264,55 @@ export function scanCondaEnvironment(rel: string, src: string, finding: AddFindi
       section = 'pip';
       pipIndent = indent;
       pip = { end: starts[i]! + line.length, indent: '', eol: raw.endsWith('\r') ? '\r\n' : '\n' };
-      return;
+      continue;
     }
     const where = { line: i + 1, column: col + 1, endColumn: col + value.length + 1 };
+    let name: string | undefined;
     if (section === 'channels') {
       if (value === 'nvidia')
         finding('req.cuda-wheel', rel, where, {
           vars: { text: `channels: ${value}` },
           edits: [wholeLine],
         });
-      return;
-    }
-    if (section === 'pip') {
+      continue;
+    } else if (section === 'pip') {
       if (pip && !pip.indent) pip.indent = item[1]!;
-      const name = requirementEntry(rel, value, i, starts[i]! + col, col, finding, wholeLine);
+      name = requirementEntry(rel, value, i, starts[i]! + col, col, finding, wholeLine);
       if (name === 'torch-npu' || name === 'torch_npu') hasTorchNpu = true;
-      if (name === 'torch')
-        torch ??= {
-          line: i,
-          column: col,
-          text: value,
-          version: /==\s*([0-9][0-9A-Za-z.]*)/.exec(value)?.[1] ?? null,
-        };
-      return;
+    } else if (section === 'dependencies') {
+      name = /^[A-Za-z0-9_.-]+/.exec(value)?.[0].toLowerCase();
+      if (!name) continue;
+      if (CONDA_CUDA.test(name))
+        finding('req.cuda-wheel', rel, where, { vars: { text: value }, edits: [wholeLine] });
+      else {
+        const ruleId = packageRule(name);
+        if (ruleId) finding(ruleId, rel, where, { vars: { name } });
+      }
     }
-    if (section !== 'dependencies') return;
-    const name = /^[A-Za-z0-9_.-]+/.exec(value)?.[0].toLowerCase();
-    if (!name) return;
-    if (name === 'pytorch' || name === 'torch')
-      torch ??= {
-        line: i,
-        column: col,
-        text: value,
-        version: /^[\w.-]+\s*==?\s*([0-9][0-9A-Za-z.]*)/.exec(value)?.[1] ?? null,
-      };
-    if (CONDA_CUDA.test(name))
-      finding('req.cuda-wheel', rel, where, { vars: { text: value }, edits: [wholeLine] });
-    else {
-      const ruleId = packageRule(name);
-      if (ruleId) finding(ruleId, rel, where, { vars: { name } });
-    }
-  });
-  // set in the callback, where TypeScript does not follow it
-  const pinned = torch as {
-    line: number;
-    column: number;
-    text: string;
-    version: string | null;
-  } | null;
-  const pipList = pip as { end: number; indent: string; eol: string } | null;
-  if (!pinned || hasTorchNpu) return;
-  const npu = pinned.version ? torchNpuFor(pinned.version) : null;
+    if (name === 'torch' || (name === 'pytorch' && section === 'dependencies'))
+      torch ??= { line: i, column: col, text: value };
+  }
+  if (!torch || hasTorchNpu) return;
+  const version = /^[\w.-]+\s*==?\s*([0-9][0-9A-Za-z.]*)/.exec(torch.text)?.[1];
+  const npu = version ? torchNpuFor(version) : null;
   finding(
     'req.torch-npu',
     rel,
     {
-      line: pinned.line + 1,
-      column: pinned.column + 1,
-      endColumn: pinned.column + pinned.text.length + 1,
+      line: torch.line + 1,
+      column: torch.column + 1,
+      endColumn: torch.column + torch.text.length + 1,
     },
     {
-      vars: { text: pinned.text },
+      vars: { text: torch.text },
       // torch_npu is on PyPI only: a pip entry, where the file has a pip list
       edits:
-        npu && pipList
+        npu && pip
           ? [
               {
-                start: pipList.end,
-                end: pipList.end,
-                text: `${pipList.eol}${pipList.indent || '    '}- torch-npu==${npu}`,
+                start: pip.end,
+                end: pip.end,
+                text: `${pip.eol}${pip.indent || '    '}- torch-npu==${npu}`,
               },
             ]
           : undefined,

@@ -6,6 +6,7 @@ import {
   loneCarriageReturn,
   newlineStarts,
   ownText,
+  pointAt,
   wordLed,
 } from './line-matches';
 import { readImport, readImportLine, type ImportStatement } from './import-statements';
@@ -542,14 +543,21 @@ function calledOn(source: string, at: number): string | undefined {
  */
 function addedToLines(source: string, calls: string[]): number[] {
   const out: number[] = [];
+  const starts = newlineStarts(source);
+  // the lines above are found in the line starts, and read once per line and name: searched
+  // back for through the text at each call, a long line of such calls (generated text) was
+  // quadratic (20k softmax calls on one line: 2.6 s)
+  const read = new Set<string>();
   for (const call of calls)
     for (let at = source.indexOf(call + '('); at >= 0; at = source.indexOf(call + '(', at + 1)) {
       NAME_ARGUMENT.lastIndex = at + call.length;
       const arg = NAME_ARGUMENT.exec(source)?.[1] ?? calledOn(source, at);
       if (!arg) continue;
-      let lineEnd = source.lastIndexOf('\n', at);
-      for (let n = 0; n < ADDED_LINES && lineEnd > 0; n++) {
-        const start = source.lastIndexOf('\n', lineEnd - 1) + 1;
+      const line = pointAt(starts, at).row;
+      if (read.has(`${line} ${arg}`)) continue;
+      read.add(`${line} ${arg}`);
+      for (let n = 0, above = line - 1; n < ADDED_LINES && above >= 0; n++, above--) {
+        const start = starts[above]!;
         ADDED_TO.lastIndex = start;
         if (ADDED_TO.exec(source)?.[1] === arg) {
           // the statement's own start, past the indentation
@@ -557,7 +565,6 @@ function addedToLines(source: string, calls: string[]): number[] {
           while (source.charCodeAt(stmt) === 32 || source.charCodeAt(stmt) === 9) stmt++;
           out.push(stmt);
         }
-        lineEnd = start - 1;
       }
     }
   return out;
@@ -1298,6 +1305,16 @@ function keywordHint(names: string[]): RegExp {
 }
 
 /**
+ * A file whose analysis ran past its deadline: broken or generated text that tree-sitter's error
+ * recovery, or the lookups in the tree it makes, would take minutes over. Reported, not analysed.
+ */
+export class TooCostly extends Error {
+  constructor() {
+    super('the analysis ran past its deadline');
+  }
+}
+
+/**
  * Finds the rules' matches in one Python file. Tree-sitter parses the whole file; cheap text
  * searches only point at candidate places (an imported name, `.cuda`, `device_ids=`, "nccl"), and
  * the syntax tree at each place decides — so comments, look-alike variables and prose in strings
@@ -1311,6 +1328,8 @@ export function analyzeSource(
   lang: Language,
   /** Parse the whole file, not only what a rule can match (the same findings, slower). */
   whole = false,
+  /** performance.now() past which the file is given up (TooCostly); none by default. */
+  deadline = Infinity,
 ): FileAnalysis {
   const c0 = compile(rules);
   const candidates = candidateOffsets(source, c0);
@@ -1326,9 +1345,21 @@ export function analyzeSource(
         tokensOf(source),
         withoutParameters(source, tokensOf(source), relevant.ranges, candidates.at),
       );
+  // tree-sitter asks every hundred steps whether to go on: its error recovery is quadratic on
+  // some broken text (an unclosed string of 500 kB: minutes)
+  let steps = 0;
+  const progressCallback = () => (++steps & 15) === 0 && performance.now() > deadline;
   const tree = ranges.length
-    ? parser.parse(rangedInput(source, ranges, relevant.patches), null, { includedRanges: ranges })
-    : parser.parse(source);
+    ? parser.parse(rangedInput(source, ranges, relevant.patches), null, {
+        includedRanges: ranges,
+        progressCallback,
+      })
+    : parser.parse(source, null, { progressCallback });
+  if (!tree && performance.now() > deadline) {
+    // a cancelled parse would resume where it stopped at the next file's
+    parser.reset();
+    throw new TooCostly();
+  }
   if (!tree)
     return {
       findings: [],
@@ -1338,8 +1369,32 @@ export function analyzeSource(
       importEnd: -1,
       backendSwitch: null,
     };
+  try {
+    return analyzeTree(tree.rootNode, source, file, rules, lang, passed, deadline);
+  } finally {
+    tree.delete();
+  }
+}
+
+/** What analyzeSource finds in a file's tree. */
+function analyzeTree(
+  root: Node,
+  source: string,
+  file: string,
+  rules: Rule[],
+  lang: Language,
+  passed: ReadonlySet<number>,
+  deadline: number,
+): FileAnalysis {
   const c = compile(rules);
-  const root = tree.rootNode;
+  // Every lookup walks down from the root past each node's earlier children: where syntax
+  // errors flatten thousands of tokens into one node, each is linear and the file quadratic
+  // (20k unclosed calls: 20 s), and walking up from one node deep in nested brackets as much.
+  // The deadline is checked at each lookup (a few tens of thousands in a 200k-line scan).
+  const nodeAt = (start: number, end = start): Node | null => {
+    if (performance.now() > deadline) throw new TooCostly();
+    return root.descendantForIndex(start, end);
+  };
   // imports start a line: the search finds the keywords in code; those left out of the parse
   // were read from their text (importPlan), the tree confirms the others
   const importStatements: ImportStatement[] = [];
@@ -1355,7 +1410,7 @@ export function analyzeSource(
       importStarts.push(kw);
       continue;
     }
-    const stmt = root.descendantForIndex(kw, end - 1)?.parent;
+    const stmt = nodeAt(kw, end - 1)?.parent;
     if (!stmt || stmt.startIndex !== kw) continue;
     const type = stmt.type;
     if (type === 'import_statement' || type === 'import_from_statement') {
@@ -1443,7 +1498,7 @@ export function analyzeSource(
   for (const m of stringMatches(c, source)) {
     const start = m[0],
       end = m[1];
-    let node = root.descendantForIndex(start, end);
+    let node = nodeAt(start, end);
     while (node && node.type !== 'string' && node.type !== 'module' && !inComment(node))
       node = node.parent;
     if (!node || node.type !== 'string' || doneStrings.has(node.startIndex)) continue;
@@ -1492,7 +1547,7 @@ export function analyzeSource(
     for (const m of chainMatches(c, aliases, source)) {
       const start = m[0];
       if (passed.has(start)) continue;
-      const id = root.descendantForIndex(start);
+      const id = nodeAt(start);
       if (!id || id.type !== 'identifier' || id.startIndex !== start) continue;
       // a name that is itself an attribute (`x.torch`) is not the imported module
       const up = id.parent;
@@ -1640,7 +1695,7 @@ export function analyzeSource(
       end = m[1],
       text = m[2];
     const nameAt = start + text.search(/[A-Za-z_]/);
-    const ident = root.descendantForIndex(nameAt, end);
+    const ident = nodeAt(nameAt, end);
     const attr = ident?.parent;
     if (!ident || ident.type !== 'identifier' || attr?.type !== 'attribute') continue;
     if (firstChild(attr, ident)) continue;
@@ -1719,7 +1774,7 @@ export function analyzeSource(
     const re = new RegExp(`\\b${escape(name)}\\s*\\(`, 'g');
     for (const m of matches(re, source)) {
       const start = m[0];
-      const id = root.descendantForIndex(start);
+      const id = nodeAt(start);
       const call = id?.parent;
       if (id?.type !== 'identifier' || call?.type !== 'call') continue;
       if (!firstChild(call, id)) continue;
@@ -1788,7 +1843,7 @@ export function analyzeSource(
       if (/(^|_)cpu(_|$)/.test(op)) continue;
       for (const m of matches(new RegExp(`\\b${escape(local)}\\s*\\(`, 'g'), source)) {
         const start = m[0];
-        const id = root.descendantForIndex(start);
+        const id = nodeAt(start);
         const call = id?.parent;
         if (id?.type !== 'identifier' || call?.type !== 'call') continue;
         if (!firstChild(call, id)) continue;
@@ -1798,7 +1853,7 @@ export function analyzeSource(
     }
     for (const m of codeMatches(loaderHint(c, source), source)) {
       const start = m[0];
-      let call = root.descendantForIndex(start)?.parent ?? null;
+      let call = nodeAt(start)?.parent ?? null;
       while (call && call.type === 'attribute') call = call.parent;
       if (call?.type !== 'call' || call.startIndex > start) continue;
       const fn = call.childForFieldName('function');
@@ -1815,7 +1870,7 @@ export function analyzeSource(
       const re = new RegExp(`\\b${escape(local)}${GAP}\\.${GAP}\\w+${GAP}\\(`, 'g');
       for (const m of matches(re, source)) {
         const start = m[0];
-        const id = root.descendantForIndex(start);
+        const id = nodeAt(start);
         const attr = id?.parent;
         if (id?.type !== 'identifier' || attr?.type !== 'attribute') continue;
         if (!firstChild(attr, id)) continue;
@@ -1830,7 +1885,7 @@ export function analyzeSource(
       const ref = new RegExp(`\\b${escape(local)}${GAP}\\.${GAP}\\w+\\b(?!${GAP}[(.])`, 'g');
       for (const m of matches(ref, source)) {
         const start = m[0];
-        const id = root.descendantForIndex(start);
+        const id = nodeAt(start);
         const attr = id?.parent;
         if (id?.type !== 'identifier' || attr?.type !== 'attribute') continue;
         if (!firstChild(attr, id)) continue;
@@ -1900,7 +1955,7 @@ export function analyzeSource(
   for (const m of codeMatches(definitionHint(c, source), source)) {
     const start = m[0],
       end = m[1];
-    let def = root.descendantForIndex(start, end - 1);
+    let def = nodeAt(start, end - 1);
     if (def && def.type !== 'function_definition') def = def.parent;
     if (def?.type !== 'function_definition' || def.startIndex !== start) continue;
     const name = def.childForFieldName('name')?.text ?? '';
@@ -1909,7 +1964,7 @@ export function analyzeSource(
   // a project's own switch called by its plain name (the library's own functions aside)
   for (const m of codeMatches(callHint(c, source), source)) {
     const start = m[0];
-    const id = root.descendantForIndex(start);
+    const id = nodeAt(start);
     const call = id?.parent;
     if (id?.type !== 'identifier' || call?.type !== 'call') continue;
     if (!firstChild(call, id)) continue;
@@ -1940,7 +1995,7 @@ export function analyzeSource(
   const doneConditions = new Set<number>();
   for (const m of codeMatches(c.conditionHint, source)) {
     const start = m[0];
-    let id = root.descendantForIndex(start);
+    let id = nodeAt(start);
     if (id?.type !== 'identifier') continue;
     const up = id.parent;
     if (up?.type === 'attribute') {
@@ -1971,7 +2026,7 @@ export function analyzeSource(
   for (const m of codeMatches(c.keywordHint, source)) {
     const start = m[0];
     if (passed.has(start)) continue;
-    const ident = root.descendantForIndex(start, start + 1);
+    const ident = nodeAt(start, start + 1);
     const kw = ident?.parent;
     const identType = ident?.type;
     const kwType = kw?.type;
@@ -2080,7 +2135,7 @@ export function analyzeSource(
   // statement's node (and asking each its type) cost more than reading the block
   let topNodes: (Node | null)[] | undefined;
   const top = () => (topNodes ??= root.namedChildren);
-  const guard = source.includes('__main__') ? mainGuard(root, source, top) : undefined;
+  const guard = source.includes('__main__') ? mainGuard(nodeAt, source, top) : undefined;
   // the leading import block: module-level imports (and try/if blocks of imports) before the
   // first definition or other statement
   let importEnd = -1;
@@ -2154,7 +2209,6 @@ export function analyzeSource(
   }
   kept.sort((a, b) => a.line - b.line || a.column - b.column || byText(a.ruleId, b.ruleId));
   const backendSwitch = findBackendSwitch(top, source, pos);
-  tree.delete();
   return {
     findings: kept,
     importsTorch,
@@ -2542,7 +2596,11 @@ const MAIN_GUARD = /^__name__\s*==\s*['"]__main__['"]$/;
  * a line end to the parser only): so the guard it finds is taken only where no `__main__` is
  * written before it, and otherwise, or where it finds none, the module's statements are read.
  */
-function mainGuard(root: Node, source: string, top: () => (Node | null)[]): Node | undefined {
+function mainGuard(
+  nodeAt: (at: number) => Node | null,
+  source: string,
+  top: () => (Node | null)[],
+): Node | undefined {
   const isGuard = (n: Node | null | undefined): n is Node =>
     n?.type === 'if_statement' && MAIN_GUARD.test(n.childForFieldName('condition')?.text ?? '');
   const statements = () => top().find(isGuard) ?? undefined;
@@ -2552,7 +2610,7 @@ function mainGuard(root: Node, source: string, top: () => (Node | null)[]): Node
     if (t.lineIndents[i] || t.lineWords[i] !== IF) continue;
     const at = t.lineStarts[i]!;
     // the `if` keyword, in its statement, in the module (not one the parser recovered elsewhere)
-    const stmt = root.descendantForIndex(at)?.parent;
+    const stmt = nodeAt(at)?.parent;
     if (stmt?.startIndex === at && stmt.parent?.type === 'module' && isGuard(stmt))
       return source.indexOf('__main__') > at ? stmt : statements();
   }

@@ -9,7 +9,7 @@ import { tempDir } from '../../../tests/support/temp';
 import { textIn } from '../i18n';
 import { analyzeSource } from './analyze-file';
 import { applyEdits, migratedFiles, unifiedPatch } from './fix';
-import { prefilter } from './python-file';
+import { analyzePythonFile, prefilter } from './python-file';
 import { pythonParser } from './python-parser';
 import { loadRules } from './rules';
 import { scanProject } from './scan';
@@ -361,6 +361,68 @@ describe('scan inputs', () => {
     const zh = await amw(['--lang', 'zh-CN', 'scan', dir, '--exclude', 'vendor']);
     expect(zh.stderr).toContain('警告：broken.py：有 Python 语法错误，其中的发现可能不完整');
     expect(zh.stderr).not.toContain('syntax errors');
+  });
+
+  it('gives up a file whose broken syntax makes it too costly, says so, and scans the rest in full', async () => {
+    const dir = tempDir();
+    // 20k unclosed calls: tree-sitter flattens them into one error node, which made every
+    // lookup in the tree linear (20 s here); an unclosed string of 'cuda' words made its error
+    // recovery itself quadratic (minutes at 500 kB)
+    writeFileSync(join(dir, 'a_calls.py'), `import torch\n${'y = x.cuda(\n'.repeat(20_000)}`);
+    writeFileSync(join(dir, 'b_string.py'), `import torch\ns = "${'cuda '.repeat(100_000)}\n`);
+    // after them (files go in path order), with the same parser: a cancelled parse must not
+    // resume in the next file
+    writeFileSync(join(dir, 'c_ok.py'), 'import torch\nx = torch.zeros(1).cuda()\n');
+    const scan = await scanProject(dir, { fileBudgetMs: 300 });
+    expect(scan.warnings.map(textIn('en'))).toEqual([
+      'a_calls.py: not analysed: it was given up after 0.3 s (syntax errors or generated text make it too costly to read); fix its syntax or exclude it from the scan',
+      'b_string.py: not analysed: it was given up after 0.3 s (syntax errors or generated text make it too costly to read); fix its syntax or exclude it from the scan',
+    ]);
+    expect(textIn('zh-CN')(scan.warnings[0]!)).toBe(
+      'a_calls.py：未分析：用时超过 0.3 秒后放弃（语法错误或生成的文本使其读取代价过高）；请修正其语法，或将其排除在扫描之外',
+    );
+    // neither their lines nor findings count; the file after them is analysed as ever
+    expect(scan.lines).toBe(2);
+    expect(scan.findings.map((f) => `${f.file}:${f.line}:${f.ruleId}`)).toEqual([
+      'c_ok.py:1:add.import-torch-npu',
+      'c_ok.py:2:device.cuda-method',
+    ]);
+    // without a limit of its own the scan's default (by size) applies: a real file is far from it
+    const plain = await scanProject(NANOGPT);
+    expect(plain.warnings).toEqual([]);
+  });
+
+  it('reads text nested as deep as it goes (chains, blocks) without overflowing the stack', async () => {
+    const dir = tempDir();
+    // a 30k-deep attribute chain; blocks nested past Python's own limit of 100 levels
+    writeFileSync(join(dir, 'chain.py'), `import torch\nx = ${'torch.'.repeat(30_000)}cuda()\n`);
+    const deep = Array.from({ length: 5000 }, (_, i) => `${' '.repeat(i)}if x:\n`).join('');
+    writeFileSync(
+      join(dir, 'nested.py'),
+      `import torch\n${deep}${' '.repeat(5000)}torch.cuda.synchronize()\n`,
+    );
+    const scan = await scanProject(dir);
+    expect(scan.findings.map((f) => `${f.file}:${f.line}:${f.ruleId}`)).toEqual([
+      'chain.py:1:add.import-torch-npu',
+      'chain.py:2:device.cuda-method',
+      'nested.py:1:add.import-torch-npu',
+      'nested.py:5002:cuda.api',
+    ]);
+  });
+
+  it('a fault of the analysis on one file is that file’s warning, not the end of the scan', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'm.py');
+    writeFileSync(file, 'import torch\ntorch.cuda.synchronize()\n');
+    // a rule whose hint is no regular expression: it throws as the finding is made
+    const rules = loadRules().map((r) =>
+      r.id === 'cuda.api' ? { ...r, hints: [{ when: '(' }] } : r,
+    );
+    const r = analyzePythonFile(await pythonParser(), file, 'm.py', rules, 'en');
+    expect(r).toEqual({
+      rel: 'm.py',
+      failed: expect.stringContaining('Invalid regular expression'),
+    });
   });
 
   it('honours .gitignore in a folder of a checkout, reached through a symlink or a .git file', async () => {

@@ -179,8 +179,12 @@ function holds(source: string, text: string, from: number, to: number): boolean 
 function functionStart(source: string, at: number): number {
   const blank = (i: number) => source.charCodeAt(i) === 32 || source.charCodeAt(i) === 9;
   const stop = at - CALL_REACH;
-  for (let d = source.lastIndexOf('def', at); d >= 0; d = source.lastIndexOf('def', d - 1)) {
-    if (d < stop) return -1;
+  // searched for within the reach only: searched back through the whole text, a long text
+  // without a `def` was read to its start at every call (20k calls on one line: 2.8 s)
+  const base = Math.max(0, stop);
+  const reach = source.slice(base, at + 3);
+  for (let r = reach.lastIndexOf('def'); r >= 0; r = r > 0 ? reach.lastIndexOf('def', r - 1) : -1) {
+    const d = base + r;
     if (!blank(d + 3)) continue;
     let b = d;
     while (b > 0 && blank(b - 1)) b--;

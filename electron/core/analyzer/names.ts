@@ -36,15 +36,21 @@ export function importAliases(statements: ImportStatement[]): Map<string, string
  * `torch.cuda.is_available`. Null for anything that is not a plain name chain.
  */
 export function canonicalName(node: Node, aliases: Map<string, string>): string | null {
-  if (node.type === 'identifier') return aliases.get(node.text) ?? null;
-  if (node.type === 'attribute') {
-    const object = node.childForFieldName('object');
-    const attr = node.childForFieldName('attribute');
+  // down the chain in a loop: it is as deep as the text makes it (a recursion overflowed the
+  // stack on `torch.torch.…` 30k deep, and the whole scan with it)
+  const attrs: string[] = [];
+  let n = node;
+  while (n.type === 'attribute') {
+    const object = n.childForFieldName('object');
+    const attr = n.childForFieldName('attribute');
     if (!object || !attr) return null;
-    const base = canonicalName(object, aliases);
-    return base ? `${base}.${attr.text}` : null;
+    attrs.push(attr.text);
+    n = object;
   }
-  return null;
+  if (n.type !== 'identifier') return null;
+  const base = aliases.get(n.text) ?? null;
+  if (!attrs.length) return base;
+  return base ? `${base}.${attrs.reverse().join('.')}` : null;
 }
 
 /** `torch.cuda.*` matches `torch.cuda.x` and deeper; a pattern without `*` matches exactly. */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Parser } from 'web-tree-sitter';
 import type { Language } from '../../../shared/api';
-import { analyzeSource, type FileAnalysis, type Finding } from './analyze-file';
+import { analyzeSource, TooCostly, type FileAnalysis, type Finding } from './analyze-file';
 import { allMatches, ledBy, newlineStarts, ownText } from './line-matches';
 import { callNameWords, ruleMsg, type Rule } from './rules';
 
@@ -63,6 +63,15 @@ const usesDevice = (f: Finding) =>
 /** Why a file was skipped: a text file has no NUL bytes. */
 export const NOT_TEXT = 'not a text file (NUL bytes)';
 
+/**
+ * How long one file's analysis may take, in milliseconds: far past what any real source file
+ * needs (the largest of the development corpus, 116 kB, takes ~50 ms here; it gets 1.5 s), so only broken or
+ * generated text that tree-sitter's error recovery makes quadratic reaches it.
+ */
+export function fileBudgetMs(chars: number): number {
+  return 1000 + Math.ceil(chars / 1024) * 4;
+}
+
 export interface PythonSource {
   text: string;
   kind: 'python';
@@ -88,6 +97,10 @@ export type PythonResult =
     }
   /** Not read: the system's reason. */
   | { rel: string; error: string }
+  /** Given up after this many milliseconds (fileBudgetMs): neither its lines nor findings count. */
+  | { rel: string; tooCostly: number }
+  /** The analysis failed on it (its message): neither its lines nor findings count. */
+  | { rel: string; failed: string }
   /** Not analysed: not text (NUL bytes), so neither its lines nor its findings count. */
   | { rel: string; skipped: string };
 
@@ -100,6 +113,8 @@ export function analyzePythonFile(
   lang: Language,
   /** Keep the text of files with findings (fixes, review); without, only entry points keep it. */
   keepSources = true,
+  /** The analysis's time limit in milliseconds; by default fileBudgetMs of the file's size. */
+  budgetMs?: number,
 ): PythonResult {
   let raw: string;
   try {
@@ -119,7 +134,16 @@ export function analyzePythonFile(
   // torch_npu to them
   if (!prefilter(rules).test(src) && !(src.includes('__main__') && src.includes('__name__')))
     return { rel, lines, parseErrors: false, findings: [] };
-  const result = analyzeSource(parser, src, rel, rules, lang);
+  const budget = budgetMs ?? fileBudgetMs(src.length);
+  let result: FileAnalysis;
+  try {
+    result = analyzeSource(parser, src, rel, rules, lang, false, performance.now() + budget);
+  } catch (err) {
+    if (err instanceof TooCostly) return { rel, tooCostly: budget };
+    // a fault of the analysis on one file's text (a case no test has met) costs that file, not
+    // the scan of the whole tree
+    return { rel, failed: err instanceof Error ? err.message : String(err) };
+  }
   const findings = result.findings;
   const source =
     keepSources && (findings.length || result.entryPoint)

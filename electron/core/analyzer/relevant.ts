@@ -143,8 +143,10 @@ export function relevantSource(
         first++;
       if (first < next && lineIndents[first]! > indent) {
         const header = lineStarts[first]!;
-        // a definition a rule reports (its whole extent) or an autograd forward: read whole
-        if (wholeHit(start, header) || autogradForward(src, body)) continue;
+        // a definition a rule reports (its whole extent) or an autograd forward: read whole;
+        // so is a block nested deeper than Python allows (100 levels), which the recursion
+        // would follow as deep as the text goes
+        if (wholeHit(start, header) || autogradForward(src, body) || depth >= MAX_DEPTH) continue;
         visit(first, next, st.end, depth + 1, st.inElse, {
           if: st.word === IF,
           function: st.word === CLASS && /\bFunction\b/.test(src.slice(body, header)),
@@ -192,6 +194,9 @@ export function relevantSource(
   });
   return { patches, ranges };
 }
+
+/** Python's own limit on nested blocks ("too many levels of indentation"). */
+const MAX_DEPTH = 100;
 
 /** `def forward(ctx, …)`: kept whole, its ctx attributes and dispatch are read as a whole. */
 function autogradForward(src: string, body: number): boolean {

@@ -11,6 +11,8 @@ export interface ScanRequest {
   files: { abs: string; rel: string }[];
   lang: Language;
   keepSources: boolean;
+  /** ScanOptions.fileBudgetMs. */
+  budgetMs?: number;
 }
 
 const BATCH = 25;
@@ -20,7 +22,9 @@ parentPort!.on('message', (req: ScanRequest) => {
   // results go back in batches: one message per file costs the main thread more than the batch
   let batch: PythonResult[] = [];
   for (const f of req.files) {
-    batch.push(analyzePythonFile(parser, f.abs, f.rel, rules, req.lang, req.keepSources));
+    batch.push(
+      analyzePythonFile(parser, f.abs, f.rel, rules, req.lang, req.keepSources, req.budgetMs),
+    );
     if (batch.length === BATCH) {
       parentPort!.postMessage({ id: req.id, results: batch });
       batch = [];

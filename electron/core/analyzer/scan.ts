@@ -55,6 +55,11 @@ export interface ScanOptions {
    * largest file rather than the tree: a plain `amw scan` only prints findings.
    */
   keepSources?: boolean;
+  /**
+   * How long one Python file's analysis may take (ms) before it is given up and reported
+   * (default: python-file.ts's fileBudgetMs of its size).
+   */
+  fileBudgetMs?: number;
 }
 
 /**
@@ -88,7 +93,17 @@ async function inProcess(
       await new Promise((r) => setImmediate(r));
       if (opts.signal?.aborted) throw new AmwError('CANCELLED', 'The scan was cancelled.');
     }
-    out.push(analyzePythonFile(parser, f.abs, f.rel, rules, lang, opts.keepSources ?? true));
+    out.push(
+      analyzePythonFile(
+        parser,
+        f.abs,
+        f.rel,
+        rules,
+        lang,
+        opts.keepSources ?? true,
+        opts.fileBudgetMs,
+      ),
+    );
   }
   return out;
 }
@@ -162,6 +177,7 @@ async function inWorkers(
               id,
               lang,
               keepSources: opts.keepSources ?? true,
+              budgetMs: opts.fileBudgetMs,
               files: python.filter((_, i) => i % ws.length === n),
             });
           }),
@@ -431,6 +447,16 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
     }
     if ('skipped' in r) {
       skipped.push({ file: r.rel, reason: r.skipped });
+      continue;
+    }
+    if ('failed' in r) {
+      warnings.push(msg('stage-code:analysisFailed', { file: r.rel, error: r.failed }));
+      continue;
+    }
+    if ('tooCostly' in r) {
+      warnings.push(
+        msg('stage-code:tooCostly', { file: r.rel, seconds: Math.round(r.tooCostly / 100) / 10 }),
+      );
       continue;
     }
     if (r.backendSwitch && !backend) backend = { file: r.rel, ...r.backendSwitch };

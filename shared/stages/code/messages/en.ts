@@ -5,6 +5,10 @@ export const en = {
   cudaSource: '{{file}} is CUDA C++ source: it has to be ported.',
   unreadable: '{{file}} could not be read: {{error}}',
   syntaxErrors: '{{file}}: Python syntax errors; findings there may be incomplete',
+  tooCostly:
+    '{{file}}: not analysed: it was given up after {{seconds}} s (syntax errors or generated text make it too costly to read); fix its syntax or exclude it from the scan',
+  analysisFailed:
+    '{{file}}: not analysed: the analysis failed on it ({{error}}); please report it with the file',
   name: 'Code',
   files_one: '{{count}} file',
   files_other: '{{count}} files',

@@ -5,6 +5,9 @@ export const zhCN: CodeMessages = {
   cudaSource: '{{file}} 是 CUDA C++ 源码，需要移植。',
   unreadable: '无法读取 {{file}}：{{error}}',
   syntaxErrors: '{{file}}：有 Python 语法错误，其中的发现可能不完整',
+  tooCostly:
+    '{{file}}：未分析：用时超过 {{seconds}} 秒后放弃（语法错误或生成的文本使其读取代价过高）；请修正其语法，或将其排除在扫描之外',
+  analysisFailed: '{{file}}：未分析：分析该文件时出错（{{error}}）；请附上该文件报告此问题',
   name: '代码',
   files_one: '{{count}} 个文件',
   files_other: '{{count}} 个文件',

@@ -9,7 +9,12 @@ import {
   pointAt,
   wordLed,
 } from './line-matches';
-import { readImport, readImportLine, type ImportStatement } from './import-statements';
+import {
+  readImport,
+  readImportLine,
+  type ImportedName,
+  type ImportStatement,
+} from './import-statements';
 import {
   callMayMatch,
   callNeed,
@@ -958,12 +963,26 @@ function importReference(
   return undefined;
 }
 
+/**
+ * The reference rule of a module a plain import binds to an alias (`import torch.cuda.amp as
+ * amp`): the alias's uses cannot say the module's path, so the import is where it is fixed.
+ * Without an alias (`import torch.cuda`) the uses name it themselves.
+ */
+function aliasedReference(c: Compiled, n: ImportedName): Best | undefined {
+  if (n.alias === null || !c.roots.has(rootOf(n.name))) return undefined;
+  // the module itself, or one a rule takes whole (`torch.cuda`: every `torch.cuda.*`)
+  const best = bestReference(c.references, n.name) ?? bestReference(c.references, `${n.name}.*`);
+  return best && !best.r.uses ? best : undefined;
+}
+
 /** Whether the analysis reads an import statement's node: a rule reports or edits it. */
 function nodeNeeded(c: Compiled, s: ImportStatement): boolean {
   if (importedModules(s).some((m) => c.importRulesOf(m).covered)) return true;
   // `from torch.cuda.amp import autocast`: a reference rule's finding and edit are on it
   if (s.from && s.module && c.roots.has(s.module.text.split('.')[0]!) && importReference(c, s))
     return true;
+  // `import torch.cuda.amp as amp`: so are they on the module an alias binds
+  if (!s.from && s.names.some((n) => aliasedReference(c, n))) return true;
   // the import of a patch function that a call-name rule removes with its call
   return s.from && s.names.length === 1 && c.callNames.some(({ re }) => re.test(s.names[0]!.text));
 }
@@ -2074,6 +2093,30 @@ function analyzeTree(
         // parsed: nodeNeeded says so for every statement an import rule names
         if (at >= 0) add(r, stmt.node!, { name: modules[at]! });
       }
+    if (!stmt.from && !guarded) {
+      // `import torch.cuda.amp as amp`: the module path is renamed where it is written
+      let from = stmt.node ? stmt.node.startIndex + 'import'.length : -1;
+      for (const n of stmt.names) {
+        const at = from < 0 ? -1 : source.indexOf(n.name, from);
+        if (at >= 0) from = at + n.name.length;
+        const best = stmt.node && at >= 0 ? aliasedReference(c, n) : undefined;
+        if (!best) continue;
+        const rw = best.r.rewrite;
+        const segments = n.name.split('.');
+        const seg = rw?.kind === 'rename-segment' ? segments.indexOf(rw.from) : -1;
+        const edits =
+          rw?.kind === 'rename-segment' && seg > 0
+            ? [
+                {
+                  start: at,
+                  end: at + n.name.length,
+                  text: segments.map((x, i) => (i === seg ? rw.to : x)).join('.'),
+                },
+              ]
+            : undefined;
+        add(best.r, stmt.node!, { name: n.name }, edits);
+      }
+    }
     // `from torch.cuda.amp import autocast`: the import names a CUDA module; the rewrite fixes
     // the module path, and the uses keep working through the imported name
     const module = stmt.module;
@@ -2160,6 +2203,20 @@ function analyzeTree(
       importEnd = n.endIndex;
     else if (importEnd >= 0) break;
   }
+  // An import the fixes rewrite to torch.npu (`from torch.npu.amp import autocast`) runs only
+  // once torch_npu is loaded, which torch does by itself from torch_npu 2.5.1 on: `import
+  // torch_npu` goes above the first such statement of the block, not after the block.
+  let npuImport = Infinity;
+  for (const f of findings)
+    for (const e of f.fix?.edits ?? [])
+      if (e.start < importEnd && e.text.startsWith('torch.npu'))
+        npuImport = Math.min(npuImport, e.start);
+  for (let n = root.firstNamedChild; n && n.startIndex <= npuImport; n = n.nextNamedSibling)
+    if (n.endIndex > npuImport) {
+      const lineEnd = source.lastIndexOf('\n', n.startIndex - 1);
+      if (lineEnd >= 0) importEnd = lineEnd;
+      break;
+    }
   const parseErrors = root.hasError;
   // rules that say it once per file: the first place, and how many there are
   const once = new Map<string, Finding[]>();

@@ -26,6 +26,13 @@ const find = (scan: Scan, at: string) =>
 // a sum inside a call before .softmax(), an extension's CPU kernel.
 const EXPECTED: Record<string, string[]> = {
   amp: [
+    // torch.cuda and torch.cuda.amp bound to aliases: the imports are renamed, the uses told
+    'amp_module.py:2:add.import-torch-npu',
+    'amp_module.py:3:cuda.api',
+    'amp_module.py:4:cuda.api',
+    'amp_module.py:8:amp.cuda-amp',
+    'amp_module.py:13:cuda.api',
+    'amp_module.py:18:amp.cuda-amp',
     'apex_required.py:5:amp.apex',
     'apex_required.py:6:amp.apex',
     'apex_required.py:8:add.import-torch-npu',
@@ -41,9 +48,10 @@ const EXPECTED: Record<string, string[]> = {
     'pkg/net.py:3:add.import-torch-npu',
     'pkg/net.py:12:amp.autocast-cuda',
     'pkg/net.py:12:device.cuda-string',
+    // above the imports the fix rewrites to torch.npu (before torch_npu 2.5.1 torch does not load it)
+    'train.py:1:add.import-torch-npu',
     'train.py:2:amp.cuda-amp',
     'train.py:3:amp.cuda-amp',
-    'train.py:3:add.import-torch-npu',
     'train.py:10:amp.cuda-amp',
     'train.py:11:amp.cuda-amp',
     'train.py:14:amp.cuda-amp',
@@ -73,6 +81,19 @@ const EXPECTED: Record<string, string[]> = {
     'sdp_select.py:14:attn.sdpa',
   ],
   'backend-flag': ['kernels.py:8:project.backend-switch'],
+  horovod: [
+    // the imports, and every use through the alias or an imported name
+    'train_hvd.py:3:dist.horovod',
+    'train_hvd.py:4:dist.horovod',
+    'train_hvd.py:4:add.import-torch-npu',
+    'train_hvd.py:14:dist.horovod-call',
+    'train_hvd.py:18:dist.horovod-call',
+    'train_hvd.py:19:dist.horovod-call',
+    'train_hvd.py:19:dist.horovod-call',
+    'train_hvd.py:21:optim.npu-fused',
+    'train_hvd.py:22:dist.horovod-call',
+    'train_hvd.py:23:dist.horovod-call',
+  ],
   'ext-calls': [
     'focal.py:3:ext.extension-import',
     'focal.py:3:add.import-torch-npu',
@@ -143,10 +164,18 @@ const EXPECTED: Record<string, string[]> = {
     'inference.py:6:lib.nvidia-only',
     'inference.py:7:lib.nvidia-only',
     'inference.py:16:lib.onnxruntime-cuda',
+    // each use of those libraries (cudf is optional: the project runs on pandas without it)
+    'inference.py:20:lib.nvidia-only-call',
+    'inference.py:20:lib.nvidia-only-call',
+    'inference.py:22:lib.nvidia-only-call',
+    'inference.py:26:lib.nvidia-only-call',
+    'inference.py:33:lib.nvidia-only-call',
     'int8_lora.py:5:lib.bnb-int8',
     'kernels.py:5:lib.numba-cuda',
     'monitor.py:1:lib.pynvml',
     'monitor.py:2:lib.pynvml',
+    'monitor.py:12:lib.nvidia-only-call',
+    'monitor.py:14:lib.nvidia-only-call',
     'quant.py:2:lib.cuda-ops',
     'quant.py:2:add.import-torch-npu',
     'quant.py:8:lib.cuda-ops-call',
@@ -277,6 +306,9 @@ const EXPECTED: Record<string, string[]> = {
     'megatron_init.py:6:lib.megatron',
     'megatron_init.py:11:ext.cuda-home',
     'megatron_init.py:12:ext.fused-kernels-load',
+    'oom_retry.py:4:add.import-torch-npu',
+    'oom_retry.py:15:device.cuda-oom-text',
+    'oom_retry.py:25:device.cuda-oom-text',
     'setup_env.py:4:add.import-torch-npu',
     'setup_env.py:8:cuda.backends',
     'setup_env.py:13:attn.xformers-switch',
@@ -377,6 +409,23 @@ describe('what the variants say and fix', () => {
     );
     expect(f.fix?.description).toContain('import torchvision_npu');
     expect(scan.findings.filter((x) => x.file === 'ported.py')).toEqual([]);
+  });
+
+  it('each Horovod call is told its torch.distributed counterpart, or that DDP does its work', async () => {
+    const scan = await scanProject(join(VARIANTS, 'horovod'));
+    const fix = (at: string) => find(scan, at).fix?.description;
+    expect(find(scan, 'train_hvd.py:3:dist.horovod').message).toBe(
+      'horovod.torch: Horovod has no Ascend backend; NPU training runs on torch.distributed with HCCL.',
+    );
+    expect(fix('train_hvd.py:18:dist.horovod-call')).toContain('dist.init_process_group("hccl")');
+    expect(fix('train_hvd.py:22:dist.horovod-call')).toMatch(
+      /^Remove it: wrap the model in DistributedDataParallel/,
+    );
+    // by its imported name too, averaging as Horovod does
+    expect(find(scan, 'train_hvd.py:14:dist.horovod-call').message).toContain(
+      'horovod.torch.allreduce: from Horovod',
+    );
+    expect(fix('train_hvd.py:14:dist.horovod-call')).toContain('divide by the world size');
   });
 
   it('numba kernels are counted once per file; each monitor library is named', async () => {
@@ -519,6 +568,13 @@ describe('what the variants say and fix', () => {
     expect(changed.get('amp/train.py')).toContain(
       'scaler = torch.GradScaler("npu", enabled=enabled)',
     );
+    // modules bound to aliases are renamed where imported, after torch_npu (which torch loads
+    // by itself only from torch_npu 2.5.1 on)
+    expect(changed.get('amp/amp_module.py')).toContain(
+      'import torch\nimport torch_npu\nimport torch.npu as tcuda\nimport torch.npu.amp as amp\n',
+    );
+    // an out-of-memory test that holds for both runtimes' messages
+    expect(changed.get('removals/oom_retry.py')).toContain('if "out of memory" in str(e):');
     expect(changed.get('triton/clusters.py')).toContain('(x, y, n, BLOCK=1024)\n');
     const triton = changed.get('triton/fast_math.py')!;
     expect(triton).not.toContain('num_warps=num_warps');

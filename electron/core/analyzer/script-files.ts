@@ -13,7 +13,7 @@ export const SCRIPT_FILE =
 
 /** A script or config without one of these holds nothing SCRIPT_PATTERNS looks for. */
 export const SCRIPT_WORDS =
-  /CUDA|NCCL|nvidia|nccl|cuda|nvcc|nvcr|MULTI_GPU|flash[-_]?attn|flash_attention|xformers|whl\/cu|\+cu\d/;
+  /CUDA|NCCL|nvidia|nccl|cuda|nvcc|nvcr|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d/;
 
 /** Launch scripts and configs: what a porter changes in them, line by line (not Python). */
 const SCRIPT_PATTERNS: {
@@ -105,8 +105,9 @@ const SCRIPT_PATTERNS: {
   {
     // a training script's switch that makes it import flash-attn (`--use_flash_attn`,
     // `--attn_implementation flash_attention_2`, or a config's `attn_implementation:
-    // flash_attention_2`): the Python side then fails at that import
-    re: /--(?:use[-_])?flash[-_]?attn\w*\b|(?<=(?:--|\b)attn[-_]implementation["']?(?:[= ]|\s*[:=]\s*)["']?)flash_attention_2\b/,
+    // flash_attention_2`, `attn_impl: flash` in an MPT-style config): the Python side then fails
+    // at that import
+    re: /--(?:use[-_])?flash[-_]?attn\w*\b|(?<=(?:--|\b)attn[-_]implementation["']?(?:[= ]|\s*[:=]\s*)["']?)flash_attention_2\b|(?<=\b\w*(?:attn|attention)_(?:impl|implementation|type|backend)["']?\s*[:=]\s*["']?)(?:flash[-_]?attn\w*|flash)(?![\w-])/,
     say: {
       en: 'Turns on flash-attn, which has no NPU build: drop the switch (attention through SDPA, or torch_npu.npu_fusion_attention where the code offers it).',
       'zh-CN':
@@ -132,7 +133,8 @@ const SCRIPT_PATTERNS: {
     },
   },
   {
-    re: /(?<=\bbackend["']?\s*[:=]\s*["']?|--(?:dist[-_])?backend[= ]["']?)nccl\b/,
+    // `backend: nccl`, `process_group_backend: nccl` (Lightning), `--distributed-backend nccl`
+    re: /(?<=\b\w*(?:backend|BACKEND)["']?\s*[:=]\s*["']?|--(?:\w+[-_])?backend[= ]["']?)nccl\b/,
     say: { en: 'Backend nccl: use hccl.', 'zh-CN': '后端 nccl：改用 hccl。' },
     edit: () => 'hccl',
   },
@@ -140,6 +142,15 @@ const SCRIPT_PATTERNS: {
     re: /(?<=\bdevice["']?\s*[:=]\s*["']?|--device[= ]["']?)cuda\b/,
     say: { en: 'Device cuda: use npu.', 'zh-CN': '设备 cuda：改用 npu。' },
     edit: () => 'npu',
+  },
+  {
+    // Lightning's Trainer from a config or its CLI: `accelerator: gpu`, `--trainer.accelerator gpu`
+    re: /(?<=\baccelerator["']?\s*[:=]\s*["']?|--(?:trainer\.)?accelerator[= ]["']?)(?:gpu|cuda)\b/,
+    say: {
+      en: 'accelerator gpu selects Lightning\'s CUDA accelerator, which finds no GPU on an Ascend host: give the Trainer an NPU accelerator (an Accelerator on torch.npu registered as "npu", or your Lightning NPU adapter\'s).',
+      'zh-CN':
+        'accelerator gpu 选择的是 Lightning 的 CUDA 加速器，在昇腾主机上找不到 GPU：为 Trainer 提供 NPU 加速器（基于 torch.npu、注册为 "npu" 的 Accelerator，或所用 Lightning NPU 适配包提供的加速器）。',
+    },
   },
   {
     // accelerate's config: `distributed_type: MULTI_GPU`

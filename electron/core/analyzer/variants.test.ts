@@ -199,6 +199,11 @@ const EXPECTED: Record<string, string[]> = {
     'wrappers.py:9:ext.op-wrapper',
   ],
   lightning: [
+    // its config and CLI: the accelerator, the DDP backend, an MPT-style `attn_impl: flash`
+    'config.yaml:3:script.cuda-env',
+    'config.yaml:8:script.cuda-env',
+    'config.yaml:11:script.cuda-env',
+    'fit.sh:2:script.cuda-env',
     'train.py:8:device.lightning-gpu',
     'train.py:27:device.lightning-gpu',
     'train.py:28:device.cuda-string',

@@ -110,6 +110,8 @@ interface Compiled {
   extensions: RuleOf<'extension'>[];
   /** Whether an imported name (its last segment) binds a compiled extension (`_C`, `*_cuda`). */
   extensionName: (name: string) => boolean;
+  /** Modules not taken for an extension where an autograd Function calls them (autogradExcept). */
+  autogradExcept: RegExp | null;
   once: Set<string>;
   /** [rule, the rule whose finding in the same file says it already]. */
   subsumed: [string, string][];
@@ -313,6 +315,10 @@ export function compile(rules: Rule[]): Compiled {
         }
         return is;
       };
+    })(),
+    autogradExcept: (() => {
+      const except = of('extension').find((r) => r.match.autogradExcept)?.match.autogradExcept;
+      return except ? new RegExp(except) : null;
     })(),
     once: new Set(rules.filter((r) => r.once).map((r) => r.id)),
     subsumed: rules.filter((r) => r.subsumedBy).map((r) => [r.id, r.subsumedBy!]),
@@ -578,6 +584,44 @@ function addedToLines(source: string, calls: string[]): number[] {
 /** An autograd forward's `ctx.x = …` (one regex object: matches are kept per regex). */
 export const CTX_ASSIGNMENT = ledBy(/^[ \t]*ctx\.\w+\s*=/gm, ['ctx.'], true);
 
+/** An autograd Function's `def forward(ctx, …)` / `def backward(ctx, …)`, and its indentation. */
+const AUTOGRAD_METHOD = /^([ \t]*)def[ \t]+(?:forward|backward)[ \t]*\([ \t]*ctx\b/gm;
+/** `name.op(` */
+const MODULE_CALL = /(?<![\w.])([A-Za-z_]\w*)[ \t]*\.[ \t]*\w+[ \t]*\(/g;
+let autogradMemo: [string, Set<string>] | null = null;
+
+/**
+ * The names called as `name.op(…)` in an autograd Function's forward or backward (each body read
+ * up to the next code line indented no deeper than its `def`).
+ */
+function autogradCalled(source: string): Set<string> {
+  if (autogradMemo?.[0] === source) return autogradMemo[1];
+  const names = new Set<string>();
+  if (source.includes('ctx'))
+    for (const m of source.matchAll(AUTOGRAD_METHOD)) {
+      const start = m.index + m[0].length;
+      const ends = new RegExp(`\\n(?![ \\t]{${m[1]!.length + 1}}|[ \\t]*(?:#|\\r?\\n|$))`, 'g');
+      ends.lastIndex = start;
+      const end = ends.exec(source)?.index ?? source.length;
+      for (const call of source.slice(start, end).matchAll(MODULE_CALL)) names.add(call[1]!);
+    }
+  autogradMemo = [source, names];
+  return names;
+}
+
+/**
+ * Whether a plain `import name` (as `local`) binds a compiled extension by its use: an autograd
+ * Function's forward or backward calls it (the extension tutorial's shape, any module name).
+ */
+function autogradExtension(c: Compiled, source: string, name: string, local: string): boolean {
+  return (
+    !!c.autogradExcept &&
+    !name.includes('.') &&
+    !c.autogradExcept.test(name) &&
+    autogradCalled(source).has(local)
+  );
+}
+
 /**
  * Modules whose `_C` / `*_ext` names are not a project's compiled extension: PyTorch's own
  * bindings (`from torch import _C`) and the build tools of a setup.py (`build_ext`).
@@ -714,6 +758,7 @@ export function candidateOffsets(
   for (let i = 0; i < bound.length; i++) {
     const local = bound[i]![1];
     if (!NOT_EXTENSION.test(bound[i]![0]) && c.extensionName(local)) ext.add(local);
+    else if (autogradExtension(c, source, bound[i]![0], local)) ext.add(local);
   }
   const { modules: extModules, functions: extFns } = extensionImports(c, bound);
   for (const local of extModules) ext.add(local);
@@ -1835,14 +1880,20 @@ function analyzeTree(
               name &&
               alias &&
               !name.startsWith('torch.') &&
-              (c.extensionName(name) || (EXTENSION_ALIAS.test(alias) && !NOT_EXTENSION.test(name)))
+              (c.extensionName(name) ||
+                (EXTENSION_ALIAS.test(alias) && !NOT_EXTENSION.test(name)) ||
+                autogradExtension(c, source, name, alias))
             ) {
               bound.add(alias);
               bindAt(alias, i);
             }
           }
-          // `import roi_align_cuda`: a top-level extension module
-          else if (!name.includes('.') && c.extensionName(name)) {
+          // `import roi_align_cuda`: a top-level extension module; `import lltm_cpp`, called in
+          // an autograd Function
+          else if (
+            !name.includes('.') &&
+            (c.extensionName(name) || autogradExtension(c, source, name, name))
+          ) {
             bound.add(name);
             bindAt(name, i);
           }

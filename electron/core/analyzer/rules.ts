@@ -151,6 +151,13 @@ const Match = z.discriminatedUnion('kind', [
     importRule: z.string().optional(),
     /** And at the forward's last `ctx.x = …`: where `ctx.device = input.device.type` goes. */
     ctxRule: z.string().optional(),
+    /**
+     * A module bound by a plain `import x` and called as `x.op(…)` in an autograd Function's
+     * forward or backward is an extension whatever its name (PyTorch's extension tutorial:
+     * `import lltm_cpp` … `lltm_cpp.forward(…)`), unless its name matches this regex: the
+     * standard library and pure-Python packages.
+     */
+    autogradExcept: z.string().optional(),
   }),
   /** A plain name (not a string, not an attribute) tested in a condition: `if is_nccl_backend:`. */
   z.object({ kind: z.literal('condition-name'), regex: z.string() }),

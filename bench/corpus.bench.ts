@@ -98,10 +98,10 @@ if (python) {
     { encoding: 'utf8' },
   );
   console.log(score.replace(/^findings: .*\n/, '').trimEnd());
-  // the same score on bench/probe, probe2, probe3 and probe4: constructs written independently of the
-  // rules by three helper sessions (synthetic, labelled by judgement; see their READMEs), a second
+  // the same score on bench/probe … probe5: constructs written independently of the rules by
+  // helper sessions (synthetic, labelled by judgement; see their READMEs), a second
   // check that the rules generalise
-  for (const name of ['probe', 'probe2', 'probe3', 'probe4']) {
+  for (const name of ['probe', 'probe2', 'probe3', 'probe4', 'probe5']) {
     const probe = join(root, 'bench', name);
     const probeFindings = join(tmp, `${name}-scan.json`);
     scanOnce(join(probe, 'files'), probeFindings);

@@ -1670,6 +1670,16 @@ function analyzeTree(
           if (!s || s.value !== r.match.stringArg) continue;
         }
       }
+      const without = r.match.withoutKeyword;
+      if (
+        without &&
+        argList.some(
+          (a) =>
+            a.type === 'dictionary_splat' ||
+            (a.type === 'keyword_argument' && a.childForFieldName('name')?.text === without),
+        )
+      )
+        continue;
       if (r.match.inProduct && !inProduct(call)) continue;
       if (r.match.inGrid && !inGrid(call)) continue;
       if (r.match.argRegex) {

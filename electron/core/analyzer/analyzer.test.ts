@@ -91,13 +91,13 @@ describe('scan of a nanoGPT-style project (AMP + DDP)', () => {
       'train.py:24:amp.cuda-amp',
       // AdamW(fused=True) runs on NPU (torch_npu has _fused_adamw_): only the NpuFused note
       'train.py:28:optim.npu-fused',
-      'train.py:30:device.device-ids',
+      'train.py:30:perf.ddp-bucket',
       'train.py:34:device.cuda-method',
       'train.py:40:cuda.api',
       'train.py:45:cuda.api',
     ]);
     expect(scan.files).toBe(2);
-    expect(scan.effort.dimensions).toMatchObject({ mixedPrecision: 2, multiCard: 2 });
+    expect(scan.effort.dimensions).toMatchObject({ mixedPrecision: 2, multiCard: 1 });
   });
 
   it('rewrite mode: every changed file still parses (by Python itself) and reads like NPU code', async () => {
@@ -518,7 +518,7 @@ describe('realistic fixtures: exactly what a porter changes', () => {
       'train.py:14:dist.nccl',
       'train.py:15:cuda.api',
       'train.py:16:device.cuda-string',
-      'train.py:18:device.device-ids',
+      'train.py:18:perf.ddp-bucket',
       'train.py:19:optim.npu-fused',
       'train.py:23:lib.fbgemm-ops',
       'train.py:30:cuda.api',

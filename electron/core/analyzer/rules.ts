@@ -94,6 +94,8 @@ const Match = z.discriminatedUnion('kind', [
     stringArg: z.string().optional(),
     /** Only without a device argument (positional, device= or device_type=): GradScaler() is CUDA's. */
     withoutDevice: z.boolean().optional(),
+    /** Only without this keyword argument (nor `**kwargs`, which may hold it): a setting not made. */
+    withoutKeyword: z.string().optional(),
     /** Some argument's source text matches this (`float("-inf")` in a mask, `x + mask`). */
     argRegex: z.string().optional(),
     /** Only the first positional argument is tested against argRegex. */

@@ -346,6 +346,8 @@ const EXPECTED: Record<string, string[]> = {
     'train.sh:3:script.cuda-env',
   ],
   spawn: [
+    // buckets left at DDP's default (set, or passed on in **kwargs: quiet)
+    'ddp_buckets.py:7:perf.ddp-bucket',
     'ddp_tutorial.py:5:add.import-torch-npu',
     'ddp_tutorial.py:5:add.compile-mode',
     'ddp_tutorial.py:11:add.set-device',

@@ -13,7 +13,7 @@ export const SCRIPT_FILE =
 
 /** A script or config without one of these holds nothing SCRIPT_PATTERNS looks for. */
 export const SCRIPT_WORDS =
-  /CUDA|NCCL|nvidia|nccl|cuda|nvcc|nvcr|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d/;
+  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d/;
 
 /** Launch scripts and configs: what a porter changes in them, line by line (not Python). */
 const SCRIPT_PATTERNS: {
@@ -96,6 +96,43 @@ const SCRIPT_PATTERNS: {
     },
   },
   {
+    // NVIDIA's container runtime picks the GPUs a container sees; Ascend-Docker-Runtime, the NPUs
+    re: /\bNVIDIA_VISIBLE_DEVICES\b/,
+    say: {
+      en: "NVIDIA_VISIBLE_DEVICES is read by NVIDIA's container runtime: with Ascend-Docker-Runtime, ASCEND_VISIBLE_DEVICES selects the NPUs a container gets.",
+      'zh-CN':
+        'NVIDIA_VISIBLE_DEVICES 由 NVIDIA 容器运行时读取：使用 Ascend-Docker-Runtime 时，由 ASCEND_VISIBLE_DEVICES 选择容器可见的 NPU。',
+    },
+    edit: () => 'ASCEND_VISIBLE_DEVICES',
+  },
+  {
+    // the CUDA toolkit's place: `export CUDA_HOME=/usr/local/cuda`, `…/cuda/lib64` in a library path
+    re: /\bCUDA_HOME\b|\/usr\/local\/(?:cuda|nvidia)\b/,
+    say: {
+      en: "The CUDA toolkit's path: an Ascend host has CANN instead (source /usr/local/Ascend/ascend-toolkit/set_env.sh, which sets ASCEND_TOOLKIT_HOME and the library paths).",
+      'zh-CN':
+        'CUDA 工具包路径：昇腾主机上是 CANN（source /usr/local/Ascend/ascend-toolkit/set_env.sh，它会设置 ASCEND_TOOLKIT_HOME 与库路径）。',
+    },
+  },
+  {
+    // a build that compiles or links for CUDA: nvcc's -gencode, $(NVCC), libcudart / c10_cuda
+    re: /-gencode\b|\barch=compute_\d+|-l(?:cudart|c10_cuda|torch_cuda|cublas\w*|cudnn|nccl)\b|(?<![\w.-])NVCC(?:FLAGS)?(?![\w-])/,
+    say: {
+      en: 'Compiles or links for CUDA: an operator for the NPU is an Ascend C kernel built with CANN and registered through torch_npu (or the operation written in PyTorch).',
+      'zh-CN':
+        '为 CUDA 编译或链接：NPU 上的算子应是用 CANN 构建、通过 torch_npu 注册的 Ascend C 内核（或用 PyTorch 实现该运算）。',
+    },
+  },
+  {
+    // NVIDIA's profilers and sanitizers run as a step
+    re: /(?<![\w.-])(?:nsys|compute-sanitizer)(?![\w-])/,
+    say: {
+      en: 'An NVIDIA profiling or checking tool: on Ascend profile with msprof (or torch_npu.profiler).',
+      'zh-CN':
+        'NVIDIA 的性能分析或检查工具：昇腾上用 msprof（或 torch_npu.profiler）进行性能分析。',
+    },
+  },
+  {
     re: /\bTORCH_CUDA_ARCH_LIST\b/,
     say: {
       en: 'TORCH_CUDA_ARCH_LIST picks the GPU architectures nvcc compiles for: nothing on Ascend reads it (remove it).',
@@ -139,7 +176,8 @@ const SCRIPT_PATTERNS: {
     edit: () => 'hccl',
   },
   {
-    re: /(?<=\bdevice["']?\s*[:=]\s*["']?|--device[= ]["']?)cuda\b/,
+    // `device: cuda`, `--device cuda`, `DEVICE=${DEVICE:-cuda:0}`
+    re: /(?<=\b(?:device|DEVICE)["']?\s*[:=]\s*["']?(?:\$\{\w+:-)?|--device[= ]["']?)cuda\b/,
     say: { en: 'Device cuda: use npu.', 'zh-CN': '设备 cuda：改用 npu。' },
     edit: () => 'npu',
   },

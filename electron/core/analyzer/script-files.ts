@@ -115,8 +115,9 @@ const SCRIPT_PATTERNS: {
     },
   },
   {
-    // a build that compiles or links for CUDA: nvcc's -gencode, $(NVCC), libcudart / c10_cuda
-    re: /-gencode\b|\barch=compute_\d+|-l(?:cudart|c10_cuda|torch_cuda|cublas\w*|cudnn|nccl)\b|(?<![\w.-])NVCC(?:FLAGS)?(?![\w-])/,
+    // a build that compiles or links for CUDA: nvcc's -gencode, $(NVCC), libcudart / c10_cuda (a
+    // line that names nvcc itself is the nvcc pattern's)
+    re: /-gencode\b|\barch=compute_\d+|-l(?:cudart|c10_cuda|torch_cuda|cublas\w*|cudnn|nccl)\b|\$[({]NVCC[)}]|\bNVCCFLAGS\b/,
     say: {
       en: 'Compiles or links for CUDA: an operator for the NPU is an Ascend C kernel built with CANN and registered through torch_npu (or the operation written in PyTorch).',
       'zh-CN':

@@ -335,7 +335,6 @@ const EXPECTED: Record<string, string[]> = {
     'launch.sbatch:8:script.cuda-env',
     'launch.sbatch:9:script.cuda-env',
     'Makefile:3:script.cuda-env',
-    'Makefile:3:script.cuda-env',
     'Makefile:4:script.cuda-env',
     'Makefile:6:script.cuda-env',
     'Makefile:7:script.cuda-env',

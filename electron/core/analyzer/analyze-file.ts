@@ -2170,17 +2170,10 @@ function analyzeTree(
         const best = stmt.node && at >= 0 ? aliasedReference(c, n) : undefined;
         if (!best) continue;
         const rw = best.r.rewrite;
-        const segments = n.name.split('.');
-        const seg = rw?.kind === 'rename-segment' ? segments.indexOf(rw.from) : -1;
+        // not the root: the alias's uses are written through the alias, not the root's name
         const edits =
-          rw?.kind === 'rename-segment' && seg > 0
-            ? [
-                {
-                  start: at,
-                  end: at + n.name.length,
-                  text: segments.map((x, i) => (i === seg ? rw.to : x)).join('.'),
-                },
-              ]
+          rw?.kind === 'rename-segment'
+            ? pathRenamed(n.name, at, at + n.name.length, rw, 1)
             : undefined;
         add(best.r, stmt.node!, { name: n.name }, edits);
       }
@@ -2196,21 +2189,10 @@ function analyzeTree(
     if (!known || known.best.r.uses) continue;
     const { name, best } = known;
     const rw = best.r.rewrite;
-    const segments = module.text.split('.');
-    const at =
+    const edits =
       rw?.kind === 'rename-segment' &&
       (!rw.imports || stmt.names.every((n) => rw.imports!.includes(n.name)))
-        ? segments.indexOf(rw.from)
-        : -1;
-    const edits =
-      rw?.kind === 'rename-segment' && at >= 0
-        ? [
-            {
-              start: module.start,
-              end: module.end,
-              text: segments.map((seg, i) => (i === at ? rw.to : seg)).join('.'),
-            },
-          ]
+        ? pathRenamed(module.text, module.start, module.end, rw)
         : undefined;
     add(best.r, stmt.node!, { name }, edits);
   }
@@ -2778,6 +2760,23 @@ function findBackendSwitch(
  * `torch.cuda.synchronize` → `torch.npu.synchronize`: the segment named `from` in the chain. With
  * `from torch import cuda` … `cuda.synchronize()` the import is what changes; the use stays.
  */
+/**
+ * A module path written at [start, end) of an import, its segment `rw.from` (from the `first`th
+ * segment on) renamed to `rw.to`: `torch.cuda.amp` → `torch.npu.amp`. Undefined: no such segment.
+ */
+function pathRenamed(
+  path: string,
+  start: number,
+  end: number,
+  rw: { from: string; to: string },
+  first = 0,
+): Edit[] | undefined {
+  const segments = path.split('.');
+  const at = segments.indexOf(rw.from);
+  if (at < first) return undefined;
+  return [{ start, end, text: segments.map((seg, i) => (i === at ? rw.to : seg)).join('.') }];
+}
+
 function renameSegment(rule: Rule, chain: Node, source: string, name: string): Edit[] | undefined {
   const rw = rule.rewrite;
   if (rw?.kind === 'remove-statement') return removeStatement(chain, source);

@@ -306,6 +306,7 @@ const EXPECTED: Record<string, string[]> = {
     'trace.py:16:prof.torch-profiler',
     'trace.py:17:prof.cuda-activity',
     'trace.py:18:prof.torch-profiler',
+    'trace.py:26:prof.cuda-time-key',
   ],
   removals: [
     // a container entrypoint and a Makefile: the CUDA toolkit's path, NVIDIA's container runtime,
@@ -706,6 +707,9 @@ describe('what the variants say and fix', () => {
       'on_trace_ready=torch_npu.profiler.tensorboard_trace_handler(logdir),',
     );
     expect(trace.after).not.toContain('ProfilerActivity.CUDA');
+    // the profiler table sorted by the device column, not the CUDA one (zero on NPU)
+    expect(trace.after).toContain('table(sort_by="self_device_time_total", row_limit=10)');
+    expect(trace.after).toContain('table(sort_by="cpu_time_total")');
     // record_function is torch's alone, an alias is not the module's name: told, left as written
     expect(migrated.has('spans.py')).toBe(false);
   });

@@ -125,6 +125,109 @@ export function scanPackageDependencies(rel: string, src: string, finding: AddFi
   );
 }
 
+/** pip's options that take a value as the next word (`-r requirements.txt`, `-f URL`). */
+const PIP_VALUE_OPTIONS = new Set([
+  '-r',
+  '--requirement',
+  '-c',
+  '--constraint',
+  '-e',
+  '--editable',
+  '-f',
+  '--find-links',
+  '-i',
+  '--index-url',
+  '--extra-index-url',
+  '-t',
+  '--target',
+  '--prefix',
+  '--root',
+  '--src',
+  '--upgrade-strategy',
+  '--python-version',
+  '--platform',
+  '--implementation',
+  '--abi',
+  '--no-binary',
+  '--only-binary',
+  '--progress-bar',
+  '-C',
+  '--config-settings',
+  '--global-option',
+  '--install-option',
+  '--build-option',
+  '--trusted-host',
+  '--cache-dir',
+  '--log',
+  '--proxy',
+  '--timeout',
+  '--retries',
+  '--python',
+]);
+
+/**
+ * `pip install …` in a script, a Dockerfile or a CI workflow (continued over `\` lines): each
+ * package it names that has a rule is that rule's finding, where the name is written. Paths,
+ * URLs and the values of pip's options are not packages.
+ */
+export function scanInstallCommands(rel: string, src: string, finding: AddFinding): void {
+  const starts = newlineStarts(src);
+  const lineOf = (at: number) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  for (const cmd of src.matchAll(/(?<![\w-])pip3?\s+install(?![\w-])/g)) {
+    const line = lineOf(cmd.index);
+    // in a comment, or words an echo prints (`echo "pip install apex"`), it installs nothing
+    const before = src.slice(starts[line]!, cmd.index);
+    if (/(?:^|\s)#/.test(before) || /\b(?:echo|printf)\b[^;&|]*$/.test(before)) continue;
+    // the command's words: up to a shell separator, a comment or an unescaped line end
+    const word = /\\\r?\n|(&&|\|\||[;|)`]|#|\r?\n)|(["']?)([^\s"';|&)`]+)\2/y;
+    word.lastIndex = cmd.index + cmd[0].length;
+    let takesValue = false;
+    for (;;) {
+      const gap = /[ \t]*/y;
+      gap.lastIndex = word.lastIndex;
+      gap.exec(src);
+      word.lastIndex = gap.lastIndex;
+      const w = word.exec(src);
+      if (!w || w[1]) break;
+      const token = w[3];
+      if (!token) continue;
+      if (takesValue) {
+        takesValue = false;
+        continue;
+      }
+      if (token.startsWith('-')) {
+        takesValue = !token.includes('=') && PIP_VALUE_OPTIONS.has(token);
+        continue;
+      }
+      // a path, a URL, a wheel file, a variable: not a name on the index
+      if (/[/$\\]|^\.|\.whl$/.test(token)) continue;
+      const spelled = /^[A-Za-z0-9_.-]+/.exec(token)?.[0];
+      const ruleId = spelled ? packageRule(spelled) : undefined;
+      if (!ruleId) continue;
+      const at = w.index + w[2]!.length;
+      const i = lineOf(at);
+      const column = at - starts[i]! + 1;
+      finding(
+        ruleId,
+        rel,
+        { line: i + 1, column, endColumn: column + token.length },
+        {
+          vars: { name: spelled! },
+        },
+      );
+    }
+  }
+}
+
 /**
  * The rule for a distribution as packaging metadata spells it: any case and separator
  * (`Flash_Attn`), a nightly build (`triton-nightly`), a CUDA-versioned wheel (`cupy-cuda12x`).
@@ -322,6 +425,12 @@ export function scanCondaEnvironment(rel: string, src: string, finding: AddFindi
 
 /** torch==2.1.0+cu118 → torch==2.1.0; the cu118 index → the CPU one; CUDA runtime wheels go. */
 function cudaWheelEdit(line: string, at: number, removal: Edit): Edit {
+  // PyG's index names the torch build: its CPU wheels are under +cpu
+  const pyg = /(data\.pyg\.org\/whl\/torch-[\d.]+)\+cu\d+/.exec(line);
+  if (pyg) {
+    const s = at + pyg.index + pyg[1]!.length;
+    return { start: s, end: at + pyg.index + pyg[0].length, text: '+cpu' };
+  }
   const local = /\+cu\d+/.exec(line);
   if (local) return { start: at + local.index, end: at + local.index + local[0].length, text: '' };
   const index = /(download\.pytorch\.org\/whl\/)(cu\d+)/.exec(line);

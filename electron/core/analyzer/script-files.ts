@@ -6,14 +6,14 @@
 import type { Language } from '../../../shared/api';
 import { newlineStarts } from './line-matches';
 import { ruleMsg } from './rules';
-import type { AddFinding } from './dependency-files';
+import { scanInstallCommands, type AddFinding } from './dependency-files';
 
 export const SCRIPT_FILE =
   /(\.(sh|bash|zsh|ya?ml|cfg|ini|toml|env|sbatch|slurm|pbs)|(^|\/)Dockerfile[^/]*|(^|\/)Makefile)$/;
 
 /** A script or config without one of these holds nothing SCRIPT_PATTERNS looks for. */
 export const SCRIPT_WORDS =
-  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d/;
+  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install/;
 
 /** Launch scripts and configs: what a porter changes in them, line by line (not Python). */
 const SCRIPT_PATTERNS: {
@@ -67,14 +67,6 @@ const SCRIPT_PATTERNS: {
       en: 'CUDA / NCCL environment modules: on Ascend source CANN instead (source /usr/local/Ascend/ascend-toolkit/set_env.sh).',
       'zh-CN':
         'CUDA / NCCL 环境模块：昇腾上改为加载 CANN（source /usr/local/Ascend/ascend-toolkit/set_env.sh）。',
-    },
-  },
-  {
-    re: /\bpip3?\s+install\b.*\b(?:flash[-_]attn|xformers)\b/,
-    say: {
-      en: 'Installs flash-attn or xformers, which have no NPU build: leave it out (SDPA and torch_npu.npu_fusion_attention instead).',
-      'zh-CN':
-        '安装没有 NPU 版本的 flash-attn 或 xformers：去掉（改用 SDPA 与 torch_npu.npu_fusion_attention）。',
     },
   },
   {
@@ -162,6 +154,16 @@ const SCRIPT_PATTERNS: {
     edit: (m) => (m[0].startsWith('+') ? '' : 'cpu'),
   },
   {
+    // PyG's wheels for a CUDA build of torch (`-f https://data.pyg.org/whl/torch-2.1.0+cu118.html`)
+    re: /(?<=data\.pyg\.org\/whl\/torch-[\d.]+)\+cu\d+\b/,
+    say: {
+      en: "PyG's wheels for CUDA: on Ascend the CPU ones (+cpu), for the CPU build of torch that torch_npu runs on.",
+      'zh-CN':
+        'PyG 的 CUDA 版 wheel：昇腾上使用 CPU 版（+cpu），与 torch_npu 所依赖的 CPU 版 torch 对应。',
+    },
+    edit: () => '+cpu',
+  },
+  {
     // Python inside a script (`python -c "…"`, a here-document): torch.cuda there as anywhere
     re: /\btorch\.cuda\.(?:is_available|device_count|get_device_name|get_device_properties|current_device|set_device|mem_get_info|memory_allocated|max_memory_allocated|empty_cache|synchronize|is_bf16_supported|get_device_capability)\b/,
     say: {
@@ -177,8 +179,9 @@ const SCRIPT_PATTERNS: {
     edit: () => 'hccl',
   },
   {
-    // `device: cuda`, `--device cuda`, `DEVICE=${DEVICE:-cuda:0}`
-    re: /(?<=\b(?:device|DEVICE)["']?\s*[:=]\s*["']?(?:\$\{\w+:-)?|--device[= ]["']?)cuda\b/,
+    // `device: cuda`, `sim_device: cuda:0`, `--device cuda`, `--rl_device cuda:0`,
+    // `DEVICE=${DEVICE:-cuda:0}`
+    re: /(?<=\b\w*(?:device|DEVICE)["']?\s*[:=]\s*["']?(?:\$\{\w+:-)?|--(?:[\w-]*[-_])?device[= ]["']?)cuda\b/,
     say: { en: 'Device cuda: use npu.', 'zh-CN': '设备 cuda：改用 npu。' },
     edit: () => 'npu',
   },
@@ -237,4 +240,6 @@ export function scanScript(rel: string, src: string, lang: Language, finding: Ad
       );
     }
   });
+  // the packages it installs: the same rules as a requirements file's
+  scanInstallCommands(rel, src, finding);
 }

@@ -206,6 +206,33 @@ const EXPECTED: Record<string, string[]> = {
     'wrappers.py:8:ext.op-wrapper',
     'wrappers.py:9:ext.op-wrapper',
   ],
+  installs: [
+    // warp-ctc's loss and MinkowskiEngine: operator libraries without an NPU build, told at use
+    'ctc.py:2:lib.cuda-ops',
+    'ctc.py:6:lib.cuda-ops-call',
+    'ctc.py:12:lib.cuda-ops',
+    'ctc.py:14:lib.cuda-ops-call',
+    // `pip install` in a Dockerfile and a script: each package its rule's, as in requirements;
+    // paths, URLs, option values, comments and an echo's words are no packages
+    'Dockerfile:5:lib.cuda-ops',
+    'Dockerfile:5:lib.cuda-ops',
+    'Dockerfile:6:lib.pyg-ext',
+    'Dockerfile:6:lib.pyg-ext',
+    'Dockerfile:6:script.cuda-env',
+    'Dockerfile:8:lib.flash-attn',
+    'Dockerfile:9:lib.xformers',
+    'requirements.txt:1:req.torch-npu',
+    'requirements.txt:2:req.cuda-wheel',
+    'requirements.txt:3:lib.pyg-ext',
+    'requirements.txt:4:lib.nvidia-only',
+    // any key or flag naming a device (`sim_device: cuda:0`), not `--device-ids`
+    'rl.yaml:4:script.cuda-env',
+    'rl.yaml:5:script.cuda-env',
+    'rl.yaml:8:script.cuda-env',
+    'run.sh:3:lib.nvidia-only',
+    'run.sh:3:lib.cuda-ops',
+    'run.sh:4:script.cuda-env',
+  ],
   lightning: [
     // its config and CLI: the accelerator, the DDP backend, an MPT-style `attn_impl: flash`
     'config.yaml:3:script.cuda-env',
@@ -332,7 +359,7 @@ const EXPECTED: Record<string, string[]> = {
     'launch_sft.sh:19:script.cuda-env',
     'launch_sft.sh:20:script.cuda-env',
     'launch.sbatch:4:script.cuda-env',
-    'launch.sbatch:6:script.cuda-env',
+    'launch.sbatch:6:lib.flash-attn',
     'launch.sbatch:8:script.cuda-env',
     'launch.sbatch:9:script.cuda-env',
     'Makefile:3:script.cuda-env',
@@ -676,6 +703,24 @@ describe('what the variants say and fix', () => {
     expect(sft).toContain(
       'pip install torch==2.3.1 --index-url https://download.pytorch.org/whl/cpu\n',
     );
+    // PyG's wheels for a CUDA torch become its CPU ones, in a Dockerfile as in requirements
+    expect((await after('installs', 'Dockerfile')).after).toContain(
+      'pip install torch-scatter torch-cluster -f https://data.pyg.org/whl/torch-2.1.0+cpu.html\n',
+    );
+    expect((await after('installs', 'requirements.txt')).after).toContain(
+      '-f https://data.pyg.org/whl/torch-2.1.0+cpu.html\ntorch-scatter==2.1.2\n',
+    );
+    expect((await after('installs', 'rl.yaml')).after).toContain(
+      '  sim_device: npu:0\n  rl_device: "npu:0"\n  graphics_device_id: 0\ntrain:\n  device: npu\n',
+    );
+    expect((await after('installs', 'run.sh')).after).toContain(
+      'python train.py --rl_device npu:0 --sim-device npu:0 --device-ids 0,1\n',
+    );
+    const installs = await scanProject(join(VARIANTS, 'installs'));
+    expect(find(installs, 'run.sh:3:lib.nvidia-only').message).toBe(
+      'faiss-gpu runs on NVIDIA GPUs only.',
+    );
+    expect(find(installs, 'Dockerfile:8:lib.flash-attn').column).toBe(9);
     const removals = await scanProject(join(VARIANTS, 'removals'));
     expect(find(removals, 'launch_sft.sh:6:script.cuda-env').message).toContain(
       'torch.cuda in inline Python',

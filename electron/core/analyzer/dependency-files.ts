@@ -126,44 +126,15 @@ export function scanPackageDependencies(rel: string, src: string, finding: AddFi
 }
 
 /** pip's options that take a value as the next word (`-r requirements.txt`, `-f URL`). */
-const PIP_VALUE_OPTIONS = new Set([
-  '-r',
-  '--requirement',
-  '-c',
-  '--constraint',
-  '-e',
-  '--editable',
-  '-f',
-  '--find-links',
-  '-i',
-  '--index-url',
-  '--extra-index-url',
-  '-t',
-  '--target',
-  '--prefix',
-  '--root',
-  '--src',
-  '--upgrade-strategy',
-  '--python-version',
-  '--platform',
-  '--implementation',
-  '--abi',
-  '--no-binary',
-  '--only-binary',
-  '--progress-bar',
-  '-C',
-  '--config-settings',
-  '--global-option',
-  '--install-option',
-  '--build-option',
-  '--trusted-host',
-  '--cache-dir',
-  '--log',
-  '--proxy',
-  '--timeout',
-  '--retries',
-  '--python',
-]);
+const PIP_VALUE_OPTIONS = new Set(
+  (
+    '-r --requirement -c --constraint -e --editable -f --find-links -i --index-url ' +
+    '--extra-index-url -t --target --prefix --root --src --upgrade-strategy --python-version ' +
+    '--platform --implementation --abi --no-binary --only-binary --progress-bar -C ' +
+    '--config-settings --global-option --install-option --build-option --trusted-host ' +
+    '--cache-dir --log --proxy --timeout --retries --python'
+  ).split(' '),
+);
 
 /**
  * `pip install …` in a script, a Dockerfile or a CI workflow (continued over `\` lines): each

@@ -13,7 +13,7 @@ export const SCRIPT_FILE =
 
 /** A script or config without one of these holds nothing SCRIPT_PATTERNS looks for. */
 export const SCRIPT_WORDS =
-  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install/;
+  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel/;
 
 /** Launch scripts and configs: what a porter changes in them, line by line (not Python). */
 const SCRIPT_PATTERNS: {
@@ -162,6 +162,15 @@ const SCRIPT_PATTERNS: {
         'PyG 的 CUDA 版 wheel：昇腾上使用 CPU 版（+cpu），与 torch_npu 所依赖的 CPU 版 torch 对应。',
     },
     edit: () => '+cpu',
+  },
+  {
+    // ffmpeg on NVIDIA's video hardware: `-hwaccel cuda`, `-c:v h264_nvenc`, `-c:v hevc_cuvid`
+    re: /(?<![\w-])-hwaccel\s+(?:cuda|cuvid|nvdec)\b|\b(?:h264|hevc|av1|vp[89]|mpeg[124]|mjpeg|vc1)_(?:cuvid|nvenc|nvdec)\b/,
+    say: {
+      en: "ffmpeg on NVIDIA's NVDEC / NVENC: not on an Ascend host. Decode and encode on the CPU (h264, hevc; libx264, libx265), or with Ascend DVPP.",
+      'zh-CN':
+        'ffmpeg 使用 NVIDIA 的 NVDEC / NVENC：昇腾主机上没有。改为在 CPU 上编解码（h264、hevc；libx264、libx265），或使用昇腾 DVPP。',
+    },
   },
   {
     // Python inside a script (`python -c "…"`, a here-document): torch.cuda there as anywhere

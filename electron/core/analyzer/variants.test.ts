@@ -141,6 +141,10 @@ const EXPECTED: Record<string, string[]> = {
     'alibi.py:7:op.baddbmm',
     'alibi.py:8:op.baddbmm-method',
     'alibi.py:16:device.cuda-method',
+    // tinygemm's int4 kernels, however torch.ops.aten is reached; other aten ops quiet
+    'int4.py:6:op.int4pack',
+    'int4.py:10:op.int4pack',
+    'int4.py:16:op.int4pack',
     'rope.py:9:op.complex-rope',
     'rope.py:15:op.complex-rope',
     'rope.py:24:op.complex-rope',
@@ -232,6 +236,14 @@ const EXPECTED: Record<string, string[]> = {
     'run.sh:3:lib.nvidia-only',
     'run.sh:3:lib.cuda-ops',
     'run.sh:4:script.cuda-env',
+  ],
+  video: [
+    // NVDEC / NVENC codec names and decord's GPU context; software codecs quiet
+    'decode.py:6:video.nvdec-codec',
+    'decode.py:6:video.nvdec-codec',
+    'decode.py:10:video.decord-gpu',
+    'decode.py:18:video.nvdec-codec',
+    'transcode.sh:2:script.cuda-env',
   ],
   lightning: [
     // its config and CLI: the accelerator, the DDP backend, an MPT-style `attn_impl: flash`
@@ -800,6 +812,18 @@ describe('what the variants say and fix', () => {
     expect(find(slurm, 'launch_sft.sh:9:script.cuda-env').message).toContain('import torch_npu');
     expect(find(slurm, 'launch_sft.sh:14:script.cuda-env').message).toContain('flash-attn');
     expect(find(slurm, 'launch_sft.sh:17:script.cuda-env').message).toContain('nvcc');
+    const video = await scanProject(join(VARIANTS, 'video'), { lang: 'zh-CN' });
+    expect(find(video, 'decode.py:18:video.nvdec-codec').message).toBe(
+      '"h264_nvenc"：使用 NVIDIA NVDEC / NVENC 硬件的 ffmpeg 编解码器，昇腾主机上没有该硬件。',
+    );
+    expect(find(video, 'decode.py:10:video.decord-gpu').fix?.description).toContain(
+      'decord.cpu(0)',
+    );
+    expect(find(video, 'transcode.sh:2:script.cuda-env').message).toContain('DVPP');
+    const int4 = await scanProject(join(VARIANTS, 'ops'), { lang: 'zh-CN' });
+    expect(find(int4, 'int4.py:6:op.int4pack').fix?.description).toContain(
+      'torch_npu.npu_weight_quant_batchmatmul',
+    );
     const rnn = await scanProject(join(VARIANTS, 'ops'), { lang: 'zh-CN' });
     expect(find(rnn, 'speech_rnn.py:11:op.packed-sequence').message).toBe(
       'torch.nn.utils.rnn.pack_padded_sequence：NPU 不支持打包序列。',

@@ -1582,6 +1582,8 @@ function analyzeTree(
     for (const { r, re } of c.strings) {
       if (!re.test(content.value)) continue;
       if (compared && r.match.notCompared) continue;
+      if (r.match.dictKey && !(node.parent?.type === 'pair' && firstChild(node.parent, node)))
+        continue;
       if (r.match.onlyCompared) {
         const comparison = comparedIn(node);
         if (!comparison) continue;

@@ -37,6 +37,8 @@ const Match = z.discriminatedUnion('kind', [
     comparedWith: z.string().optional(),
     /** With onlyCompared: not when compared with a name matching this (a norm's order: `ord`). */
     notComparedWith: z.string().optional(),
+    /** Only as a dict's key: `{"GPU": 1}`, a Ray resource request. */
+    dictKey: z.boolean().optional(),
   }),
   /** A function definition whose name matches: `def enable_xformers_memory_efficient_attention`. */
   z.object({ kind: z.literal('definition'), regex: z.string() }),

@@ -9,11 +9,11 @@ import { ruleMsg } from './rules';
 import { scanInstallCommands, type AddFinding } from './dependency-files';
 
 export const SCRIPT_FILE =
-  /(\.(sh|bash|zsh|ya?ml|cfg|ini|toml|env|sbatch|slurm|pbs)|(^|\/)Dockerfile[^/]*|(^|\/)Makefile)$/;
+  /(\.(sh|bash|zsh|ya?ml|cfg|ini|toml|env|sbatch|slurm|pbs|cmake)|(^|\/)(?:Dockerfile[^/]*|Makefile|CMakeLists\.txt))$/;
 
 /** A script or config without one of these holds nothing SCRIPT_PATTERNS looks for. */
 export const SCRIPT_WORDS =
-  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel/;
+  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus/;
 
 /** Launch scripts and configs: what a porter changes in them, line by line (not Python). */
 const SCRIPT_PATTERNS: {
@@ -22,7 +22,8 @@ const SCRIPT_PATTERNS: {
   edit?: (m: RegExpMatchArray) => string;
 }[] = [
   {
-    re: /\bCUDA_VISIBLE_DEVICES\b/,
+    // Ray's switch that leaves the variable to the code: RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES
+    re: /(?:\b|(?<=\bRAY_EXPERIMENTAL_NOSET_))CUDA_VISIBLE_DEVICES\b/,
     say: {
       en: 'CUDA_VISIBLE_DEVICES does not select NPUs: use ASCEND_RT_VISIBLE_DEVICES.',
       'zh-CN': 'CUDA_VISIBLE_DEVICES 不能选择 NPU：改用 ASCEND_RT_VISIBLE_DEVICES。',
@@ -173,6 +174,33 @@ const SCRIPT_PATTERNS: {
     },
   },
   {
+    // a Ray node started with GPUs: its NPUs are Ray's resource "NPU", found by Ray itself
+    re: /(?<=\bray\s+start\b.*)--num-gpus\b/,
+    say: {
+      en: 'ray start --num-gpus declares GPUs: an Ascend node\'s NPUs are Ray\'s resource "NPU" (detected, or --resources=\'{"NPU": n}\'); tasks ask for them with resources={"NPU": n}.',
+      'zh-CN':
+        'ray start --num-gpus 声明的是 GPU：昇腾节点的 NPU 在 Ray 中是资源 "NPU"（自动识别，或 --resources=\'{"NPU": n}\'）；任务用 resources={"NPU": n} 申请。',
+    },
+  },
+  {
+    // CMake building for CUDA: the language (fails without nvcc), the toolkit, its libraries
+    re: /^\s*project\s*\(.*\bLANGUAGES\b[^)]*\bCUDA\b|\benable_language\s*\(\s*CUDA\b|\bfind_package\s*\(\s*(?:CUDA|CUDAToolkit)\b|\bCUDA::\w+/,
+    say: {
+      en: 'CMake builds for CUDA (its language, toolkit or libraries), which an Ascend host does not have: build the NPU operators with CANN (Ascend C, registered through torch_npu), or leave the CUDA part out of the build.',
+      'zh-CN':
+        'CMake 为 CUDA 构建（CUDA 语言、工具包或其库），昇腾主机上没有这些：NPU 算子用 CANN 构建（Ascend C，通过 torch_npu 注册），或把 CUDA 部分移出构建。',
+    },
+  },
+  {
+    // a container given NVIDIA GPUs: `docker run --gpus all`, compose's `runtime: nvidia`
+    re: /(?<![\w-])--gpus(?:=|\s+)\S+|(?<=\bruntime:\s*|--runtime[= ])nvidia\b|(?<=\bdriver:\s*)nvidia\b/,
+    say: {
+      en: "Gives a container NVIDIA GPUs: with Ascend-Docker-Runtime pass ASCEND_VISIBLE_DEVICES (or map /dev/davinci*, /dev/davinci_manager, /dev/devmm_svm, /dev/hisi_hdc and the driver's folder).",
+      'zh-CN':
+        '为容器分配 NVIDIA GPU：使用 Ascend-Docker-Runtime 时传入 ASCEND_VISIBLE_DEVICES（或映射 /dev/davinci*、/dev/davinci_manager、/dev/devmm_svm、/dev/hisi_hdc 及驱动目录）。',
+    },
+  },
+  {
     // Python inside a script (`python -c "…"`, a here-document): torch.cuda there as anywhere
     re: /\btorch\.cuda\.(?:is_available|device_count|get_device_name|get_device_properties|current_device|set_device|mem_get_info|memory_allocated|max_memory_allocated|empty_cache|synchronize|is_bf16_supported|get_device_capability)\b/,
     say: {
@@ -213,7 +241,8 @@ const SCRIPT_PATTERNS: {
     edit: () => 'MULTI_NPU',
   },
   {
-    re: /^\s*FROM\s+(nvidia\/cuda|nvcr\.io\/\S+|pytorch\/pytorch:\S*cuda\S*)/i,
+    // a Dockerfile's base, or a CI job's or compose service's `image:`
+    re: /^\s*(?:FROM\s+|-?\s*image:\s*["']?)(nvidia\/cuda|nvcr\.io\/\S+|pytorch\/pytorch:\S*cuda\S*)/i,
     say: {
       en: 'CUDA base image: build on an Ascend image with CANN (e.g. ascendai/cann) instead.',
       'zh-CN': 'CUDA 基础镜像：改用带 CANN 的昇腾镜像（如 ascendai/cann）。',

@@ -245,6 +245,28 @@ const EXPECTED: Record<string, string[]> = {
     'decode.py:18:video.nvdec-codec',
     'transcode.sh:2:script.cuda-env',
   ],
+  ray: [
+    // GPUs asked of Ray (num_gpus in ray.remote and .options, a "GPU" bundle key) and its
+    // switch that leaves CUDA_VISIBLE_DEVICES to the code; CPU requests and "GPU" as a value quiet
+    'engines.py:7:dist.ray-num-gpus',
+    'engines.py:19:env.cuda-visible-devices',
+    'engines.py:21:dist.ray-gpu-resource',
+    'engines.py:23:dist.ray-options-gpus',
+    'launch.sh:2:script.cuda-env',
+    'launch.sh:3:script.cuda-env',
+  ],
+  builds: [
+    // CMake's CUDA language, toolkit and libraries (a CXX-only project quiet); CUDA images and
+    // NVIDIA's container runtime in a CI job and a compose file (runc quiet)
+    'CMakeLists.txt:2:script.cuda-env',
+    'CMakeLists.txt:6:script.cuda-env',
+    'CMakeLists.txt:9:script.cuda-env',
+    'docker-compose.yml:3:script.cuda-env',
+    'docker-compose.yml:4:script.cuda-env',
+    'docker-compose.yml:9:script.cuda-env',
+    'gpu-tests.yml:7:script.cuda-env',
+    'gpu-tests.yml:8:script.cuda-env',
+  ],
   lightning: [
     // its config and CLI: the accelerator, the DDP backend, an MPT-style `attn_impl: flash`
     'config.yaml:3:script.cuda-env',
@@ -781,6 +803,23 @@ describe('what the variants say and fix', () => {
     expect(grid.fix?.description).toContain('TRITON_ALL_BLOCKS_PARALLEL=1');
     // mm_kernel's second axis is for the same fix: fold it into the first
     expect(grid.fix?.description).toContain('fold a second or third grid axis into the first');
+  });
+
+  it('Ray: GPU requests are told, a "GPU" bundle key and the NOSET switch are rewritten', async () => {
+    const parser = await pythonParser();
+    const ray = migratedFiles(await scanProject(join(VARIANTS, 'ray')), 'rewrite', parser);
+    expect(ray.get('engines.py')!.after).toContain(
+      'os.environ.get("RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES")',
+    );
+    expect(ray.get('engines.py')!.after).toContain('bundles = [{"NPU": 1, "CPU": 1} for');
+    expect(ray.get('engines.py')!.after).toContain('info = {"accelerator": "GPU", "count": n}');
+    expect(ray.get('launch.sh')!.after).toContain(
+      'export RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES=1\n',
+    );
+    const scan = await scanProject(join(VARIANTS, 'ray'), { lang: 'zh-CN' });
+    expect(find(scan, 'engines.py:23:dist.ray-options-gpus').fix?.description).toBe(
+      '用 resources={"NPU": n} 代替 num_gpus=n。',
+    );
   });
 
   it('zh-CN text for the new rules', async () => {

@@ -98,10 +98,13 @@ if (python) {
     { encoding: 'utf8' },
   );
   console.log(score.replace(/^findings: .*\n/, '').trimEnd());
-  // the same score on bench/probe … probe6: constructs written independently of the rules by
+  // the same score on each bench/probe*: constructs written independently of the rules by
   // helper sessions (synthetic, labelled by judgement; see their READMEs), a second
   // check that the rules generalise
-  for (const name of ['probe', 'probe2', 'probe3', 'probe4', 'probe5', 'probe6']) {
+  const probes = readdirSync(join(root, 'bench'))
+    .filter((name) => /^probe\d*$/.test(name))
+    .sort((a, b) => Number(a.slice(5) || 1) - Number(b.slice(5) || 1));
+  for (const name of probes) {
     const probe = join(root, 'bench', name);
     const probeFindings = join(tmp, `${name}-scan.json`);
     scanOnce(join(probe, 'files'), probeFindings);

@@ -145,6 +145,7 @@ const EXPECTED: Record<string, string[]> = {
     'int4.py:6:op.int4pack',
     'int4.py:10:op.int4pack',
     'int4.py:16:op.int4pack',
+    'int4.py:20:op.int-mm',
     'rope.py:9:op.complex-rope',
     'rope.py:15:op.complex-rope',
     'rope.py:24:op.complex-rope',

@@ -1584,6 +1584,7 @@ function analyzeTree(
       if (compared && r.match.notCompared) continue;
       if (r.match.dictKey && !(node.parent?.type === 'pair' && firstChild(node.parent, node)))
         continue;
+      if (r.match.envSet && !envSet(node)) continue;
       if (r.match.onlyCompared) {
         const comparison = comparedIn(node);
         if (!comparison) continue;
@@ -2427,6 +2428,26 @@ function assignmentOf(ident: Node): Node | null {
 
 /** A comparison operand, itself or as the argument of a call: `x == float("inf")`. */
 /** The comparison a node is an operand of, itself or as a call's argument (`float("inf")`). */
+/**
+ * Whether a string names an environment variable being set: the key of `os.environ[…] = …`
+ * (or `+=`), or the first argument of `….setdefault(…)` / `putenv(…)`.
+ */
+function envSet(node: Node): boolean {
+  const up = node.parent;
+  if (up?.type === 'subscript') {
+    const stmt = up.parent;
+    return (
+      (stmt?.type === 'assignment' || stmt?.type === 'augmented_assignment') &&
+      stmt.childForFieldName('left')?.startIndex === up.startIndex
+    );
+  }
+  if (up?.type !== 'argument_list' || up.parent?.type !== 'call') return false;
+  const callee = up.parent.childForFieldName('function')?.text ?? '';
+  return (
+    /(?:\.setdefault|\bputenv)$/.test(callee) && up.namedChildren[0]?.startIndex === node.startIndex
+  );
+}
+
 function comparedIn(node: Node): Node | null {
   let n: Node | null = node;
   if (n.parent?.type === 'argument_list' && n.parent.parent?.type === 'call') n = n.parent.parent;

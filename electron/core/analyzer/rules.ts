@@ -39,6 +39,11 @@ const Match = z.discriminatedUnion('kind', [
     notComparedWith: z.string().optional(),
     /** Only as a dict's key: `{"GPU": 1}`, a Ray resource request. */
     dictKey: z.boolean().optional(),
+    /**
+     * Only where it names a variable being set: `os.environ["X"] = …`,
+     * `os.environ.setdefault("X", …)`, `os.putenv("X", …)`; not where it is read.
+     */
+    envSet: z.boolean().optional(),
   }),
   /** A function definition whose name matches: `def enable_xformers_memory_efficient_attention`. */
   z.object({ kind: z.literal('definition'), regex: z.string() }),

@@ -265,8 +265,16 @@ const EXPECTED: Record<string, string[]> = {
     'docker-compose.yml:3:script.cuda-env',
     'docker-compose.yml:4:script.cuda-env',
     'docker-compose.yml:9:script.cuda-env',
+    // conda's names for PyG's compiled extensions (pyg channel)
+    'environment.yml:7:lib.pyg-ext',
+    'environment.yml:8:lib.pyg-ext',
     'gpu-tests.yml:7:script.cuda-env',
     'gpu-tests.yml:8:script.cuda-env',
+    // TORCH_CUDA_ARCH_LIST where it is set, not where it is read or tested
+    'setup.py:3:env.torch-cuda-arch-list',
+    'setup.py:4:env.torch-cuda-arch-list',
+    // CUTLASS among Inductor's GEMM backends; ATen and Triton alone quiet
+    'tune.py:3:compile.cutlass-backend',
   ],
   lightning: [
     // its config and CLI: the accelerator, the DDP backend, an MPT-style `attn_impl: flash`
@@ -804,6 +812,14 @@ describe('what the variants say and fix', () => {
     expect(grid.fix?.description).toContain('TRITON_ALL_BLOCKS_PARALLEL=1');
     // mm_kernel's second axis is for the same fix: fold it into the first
     expect(grid.fix?.description).toContain('fold a second or third grid axis into the first');
+  });
+
+  it('Inductor without CUTLASS: the backend list keeps ATen and Triton', async () => {
+    const parser = await pythonParser();
+    const builds = migratedFiles(await scanProject(join(VARIANTS, 'builds')), 'rewrite', parser);
+    expect(builds.get('tune.py')!.after).toContain(
+      'inductor_config.max_autotune_gemm_backends = "ATEN,TRITON"\ninductor_config.max_autotune_gemm_backends = "ATEN,TRITON"\n',
+    );
   });
 
   it('Ray: GPU requests are told, a "GPU" bundle key and the NOSET switch are rewritten', async () => {

@@ -373,12 +373,19 @@ describe('scan inputs', () => {
     // after them (files go in path order), with the same parser: a cancelled parse must not
     // resume in the next file
     writeFileSync(join(dir, 'c_ok.py'), 'import torch\nx = torch.zeros(1).cuda()\n');
+    // a launch script of lines made to be slow for its patterns: given up the same way, the
+    // finding of its first line with it
+    writeFileSync(
+      join(dir, 'd_launch.sh'),
+      `export CUDA_VISIBLE_DEVICES=0\n${`${'attn_implementation '.repeat(100)}= sdpa\n`.repeat(400)}`,
+    );
     const scan = await scanProject(dir, { fileBudgetMs: 300 });
     expect(scan.warnings.map(textIn('en'))).toEqual([
+      'd_launch.sh: not analysed: it was given up after 0.3 s (syntax errors or generated text make it too costly to read); fix its syntax or exclude it from the scan',
       'a_calls.py: not analysed: it was given up after 0.3 s (syntax errors or generated text make it too costly to read); fix its syntax or exclude it from the scan',
       'b_string.py: not analysed: it was given up after 0.3 s (syntax errors or generated text make it too costly to read); fix its syntax or exclude it from the scan',
     ]);
-    expect(textIn('zh-CN')(scan.warnings[0]!)).toBe(
+    expect(textIn('zh-CN')(scan.warnings[1]!)).toBe(
       'a_calls.py：未分析：用时超过 0.3 秒后放弃（语法错误或生成的文本使其读取代价过高）；请修正其语法，或将其排除在扫描之外',
     );
     // neither their lines nor findings count; the file after them is analysed as ever

@@ -6,7 +6,7 @@
  */
 import type { Msg } from '../../../shared/api/text';
 import { loadKnowledge } from '../knowledge/load';
-import type { Edit } from './analyze-file';
+import { TooCostly, type Edit } from './analyze-file';
 import { newlineStarts } from './line-matches';
 import { requirementLibs } from './rules';
 
@@ -141,7 +141,13 @@ const PIP_VALUE_OPTIONS = new Set(
  * package it names that has a rule is that rule's finding, where the name is written. Paths,
  * URLs and the values of pip's options are not packages.
  */
-export function scanInstallCommands(rel: string, src: string, finding: AddFinding): void {
+export function scanInstallCommands(
+  rel: string,
+  src: string,
+  finding: AddFinding,
+  /** performance.now() past which the file is given up (TooCostly). */
+  deadline = Infinity,
+): void {
   const starts = newlineStarts(src);
   const lineOf = (at: number) => {
     let lo = 0;
@@ -153,11 +159,19 @@ export function scanInstallCommands(rel: string, src: string, finding: AddFindin
     }
     return lo;
   };
+  /** Where the last command's words ended: a command inside them was read with them. */
+  let readTo = 0;
   for (const cmd of src.matchAll(/(?<![\w-])pip3?\s+install(?![\w-])/g)) {
+    if (cmd.index < readTo) continue;
     const line = lineOf(cmd.index);
+    if (performance.now() > deadline) throw new TooCostly();
     // in a comment, or words an echo prints (`echo "pip install apex"`), it installs nothing
-    const before = src.slice(starts[line]!, cmd.index);
-    if (/(?:^|\s)#/.test(before) || /\b(?:echo|printf)\b[^;&|]*$/.test(before)) continue;
+    // (what is before it on its line read only so far back: a line of commands stays linear)
+    const before = src.slice(Math.max(starts[line]!, cmd.index - 512), cmd.index);
+    const command = before.slice(
+      Math.max(...[';', '&', '|'].map((c) => before.lastIndexOf(c))) + 1,
+    );
+    if (/(?:^|\s)#/.test(before) || /\b(?:echo|printf)\b/.test(command)) continue;
     // the command's words: up to a shell separator, a comment or an unescaped line end
     const word = /\\\r?\n|(&&|\|\||[;|)`]|#|\r?\n)|(["']?)([^\s"';|&)`]+)\2/y;
     word.lastIndex = cmd.index + cmd[0].length;
@@ -168,7 +182,9 @@ export function scanInstallCommands(rel: string, src: string, finding: AddFindin
       gap.exec(src);
       word.lastIndex = gap.lastIndex;
       const w = word.exec(src);
-      if (!w || w[1]) break;
+      if (!w) break;
+      readTo = word.lastIndex;
+      if (w[1]) break;
       const token = w[3];
       if (!token) continue;
       if (takesValue) {

@@ -6,14 +6,20 @@ import { Worker } from 'node:worker_threads';
 import { appRoot } from '../paths';
 import type { Effort, Language } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
-import { byText, type Edit, type Finding } from './analyze-file';
+import { byText, TooCostly, type Edit, type Finding } from './analyze-file';
 import {
   isCondaEnvironment,
   scanCondaEnvironment,
   scanPackageDependencies,
   scanRequirements,
 } from './dependency-files';
-import { analyzePythonFile, bomShifted, NOT_TEXT, type PythonResult } from './python-file';
+import {
+  analyzePythonFile,
+  bomShifted,
+  fileBudgetMs,
+  NOT_TEXT,
+  type PythonResult,
+} from './python-file';
 import { pythonParser } from './python-parser';
 import { SCRIPT_FILE, SCRIPT_WORDS, scanScript } from './script-files';
 import { loadRules, ruleMsg, type Rule } from './rules';
@@ -362,10 +368,22 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
    * A text file's line rules, run on its text without a UTF-8 byte-order mark: columns as editors
    * count them, and the edits placed back in the file as it is (as for Python files).
    */
-  const lineRules = (raw: string, scan: (src: string) => void) => {
+  const lineRules = (raw: string, scan: (src: string, deadline: number) => void, rel = '') => {
     const bom = raw.charCodeAt(0) === 0xfeff;
     const before = findings.length;
-    scan(bom ? raw.slice(1) : raw);
+    // a script's patterns read each line whole: text made to be slow to read is given up as a
+    // Python file is, its findings with it
+    const budget = opts.fileBudgetMs ?? fileBudgetMs(raw.length);
+    try {
+      scan(bom ? raw.slice(1) : raw, performance.now() + budget);
+    } catch (err) {
+      if (!(err instanceof TooCostly)) throw err;
+      findings.length = before;
+      warnings.push(
+        msg('stage-code:tooCostly', { file: rel, seconds: Math.round(budget / 100) / 10 }),
+      );
+      return false;
+    }
     if (bom) for (let i = before; i < findings.length; i++) bomShifted(findings[i]!);
     return findings.length > before;
   };
@@ -411,7 +429,10 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
         sources.set(rel, { text: src, kind: 'text', entryPoint: false, importsTorch: false });
       if (!rel.endsWith('.py')) {
         // a uv index of CUDA wheels is edited too: the text kept for that fix as well
-        if (SCRIPT_WORDS.test(src) && lineRules(src, (t) => scanScript(rel, t, lang, finding)))
+        if (
+          SCRIPT_WORDS.test(src) &&
+          lineRules(src, (t, deadline) => scanScript(rel, t, lang, finding, deadline), rel)
+        )
           sources.set(rel, { text: src, kind: 'text', entryPoint: false, importsTorch: false });
         continue;
       }
@@ -424,7 +445,8 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
         isCondaEnvironment(rel, src) &&
         lineRules(src, (t) => scanCondaEnvironment(rel, t, finding));
       const script =
-        SCRIPT_WORDS.test(src) && lineRules(src, (t) => scanScript(rel, t, lang, finding));
+        SCRIPT_WORDS.test(src) &&
+        lineRules(src, (t, deadline) => scanScript(rel, t, lang, finding, deadline), rel);
       if (conda || script)
         sources.set(rel, { text: src, kind: 'text', entryPoint: false, importsTorch: false });
       continue;

@@ -6,6 +6,7 @@
 import type { Language } from '../../../shared/api';
 import { newlineStarts } from './line-matches';
 import { ruleMsg } from './rules';
+import { TooCostly } from './analyze-file';
 import { scanInstallCommands, type AddFinding } from './dependency-files';
 
 export const SCRIPT_FILE =
@@ -184,7 +185,7 @@ const SCRIPT_PATTERNS: {
   },
   {
     // CMake building for CUDA: the language (fails without nvcc), the toolkit, its libraries
-    re: /^\s*project\s*\(.*\bLANGUAGES\b[^)]*\bCUDA\b|\benable_language\s*\(\s*CUDA\b|\bfind_package\s*\(\s*(?:CUDA|CUDAToolkit)\b|\bCUDA::\w+/,
+    re: /^\s*project\s*\((?=[^)]*\bLANGUAGES\b)[^)]*\bCUDA\b|\benable_language\s*\(\s*CUDA\b|\bfind_package\s*\(\s*(?:CUDA|CUDAToolkit)\b|\bCUDA::\w+/,
     say: {
       en: 'CMake builds for CUDA (its language, toolkit or libraries), which an Ascend host does not have: build the NPU operators with CANN (Ascend C, registered through torch_npu), or leave the CUDA part out of the build.',
       'zh-CN':
@@ -250,9 +251,24 @@ const SCRIPT_PATTERNS: {
   },
 ];
 
-export function scanScript(rel: string, src: string, lang: Language, finding: AddFinding): void {
+/**
+ * A line's first MAX_LINE characters are what the patterns read: their lookbehinds make a line
+ * quadratic to read, and no hand-written script line is this long (a generated one is no porter's).
+ */
+const MAX_LINE = 2000;
+
+export function scanScript(
+  rel: string,
+  src: string,
+  lang: Language,
+  finding: AddFinding,
+  /** performance.now() past which the file is given up (TooCostly). */
+  deadline = Infinity,
+): void {
   const starts = newlineStarts(src);
-  src.split('\n').forEach((line, i) => {
+  src.split('\n').forEach((whole, i) => {
+    if (performance.now() > deadline) throw new TooCostly();
+    const line = whole.length > MAX_LINE ? whole.slice(0, MAX_LINE) : whole;
     if (/^\s*#/.test(line) && !/^\s*#!/.test(line)) return;
     for (const p of SCRIPT_PATTERNS) {
       const m = p.re.exec(line);
@@ -279,5 +295,5 @@ export function scanScript(rel: string, src: string, lang: Language, finding: Ad
     }
   });
   // the packages it installs: the same rules as a requirements file's
-  scanInstallCommands(rel, src, finding);
+  scanInstallCommands(rel, src, finding, deadline);
 }

@@ -1,0 +1,43 @@
+// Launch scripts, Dockerfiles, CI workflows and CMake files are untrusted text: read a line at a
+// time with patterns that stay linear on any line, whatever it repeats.
+import { describe, expect, it } from 'vitest';
+import type { AddFinding } from './dependency-files';
+import { scanScript } from './script-files';
+
+function scan(src: string, rel = 'run.sh') {
+  const found: { ruleId: string; line: number; column: number }[] = [];
+  const finding: AddFinding = (ruleId, _file, at) =>
+    found.push({ ruleId, line: at.line, column: at.column });
+  scanScript(rel, src, 'en', finding);
+  return found;
+}
+
+describe('scripts and configs', () => {
+  it('hostile lines: long repetitions of what the patterns look for end at once, nothing invented', () => {
+    const n = 200_000;
+    for (const [src, rel] of [
+      [`project(x ${'LANGUAGES '.repeat(n)}`, 'CMakeLists.txt'],
+      [`${'--num-gpus '.repeat(n)}`, 'run.sh'],
+      [`${'ray start '.repeat(n)}`, 'run.sh'],
+      [`${'echo '.repeat(n)}pip install einops`, 'run.sh'],
+      [`pip install ${'"a '.repeat(n)}`, 'Dockerfile'],
+      [`pip install ${'-r '.repeat(n)}`, 'Dockerfile'],
+      [`${'sim_device '.repeat(n)}: cpu`, 'task.yaml'],
+      [`${'--rl-device-'.repeat(n)} cpu`, 'run.sh'],
+      [`${'attn_implementation '.repeat(n)}= sdpa`, 'train.sh'],
+      [`${'torch==2.1 '.repeat(n)}`, 'run.sh'],
+      [`image: ${'nvcr'.repeat(n)}`, 'ci.yml'],
+      [`RUN ${'pip install \\\n'.repeat(n / 10)}`, 'Dockerfile'],
+      [`RUN ${'pip install einops; '.repeat(n / 10)}`, 'Dockerfile'],
+    ] as const)
+      expect(scan(src, rel)).toEqual([]);
+  });
+
+  it('pip install: packages with rules, wherever the command sits on its line', () => {
+    expect(scan('cd x && pip3 install -U "flash-attn>=2" einops; echo done\n')).toEqual([
+      { ruleId: 'lib.flash-attn', line: 1, column: 26 },
+    ]);
+    // printed or commented, it installs nothing
+    expect(scan('echo "then pip install xformers"\n# pip install xformers\n')).toEqual([]);
+  });
+});

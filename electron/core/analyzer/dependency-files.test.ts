@@ -2,7 +2,12 @@
 // fix writes, and that nothing in a malformed file stops the reader.
 import { describe, expect, it } from 'vitest';
 import type { Edit } from './analyze-file';
-import { type AddFinding, isCondaEnvironment, scanCondaEnvironment } from './dependency-files';
+import {
+  type AddFinding,
+  isCondaEnvironment,
+  scanCondaEnvironment,
+  scanPackageDependencies,
+} from './dependency-files';
 
 interface Found {
   ruleId: string;
@@ -106,5 +111,18 @@ describe('conda environment files', () => {
     expect(scan('dependencies:\n\t- pytorch-cuda=12.1\n').map((f) => f.ruleId)).toEqual([
       'req.cuda-wheel',
     ]);
+  });
+});
+
+describe('packaging metadata', () => {
+  it('a hostile install_requires line (unclosed extras, repeated) is read once, nothing invented', () => {
+    const found: string[] = [];
+    const add: AddFinding = (ruleId) => found.push(ruleId);
+    // each unclosed `[` was read to the line's end: 200 kB took 7 s
+    scanPackageDependencies('setup.py', `install_requires=[${'"a[ '.repeat(50_000)}]`, add);
+    scanPackageDependencies('setup.py', `install_requires=[${'"xformers[ '.repeat(50_000)}]`, add);
+    expect(found).toEqual([]);
+    scanPackageDependencies('setup.py', 'install_requires=["flash-attn[cuda]>=2", "numpy"]', add);
+    expect(found).toEqual(['lib.flash-attn']);
   });
 });

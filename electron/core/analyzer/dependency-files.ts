@@ -52,7 +52,11 @@ export function scanPackageDependencies(rel: string, src: string, finding: AddFi
         ? [/^\s+([A-Za-z0-9_.-]+)\s*(?:[<>=!~;[]|$)/.exec(line)].filter(
             (m): m is RegExpExecArray => !!m,
           )
-        : [...line.matchAll(/["']([A-Za-z0-9_.-]+)\s*(?:\[[^\]]*\])?\s*(?:[<>=!~;@][^"']*)?["']/g)];
+        : [
+            ...line.matchAll(
+              /["']([A-Za-z0-9_.-]+)\s*(?:\[[^\]"']*\])?\s*(?:[<>=!~;@][^"']*)?["']/g,
+            ),
+          ];
     for (const m of specs) {
       const dashed = m[1]!.toLowerCase().replace(/[-_.]+/g, '-');
       if (dashed === 'torch-npu') hasTorchNpu = true;

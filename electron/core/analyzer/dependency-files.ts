@@ -7,7 +7,7 @@
 import type { Msg } from '../../../shared/api/text';
 import { loadKnowledge } from '../knowledge/load';
 import { TooCostly, type Edit } from './analyze-file';
-import { newlineStarts } from './line-matches';
+import { newlineStarts, pointAt } from './line-matches';
 import { requirementLibs } from './rules';
 
 const CUDA_WHEEL =
@@ -153,16 +153,7 @@ export function scanInstallCommands(
   deadline = Infinity,
 ): void {
   const starts = newlineStarts(src);
-  const lineOf = (at: number) => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid]! <= at) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  };
+  const lineOf = (at: number) => pointAt(starts, at).row;
   /** Where the last command's words ended: a command inside them was read with them. */
   let readTo = 0;
   for (const cmd of src.matchAll(/(?<![\w-])pip3?\s+install(?![\w-])/g)) {

@@ -322,6 +322,10 @@ const EXPECTED: Record<string, string[]> = {
     'hf_args.py:8:optim.hf-cuda-optim',
     'hf_args.py:13:optim.hf-cuda-optim',
     'hf_args.py:14:optim.hf-cuda-optim',
+    // transformers' CUDA-only availability helpers (its NPU one quiet)
+    'precision_flags.py:1:hf.cuda-availability-helper',
+    'precision_flags.py:4:hf.cuda-availability-helper',
+    'precision_flags.py:5:hf.cuda-availability-helper',
     'timm_train.py:10:optim.timm-fused',
     'timm_train.py:18:optim.timm-fused',
     'train.py:5:optim.fused',

@@ -14,7 +14,7 @@ export const SCRIPT_FILE =
 
 /** A script or config without one of these holds nothing SCRIPT_PATTERNS looks for. */
 export const SCRIPT_WORDS =
-  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus/;
+  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused_/;
 
 /** Launch scripts and configs: what a porter changes in them, line by line (not Python). */
 const SCRIPT_PATTERNS: {
@@ -199,6 +199,15 @@ const SCRIPT_PATTERNS: {
       en: "Gives a container NVIDIA GPUs: with Ascend-Docker-Runtime pass ASCEND_VISIBLE_DEVICES (or map /dev/davinci*, /dev/davinci_manager, /dev/devmm_svm, /dev/hisi_hdc and the driver's folder).",
       'zh-CN':
         '为容器分配 NVIDIA GPU：使用 Ascend-Docker-Runtime 时传入 ASCEND_VISIBLE_DEVICES（或映射 /dev/davinci*、/dev/davinci_manager、/dev/devmm_svm、/dev/hisi_hdc 及驱动目录）。',
+    },
+  },
+  {
+    // a config naming apex's CUDA fused optimizers: `optim_G: FusedAdam`, `name: fused_adam`
+    re: /(?<=:[ \t]*["']?)(?:Fused(?:Adam[Ww]?|SGD|LAMB|Lamb|NovoGrad|Adagrad)|fused_(?:adamw?|sgd|lamb|novograd|adagrad))(?![\w-])/,
+    say: {
+      en: "apex's fused optimizer, CUDA kernels: on NPU the torch_npu one (torch_npu.optim.NpuFusedAdamW, NpuFusedSGD, NpuFusedLamb…) or torch's own (AdamW, SGD).",
+      'zh-CN':
+        'apex 的融合优化器（CUDA 内核）：NPU 上改用 torch_npu 的（torch_npu.optim.NpuFusedAdamW、NpuFusedSGD、NpuFusedLamb…）或 torch 自带的（AdamW、SGD）。',
     },
   },
   {

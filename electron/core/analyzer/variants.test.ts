@@ -760,7 +760,7 @@ describe('what the variants say and fix', () => {
       '-f https://data.pyg.org/whl/torch-2.1.0+cpu.html\ntorch-scatter==2.1.2\n',
     );
     expect((await after('installs', 'rl.yaml')).after).toContain(
-      '  sim_device: npu:0\n  rl_device: "npu:0"\n  graphics_device_id: 0\ntrain:\n  device: npu\n',
+      "  sim_device: npu:0\n  rl_device: 'npu:0'\n  graphics_device_id: 0\ntrain:\n  device: npu\n",
     );
     expect((await after('installs', 'run.sh')).after).toContain(
       'python train.py --rl_device npu:0 --sim-device npu:0 --device-ids 0,1\n',

@@ -250,7 +250,7 @@ const EXPECTED: Record<string, string[]> = {
     // GPUs asked of Ray (num_gpus in ray.remote and .options, a "GPU" bundle key) and its
     // switch that leaves CUDA_VISIBLE_DEVICES to the code; CPU requests and "GPU" as a value quiet
     'engines.py:7:dist.ray-num-gpus',
-    'engines.py:19:env.cuda-visible-devices',
+    'engines.py:19:env.ray-noset-visible-devices',
     'engines.py:21:dist.ray-gpu-resource',
     'engines.py:23:dist.ray-options-gpus',
     'launch.sh:2:script.cuda-env',

@@ -139,11 +139,11 @@ const SCRIPT_PATTERNS: {
     // `--attn_implementation flash_attention_2`, or a config's `attn_implementation:
     // flash_attention_2`, `attn_impl: flash` in an MPT-style config): the Python side then fails
     // at that import
-    re: /--(?:use[-_])?flash[-_]?attn\w*\b|(?<=(?:--|\b)attn[-_]implementation["']?(?:[= ]|\s*[:=]\s*)["']?)flash_attention_2\b|(?<=\b\w*(?:attn|attention)_(?:impl|implementation|type|backend)["']?\s*[:=]\s*["']?)(?:flash[-_]?attn\w*|flash)(?![\w-])/,
+    re: /--(?:use[-_])?flash[-_]?attn\w*\b|--(?:enable[-_]|use[-_])xformers[\w-]*|(?<=(?:--|\b)attn[-_]implementation["']?(?:[= ]|\s*[:=]\s*)["']?)flash_attention_2\b|(?<=\b\w*(?:attn|attention)_(?:impl|implementation|type|backend)["']?\s*[:=]\s*["']?)(?:flash[-_]?attn\w*|flash)(?![\w-])/,
     say: {
-      en: 'Turns on flash-attn, which has no NPU build: drop the switch (attention through SDPA, or torch_npu.npu_fusion_attention where the code offers it).',
+      en: 'Turns on flash-attn (or xformers), which has no NPU build: drop the switch (attention through SDPA, or torch_npu.npu_fusion_attention where the code offers it).',
       'zh-CN':
-        '开启了没有 NPU 版本的 flash-attn：去掉该开关（注意力走 SDPA，或代码支持时改用 torch_npu.npu_fusion_attention）。',
+        '开启了没有 NPU 版本的 flash-attn（或 xformers）：去掉该开关（注意力走 SDPA，或代码支持时改用 torch_npu.npu_fusion_attention）。',
     },
   },
   {

@@ -237,6 +237,11 @@ const EXPECTED: Record<string, string[]> = {
     'run.sh:3:lib.nvidia-only',
     'run.sh:3:lib.cuda-ops',
     'run.sh:4:script.cuda-env',
+    // diffusers' xformers switch on the command line
+    'run.sh:5:script.cuda-env',
+    // FAISS's GPU API (the CPU index quiet)
+    'search.py:8:lib.faiss-gpu-call',
+    'search.py:9:lib.faiss-gpu-call',
   ],
   video: [
     // NVDEC / NVENC codec names and decord's GPU context; software codecs quiet

@@ -1576,14 +1576,12 @@ function analyzeTree(
     doneStrings.add(node.startIndex);
     const content = stringContent(node);
     if (!content) continue;
-    const compared =
-      node.parent?.type === 'comparison_operator' ||
-      (node.parent?.type === 'pair' && firstChild(node.parent, node));
+    const dictKey = node.parent?.type === 'pair' && firstChild(node.parent, node);
+    const compared = node.parent?.type === 'comparison_operator' || dictKey;
     for (const { r, re } of c.strings) {
       if (!re.test(content.value)) continue;
       if (compared && r.match.notCompared) continue;
-      if (r.match.dictKey && !(node.parent?.type === 'pair' && firstChild(node.parent, node)))
-        continue;
+      if (r.match.dictKey && !dictKey) continue;
       if (r.match.envSet && !envSet(node)) continue;
       if (r.match.onlyCompared) {
         const comparison = comparedIn(node);
@@ -2426,8 +2424,6 @@ function assignmentOf(ident: Node): Node | null {
   return assign?.type === 'assignment' && firstChild(assign, target) ? assign : null;
 }
 
-/** A comparison operand, itself or as the argument of a call: `x == float("inf")`. */
-/** The comparison a node is an operand of, itself or as a call's argument (`float("inf")`). */
 /**
  * Whether a string names an environment variable being set: the key of `os.environ[…] = …`
  * (or `+=`), or the first argument of `….setdefault(…)` / `putenv(…)`.
@@ -2448,6 +2444,7 @@ function envSet(node: Node): boolean {
   );
 }
 
+/** The comparison a node is an operand of, itself or as a call's argument (`float("inf")`). */
 function comparedIn(node: Node): Node | null {
   let n: Node | null = node;
   if (n.parent?.type === 'argument_list' && n.parent.parent?.type === 'call') n = n.parent.parent;

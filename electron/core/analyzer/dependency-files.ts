@@ -154,6 +154,9 @@ export function scanInstallCommands(
 ): void {
   const starts = newlineStarts(src);
   const lineOf = (at: number) => pointAt(starts, at).row;
+  // the command's words: up to a shell separator, a comment or an unescaped line end
+  const word = /\\\r?\n|(&&|\|\||[;|)`]|#|\r?\n)|(["']?)([^\s"';|&)`]+)\2/y;
+  const gap = /[ \t]*/y;
   /** Where the last command's words ended: a command inside them was read with them. */
   let readTo = 0;
   for (const cmd of src.matchAll(/(?<![\w-])pip3?\s+install(?![\w-])/g)) {
@@ -167,12 +170,9 @@ export function scanInstallCommands(
       Math.max(...[';', '&', '|'].map((c) => before.lastIndexOf(c))) + 1,
     );
     if (/(?:^|\s)#/.test(before) || /\b(?:echo|printf)\b/.test(command)) continue;
-    // the command's words: up to a shell separator, a comment or an unescaped line end
-    const word = /\\\r?\n|(&&|\|\||[;|)`]|#|\r?\n)|(["']?)([^\s"';|&)`]+)\2/y;
     word.lastIndex = cmd.index + cmd[0].length;
     let takesValue = false;
     for (;;) {
-      const gap = /[ \t]*/y;
       gap.lastIndex = word.lastIndex;
       gap.exec(src);
       word.lastIndex = gap.lastIndex;
@@ -198,14 +198,8 @@ export function scanInstallCommands(
       const at = w.index + w[2]!.length;
       const i = lineOf(at);
       const column = at - starts[i]! + 1;
-      finding(
-        ruleId,
-        rel,
-        { line: i + 1, column, endColumn: column + token.length },
-        {
-          vars: { name: spelled! },
-        },
-      );
+      const where = { line: i + 1, column, endColumn: column + token.length };
+      finding(ruleId, rel, where, { vars: { name: spelled! } });
     }
   }
 }

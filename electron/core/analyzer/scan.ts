@@ -368,7 +368,7 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
    * A text file's line rules, run on its text without a UTF-8 byte-order mark: columns as editors
    * count them, and the edits placed back in the file as it is (as for Python files).
    */
-  const lineRules = (raw: string, scan: (src: string, deadline: number) => void, rel = '') => {
+  const lineRules = (rel: string, raw: string, scan: (src: string, deadline: number) => void) => {
     const bom = raw.charCodeAt(0) === 0xfeff;
     const before = findings.length;
     // a script's patterns read each line whole: text made to be slow to read is given up as a
@@ -416,7 +416,7 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
     if (/(^|\/)requirements[^/]*\.txt$/.test(rel)) {
       const src = text(abs, rel);
       if (src === null) continue;
-      if (lineRules(src, (t) => scanRequirements(rel, t, finding)))
+      if (lineRules(rel, src, (t) => scanRequirements(rel, t, finding)))
         sources.set(rel, { text: src, kind: 'text', entryPoint: false, importsTorch: false });
       continue;
     }
@@ -425,13 +425,13 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
       const src = text(abs, rel);
       if (src === null) continue;
       // the text the fixes edit (a setup.py with Python findings gets its Python source below)
-      if (lineRules(src, (t) => scanPackageDependencies(rel, t, finding)))
+      if (lineRules(rel, src, (t) => scanPackageDependencies(rel, t, finding)))
         sources.set(rel, { text: src, kind: 'text', entryPoint: false, importsTorch: false });
       if (!rel.endsWith('.py')) {
         // a uv index of CUDA wheels is edited too: the text kept for that fix as well
         if (
           SCRIPT_WORDS.test(src) &&
-          lineRules(src, (t, deadline) => scanScript(rel, t, lang, finding, deadline), rel)
+          lineRules(rel, src, (t, deadline) => scanScript(rel, t, lang, finding, deadline))
         )
           sources.set(rel, { text: src, kind: 'text', entryPoint: false, importsTorch: false });
         continue;
@@ -443,10 +443,10 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
       // conda's environment.yml is a dependency list first (and may set variables too)
       const conda =
         isCondaEnvironment(rel, src) &&
-        lineRules(src, (t) => scanCondaEnvironment(rel, t, finding));
+        lineRules(rel, src, (t) => scanCondaEnvironment(rel, t, finding));
       const script =
         SCRIPT_WORDS.test(src) &&
-        lineRules(src, (t, deadline) => scanScript(rel, t, lang, finding, deadline), rel);
+        lineRules(rel, src, (t, deadline) => scanScript(rel, t, lang, finding, deadline));
       if (conda || script)
         sources.set(rel, { text: src, kind: 'text', entryPoint: false, importsTorch: false });
       continue;

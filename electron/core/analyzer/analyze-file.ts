@@ -2233,6 +2233,9 @@ function analyzeTree(
   // the leading import block: module-level imports (and try/if blocks of imports) before the
   // first definition or other statement
   let importEnd = -1;
+  // the end of the block's last plain import: trailing try/if blocks of optional imports (wandb,
+  // apex, xformers) come after it, and porters put `import torch_npu` above them
+  let plainEnd = -1;
   const unparsed = new Set(
     importPlan(source, c)
       .imports.filter((im) => !im.parse)
@@ -2243,8 +2246,12 @@ function analyzeTree(
     if (type === 'comment') continue;
     // imports left out of the parse (read from text): the parser saw one `pass` for a run of them
     if (type === 'pass_statement' && unparsed.has(n.startIndex)) continue;
-    if (type === 'import_statement' || type === 'import_from_statement') importEnd = n.endIndex;
-    else if (type === 'future_import_statement') importEnd = n.endIndex;
+    if (
+      type === 'import_statement' ||
+      type === 'import_from_statement' ||
+      type === 'future_import_statement'
+    )
+      importEnd = plainEnd = n.endIndex;
     else if (type === 'expression_statement' && n.namedChildren[0]?.type === 'string') continue;
     else if (
       (type === 'try_statement' || type === 'if_statement') &&
@@ -2254,6 +2261,7 @@ function analyzeTree(
       importEnd = n.endIndex;
     else if (importEnd >= 0) break;
   }
+  if (plainEnd >= 0) importEnd = plainEnd;
   // An import the fixes rewrite to torch.npu (`from torch.npu.amp import autocast`) runs only
   // once torch_npu is loaded, which torch does by itself from torch_npu 2.5.1 on: `import
   // torch_npu` goes above the first such statement of the block, not after the block.

@@ -302,6 +302,7 @@ describe('only code a rule can match is parsed', () => {
       '    import horovod.torch as hvd',
       'except ImportError:',
       '    hvd = None',
+      'import numpy as np',
       '',
       filler,
       'def main():',
@@ -316,8 +317,8 @@ describe('only code a rule can match is parsed', () => {
     expect(r.findings.map((f) => `${f.line}:${f.ruleId}`)).toEqual([
       `${src.split('\n').indexOf('    model = torch.nn.Linear(2, 2).cuda()') + 1}:device.cuda-method`,
     ]);
-    // the import block ends after the try statement, not inside it
-    expect(r.importEnd).toBe(src.indexOf('    hvd = None') + '    hvd = None'.length);
+    // the try statement does not end the import block: the import after it belongs to it
+    expect(r.importEnd).toBe(src.indexOf('import numpy as np') + 'import numpy as np'.length);
     const after = applyEdits(
       src,
       r.findings.flatMap((f) => f.fix?.edits ?? []),
@@ -372,5 +373,29 @@ describe('what a scan skips and what it adds', () => {
       'proj/tools/eval.py:1:add.import-torch-npu',
       'proj/tools/eval.py:1:add.compile-mode',
     ]);
+  });
+
+  it('import torch_npu goes after the plain imports, above trailing blocks of optional ones (apex needs it loaded first)', async () => {
+    const dir = tempDir();
+    const src = [
+      'import os',
+      'import torch',
+      'from torch import nn',
+      'try:',
+      '    from apex import amp',
+      'except ImportError:',
+      '    amp = None',
+      'if os.environ.get("WANDB"):',
+      '    import wandb',
+      '',
+      'x = torch.zeros(1).cuda()',
+      '',
+    ].join('\n');
+    writeFileSync(join(dir, 'train.py'), src);
+    const scan = await scanProject(dir);
+    const imp = find(scan, 'train.py:3:add.import-torch-npu');
+    expect(applyEdits(src, imp.fix!.edits)).toContain(
+      'from torch import nn\nimport torch_npu\ntry:\n    from apex import amp',
+    );
   });
 });

@@ -102,7 +102,10 @@ if (python) {
   // helper sessions (synthetic, labelled by judgement; see their READMEs), a second
   // check that the rules generalise
   const probes = readdirSync(join(root, 'bench'))
-    .filter((name) => /^probe\d*$/.test(name))
+    // a probe still being written has no manifest yet
+    .filter(
+      (name) => /^probe\d*$/.test(name) && existsSync(join(root, 'bench', name, 'manifest.json')),
+    )
     .sort((a, b) => Number(a.slice(5) || 1) - Number(b.slice(5) || 1));
   for (const name of probes) {
     const probe = join(root, 'bench', name);

@@ -1,0 +1,90 @@
+import sys
+sys.path.append('../code')
+import argparse
+import os
+from datetime import datetime
+
+import GPUtil
+import torch
+import torch.distributed as dist
+
+from training.monosdf_train import MonoSDFTrainRunner
+
+
+def get_args():
+    parser = argparse.ArgumentParser()
+    parser.add_argument('--batch_size', type=int, default=1, help='input batch size')
+    parser.add_argument('--nepoch', type=int, default=2000, help='number of epochs to train for')
+    parser.add_argument('--conf', type=str, default='./confs/dtu.conf')
+    parser.add_argument('--expname', type=str, default='')
+    parser.add_argument("--exps_folder", type=str, default="exps")
+    parser.add_argument('--gpu', type=str, default='auto', help='GPU to use [default: GPU auto]')
+    parser.add_argument('--is_continue', default=False, action="store_true",
+                        help='If set, indicates continuing from a previous run.')
+    parser.add_argument('--timestamp', default='latest', type=str,
+                        help='The timestamp of the run to be used in case of continuing from a previous run.')
+    parser.add_argument('--checkpoint', default='latest', type=str,
+                        help='The checkpoint epoch of the run to be used in case of continuing from a previous run.')
+    parser.add_argument('--scan_id', type=int, default=-1, help='If set, taken to be the scan id.')
+    parser.add_argument('--cancel_vis', default=False, action="store_true",
+                        help='If set, cancel visualization in intermediate epochs.')
+    parser.add_argument("--local_rank", type=int, required=True, help='local rank for DistributedDataParallel')
+    return parser.parse_args()
+
+
+def pick_gpu(opt):
+    if opt.gpu == "auto":
+        deviceIDs = GPUtil.getAvailable(order='memory', limit=1, maxLoad=0.5, maxMemory=0.5,
+                                        includeNan=False, excludeID=[], excludeUUID=[])
+        gpu = deviceIDs[0]
+    else:
+        gpu = opt.gpu
+    return gpu
+
+
+def setup_distributed(opt):
+    if 'RANK' in os.environ and 'WORLD_SIZE' in os.environ:
+        rank = int(os.environ["RANK"])
+        world_size = int(os.environ['WORLD_SIZE'])
+        print(f"RANK and WORLD_SIZE in environ: {rank}/{world_size}")
+    else:
+        rank = -1
+        world_size = -1
+
+    torch.cuda.set_device(opt.local_rank)
+    torch.distributed.init_process_group(backend='nccl', init_method='env://', world_size=world_size, rank=rank)
+    torch.distributed.barrier()
+    return rank, world_size
+
+
+def log_environment(rank):
+    if rank != 0:
+        return
+    print(f"[{datetime.now():%Y-%m-%d %H:%M:%S}] torch {torch.__version__}, "
+          f"cuda {torch.version.cuda}, cudnn {torch.backends.cudnn.version()}")
+    print(f"visible devices: {torch.cuda.device_count()} "
+          f"({torch.cuda.get_device_name(0)})")
+    free, total = torch.cuda.mem_get_info()
+    print(f"memory: {free / 2**30:.1f} / {total / 2**30:.1f} GiB free")
+
+
+if __name__ == '__main__':
+    opt = get_args()
+    gpu = pick_gpu(opt)
+    rank, world_size = setup_distributed(opt)
+    log_environment(rank)
+
+    trainrunner = MonoSDFTrainRunner(conf=opt.conf,
+                                     batch_size=opt.batch_size,
+                                     nepochs=opt.nepoch,
+                                     expname=opt.expname,
+                                     gpu_index=gpu,
+                                     exps_folder_name=opt.exps_folder,
+                                     is_continue=opt.is_continue,
+                                     timestamp=opt.timestamp,
+                                     checkpoint=opt.checkpoint,
+                                     scan_id=opt.scan_id,
+                                     do_vis=not opt.cancel_vis
+                                     )
+
+    trainrunner.run()

@@ -1,0 +1,185 @@
+"""Instant-NGP style radiance field: multiresolution hash encoding + fully fused MLPs
+from tiny-cuda-nn. Mirrors the layout of torch-ngp's `nerf/network_tcnn.py`."""
+import math
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import tinycudann as tcnn
+
+from activation import trunc_exp
+from .renderer import NeRFRenderer
+
+
+class NeRFNetwork(NeRFRenderer):
+    def __init__(self,
+                 encoding="HashGrid",
+                 encoding_dir="SphericalHarmonics",
+                 num_layers=2,
+                 hidden_dim=64,
+                 geo_feat_dim=15,
+                 num_layers_color=3,
+                 hidden_dim_color=64,
+                 bound=1,
+                 **kwargs):
+        super().__init__(bound, **kwargs)
+
+        # sigma network
+        self.num_layers = num_layers
+        self.hidden_dim = hidden_dim
+        self.geo_feat_dim = geo_feat_dim
+
+        per_level_scale = np.exp2(np.log2(2048 * bound / 16) / (16 - 1))
+
+        self.encoder = tcnn.Encoding(
+            n_input_dims=3,
+            encoding_config={
+                "otype": "HashGrid",
+                "n_levels": 16,
+                "n_features_per_level": 2,
+                "log2_hashmap_size": 19,
+                "base_resolution": 16,
+                "per_level_scale": per_level_scale,
+            },
+        )
+
+        self.sigma_net = tcnn.Network(
+            n_input_dims=32,
+            n_output_dims=1 + self.geo_feat_dim,
+            network_config={
+                "otype": "FullyFusedMLP",
+                "activation": "ReLU",
+                "output_activation": "None",
+                "n_neurons": hidden_dim,
+                "n_hidden_layers": num_layers - 1,
+            },
+        )
+
+        # color network
+        self.num_layers_color = num_layers_color
+        self.hidden_dim_color = hidden_dim_color
+
+        self.encoder_dir = tcnn.Encoding(
+            n_input_dims=3,
+            encoding_config={
+                "otype": "SphericalHarmonics",
+                "degree": 4,
+            },
+        )
+
+        self.in_dim_color = self.encoder_dir.n_output_dims + self.geo_feat_dim
+
+        self.color_net = tcnn.Network(
+            n_input_dims=self.in_dim_color,
+            n_output_dims=3,
+            network_config={
+                "otype": "FullyFusedMLP",
+                "activation": "ReLU",
+                "output_activation": "None",
+                "n_neurons": hidden_dim_color,
+                "n_hidden_layers": num_layers_color - 1,
+            },
+        )
+
+    def forward(self, x, d):
+        # x: [N, 3], in [-bound, bound]
+        # d: [N, 3], nomalized in [-1, 1]
+
+        # sigma
+        x = (x + self.bound) / (2 * self.bound)  # to [0, 1]
+        x = self.encoder(x)
+        h = self.sigma_net(x)
+
+        sigma = trunc_exp(h[..., 0])
+        geo_feat = h[..., 1:]
+
+        # color
+        d = (d + 1) / 2  # tcnn SH encoding requires inputs to be in [0, 1]
+        d = self.encoder_dir(d)
+
+        h = torch.cat([d, geo_feat], dim=-1)
+        h = self.color_net(h)
+
+        # sigmoid activation for rgb
+        color = torch.sigmoid(h)
+
+        return sigma, color
+
+    def density(self, x):
+        # x: [N, 3], in [-bound, bound]
+        x = (x + self.bound) / (2 * self.bound)  # to [0, 1]
+        x = self.encoder(x)
+        h = self.sigma_net(x)
+
+        sigma = trunc_exp(h[..., 0])
+        geo_feat = h[..., 1:]
+
+        return {
+            "sigma": sigma,
+            "geo_feat": geo_feat,
+        }
+
+    # optimizer utils
+    def get_params(self, lr):
+        params = [
+            {"params": self.encoder.parameters(), "lr": lr},
+            {"params": self.sigma_net.parameters(), "lr": lr},
+            {"params": self.encoder_dir.parameters(), "lr": lr},
+            {"params": self.color_net.parameters(), "lr": lr},
+        ]
+        if self.bg_radius > 0:
+            params.append({"params": self.encoder_bg.parameters(), "lr": lr})
+            params.append({"params": self.bg_net.parameters(), "lr": lr})
+        return params
+
+
+def build_trainer_objects(opt, device):
+    """Create model, optimizer and grad scaler the way main_nerf.py does."""
+    model = NeRFNetwork(
+        encoding="hashgrid",
+        bound=opt.bound,
+        cuda_ray=opt.cuda_ray,
+        density_scale=1,
+        min_near=opt.min_near,
+        density_thresh=opt.density_thresh,
+        bg_radius=opt.bg_radius,
+    )
+    model.to(device)
+
+    optimizer = torch.optim.Adam(model.get_params(opt.lr), betas=(0.9, 0.99), eps=1e-15)
+    scaler = torch.cuda.amp.GradScaler(enabled=opt.fp16)
+    return model, optimizer, scaler
+
+
+def train_step(model, optimizer, scaler, rays_o, rays_d, images, opt):
+    with torch.cuda.amp.autocast(enabled=opt.fp16):
+        outputs = model.render(rays_o, rays_d, staged=False, bg_color=None, perturb=True,
+                               force_all_rays=False, **vars(opt))
+        pred_rgb = outputs["image"]
+        loss = F.mse_loss(pred_rgb, images[..., :3])
+    optimizer.zero_grad()
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+    return loss.detach()
+
+
+if __name__ == "__main__":
+    import argparse
+
+    p = argparse.ArgumentParser()
+    p.add_argument("--bound", type=float, default=1.0)
+    p.add_argument("--cuda_ray", action="store_true", help="use CUDA raymarching instead of pytorch")
+    p.add_argument("--fp16", action="store_true", help="use amp mixed precision training")
+    p.add_argument("--min_near", type=float, default=0.2)
+    p.add_argument("--density_thresh", type=float, default=10)
+    p.add_argument("--bg_radius", type=float, default=-1)
+    p.add_argument("--lr", type=float, default=1e-2)
+    opt = p.parse_args()
+
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model, optimizer, scaler = build_trainer_objects(opt, device)
+    print(model)
+    n = sum(p.numel() for p in model.parameters())
+    print(f"[INFO] #parameters: {n}  (tcnn fp16 params live on {device})")

@@ -190,9 +190,11 @@ export function scanInstallCommands(
         takesValue = !token.includes('=') && PIP_VALUE_OPTIONS.has(token);
         continue;
       }
-      // a path, a URL, a wheel file, a variable: not a name on the index
-      if (/[/$\\]|^\.|\.whl$/.test(token)) continue;
-      const spelled = /^[A-Za-z0-9_.-]+/.exec(token)?.[0];
+      // a repository's URL installs that repository's package; any other path, URL, wheel file
+      // or variable is not a name on the index
+      const fromUrl = urlPackage(token);
+      if (!fromUrl && /[/$\\]|^\.|\.whl$/.test(token)) continue;
+      const spelled = fromUrl ?? /^[A-Za-z0-9_.-]+/.exec(token)?.[0];
       const ruleId = spelled ? packageRule(spelled) : undefined;
       if (!ruleId) continue;
       const at = w.index + w[2]!.length;
@@ -202,6 +204,20 @@ export function scanInstallCommands(
       finding(ruleId, rel, where, { vars: { name: spelled! } });
     }
   }
+}
+
+/**
+ * The package a version-control URL installs: its `#egg=` name, else the repository's
+ * (`git+https://github.com/NVlabs/tiny-cuda-nn.git@v1.7#subdirectory=bindings/torch` →
+ * tiny-cuda-nn, listed under that name too).
+ */
+function urlPackage(token: string): string | undefined {
+  if (!/^["']?(?:git|hg|svn|bzr)\+/.test(token)) return undefined;
+  const egg = /[#&]egg=([A-Za-z0-9_.-]+)/.exec(token)?.[1];
+  if (egg) return egg;
+  return /^["']?\w+\+[a-z]+:\/\/(?:[^/@\s]+@)?[^#@\s"']*\/([A-Za-z0-9_.-]+?)(?:\.git)?(?=[@#"']|\/?$)/.exec(
+    token,
+  )?.[1];
 }
 
 /**
@@ -276,7 +292,9 @@ function requirementEntry(
     column: column + lead + 1,
     endColumn: column + text.length + 1,
   };
-  const spelled = /^\s*([A-Za-z0-9_.-]+)/.exec(text)?.[1];
+  const spelled =
+    urlPackage(text.trim().replace(/^(?:-e|--editable)\s+/, '')) ??
+    /^\s*([A-Za-z0-9_.-]+)/.exec(text)?.[1];
   // spelled as in setup.py and pyproject: `cupy-cuda12x`, `cudf-cu12`, `flash_attn`
   const ruleId = spelled ? packageRule(spelled) : undefined;
   const wheel = CUDA_WHEEL.test(text);

@@ -10,11 +10,11 @@ import { TooCostly } from './analyze-file';
 import { scanInstallCommands, type AddFinding } from './dependency-files';
 
 export const SCRIPT_FILE =
-  /(\.(sh|bash|zsh|ya?ml|cfg|ini|toml|env|sbatch|slurm|pbs|cmake)|(^|\/)(?:Dockerfile[^/]*|Makefile|CMakeLists\.txt))$/;
+  /(\.(sh|bash|zsh|ya?ml|cfg|ini|toml|env|sbatch|slurm|pbs|cmake|json|pbtxt)|(^|\/)(?:Dockerfile[^/]*|Makefile|CMakeLists\.txt))$/;
 
 /** A script or config without one of these holds nothing SCRIPT_PATTERNS looks for. */
 export const SCRIPT_WORDS =
-  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused_/;
+  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused_|FLASH|KIND_GPU|gpu_(?:hist|exact|predictor)/;
 
 /** Launch scripts and configs: what a porter changes in them, line by line (not Python). */
 const SCRIPT_PATTERNS: {
@@ -136,10 +136,11 @@ const SCRIPT_PATTERNS: {
   },
   {
     // a training script's switch that makes it import flash-attn (`--use_flash_attn`,
+    // `--use_flash_attention`,
     // `--attn_implementation flash_attention_2`, or a config's `attn_implementation:
     // flash_attention_2`, `attn_impl: flash` in an MPT-style config): the Python side then fails
     // at that import
-    re: /--(?:use[-_])?flash[-_]?attn\w*\b|--(?:enable[-_]|use[-_])xformers[\w-]*|(?<=(?:--|\b)attn[-_]implementation["']?(?:[= ]|\s*[:=]\s*)["']?)flash_attention_2\b|(?<=\b\w*(?:attn|attention)_(?:impl|implementation|type|backend)["']?\s*[:=]\s*["']?)(?:flash[-_]?attn\w*|flash)(?![\w-])/,
+    re: /--(?:use[-_])?flash[-_]?att(?:n|ention)\w*\b|--(?:enable[-_]|use[-_])xformers[\w-]*|(?<=(?:--|\b)attn[-_]implementation["']?(?:[= ]|\s*[:=]\s*)["']?)flash_attention_2\b|(?<=\b\w*(?:attn|attention)_(?:impl|implementation|type|backend)["']?\s*[:=]\s*["']?)(?:flash[-_]?attn\w*|flash)(?![\w-])/,
     say: {
       en: 'Turns on flash-attn (or xformers), which has no NPU build: drop the switch (attention through SDPA, or torch_npu.npu_fusion_attention where the code offers it).',
       'zh-CN':
@@ -251,11 +252,71 @@ const SCRIPT_PATTERNS: {
     edit: () => 'MULTI_NPU',
   },
   {
-    // a Dockerfile's base, or a CI job's or compose service's `image:`
-    re: /^\s*(?:FROM\s+|-?\s*image:\s*["']?)(nvidia\/cuda|nvcr\.io\/\S+|pytorch\/pytorch:\S*cuda\S*)/i,
+    // an NVIDIA image wherever it is named: a Dockerfile's FROM or `ARG BASE_IMAGE=`, a CI job's
+    // or compose service's `image:`, `docker run … nvcr.io/…` (not a URL's path: github.com/nvidia/…)
+    re: /(?<![\w./-])(?:nvidia\/cuda(?::\S*)?(?![\w/-])|nvcr\.io\/\S+|pytorch\/pytorch:\S*cuda\S*)/i,
     say: {
-      en: 'CUDA base image: build on an Ascend image with CANN (e.g. ascendai/cann) instead.',
-      'zh-CN': 'CUDA 基础镜像：改用带 CANN 的昇腾镜像（如 ascendai/cann）。',
+      en: 'NVIDIA container image (CUDA base or NGC): build on an Ascend image with CANN (e.g. ascendai/cann) instead.',
+      'zh-CN':
+        'NVIDIA 容器镜像（CUDA 基础镜像或 NGC）：改用带 CANN 的昇腾镜像（如 ascendai/cann）。',
+    },
+  },
+  {
+    // Kubernetes: a pod's request for NVIDIA's device plugin resource (`nvidia.com/gpu: 8`)
+    re: /\bnvidia\.com\/gpu(?![\w./-])/,
+    say: {
+      en: "nvidia.com/gpu is NVIDIA's device plugin resource: Ascend's device plugin offers NPUs as huawei.com/Ascend910 (Ascend310P on inference cards), and a pod without that resource gets no /dev/davinci* devices.",
+      'zh-CN':
+        'nvidia.com/gpu 是 NVIDIA 设备插件的资源名：昇腾设备插件提供的 NPU 资源为 huawei.com/Ascend910（推理卡为 Ascend310P），未申请该资源的 Pod 拿不到 /dev/davinci* 设备。',
+    },
+    edit: () => 'huawei.com/Ascend910',
+  },
+  {
+    // NVIDIA's node labels in a nodeSelector / affinity (`nvidia.com/gpu.product: A100…`)
+    re: /\bnvidia\.com\/(?:gpu|cuda|mig)[.-][\w.-]+/,
+    say: {
+      en: "A node label of NVIDIA's GPU feature discovery: Ascend nodes do not carry it, so the pod is never scheduled there; select Ascend nodes by the label your cluster gives them.",
+      'zh-CN':
+        'NVIDIA GPU 特性发现所打的节点标签：昇腾节点没有该标签，Pod 永远不会调度到昇腾节点；改用集群为昇腾节点设置的标签。',
+    },
+  },
+  {
+    // a serving engine's kernel library chosen by name: `--attention-backend flashinfer`,
+    // `VLLM_ATTENTION_BACKEND=FLASH_ATTN`
+    re: /(?<=--[\w-]*backend[= ]["']?|\b\w*(?:backend|BACKEND)["']?\s*[:=]\s*["']?)(?:flashinfer|FLASHINFER|flash_attn|FLASH_ATTN|fa3|FA3)\b/,
+    say: {
+      en: "FlashInfer / FlashAttention kernels are CUDA-only: on Ascend drop the choice and let the engine use its NPU backend (vllm-ascend, the engine's Ascend attention backend).",
+      'zh-CN':
+        'FlashInfer / FlashAttention 内核只支持 CUDA：昇腾上去掉该选择，让推理引擎使用其 NPU 后端（vllm-ascend、引擎的昇腾注意力后端）。',
+    },
+  },
+  {
+    // Triton Inference Server's instance group on GPUs (config.pbtxt)
+    re: /\bKIND_GPU\b/,
+    say: {
+      en: "Triton Inference Server's GPU instance group places the model on CUDA devices only: use KIND_MODEL and let the model put itself on the NPU (drop `gpus: [...]`).",
+      'zh-CN':
+        'Triton Inference Server 的 GPU 实例组只会把模型放到 CUDA 设备上：改用 KIND_MODEL，由模型自己放到 NPU 上（并去掉 `gpus: [...]`）。',
+    },
+    edit: () => 'KIND_MODEL',
+  },
+  {
+    // XGBoost's GPU tree method and predictor in a config (`tree_method: gpu_hist`)
+    re: /\bgpu_(?:hist|exact|predictor)\b/,
+    say: {
+      en: "XGBoost's GPU algorithm: it needs a CUDA build and an NVIDIA GPU; on an Ascend host train on the CPU (hist / exact, cpu_predictor).",
+      'zh-CN':
+        'XGBoost 的 GPU 算法：需要 CUDA 版本和 NVIDIA GPU；在昇腾主机上用 CPU 训练（hist / exact、cpu_predictor）。',
+    },
+    edit: (m) => (m[0] === 'gpu_predictor' ? 'cpu_predictor' : m[0].slice(4)),
+  },
+  {
+    // a clone of NVIDIA's apex (its CUDA extensions are what the build is for)
+    re: /\bgithub\.com\/NVIDIA\/apex\b/i,
+    say: {
+      en: "NVIDIA's apex: on Ascend build Ascend's apex (gitee.com/ascend/apex), whose amp and fused optimizers run on the NPU.",
+      'zh-CN':
+        'NVIDIA 的 apex：昇腾上改为构建昇腾的 apex（gitee.com/ascend/apex），其 amp 与融合优化器可在 NPU 上运行。',
     },
   },
 ];

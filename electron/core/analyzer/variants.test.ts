@@ -201,6 +201,8 @@ const EXPECTED: Record<string, string[]> = {
     'requirements.txt:7:lib.nvidia-only',
     'requirements.txt:8:lib.cupy',
     'serve.py:3:lib.nvidia-only',
+    // and each use of it, as of TensorRT's
+    'serve.py:7:lib.nvidia-only-call',
   ],
   'vision-ops': [
     'detect.py:11:lib.torchvision-ops',
@@ -260,6 +262,66 @@ const EXPECTED: Record<string, string[]> = {
     'engines.py:23:dist.ray-options-gpus',
     'launch.sh:2:script.cuda-env',
     'launch.sh:3:script.cuda-env',
+  ],
+  serving: [
+    // Triton Inference Server's GPU instance group (config.pbtxt)
+    'config.pbtxt:7:script.cuda-env',
+    // an NGC base image given through ARG; NVIDIA's apex cloned; packages installed from their
+    // repositories' URLs (tiny-cuda-nn by its repository's name, flash-attn by #egg=; pytorch3d
+    // quiet), a github.com/nvidia/… URL in a comment quiet
+    'Dockerfile:1:script.cuda-env',
+    'Dockerfile:5:script.cuda-env',
+    'Dockerfile:6:lib.cuda-ops',
+    'Dockerfile:8:lib.flash-attn',
+    // a JSON config's backend and device (the per-GPU batch size quiet)
+    'ds_config.json:3:script.cuda-env',
+    'ds_config.json:4:script.cuda-env',
+    // vLLM's compiled ops module: its import and each op it calls
+    'engine_ops.py:2:ext.extension-import',
+    'engine_ops.py:2:lib.vllm',
+    'engine_ops.py:6:ext.extension-call',
+    'engine_ops.py:10:ext.extension-call',
+    // serving engines' CUDA kernel libraries chosen by name; an NGC image run by docker
+    'launch.sh:2:script.cuda-env',
+    'launch.sh:4:script.cuda-env',
+    'launch.sh:5:script.cuda-env',
+    'launch.sh:7:script.cuda-env',
+    // Kubernetes: NVIDIA's node label, its device plugin resource (quoted or not), an NGC image
+    'pytorchjob.yaml:12:script.cuda-env',
+    'pytorchjob.yaml:18:script.cuda-env',
+    'pytorchjob.yaml:20:script.cuda-env',
+    'pytorchjob.yaml:25:script.cuda-env',
+    'submit.py:5:add.import-torch-npu',
+    'submit.py:5:add.compile-mode',
+    // the resource requested from Python; per-device backend lists (a sentence naming one quiet)
+    'submit.py:10:device.k8s-gpu-resource',
+    'submit.py:15:add.set-device',
+    'submit.py:15:dist.nccl-device-backends',
+    'submit.py:16:add.set-device',
+    'submit.py:16:dist.nccl-device-backends',
+  ],
+  tabular: [
+    // torchaudio's CUDA CTC decoder, imported and called
+    'ctc_decode.py:2:lib.torchaudio-cuda-ctc',
+    'ctc_decode.py:6:lib.torchaudio-cuda-ctc',
+    // requirements: repositories' URLs read for their package (transformers has no rule)
+    'requirements.txt:1:req.torch-npu',
+    'requirements.txt:2:lib.cuda-ops',
+    'requirements.txt:3:lib.flash-attn',
+    'requirements.txt:5:lib.cuda-ops',
+    // RAPIDS imported and used; XGBoost's GPU algorithms and predictor, LightGBM's GPU build
+    // (a string that only starts like one quiet, device="cpu" quiet)
+    'train_gbdt.py:1:lib.nvidia-only',
+    'train_gbdt.py:5:lib.nvidia-only',
+    'train_gbdt.py:9:lib.nvidia-only-call',
+    'train_gbdt.py:10:lib.nvidia-only-call',
+    'train_gbdt.py:15:lib.xgboost-gpu',
+    'train_gbdt.py:15:lib.xgboost-gpu-predictor',
+    'train_gbdt.py:22:lib.gbdt-gpu-device',
+    'train_gbdt.py:29:lib.xgboost-gpu',
+    // the same in a config (its commented-out line quiet)
+    'xgb.yaml:2:script.cuda-env',
+    'xgb.yaml:3:script.cuda-env',
   ],
   builds: [
     // CMake's CUDA language, toolkit and libraries (a CXX-only project quiet); CUDA images and
@@ -848,6 +910,37 @@ describe('what the variants say and fix', () => {
     expect(find(scan, 'engines.py:23:dist.ray-options-gpus').fix?.description).toBe(
       '用 resources={"NPU": n} 代替 num_gpus=n。',
     );
+  });
+
+  it('clusters and serving: the Ascend resource, KIND_MODEL, npu:hccl and the CPU tree method are written in', async () => {
+    const parser = await pythonParser();
+    const serving = migratedFiles(await scanProject(join(VARIANTS, 'serving')), 'rewrite', parser);
+    const job = serving.get('pytorchjob.yaml')!.after;
+    expect(job).toContain('                  huawei.com/Ascend910: 8\n');
+    expect(job).toContain('                  "huawei.com/Ascend910": "8"\n');
+    // a node label is told, not guessed at
+    expect(job).toContain('nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB');
+    expect(serving.get('config.pbtxt')!.after).toContain('    kind: KIND_MODEL\n');
+    const submit = serving.get('submit.py')!;
+    expect(submit.parses).toBe(true);
+    expect(submit.after).toContain('limits={"huawei.com/Ascend910": str(n_gpus)}');
+    expect(submit.after).toContain('backend="npu:hccl,cpu:gloo"');
+    expect(submit.after).toContain('backend="cpu:gloo,npu:hccl"');
+    expect(submit.after).toContain('print("cuda:nccl is the default here")');
+    expect(serving.get('ds_config.json')!.after).toContain('"dist_backend": "hccl",');
+    const tabular = migratedFiles(await scanProject(join(VARIANTS, 'tabular')), 'rewrite', parser);
+    const gbdt = tabular.get('train_gbdt.py')!.after;
+    expect(gbdt).toContain('{"tree_method": "hist", "predictor": "cpu_predictor", "max_depth": 8}');
+    expect(gbdt).toContain('{"tree_method": "exact"}');
+    expect(gbdt).toContain('label = "gpu_hist_runs"');
+    expect(tabular.get('xgb.yaml')!.after).toContain(
+      '  tree_method: hist\n  predictor: cpu_predictor\n',
+    );
+    const zh = await scanProject(join(VARIANTS, 'serving'), { lang: 'zh-CN' });
+    expect(find(zh, 'submit.py:10:device.k8s-gpu-resource').message).toContain(
+      '昇腾节点提供的 NPU 资源名为 huawei.com/Ascend910',
+    );
+    expect(find(zh, 'pytorchjob.yaml:12:script.cuda-env').message).toContain('节点标签');
   });
 
   it('zh-CN text for the new rules', async () => {

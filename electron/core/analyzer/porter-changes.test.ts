@@ -348,6 +348,26 @@ describe('what a scan skips and what it adds', () => {
     expect(JSON.parse(cli.stdout).skipped).toEqual(scan.skipped);
   });
 
+  it("a JSON config is read for its backend and device; a JSON file of a dataset's size is not", async () => {
+    const dir = tempDir();
+    const config = '{\n  "dist_backend": "nccl",\n  "device": "cuda"\n}\n';
+    writeFileSync(join(dir, 'ds_config.json'), config);
+    // the same lines at the head of a 300 KiB file of records
+    const records = Array.from(
+      { length: 6000 },
+      (_, i) => `  {"id": ${i}, "text": "${'x'.repeat(40)}"},`,
+    );
+    writeFileSync(
+      join(dir, 'train.json'),
+      `${config.slice(0, -2)},\n  "rows": [\n${records.join('\n')}\n  ]\n}\n`,
+    );
+    const scan = await scanProject(dir);
+    expect(where(scan)).toEqual([
+      'ds_config.json:2:script.cuda-env',
+      'ds_config.json:3:script.cuda-env',
+    ]);
+  });
+
   it('a package folder named dist/ or build/ is scanned; an output folder is not', async () => {
     const dir = tempDir();
     mkdirSync(join(dir, 'pkg', 'dist'), { recursive: true });

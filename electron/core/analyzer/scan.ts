@@ -237,6 +237,9 @@ function switchScope(rel: string, listed: Set<string>): string {
   return dirs.length ? `${dirs[0]}/` : '';
 }
 
+/** The largest JSON file read as a config (DeepSpeed's, a model's): bigger ones are data. */
+const MAX_JSON_CONFIG = 256 * 1024;
+
 /** Files git would commit (honours .gitignore); a plain walk where the folder is no git checkout. */
 function listFiles(root: string, exclude: RegExp[]): string[] {
   const files = (mayBeInCheckout(root) ? gitFiles(root) : null) ?? walkedFiles(root);
@@ -438,6 +441,12 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
       }
     }
     if (SCRIPT_FILE.test(rel)) {
+      // a JSON file past a config's size is data (a dataset, a tokenizer), not read
+      if (
+        rel.endsWith('.json') &&
+        (statSync(abs, { throwIfNoEntry: false })?.size ?? 0) > MAX_JSON_CONFIG
+      )
+        continue;
       const src = text(abs, rel);
       if (src === null) continue;
       // conda's environment.yml is a dependency list first (and may set variables too)

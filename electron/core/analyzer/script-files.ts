@@ -254,11 +254,12 @@ const SCRIPT_PATTERNS: {
   {
     // an NVIDIA image wherever it is named: a Dockerfile's FROM or `ARG BASE_IMAGE=`, a CI job's
     // or compose service's `image:`, `docker run … nvcr.io/…` (not a URL's path: github.com/nvidia/…)
-    re: /(?<![\w./-])(?:nvidia\/cuda(?::\S*)?(?![\w/-])|nvcr\.io\/\S+|pytorch\/pytorch:\S*cuda\S*)/i,
+    // — and a project's own image tagged for a CUDA version (`FROM base:2.1-cu121`, `image: x:cu118`)
+    re: /(?<![\w./-])(?:nvidia\/cuda(?::\S*)?(?![\w/-])|nvcr\.io\/\S+|pytorch\/pytorch:\S*cuda\S*)|(?<=^\s*(?:FROM\s+|-?\s*image:\s*["']?|ARG\s+\w*IMAGE\w*=["']?))[\w./-]+:[\w.-]*?(?<![A-Za-z0-9])cu(?:da)?-?\d[\w.-]*/i,
     say: {
-      en: 'NVIDIA container image (CUDA base or NGC): build on an Ascend image with CANN (e.g. ascendai/cann) instead.',
+      en: 'CUDA container image (NVIDIA CUDA base, NGC, or one tagged for a CUDA version): build on an Ascend image with CANN (e.g. ascendai/cann) instead.',
       'zh-CN':
-        'NVIDIA 容器镜像（CUDA 基础镜像或 NGC）：改用带 CANN 的昇腾镜像（如 ascendai/cann）。',
+        'CUDA 容器镜像（NVIDIA CUDA 基础镜像、NGC 或标注了 CUDA 版本的镜像）：改用带 CANN 的昇腾镜像（如 ascendai/cann）。',
     },
   },
   {

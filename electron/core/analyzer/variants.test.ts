@@ -273,6 +273,8 @@ const EXPECTED: Record<string, string[]> = {
     'Dockerfile:5:script.cuda-env',
     'Dockerfile:6:lib.cuda-ops',
     'Dockerfile:8:lib.flash-attn',
+    // the project's own image tagged for CUDA (python:3.10-slim quiet)
+    'Dockerfile:9:script.cuda-env',
     // a JSON config's backend and device (the per-GPU batch size quiet)
     'ds_config.json:3:script.cuda-env',
     'ds_config.json:4:script.cuda-env',
@@ -286,11 +288,13 @@ const EXPECTED: Record<string, string[]> = {
     'launch.sh:4:script.cuda-env',
     'launch.sh:5:script.cuda-env',
     'launch.sh:7:script.cuda-env',
-    // Kubernetes: NVIDIA's node label, its device plugin resource (quoted or not), an NGC image
+    // Kubernetes: NVIDIA's node label, a CUDA-tagged image, the device plugin resource (quoted or
+    // not), an NGC image
     'pytorchjob.yaml:12:script.cuda-env',
-    'pytorchjob.yaml:18:script.cuda-env',
+    'pytorchjob.yaml:17:script.cuda-env',
     'pytorchjob.yaml:20:script.cuda-env',
-    'pytorchjob.yaml:25:script.cuda-env',
+    'pytorchjob.yaml:22:script.cuda-env',
+    'pytorchjob.yaml:27:script.cuda-env',
     'submit.py:5:add.import-torch-npu',
     'submit.py:5:add.compile-mode',
     // the resource requested from Python; per-device backend lists (a sentence naming one quiet)
@@ -304,6 +308,10 @@ const EXPECTED: Record<string, string[]> = {
     // torchaudio's CUDA CTC decoder, imported and called
     'ctc_decode.py:2:lib.torchaudio-cuda-ctc',
     'ctc_decode.py:6:lib.torchaudio-cuda-ctc',
+    // DLPack hand-offs (imported and called, and torch's own); a cuDF frame's method quiet
+    'interop.py:2:op.dlpack',
+    'interop.py:6:op.dlpack',
+    'interop.py:10:op.dlpack',
     // requirements: repositories' URLs read for their package (transformers has no rule)
     'requirements.txt:1:req.torch-npu',
     'requirements.txt:2:lib.cuda-ops',

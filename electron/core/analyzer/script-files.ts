@@ -49,7 +49,18 @@ const SCRIPT_PATTERNS: {
     edit: () => 'ASCEND_LAUNCH_BLOCKING',
   },
   {
-    re: /\bNCCL_[A-Z0-9_]+/,
+    // the NCCL process group's watchdog switch has HCCL's own name
+    re: /\bTORCH_NCCL_ASYNC_ERROR_HANDLING\b/,
+    say: {
+      en: "TORCH_NCCL_ASYNC_ERROR_HANDLING is the NCCL process group's: torch_npu's HCCL watchdog reads HCCL_ASYNC_ERROR_HANDLING.",
+      'zh-CN':
+        'TORCH_NCCL_ASYNC_ERROR_HANDLING 属于 NCCL 进程组：torch_npu 的 HCCL 看门狗读取 HCCL_ASYNC_ERROR_HANDLING。',
+    },
+    edit: () => 'HCCL_ASYNC_ERROR_HANDLING',
+  },
+  {
+    // NCCL's own variables, and PyTorch's for its NCCL process group (TORCH_NCCL_…)
+    re: /\b(?:TORCH_NCCL_(?!ASYNC_ERROR_HANDLING\b)|NCCL_)[A-Z0-9_]+/,
     say: {
       en: 'NCCL setting: HCCL has its own variables (HCCL_CONNECT_TIMEOUT, HCCL_IF_IP, HCCL_BUFFSIZE…).',
       'zh-CN': 'NCCL 设置：HCCL 有自己的变量（HCCL_CONNECT_TIMEOUT、HCCL_IF_IP、HCCL_BUFFSIZE…）。',

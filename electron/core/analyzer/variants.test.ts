@@ -288,6 +288,9 @@ const EXPECTED: Record<string, string[]> = {
     'launch.sh:4:script.cuda-env',
     'launch.sh:5:script.cuda-env',
     'launch.sh:7:script.cuda-env',
+    // the NCCL process group's watchdog switch (HCCL's own name written in) and its other knobs
+    'launch.sh:8:script.cuda-env',
+    'launch.sh:9:script.cuda-env',
     // Kubernetes: NVIDIA's node label, a CUDA-tagged image, the device plugin resource (quoted or
     // not), an NGC image
     'pytorchjob.yaml:12:script.cuda-env',
@@ -303,6 +306,8 @@ const EXPECTED: Record<string, string[]> = {
     'submit.py:15:dist.nccl-device-backends',
     'submit.py:16:add.set-device',
     'submit.py:16:dist.nccl-device-backends',
+    'submit.py:23:dist.nccl-async-error-handling',
+    'submit.py:24:dist.nccl-env',
   ],
   tabular: [
     // torchaudio's CUDA CTC decoder, imported and called
@@ -935,6 +940,10 @@ describe('what the variants say and fix', () => {
     expect(submit.after).toContain('backend="npu:hccl,cpu:gloo"');
     expect(submit.after).toContain('backend="cpu:gloo,npu:hccl"');
     expect(submit.after).toContain('print("cuda:nccl is the default here")');
+    expect(submit.after).toContain('os.environ["HCCL_ASYNC_ERROR_HANDLING"] = "1"');
+    expect(serving.get('launch.sh')!.after).toContain(
+      'export HCCL_ASYNC_ERROR_HANDLING=1\nexport TORCH_NCCL_AVOID_RECORD_STREAMS=1\n',
+    );
     expect(serving.get('ds_config.json')!.after).toContain('"dist_backend": "hccl",');
     const tabular = migratedFiles(await scanProject(join(VARIANTS, 'tabular')), 'rewrite', parser);
     const gbdt = tabular.get('train_gbdt.py')!.after;

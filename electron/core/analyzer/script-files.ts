@@ -14,7 +14,7 @@ export const SCRIPT_FILE =
 
 /** A script or config without one of these holds nothing SCRIPT_PATTERNS looks for. */
 export const SCRIPT_WORDS =
-  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused_|FLASH|KIND_GPU|gpu_(?:hist|exact|predictor)/;
+  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused_|FLASH|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu/;
 
 /** Launch scripts and configs: what a porter changes in them, line by line (not Python). */
 const SCRIPT_PATTERNS: {
@@ -166,6 +166,24 @@ const SCRIPT_PATTERNS: {
       'zh-CN': 'PyTorch 的 CUDA 版本：昇腾上安装 CPU 版本（再配上该 torch 版本对应的 torch_npu）。',
     },
     edit: (m) => (m[0].startsWith('+') ? '' : 'cpu'),
+  },
+  {
+    // uv's sources pinned to an index named for a CUDA build (`{ index = "pytorch-cu121" }`)
+    re: /(?<=\bindex\s*=\s*["'])[\w.-]*?cu\d+[\w.-]*(?=["'])/,
+    say: {
+      en: 'A uv source pinned to a CUDA wheel index: on Ascend take torch from the CPU index (the torch_npu release for that torch runs it on the NPU).',
+      'zh-CN':
+        'uv 的 source 指向 CUDA 版本的 wheel 索引：昇腾上从 CPU 索引安装 torch（再配上该 torch 版本对应的 torch_npu）。',
+    },
+  },
+  {
+    // a research script's multi-GPU switch (Time-Series-Library, Informer): its DataParallel path
+    re: /--use[-_]multi[-_]gpus?\b/,
+    say: {
+      en: "Turns on the script's multi-GPU path (nn.DataParallel over --devices), which torch_npu does not support: launch one process per NPU with torchrun and DDP on hccl, or drop the switch for one NPU.",
+      'zh-CN':
+        '开启脚本的多 GPU 路径（按 --devices 使用 nn.DataParallel），torch_npu 不支持：改用 torchrun 每张 NPU 一个进程、基于 hccl 的 DDP，或单卡时去掉该开关。',
+    },
   },
   {
     // PyG's wheels for a CUDA build of torch (`-f https://data.pyg.org/whl/torch-2.1.0+cu118.html`)

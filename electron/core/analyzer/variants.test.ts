@@ -310,9 +310,21 @@ const EXPECTED: Record<string, string[]> = {
     'submit.py:24:dist.nccl-env',
   ],
   tabular: [
+    // NVTabular's ETL on RMM and dask-cuda (dask_cuda is no compiled extension of the project)
+    'criteo_etl.py:1:lib.nvidia-only',
+    'criteo_etl.py:2:lib.nvidia-only',
+    'criteo_etl.py:3:lib.nvidia-only',
+    'criteo_etl.py:7:lib.nvidia-only-call',
+    'criteo_etl.py:8:lib.nvidia-only-call',
+    'criteo_etl.py:9:lib.nvidia-only-call',
+    'criteo_etl.py:10:lib.nvidia-only-call',
     // torchaudio's CUDA CTC decoder, imported and called
     'ctc_decode.py:2:lib.torchaudio-cuda-ctc',
     'ctc_decode.py:6:lib.torchaudio-cuda-ctc',
+    // DGL's layers and sparse matrices where they are used (its imports and dgl.graph quiet)
+    'graph_sage.py:11:lib.dgl-call',
+    'graph_sage.py:11:lib.dgl-call',
+    'graph_sage.py:20:lib.dgl-call',
     // DLPack hand-offs (imported and called, and torch's own); a cuDF frame's method quiet
     'interop.py:2:op.dlpack',
     'interop.py:6:op.dlpack',
@@ -322,6 +334,8 @@ const EXPECTED: Record<string, string[]> = {
     'requirements.txt:2:lib.cuda-ops',
     'requirements.txt:3:lib.flash-attn',
     'requirements.txt:5:lib.cuda-ops',
+    // Time-Series-Library's multi-GPU switch (a run without it quiet)
+    'run_ts.sh:3:script.cuda-env',
     // RAPIDS imported and used; XGBoost's GPU algorithms and predictor, LightGBM's GPU build
     // (a string that only starts like one quiet, device="cpu" quiet)
     'train_gbdt.py:1:lib.nvidia-only',
@@ -438,6 +452,8 @@ const EXPECTED: Record<string, string[]> = {
     'pyproject.toml:16:lib.triton',
     'pyproject.toml:17:req.cuda-wheel',
     'pyproject.toml:19:req.cuda-wheel',
+    // uv's source naming the CUDA index, and the index itself
+    'pyproject.toml:24:script.cuda-env',
     'pyproject.toml:28:script.cuda-env',
     'setup.py:4:req.torch-npu',
     'setup.py:6:lib.flash-attn',

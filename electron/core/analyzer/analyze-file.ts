@@ -1683,12 +1683,17 @@ function analyzeTree(
         continue;
       if (r.match.inProduct && !inProduct(call)) continue;
       if (r.match.inGrid && !inGrid(call)) continue;
+      // a keyword argument that matched is reported where it is written (`device_id=rank`
+      // lines below the call's name)
+      let at: Node = call;
       if (r.match.argRegex) {
         const re = new RegExp(r.match.argRegex);
         const tested = r.match.firstArgOnly
           ? argList.filter((a) => a.type !== 'keyword_argument').slice(0, 1)
           : argList;
-        if (!tested.some((a) => re.test(a.text))) {
+        const hit = tested.find((a) => re.test(a.text));
+        if (hit?.type === 'keyword_argument') at = hit;
+        if (!hit) {
           const arg = r.match.argAssigned ? castOperand(tested[0]) : undefined;
           if (
             arg?.type !== 'identifier' ||
@@ -1707,7 +1712,7 @@ function analyzeTree(
       const open = args?.startIndex ?? -1;
       add(
         r,
-        call,
+        at,
         { name },
         rw?.kind === 'insert-first-argument' && open >= 0 && source[open] === '('
           ? [{ start: open + 1, end: open + 1, text: argList.length ? `${rw.text}, ` : rw.text }]

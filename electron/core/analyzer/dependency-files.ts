@@ -193,7 +193,9 @@ export function scanInstallCommands(
       // a repository's URL installs that repository's package; any other path, URL, wheel file
       // or variable is not a name on the index
       const fromUrl = urlPackage(token);
-      if (!fromUrl && /[/$\\]|^\.|\.whl$/.test(token)) continue;
+      // a name with a version made of a variable is still that name (`flash-attn==${VERSION}`)
+      const versioned = /^[A-Za-z0-9_.-]+(?:\[[^\]]*\])?\s*[<>=!~]/.test(token);
+      if (!fromUrl && !versioned && /[/$\\]|^\.|\.whl$/.test(token)) continue;
       const spelled = fromUrl ?? /^[A-Za-z0-9_.-]+/.exec(token)?.[0];
       const ruleId = spelled ? packageRule(spelled) : undefined;
       if (!ruleId) continue;

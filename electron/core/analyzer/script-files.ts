@@ -14,7 +14,7 @@ export const SCRIPT_FILE =
 
 /** A script or config without one of these holds nothing SCRIPT_PATTERNS looks for. */
 export const SCRIPT_WORDS =
-  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused_|FLASH|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu/;
+  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused_|FLASH|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged/;
 
 /** Launch scripts and configs: what a porter changes in them, line by line (not Python). */
 const SCRIPT_PATTERNS: {
@@ -147,11 +147,12 @@ const SCRIPT_PATTERNS: {
   },
   {
     // a training script's switch that makes it import flash-attn (`--use_flash_attn`,
-    // `--use_flash_attention`,
+    // `--use_flash_attention`, kohya's bare `--xformers`, a config's `flash_attention: true` or
+    // `enable_xformers_memory_efficient_attention: True`,
     // `--attn_implementation flash_attention_2`, or a config's `attn_implementation:
     // flash_attention_2`, `attn_impl: flash` in an MPT-style config): the Python side then fails
     // at that import
-    re: /--(?:use[-_])?flash[-_]?att(?:n|ention)\w*\b|--(?:enable[-_]|use[-_])xformers[\w-]*|(?<=(?:--|\b)attn[-_]implementation["']?(?:[= ]|\s*[:=]\s*)["']?)flash_attention_2\b|(?<=\b\w*(?:attn|attention)_(?:impl|implementation|type|backend)["']?\s*[:=]\s*["']?)(?:flash[-_]?attn\w*|flash)(?![\w-])/,
+    re: /--(?:use[-_])?flash[-_]?att(?:n|ention)\w*\b|--(?:(?:enable|use)[-_]xformers[\w-]*|xformers)(?![\w-])|(?<=^\s*(?:(?:use|enable)_)?(?:flash_att(?:n|ention)(?:_2)?|xformers\w*)["']?\s*:\s*)(?:true|True)\b|(?<=(?:--|\b)attn[-_]implementation["']?(?:[= ]|\s*[:=]\s*)["']?)flash_attention_2\b|(?<=\b\w*(?:attn|attention)_(?:impl|implementation|type|backend)["']?\s*[:=]\s*["']?)(?:flash[-_]?attn\w*|flash)(?![\w-])/,
     say: {
       en: 'Turns on flash-attn (or xformers), which has no NPU build: drop the switch (attention through SDPA, or torch_npu.npu_fusion_attention where the code offers it).',
       'zh-CN':
@@ -232,8 +233,27 @@ const SCRIPT_PATTERNS: {
     },
   },
   {
-    // a config naming apex's CUDA fused optimizers: `optim_G: FusedAdam`, `name: fused_adam`
-    re: /(?<=:[ \t]*["']?)(?:Fused(?:Adam[Ww]?|SGD|LAMB|Lamb|NovoGrad|Adagrad)|fused_(?:adamw?|sgd|lamb|novograd|adagrad))(?![\w-])/,
+    // bitsandbytes' 8-bit and paged optimizers chosen by name: HF's `--optim adamw_bnb_8bit`,
+    // axolotl's `optimizer: paged_adamw_8bit`, kohya's `--optimizer_type AdamW8bit`
+    re: /(?<=\b\w*optim\w*["']?\s*[:=]\s*["']?|--\w*optim\w*[= ]["']?)(?:\w*(?:bnb|8bit|paged)\w*)(?![\w-])/i,
+    say: {
+      en: "A bitsandbytes 8-bit or paged optimizer: CUDA kernels, none for NPU (bitsandbytes' Ascend path covers NF4 quantisation only): use adamw_torch, or torch_npu's fused AdamW.",
+      'zh-CN':
+        'bitsandbytes 的 8 位或分页优化器：只有 CUDA 内核，没有 NPU 版本（bitsandbytes 的昇腾支持只覆盖 NF4 量化）：改用 adamw_torch 或 torch_npu 的融合 AdamW。',
+    },
+  },
+  {
+    // NCCL's own packages installed into an image (`apt-get install libnccl2 libnccl-dev`)
+    re: /(?<![\w-])libnccl[\w.=-]*/,
+    say: {
+      en: "NCCL's library: Ascend collectives are HCCL, which comes with CANN (remove the package).",
+      'zh-CN': 'NCCL 的库：昇腾的集合通信是 CANN 自带的 HCCL（删除该包）。',
+    },
+  },
+  {
+    // a config naming apex's CUDA fused optimizers: `optim_G: FusedAdam`, `name: fused_adam`,
+    // `type: sat.ops.FusedEmaAdam`
+    re: /(?<=:[ \t]*["']?(?:[\w]+\.)*)(?:Fused\w*?(?:Adam[Ww]?|SGD|LAMB|Lamb|NovoGrad|Adagrad)|fused_(?:adamw?|sgd|lamb|novograd|adagrad))(?![\w-])/,
     say: {
       en: "apex's fused optimizer, CUDA kernels: on NPU the torch_npu one (torch_npu.optim.NpuFusedAdamW, NpuFusedSGD, NpuFusedLamb…) or torch's own (AdamW, SGD).",
       'zh-CN':

@@ -350,6 +350,32 @@ const EXPECTED: Record<string, string[]> = {
     'xgb.yaml:2:script.cuda-env',
     'xgb.yaml:3:script.cuda-env',
   ],
+  trainers: [
+    // axolotl-style config: a bitsandbytes 8-bit optimizer, flash-attn and xformers switched on
+    // (sdp_attention and a commented-out line quiet), a fused optimizer named by its module path
+    'axolotl.yml:3:script.cuda-env',
+    'axolotl.yml:5:script.cuda-env',
+    'axolotl.yml:7:script.cuda-env',
+    'axolotl.yml:10:script.cuda-env',
+    // NCCL's packages installed by apt; a package pinned to a version in a variable (a wheel
+    // path quiet)
+    'Dockerfile:4:script.cuda-env',
+    'Dockerfile:6:lib.flash-attn',
+    'fsdp_train.py:7:add.import-torch-npu',
+    'fsdp_train.py:7:add.compile-mode',
+    // FSDP given a rank as device_id, told where the argument is (a torch.device quiet);
+    // torch's ShardedGradScaler without a device (with "npu" quiet); PyG's ToSparseTensor
+    'fsdp_train.py:14:dist.fsdp-int-device-id',
+    'fsdp_train.py:22:amp.grad-scaler-default',
+    'fsdp_train.py:28:lib.pyg-ext-call',
+    // kohya's AdamW8bit and bare --xformers, HF's paged optimizer (--xformers_checkpoint_dir quiet)
+    'lora.sh:3:script.cuda-env',
+    'lora.sh:4:script.cuda-env',
+    'lora.sh:6:script.cuda-env',
+    // detectron2's AMPTrainer, imported and chosen
+    'vitdet_train.py:1:amp.detectron2-amp-trainer',
+    'vitdet_train.py:5:amp.detectron2-amp-trainer',
+  ],
   builds: [
     // CMake's CUDA language, toolkit and libraries (a CXX-only project quiet); CUDA images and
     // NVIDIA's container runtime in a CI job and a compose file (runc quiet)
@@ -974,6 +1000,25 @@ describe('what the variants say and fix', () => {
       '昇腾节点提供的 NPU 资源名为 huawei.com/Ascend910',
     );
     expect(find(zh, 'pytorchjob.yaml:12:script.cuda-env').message).toContain('节点标签');
+  });
+
+  it('trainers: the sharded scaler gets "npu", FSDP\'s rank is told with the NPU device to pass, zh-CN too', async () => {
+    const parser = await pythonParser();
+    const scan = await scanProject(join(VARIANTS, 'trainers'));
+    const after = migratedFiles(scan, 'rewrite', parser).get('fsdp_train.py')!;
+    expect(after.parses).toBe(true);
+    expect(after.after).toContain('default = ShardedGradScaler("npu")');
+    expect(after.after).toContain('on_npu = ShardedGradScaler("npu")\n');
+    expect(find(scan, 'fsdp_train.py:14:dist.fsdp-int-device-id').fix?.description).toContain(
+      'device_id=torch.device("npu", local_rank)',
+    );
+    const zh = await scanProject(join(VARIANTS, 'trainers'), { lang: 'zh-CN' });
+    expect(find(zh, 'vitdet_train.py:5:amp.detectron2-amp-trainer').message).toContain(
+      '基于 CUDA AMP 实现',
+    );
+    expect(find(zh, 'lora.sh:3:script.cuda-env').message).toContain(
+      'bitsandbytes 的 8 位或分页优化器',
+    );
   });
 
   it('zh-CN text for the new rules', async () => {

@@ -2380,9 +2380,15 @@ function optionalImport(stmt: Node): boolean {
     return /\bis_\w+_available\s*\(/.test(up.childForFieldName('condition')?.text ?? '');
   }
   if (!up || type !== 'try_statement') return false;
+  // the library this statement imports: a handler that imports it again is a version shim
+  // (`except ImportError: from flash_attn.flash_attn_interface import flash_attn_unpadded_func as
+  // …`), the library still required
+  const lib = /^\s*(?:from|import)\s+(\w+)/.exec(stmt.text)?.[1];
+  const shim = lib ? new RegExp(`^\\s*(?:from|import)\\s+${lib}\\b`, 'm') : null;
   return up.namedChildren.some(
     (h) =>
       h?.type === 'except_clause' &&
+      !(shim && shim.test(h.namedChildren.find((x) => x?.type === 'block')?.text ?? '')) &&
       (!h.namedChildren.some((x) => x?.type !== 'block' && x?.type !== 'comment') ||
         /\b(ImportError|ModuleNotFoundError|Exception)\b/.test(
           h.namedChildren.find((x) => x?.type !== 'block')?.text ?? '',

@@ -75,6 +75,10 @@ const EXPECTED: Record<string, string[]> = {
     'attn.py:92:attn.masked-softmax',
     'diffusers_cli.py:6:attn.xformers-flag',
     'diffusers_train.py:6:attn.diffusers-xformers',
+    // an ImportError handler that imports flash-attn again (a version shim) is no fallback
+    'flash_shim.py:4:lib.flash-attn',
+    'flash_shim.py:7:lib.flash-attn',
+    'flash_shim.py:13:lib.flash-attn-call',
     'sdp_select.py:2:add.import-torch-npu',
     'sdp_select.py:4:cuda.backends',
     'sdp_select.py:8:attn.sdp-kernel',

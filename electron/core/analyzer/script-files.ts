@@ -14,7 +14,7 @@ export const SCRIPT_FILE =
 
 /** A script or config without one of these holds nothing SCRIPT_PATTERNS looks for. */
 export const SCRIPT_WORDS =
-  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused_|FLASH|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged/;
+  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused_|FLASH|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged|trtexec/;
 
 /** Launch scripts and configs: what a porter changes in them, line by line (not Python). */
 const SCRIPT_PATTERNS: {
@@ -243,6 +243,15 @@ const SCRIPT_PATTERNS: {
     },
   },
   {
+    // TensorRT's command-line engine builder
+    re: /(?<![\w./-])trtexec(?![\w-])/,
+    say: {
+      en: "TensorRT's engine builder, NVIDIA-only: on Ascend convert the ONNX model to an offline model with ATC (atc --model=model.onnx --framework=5 --output=model --soc_version=<the SoC npu-smi reports>), or keep the model in PyTorch on the NPU.",
+      'zh-CN':
+        'TensorRT 的引擎构建工具，仅限 NVIDIA：昇腾上用 ATC 把 ONNX 模型转换为离线模型（atc --model=model.onnx --framework=5 --output=model --soc_version=<npu-smi 显示的芯片型号>），或让模型以 PyTorch 形式在 NPU 上运行。',
+    },
+  },
+  {
     // NCCL's own packages installed into an image (`apt-get install libnccl2 libnccl-dev`)
     re: /(?<![\w-])libnccl[\w.=-]*/,
     say: {
@@ -276,9 +285,9 @@ const SCRIPT_PATTERNS: {
     edit: () => 'hccl',
   },
   {
-    // `device: cuda`, `sim_device: cuda:0`, `--device cuda`, `--rl_device cuda:0`,
+    // `device: cuda`, `sim_device: cuda:0`, `device_type: cuda`, `--device cuda`, `--rl_device cuda:0`,
     // `DEVICE=${DEVICE:-cuda:0}`
-    re: /(?<=\b\w*(?:device|DEVICE)["']?\s*[:=]\s*["']?(?:\$\{\w+:-)?|--(?:[\w-]*[-_])?device[= ]["']?)cuda\b/,
+    re: /(?<=\b\w*(?:device|DEVICE)(?:_type|_TYPE)?["']?\s*[:=]\s*["']?(?:\$\{\w+:-)?|--(?:[\w-]*[-_])?device(?:[-_]type)?[= ]["']?)cuda\b/,
     say: { en: 'Device cuda: use npu.', 'zh-CN': '设备 cuda：改用 npu。' },
     edit: () => 'npu',
   },

@@ -295,6 +295,8 @@ const EXPECTED: Record<string, string[]> = {
     // the NCCL process group's watchdog switch (HCCL's own name written in) and its other knobs
     'launch.sh:8:script.cuda-env',
     'launch.sh:9:script.cuda-env',
+    // TensorRT's command-line builder (ATC on Ascend)
+    'launch.sh:10:script.cuda-env',
     // Kubernetes: NVIDIA's node label, a CUDA-tagged image, the device plugin resource (quoted or
     // not), an NGC image
     'pytorchjob.yaml:12:script.cuda-env',
@@ -302,6 +304,8 @@ const EXPECTED: Record<string, string[]> = {
     'pytorchjob.yaml:20:script.cuda-env',
     'pytorchjob.yaml:22:script.cuda-env',
     'pytorchjob.yaml:27:script.cuda-env',
+    // a config's device_type (device_map: auto quiet)
+    'pytorchjob.yaml:29:script.cuda-env',
     'submit.py:5:add.import-torch-npu',
     'submit.py:5:add.compile-mode',
     // the resource requested from Python; per-device backend lists (a sentence naming one quiet)
@@ -979,6 +983,7 @@ describe('what the variants say and fix', () => {
     expect(job).toContain('                  "huawei.com/Ascend910": "8"\n');
     // a node label is told, not guessed at
     expect(job).toContain('nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB');
+    expect(job).toContain('            device_type: npu\n');
     expect(serving.get('config.pbtxt')!.after).toContain('    kind: KIND_MODEL\n');
     const submit = serving.get('submit.py')!;
     expect(submit.parses).toBe(true);

@@ -279,6 +279,8 @@ const EXPECTED: Record<string, string[]> = {
     'Dockerfile:8:lib.flash-attn',
     // the project's own image tagged for CUDA (python:3.10-slim quiet)
     'Dockerfile:9:script.cuda-env',
+    // TransformerEngine from its repository (listed under the repository's name)
+    'Dockerfile:11:lib.transformer-engine',
     // a JSON config's backend and device (the per-GPU batch size quiet)
     'ds_config.json:3:script.cuda-env',
     'ds_config.json:4:script.cuda-env',

@@ -12,6 +12,8 @@ import { requirementLibs } from './rules';
 
 const CUDA_WHEEL =
   /\+cu\d+|download\.pytorch\.org\/whl\/cu\d+|^\s*nvidia-[a-z0-9-]+-cu\d+|^\s*cupy-cuda/;
+/** OpenMMLab's index of mmcv wheels built for a CUDA version (`…/mmcv/dist/cu121/torch2.1/…`). */
+export const MMCV_CUDA_INDEX = /download\.openmmlab\.com\/mmcv\/dist\/cu\d+/;
 /** A requirement as quoted in a list, without its quotes. */
 const unquoted = (spec: string) => spec.replace(/^["']|["']$/g, '');
 /** NVIDIA's CUDA runtime wheels as packaging metadata names them (`nvidia-cudnn-cu12`). */
@@ -299,6 +301,11 @@ function requirementEntry(
     /^\s*([A-Za-z0-9_.-]+)/.exec(text)?.[1];
   // spelled as in setup.py and pyproject: `cupy-cuda12x`, `cudf-cu12`, `flash_attn`
   const ruleId = spelled ? packageRule(spelled) : undefined;
+  // mmcv from OpenMMLab's CUDA wheel index: its ops are CUDA kernels (no CPU/NPU wheel to swap in)
+  if (MMCV_CUDA_INDEX.test(text)) {
+    finding('req.mmcv-cuda-ops', rel, where, { vars: { text: text.trim() } });
+    return spelled?.toLowerCase();
+  }
   const wheel = CUDA_WHEEL.test(text);
   // `cupy-cuda12x`: the library's own finding, with the CUDA wheel's removal (not two findings)
   if (ruleId)

@@ -14,7 +14,7 @@ export const SCRIPT_FILE =
 
 /** A script or config without one of these holds nothing SCRIPT_PATTERNS looks for. */
 export const SCRIPT_WORDS =
-  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused_|FLASH|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged|trtexec/;
+  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused_|FLASH|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged|trtexec|openmmlab|mim\s+install/;
 
 /** Launch scripts and configs: what a porter changes in them, line by line (not Python). */
 const SCRIPT_PATTERNS: {
@@ -240,6 +240,24 @@ const SCRIPT_PATTERNS: {
       en: "A bitsandbytes 8-bit or paged optimizer: CUDA kernels, none for NPU (bitsandbytes' Ascend path covers NF4 quantisation only): use adamw_torch, or torch_npu's fused AdamW.",
       'zh-CN':
         'bitsandbytes 的 8 位或分页优化器：只有 CUDA 内核，没有 NPU 版本（bitsandbytes 的昇腾支持只覆盖 NF4 量化）：改用 adamw_torch 或 torch_npu 的融合 AdamW。',
+    },
+  },
+  {
+    // mmcv's prebuilt CUDA ops: OpenMMLab's CUDA wheel index, or mim choosing that wheel
+    re: /download\.openmmlab\.com\/mmcv\/dist\/cu\d+|\bmim\s+install\s+(?:-\S+\s+)*["']?mmcv(?:-full)?\b/,
+    say: {
+      en: "mmcv's prebuilt wheel for a CUDA version, its ops CUDA kernels: on Ascend build mmcv from source with its NPU ops (mmcv's Ascend build guide), or mmcv-lite where no op is used.",
+      'zh-CN':
+        'mmcv 针对某个 CUDA 版本的预编译轮子，其算子是 CUDA 内核：昇腾上按 mmcv 的昇腾编译指南从源码构建带 NPU 算子的 mmcv；不用算子时可用 mmcv-lite。',
+    },
+  },
+  {
+    // a serving framework's CUDA base chosen by version (BentoML's `cuda_version: "12.1"`)
+    re: /^\s*cuda_version(?=["']?\s*:)/,
+    say: {
+      en: 'A CUDA version the build installs its base from: on Ascend remove it and build on an image with CANN (e.g. ascendai/cann) with torch_npu installed.',
+      'zh-CN':
+        '构建据此安装 CUDA 基础环境的版本号：昇腾上删除该项，改用带 CANN 的镜像（如 ascendai/cann）并安装 torch_npu。',
     },
   },
   {

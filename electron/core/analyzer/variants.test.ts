@@ -268,6 +268,8 @@ const EXPECTED: Record<string, string[]> = {
     'launch.sh:3:script.cuda-env',
   ],
   serving: [
+    // BentoML's CUDA base chosen by version
+    'bentofile.yaml:4:script.cuda-env',
     // Triton Inference Server's GPU instance group (config.pbtxt)
     'config.pbtxt:7:script.cuda-env',
     // an NGC base image given through ARG; NVIDIA's apex cloned; packages installed from their
@@ -281,6 +283,8 @@ const EXPECTED: Record<string, string[]> = {
     'Dockerfile:9:script.cuda-env',
     // TransformerEngine from its repository (listed under the repository's name)
     'Dockerfile:11:lib.transformer-engine',
+    // mmcv's CUDA wheel chosen by mim
+    'Dockerfile:12:script.cuda-env',
     // a JSON config's backend and device (the per-GPU batch size quiet)
     'ds_config.json:3:script.cuda-env',
     'ds_config.json:4:script.cuda-env',
@@ -344,6 +348,8 @@ const EXPECTED: Record<string, string[]> = {
     'requirements.txt:2:lib.cuda-ops',
     'requirements.txt:3:lib.flash-attn',
     'requirements.txt:5:lib.cuda-ops',
+    // mmcv from OpenMMLab's CUDA wheel index
+    'requirements.txt:6:req.mmcv-cuda-ops',
     // Time-Series-Library's multi-GPU switch (a run without it quiet)
     'run_ts.sh:3:script.cuda-env',
     // RAPIDS imported and used; XGBoost's GPU algorithms and predictor, LightGBM's GPU build
@@ -382,6 +388,8 @@ const EXPECTED: Record<string, string[]> = {
     'lora.sh:3:script.cuda-env',
     'lora.sh:4:script.cuda-env',
     'lora.sh:6:script.cuda-env',
+    // Ray Train asked for GPUs (use_gpu=False quiet)
+    'ray_train.py:7:lib.use-gpu-flag',
     // detectron2's AMPTrainer, imported and chosen
     'vitdet_train.py:1:amp.detectron2-amp-trainer',
     'vitdet_train.py:5:amp.detectron2-amp-trainer',

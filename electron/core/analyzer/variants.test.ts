@@ -990,7 +990,7 @@ describe('what the variants say and fix', () => {
     const serving = migratedFiles(await scanProject(join(VARIANTS, 'serving')), 'rewrite', parser);
     const job = serving.get('pytorchjob.yaml')!.after;
     expect(job).toContain('                  huawei.com/Ascend910: 8\n');
-    expect(job).toContain('                  "huawei.com/Ascend910": "8"\n');
+    expect(job).toContain("                  'huawei.com/Ascend910': '8'\n");
     // a node label is told, not guessed at
     expect(job).toContain('nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB');
     expect(job).toContain('            device_type: npu\n');

@@ -1583,6 +1583,7 @@ function analyzeTree(
       if (compared && r.match.notCompared) continue;
       if (r.match.dictKey && !dictKey) continue;
       if (r.match.envSet && !envSet(node)) continue;
+      if (r.match.inCallOf && !calleeMatches(node, r.match.inCallOf)) continue;
       if (r.match.onlyCompared) {
         const comparison = comparedIn(node);
         if (!comparison) continue;
@@ -2441,6 +2442,16 @@ function assignmentOf(ident: Node): Node | null {
     target = target.parent;
   const assign = target.parent;
   return assign?.type === 'assignment' && firstChild(assign, target) ? assign : null;
+}
+
+/** A string that is a positional argument of a call whose function's last name matches `re`. */
+function calleeMatches(str: Node, re: string): boolean {
+  const args = str.parent;
+  const call = args?.type === 'argument_list' ? args.parent : null;
+  if (call?.type !== 'call') return false;
+  const fn = call.childForFieldName('function');
+  const last = fn?.type === 'attribute' ? fn.childForFieldName('attribute') : fn;
+  return !!last && last.type === 'identifier' && new RegExp(re).test(last.text);
 }
 
 /**

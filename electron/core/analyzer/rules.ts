@@ -44,6 +44,11 @@ const Match = z.discriminatedUnion('kind', [
      * `os.environ.setdefault("X", …)`, `os.putenv("X", …)`; not where it is read.
      */
     envSet: z.boolean().optional(),
+    /**
+     * Only as a positional argument of a call whose function's last name matches this regex:
+     * the dispatch key of `lib.impl("abs", abs, "CUDA")`, not a `"CUDA"` printed or compared.
+     */
+    inCallOf: z.string().optional(),
   }),
   /** A function definition whose name matches: `def enable_xformers_memory_efficient_attention`. */
   z.object({ kind: z.literal('definition'), regex: z.string() }),

@@ -627,6 +627,12 @@ const EXPECTED: Record<string, string[]> = {
     'fast_math.py:80:triton.input-precision',
     'grids.py:10:lib.triton-kernel',
     'grids.py:31:triton.block-grid',
+    // kernels registered with torch.library for CUDA's dispatch keys (a printed "CUDA" quiet)
+    'registry.py:3:add.import-torch-npu',
+    'registry.py:9:device.cuda-dispatch-key',
+    'registry.py:10:device.cuda-dispatch-key',
+    'registry.py:14:device.cuda-dispatch-key',
+    'registry.py:20:device.cuda-dispatch-key-kwarg',
     'shim_pow.py:8:triton.libdevice',
     'shim_pow.py:11:lib.triton-kernel',
     'softmax_occupancy.py:6:triton.active-device',
@@ -1038,6 +1044,18 @@ describe('what the variants say and fix', () => {
     expect(find(zh, 'lora.sh:3:script.cuda-env').message).toContain(
       'bitsandbytes 的 8 位或分页优化器',
     );
+  });
+
+  it('a kernel library registered for CUDA dispatch keys is registered for PrivateUse1', async () => {
+    const parser = await pythonParser();
+    const scan = await scanProject(join(VARIANTS, 'triton'));
+    const reg = migratedFiles(scan, 'rewrite', parser).get('registry.py')!;
+    expect(reg.parses).toBe(true);
+    expect(reg.after).toContain('lib.impl("abs", abs_kernel, "PrivateUse1")');
+    expect(reg.after).toContain('lib.impl("gelu", gelu, "AutogradPrivateUse1")');
+    expect(reg.after).toContain('        "PrivateUse1",\n    )');
+    expect(reg.after).toContain('print("CUDA")');
+    expect(reg.after).toContain('VENDOR = dict(vendor_name="nvidia", dispatch_key="PrivateUse1")');
   });
 
   it('zh-CN text for the new rules', async () => {

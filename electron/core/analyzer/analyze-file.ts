@@ -1530,6 +1530,7 @@ function analyzeTree(
     const key = `${rule.id}@${node.startIndex}`;
     if (seen.has(key)) return;
     seen.add(key);
+    if (rule.unlessFile && unlessFile(rule.unlessFile, source)) return;
     const s = pos(node.startIndex);
     const e = pos(node.endIndex);
     // {{count}} is filled once the file is done (rules that report once per file)
@@ -2064,9 +2065,9 @@ function analyzeTree(
     if (!firstChild(call, id)) continue;
     const idText = id.text;
     const lib = aliases.get(idText)?.split('.')[0];
-    if (lib && c.roots.has(lib)) continue;
+    const known = !!lib && c.roots.has(lib);
     for (const { r, re: test } of c.callNames)
-      if (test.test(idText))
+      if ((!known || r.match.imported) && test.test(idText))
         add(
           r,
           call,
@@ -2442,6 +2443,16 @@ function assignmentOf(ident: Node): Node | null {
     target = target.parent;
   const assign = target.parent;
   return assign?.type === 'assignment' && firstChild(assign, target) ? assign : null;
+}
+
+/** Whether a file's text matches a rule's unlessFile regex (asked once per file and regex). */
+const unlessMemo = new Map<string, { source: string; hit: boolean }>();
+function unlessFile(re: string, source: string): boolean {
+  const memo = unlessMemo.get(re);
+  if (memo && memo.source === source) return memo.hit;
+  const hit = new RegExp(re).test(source);
+  unlessMemo.set(re, { source, hit });
+  return hit;
 }
 
 /** A string that is a positional argument of a call whose function's last name matches `re`. */

@@ -64,6 +64,8 @@ const Match = z.discriminatedUnion('kind', [
      * is not looked into for this rule. Default: every word of the regex.
      */
     words: z.array(z.string().min(3)).optional(),
+    /** Names bound by an import count too (`from accelerate.utils import is_xpu_available`). */
+    imported: z.boolean().optional(),
   }),
   z.object({
     kind: z.literal('method'),
@@ -226,6 +228,11 @@ export const Rule = z.object({
   uses: z.boolean().optional(),
   /** One finding per file (the first place), its message saying how many: `{{count}}`. */
   once: z.boolean().optional(),
+  /**
+   * Not in a file whose text matches this regex: a branch for another accelerator is told only
+   * where the file has none for the NPU yet.
+   */
+  unlessFile: z.string().optional(),
   /** A more precise fix where the matched name says which op it is (`nms` → torchvision.ops.nms). */
   hints: z
     .array(z.object({ when: z.string(), fix: Text.optional(), message: Text.optional() }))

@@ -366,6 +366,18 @@ const EXPECTED: Record<string, string[]> = {
     'xgb.yaml:2:script.cuda-env',
     'xgb.yaml:3:script.cuda-env',
   ],
+  accelerators: [
+    // a device dispatch with branches for XPU and MPS and none for the NPU: each told where the
+    // NPU's branch goes (a file that has one already, ported.py, quiet)
+    'state.py:2:add.import-torch-npu',
+    'state.py:6:device.cuda-string',
+    'state.py:8:cuda.api',
+    'state.py:9:device.cuda-string',
+    'state.py:10:device.other-accelerator-check',
+    'state.py:12:device.other-accelerator-check',
+    'state.py:18:device.other-accelerator-name',
+    'state.py:20:device.other-accelerator-api',
+  ],
   trainers: [
     // axolotl-style config: a bitsandbytes 8-bit optimizer, flash-attn and xformers switched on
     // (sdp_attention and a commented-out line quiet), a fused optimizer named by its module path
@@ -1056,6 +1068,17 @@ describe('what the variants say and fix', () => {
     expect(reg.after).toContain('        "PrivateUse1",\n    )');
     expect(reg.after).toContain('print("CUDA")');
     expect(reg.after).toContain('VENDOR = dict(vendor_name="nvidia", dispatch_key="PrivateUse1")');
+  });
+
+  it("a branch for another accelerator says where the NPU's goes, in both languages", async () => {
+    const en = await scanProject(join(VARIANTS, 'accelerators'));
+    expect(find(en, 'state.py:10:device.other-accelerator-check').message).toBe(
+      'is_xpu_available(): a branch for another accelerator, and this file has none for the NPU.',
+    );
+    const zh = await scanProject(join(VARIANTS, 'accelerators'), { lang: 'zh-CN' });
+    expect(find(zh, 'state.py:18:device.other-accelerator-name').fix?.description).toContain(
+      '在旁边加上 NPU 的分支',
+    );
   });
 
   it('zh-CN text for the new rules', async () => {

@@ -296,9 +296,13 @@ function requirementEntry(
     column: column + lead + 1,
     endColumn: column + text.length + 1,
   };
+  const named = /^\s*([A-Za-z0-9_.-]+)/.exec(text)?.[1];
+  // a direct reference (`dropout-layer-norm @ git+https://github.com/Dao-AILab/flash-attention…`)
+  // is looked up by its name, else by the repository it installs from
+  const direct = /^\s*[A-Za-z0-9_.-]+\s*@\s*(\S+)/.exec(text)?.[1];
   const spelled =
     urlPackage(text.trim().replace(/^(?:-e|--editable)\s+/, '')) ??
-    /^\s*([A-Za-z0-9_.-]+)/.exec(text)?.[1];
+    (named && direct && !packageRule(named) ? (urlPackage(direct) ?? named) : named);
   // spelled as in setup.py and pyproject: `cupy-cuda12x`, `cudf-cu12`, `flash_attn`
   const ruleId = spelled ? packageRule(spelled) : undefined;
   // mmcv from OpenMMLab's CUDA wheel index: its ops are CUDA kernels (no CPU/NPU wheel to swap in)

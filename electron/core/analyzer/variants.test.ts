@@ -350,6 +350,8 @@ const EXPECTED: Record<string, string[]> = {
     'requirements.txt:5:lib.cuda-ops',
     // mmcv from OpenMMLab's CUDA wheel index
     'requirements.txt:6:req.mmcv-cuda-ops',
+    // a direct reference to one of flash-attention's CUDA extension packages
+    'requirements.txt:7:lib.flash-attn',
     // Time-Series-Library's multi-GPU switch (a run without it quiet)
     'run_ts.sh:3:script.cuda-env',
     // RAPIDS imported and used; XGBoost's GPU algorithms and predictor, LightGBM's GPU build
@@ -385,6 +387,9 @@ const EXPECTED: Record<string, string[]> = {
     'axolotl.yml:5:script.cuda-env',
     'axolotl.yml:7:script.cuda-env',
     'axolotl.yml:10:script.cuda-env',
+    // MPT's Triton flash attention and flash-attn's cross-entropy chosen in a config
+    'axolotl.yml:13:script.cuda-env',
+    'axolotl.yml:14:script.cuda-env',
     // NCCL's packages installed by apt; a package pinned to a version in a variable (a wheel
     // path quiet)
     'Dockerfile:4:script.cuda-env',

@@ -170,6 +170,15 @@ const SCRIPT_PATTERNS: {
     edit: (m) => (m[0].startsWith('+') ? '' : 'cpu'),
   },
   {
+    // conda's CUDA packages installed from a script (`conda install pytorch cudatoolkit=11.3`)
+    re: /(?<=\b(?:conda|mamba|micromamba)\s+install\b.*)(?<![\w-])(?:cudatoolkit|pytorch-cuda|cuda-toolkit|cuda-runtime|cudnn)(?:[=<>][\w.*]*)?(?![\w-])/,
+    say: {
+      en: "conda's CUDA packages: on Ascend install torch's CPU build (pip, with the matching torch_npu) and leave the CUDA toolkit out; CANN provides the NPU runtime.",
+      'zh-CN':
+        'conda 的 CUDA 包：昇腾上安装 torch 的 CPU 版本（pip，配上对应的 torch_npu），不装 CUDA 工具包；NPU 运行时由 CANN 提供。',
+    },
+  },
+  {
     // uv's sources pinned to an index named for a CUDA build (`{ index = "pytorch-cu121" }`)
     re: /(?<=\bindex\s*=\s*["'])[\w.-]*?cu\d+[\w.-]*(?=["'])/,
     say: {

@@ -218,6 +218,8 @@ const EXPECTED: Record<string, string[]> = {
     'wrappers.py:9:ext.op-wrapper',
   ],
   installs: [
+    // conda's CUDA toolkit installed from a script (faiss-cpu quiet)
+    'conda_setup.sh:3:script.cuda-env',
     // warp-ctc's loss and MinkowskiEngine: operator libraries without an NPU build, told at use
     'ctc.py:2:lib.cuda-ops',
     'ctc.py:6:lib.cuda-ops-call',

@@ -24,7 +24,7 @@ import {
   valueMayMatch,
   type CallNeed,
 } from './call-needs';
-import { canonicalName, importAliases, nameMatches } from './names';
+import { callBindings, canonicalName, importAliases, nameMatches } from './names';
 import { withoutParameters } from './parameter-ranges';
 import { rangedInput, relevantSource, withoutLeadingComments } from './relevant';
 import {
@@ -692,6 +692,7 @@ export function planBindings(source: string, c: Compiled): TextBindings {
       }
     }
   }
+  callBindings(source, to.aliases);
   return to;
 }
 
@@ -1491,6 +1492,7 @@ function analyzeTree(
     }
   }
   const aliases = importAliases(importStatements);
+  callBindings(source, aliases);
   // libraries imported only optionally (`try: import apex … except ImportError`, `if
   // is_xformers_available(): import xformers`): the project already runs without them, so
   // their uses are not findings

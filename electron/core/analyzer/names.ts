@@ -32,6 +32,20 @@ export function importAliases(statements: ImportStatement[]): Map<string, string
 }
 
 /**
+ * Names bound by a call instead of an import statement: RLlib's `torch, nn = try_import_torch()`
+ * binds torch and torch.nn as `import torch` and `from torch import nn` would.
+ */
+export function callBindings(source: string, into: Map<string, string>): void {
+  if (!source.includes('try_import_torch')) return;
+  for (const m of source.matchAll(
+    /^[ \t]*(\w+)[ \t]*,[ \t]*(\w+)[ \t]*=[ \t]*try_import_torch\(/gm,
+  )) {
+    into.set(m[1]!, 'torch');
+    into.set(m[2]!, 'torch.nn');
+  }
+}
+
+/**
  * The dotted name an expression stands for, through the aliases: `T.cuda.is_available` →
  * `torch.cuda.is_available`. Null for anything that is not a plain name chain.
  */

@@ -409,6 +409,11 @@ const EXPECTED: Record<string, string[]> = {
     'lora.sh:6:script.cuda-env',
     // Ray Train asked for GPUs (use_gpu=False quiet)
     'ray_train.py:7:lib.use-gpu-flag',
+    // RLlib's `torch, nn = try_import_torch()` binds torch as an import would
+    'rllib_policy.py:1:add.import-torch-npu',
+    'rllib_policy.py:8:cuda.api',
+    'rllib_policy.py:9:device.cuda-string',
+    'rllib_policy.py:13:cuda.api',
     // detectron2's AMPTrainer, imported and chosen
     'vitdet_train.py:1:amp.detectron2-amp-trainer',
     'vitdet_train.py:5:amp.detectron2-amp-trainer',

@@ -2464,8 +2464,12 @@ function calleeMatches(str: Node, re: string): boolean {
   if (call?.type !== 'call') return false;
   const fn = call.childForFieldName('function');
   const last = fn?.type === 'attribute' ? fn.childForFieldName('attribute') : fn;
-  return !!last && last.type === 'identifier' && new RegExp(re).test(last.text);
+  if (!last || last.type !== 'identifier') return false;
+  let test = calleeRegexes.get(re);
+  if (!test) calleeRegexes.set(re, (test = new RegExp(re)));
+  return test.test(last.text);
 }
+const calleeRegexes = new Map<string, RegExp>();
 
 /**
  * Whether a string names an environment variable being set: the key of `os.environ[…] = …`

@@ -7,7 +7,7 @@ import type { Language } from '../../../shared/api';
 import { newlineStarts } from './line-matches';
 import { ruleMsg } from './rules';
 import { TooCostly } from './analyze-file';
-import { scanInstallCommands, type AddFinding } from './dependency-files';
+import { MMCV_CUDA_INDEX, scanInstallCommands, type AddFinding } from './dependency-files';
 
 export const SCRIPT_FILE =
   /(\.(sh|bash|zsh|ya?ml|cfg|ini|toml|env|sbatch|slurm|pbs|cmake|json|pbtxt)|(^|\/)(?:Dockerfile[^/]*|Makefile|CMakeLists\.txt))$/;
@@ -254,7 +254,9 @@ const SCRIPT_PATTERNS: {
   },
   {
     // mmcv's prebuilt CUDA ops: OpenMMLab's CUDA wheel index, or mim choosing that wheel
-    re: /download\.openmmlab\.com\/mmcv\/dist\/cu\d+|\bmim\s+install\s+(?:-\S+\s+)*["']?mmcv(?:-full)?\b/,
+    re: new RegExp(
+      `${MMCV_CUDA_INDEX.source}|\\bmim\\s+install\\s+(?:-\\S+\\s+)*["']?mmcv(?:-full)?\\b`,
+    ),
     say: {
       en: "mmcv's prebuilt wheel for a CUDA version, its ops CUDA kernels: on Ascend build mmcv from source with its NPU ops (mmcv's Ascend build guide), or mmcv-lite where no op is used.",
       'zh-CN':

@@ -2398,10 +2398,12 @@ function optionalImport(stmt: Node): boolean {
           h.namedChildren.find((x) => x?.type !== 'block')?.text ?? '',
         )) &&
       // `except ImportError: raise ImportError("Please install apex …")` around the module's own
-      // imports: the file does not load without the library (under `if args.fp16:` it is a
-      // feature's, optional still)
+      // imports, or at the top of a function's body (llm-foundry's `flash_attn_fn`): the file, or
+      // the function, does not run without the library (under `if args.fp16:` it is a feature's,
+      // optional still)
       !(
-        up.parent?.type === 'module' &&
+        (up.parent?.type === 'module' ||
+          (up.parent?.type === 'block' && up.parent.parent?.type === 'function_definition')) &&
         REQUIRED_AFTER_ALL.test(h.namedChildren.find((x) => x?.type === 'block')?.text ?? '')
       ),
   );

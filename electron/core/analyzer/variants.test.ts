@@ -75,6 +75,12 @@ const EXPECTED: Record<string, string[]> = {
     'attn.py:92:attn.masked-softmax',
     'diffusers_cli.py:6:attn.xformers-flag',
     'diffusers_train.py:6:attn.diffusers-xformers',
+    // a function whose handler stops it (`except: raise`) needs flash-attn; the same under an
+    // opt-in `if use_xformers:` is a feature's, optional still (no finding on lines 22-25)
+    'flash_fn.py:6:attn.xformers-switch',
+    'flash_fn.py:8:lib.flash-attn',
+    'flash_fn.py:14:lib.flash-attn-call',
+    'flash_fn.py:26:attn.sdpa',
     // an ImportError handler that imports flash-attn again (a version shim) is no fallback
     'flash_shim.py:4:lib.flash-attn',
     'flash_shim.py:7:lib.flash-attn',

@@ -262,6 +262,9 @@ const EXPECTED: Record<string, string[]> = {
     // FAISS's GPU API (the CPU index quiet)
     'search.py:8:lib.faiss-gpu-call',
     'search.py:9:lib.faiss-gpu-call',
+    'search.py:16:lib.faiss-gpu-call',
+    'search.py:21:lib.faiss-gpu-call',
+    'search.py:27:lib.faiss-gpu-call',
   ],
   video: [
     // NVDEC / NVENC codec names and decord's GPU context; software codecs quiet
@@ -415,6 +418,10 @@ const EXPECTED: Record<string, string[]> = {
     'fsdp_train.py:14:dist.fsdp-int-device-id',
     'fsdp_train.py:22:amp.grad-scaler-default',
     'fsdp_train.py:28:lib.pyg-ext-call',
+    // gradient caching's RNG fork, CUDA's unless device_type is given
+    'grad_cache.py:2:add.import-torch-npu',
+    'grad_cache.py:13:device.fork-rng-cuda',
+    'grad_cache.py:22:device.fork-rng-cuda',
     // kohya's AdamW8bit and bare --xformers, HF's paged optimizer (--xformers_checkpoint_dir quiet)
     'lora.sh:3:script.cuda-env',
     'lora.sh:4:script.cuda-env',

@@ -1,0 +1,289 @@
+#!/usr/bin/env python3
+# Copyright (c) Facebook, Inc. and its affiliates.
+# All rights reserved.
+#
+# This source code is licensed under the license found in the
+# LICENSE file in the root directory of this source tree.
+
+"""
+ Command line tool that produces embeddings for a large documents base based on the pretrained ctx & question encoders
+ Supposed to be used in a 'sharded' way to speed up the process.
+"""
+import logging
+import math
+import os
+import pathlib
+import pickle
+import random
+import socket
+from typing import List, Tuple
+
+import hydra
+import numpy as np
+import torch
+from omegaconf import DictConfig, OmegaConf
+from torch import nn
+
+from dpr.data.biencoder_data import BiEncoderPassage
+from dpr.models import init_biencoder_components
+from dpr.utils.data_utils import Tensorizer
+from dpr.utils.model_utils import get_model_obj, load_states_from_checkpoint, move_to_device
+
+logger = logging.getLogger()
+logger.setLevel(logging.INFO)
+if logger.hasHandlers():
+    logger.handlers.clear()
+console = logging.StreamHandler()
+logger.addHandler(console)
+
+
+def set_cfg_params_from_state(state: dict, cfg: DictConfig):
+    """Overrides some of the encoder config parameters from a give state object"""
+    if not state:
+        return
+    cfg.input_file = state.get("input_file", cfg.input_file)
+
+
+def setup_cfg_gpu(cfg):
+    """
+    Setup params for CUDA, GPU & distributed training
+    """
+    logger.info("CFG's local_rank=%s", cfg.local_rank)
+    ws = os.environ.get("WORLD_SIZE")
+    cfg.distributed_world_size = int(ws) if ws else 1
+    logger.info("Env WORLD_SIZE=%s", ws)
+
+    if cfg.distributed_port and cfg.distributed_port > 0:
+        logger.info("distributed_port is specified, trying to init distributed mode from SLURM params ...")
+        init_method, local_rank, world_size, device = _infer_slurm_init(cfg)
+        logger.info(
+            "Inferred params from SLURM: init_method=%s | local_rank=%s | world_size=%s",
+            init_method,
+            local_rank,
+            world_size,
+        )
+        cfg.local_rank = local_rank
+        cfg.distributed_world_size = world_size
+        cfg.n_gpu = 1
+        torch.cuda.set_device(device)
+        device = str(torch.device("cuda", device))
+        torch.distributed.init_process_group(
+            backend="nccl", init_method=init_method, world_size=world_size, rank=local_rank
+        )
+
+    elif cfg.local_rank == -1 or cfg.no_cuda:  # single-node multi-gpu (or cpu) mode
+        device = str(torch.device("cuda" if torch.cuda.is_available() and not cfg.no_cuda else "cpu"))
+        cfg.n_gpu = torch.cuda.device_count()
+    else:  # distributed mode
+        torch.cuda.set_device(cfg.local_rank)
+        device = str(torch.device("cuda", cfg.local_rank))
+        torch.distributed.init_process_group(backend="nccl")
+        cfg.n_gpu = 1
+
+    cfg.device = device
+
+    logger.info(
+        "Initialized host %s as d.rank %d on device=%s, n_gpu=%d, world size=%d",
+        socket.gethostname(),
+        cfg.local_rank,
+        cfg.device,
+        cfg.n_gpu,
+        cfg.distributed_world_size,
+    )
+    logger.info("16-bits training: %s ", cfg.fp16)
+    return cfg
+
+
+def _infer_slurm_init(cfg) -> Tuple[str, int, int, int]:
+    node_list = os.environ.get("SLURM_STEP_NODELIST")
+    if node_list is None:
+        node_list = os.environ.get("SLURM_JOB_NODELIST")
+    logger.info("SLURM_JOB_NODELIST: %s", node_list)
+    if node_list is None:
+        raise RuntimeError("Can't find SLURM node_list from env parameters")
+
+    local_rank = None
+    world_size = None
+    distributed_init_method = None
+    device_id = None
+    try:
+        import subprocess
+
+        hostnames = subprocess.check_output(["scontrol", "show", "hostnames", node_list])
+        distributed_init_method = "tcp://{host}:{port}".format(
+            host=hostnames.split()[0].decode("utf-8"),
+            port=cfg.distributed_port,
+        )
+        nnodes = int(os.environ.get("SLURM_NNODES"))
+        ntasks_per_node = os.environ.get("SLURM_NTASKS_PER_NODE")
+        if ntasks_per_node is not None:
+            ntasks_per_node = int(ntasks_per_node)
+        else:
+            ntasks = int(os.environ.get("SLURM_NTASKS"))
+            assert ntasks % nnodes == 0
+            ntasks_per_node = int(ntasks / nnodes)
+        if ntasks_per_node == 1:
+            gpus_per_node = torch.cuda.device_count()
+            node_id = int(os.environ.get("SLURM_NODEID"))
+            local_rank = node_id * gpus_per_node
+            world_size = nnodes * gpus_per_node
+        else:
+            world_size = ntasks_per_node * nnodes
+            proc_id = os.environ.get("SLURM_PROCID")
+            local_id = os.environ.get("SLURM_LOCALID")
+            local_rank = int(proc_id)
+            device_id = int(local_id)
+    except subprocess.CalledProcessError as e:  # scontrol failed
+        raise e
+    except FileNotFoundError:  # Slurm is not installed
+        pass
+    return distributed_init_method, local_rank, world_size, device_id
+
+
+def setup_for_distributed_mode(
+    model: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    device: object,
+    n_gpu: int = 1,
+    local_rank: int = -1,
+    fp16: bool = False,
+    fp16_opt_level: str = "O1",
+) -> (nn.Module, torch.optim.Optimizer):
+    model.to(device)
+    if fp16:
+        try:
+            import apex
+            from apex import amp
+
+            apex.amp.register_half_function(torch, "einsum")
+        except ImportError:
+            raise ImportError("Please install apex from https://www.github.com/nvidia/apex to use fp16 training.")
+
+        model, optimizer = amp.initialize(model, optimizer, opt_level=fp16_opt_level)
+
+    if n_gpu > 1:
+        model = torch.nn.DataParallel(model)
+
+    if local_rank != -1:
+        model = torch.nn.parallel.DistributedDataParallel(
+            model,
+            device_ids=[device if device else local_rank],
+            output_device=local_rank,
+            find_unused_parameters=True,
+        )
+    return model, optimizer
+
+
+def gen_ctx_vectors(
+    cfg: DictConfig,
+    ctx_rows: List[Tuple[object, BiEncoderPassage]],
+    model: nn.Module,
+    tensorizer: Tensorizer,
+    insert_title: bool = True,
+) -> List[Tuple[object, np.array]]:
+    n = len(ctx_rows)
+    bsz = cfg.batch_size
+    total = 0
+    results = []
+    for j, batch_start in enumerate(range(0, n, bsz)):
+        batch = ctx_rows[batch_start : batch_start + bsz]
+        batch_token_tensors = [
+            tensorizer.text_to_tensor(ctx[1].text, title=ctx[1].title if insert_title else None) for ctx in batch
+        ]
+
+        ctx_ids_batch = move_to_device(torch.stack(batch_token_tensors, dim=0), cfg.device)
+        ctx_seg_batch = move_to_device(torch.zeros_like(ctx_ids_batch), cfg.device)
+        ctx_attn_mask = move_to_device(tensorizer.get_attn_mask(ctx_ids_batch), cfg.device)
+        with torch.no_grad():
+            _, out, _ = model(ctx_ids_batch, ctx_seg_batch, ctx_attn_mask)
+        out = out.cpu()
+
+        ctx_ids = [r[0] for r in batch]
+        extra_info = []
+        if len(batch[0]) > 3:
+            extra_info = [r[3:] for r in batch]
+
+        assert len(ctx_ids) == out.size(0)
+        total += len(ctx_ids)
+
+        if extra_info:
+            results.extend([(ctx_ids[i], out[i].view(-1).numpy(), *extra_info[i]) for i in range(out.size(0))])
+        else:
+            results.extend([(ctx_ids[i], out[i].view(-1).numpy()) for i in range(out.size(0))])
+
+        if total % 10 == 0:
+            logger.info("Encoded passages %d", total)
+    return results
+
+
+@hydra.main(config_path="conf", config_name="gen_embs")
+def main(cfg: DictConfig):
+    assert cfg.model_file, "Please specify encoder checkpoint as model_file param"
+    assert cfg.ctx_src, "Please specify passages source as ctx_src param"
+
+    cfg = setup_cfg_gpu(cfg)
+
+    saved_state = load_states_from_checkpoint(cfg.model_file)
+    set_cfg_params_from_state(saved_state.encoder_params, cfg)
+
+    logger.info("CFG:")
+    logger.info("%s", OmegaConf.to_yaml(cfg))
+
+    tensorizer, encoder, _ = init_biencoder_components(cfg.encoder.encoder_model_type, cfg, inference_only=True)
+
+    encoder = encoder.ctx_model if cfg.encoder_type == "ctx" else encoder.question_model
+
+    encoder, _ = setup_for_distributed_mode(
+        encoder,
+        None,
+        cfg.device,
+        cfg.n_gpu,
+        cfg.local_rank,
+        cfg.fp16,
+        cfg.fp16_opt_level,
+    )
+    encoder.eval()
+
+    # load weights from the model file
+    model_to_load = get_model_obj(encoder)
+    logger.info("Loading saved model state ...")
+    logger.debug("saved model keys =%s", saved_state.model_dict.keys())
+
+    prefix_len = len("ctx_model.")
+    ctx_state = {
+        key[prefix_len:]: value for (key, value) in saved_state.model_dict.items() if key.startswith("ctx_model.")
+    }
+    model_to_load.load_state_dict(ctx_state, strict=False)
+
+    logger.info("reading data source: %s", cfg.ctx_src)
+
+    ctx_src = hydra.utils.instantiate(cfg.ctx_sources[cfg.ctx_src])
+    all_passages_dict = {}
+    ctx_src.load_data_to(all_passages_dict)
+    all_passages = [(k, v) for k, v in all_passages_dict.items()]
+
+    shard_size = math.ceil(len(all_passages) / cfg.num_shards)
+    start_idx = cfg.shard_id * shard_size
+    end_idx = start_idx + shard_size
+
+    logger.info(
+        "Producing encodings for passages range: %d to %d (out of total %d)",
+        start_idx,
+        end_idx,
+        len(all_passages),
+    )
+    shard_passages = all_passages[start_idx:end_idx]
+
+    data = gen_ctx_vectors(cfg, shard_passages, encoder, tensorizer, True)
+
+    file = cfg.out_file + "_" + str(cfg.shard_id)
+    pathlib.Path(os.path.dirname(file)).mkdir(parents=True, exist_ok=True)
+    logger.info("Writing results to %s" % file)
+    with open(file, mode="wb") as f:
+        pickle.dump(data, f)
+
+    logger.info("Total passages processed %d. Written to %s", len(data), file)
+
+
+if __name__ == "__main__":
+    main()

@@ -246,6 +246,10 @@ const EXPECTED: Record<string, string[]> = {
     'Dockerfile:6:script.cuda-env',
     'Dockerfile:8:lib.flash-attn',
     'Dockerfile:9:lib.xformers',
+    // a launcher's own torch install: a CUDA wheel index or a +cu build in a string (the CPU
+    // index quiet)
+    'launch_utils.py:8:device.cuda-wheel-index',
+    'launch_utils.py:12:device.cuda-wheel-index',
     'requirements.txt:1:req.torch-npu',
     'requirements.txt:2:req.cuda-wheel',
     'requirements.txt:3:lib.pyg-ext',

@@ -156,6 +156,11 @@ const EXPECTED: Record<string, string[]> = {
     'int4.py:10:op.int4pack',
     'int4.py:16:op.int4pack',
     'int4.py:20:op.int-mm',
+    // torch.func's derivative transforms (vmap and autograd.functional quiet)
+    'pinn.py:2:op.func-transforms',
+    'pinn.py:6:op.func-transforms',
+    'pinn.py:7:op.func-transforms',
+    'pinn.py:18:op.func-transforms',
     'rope.py:9:op.complex-rope',
     'rope.py:15:op.complex-rope',
     'rope.py:24:op.complex-rope',

@@ -151,9 +151,10 @@ const SCRIPT_PATTERNS: {
     // `enable_xformers_memory_efficient_attention: True`,
     // `--attn_implementation flash_attention_2`, or a config's `attn_implementation:
     // flash_attention_2`, `attn_impl: flash` or `triton` in an MPT-style config, whose Triton
-    // flash attention needs the old Triton it was written for, and `loss_fn: fused_crossentropy`,
+    // flash attention needs the old Triton it was written for, InvokeAI's `attention_type:
+    // xformers`, and `loss_fn: fused_crossentropy`,
     // flash-attn's cross-entropy): the Python side then fails at that import
-    re: /--(?:use[-_])?flash[-_]?att(?:n|ention)\w*\b|--(?:(?:enable|use)[-_]xformers[\w-]*|xformers)(?![\w-])|(?<=^\s*(?:(?:use|enable)_)?(?:flash_att(?:n|ention)(?:_2)?|xformers\w*)["']?\s*:\s*)(?:true|True)\b|(?<=(?:--|\b)attn[-_]implementation["']?(?:[= ]|\s*[:=]\s*)["']?)flash_attention_2\b|(?<=\b\w*(?:attn|attention)_(?:impl|implementation|type|backend)["']?\s*[:=]\s*["']?)(?:flash[-_]?attn\w*|flash|triton)(?![\w-])|(?<=\bloss_fn["']?\s*[:=]\s*["']?)fused_crossentropy\b/,
+    re: /--(?:use[-_])?flash[-_]?att(?:n|ention)\w*\b|--(?:(?:enable|use)[-_]xformers[\w-]*|xformers)(?![\w-])|(?<=^\s*(?:(?:use|enable)_)?(?:flash_att(?:n|ention)(?:_2)?|xformers\w*)["']?\s*:\s*)(?:true|True)\b|(?<=(?:--|\b)attn[-_]implementation["']?(?:[= ]|\s*[:=]\s*)["']?)flash_attention_2\b|(?<=\b\w*(?:attn|attention)_(?:impl|implementation|type|backend)["']?\s*[:=]\s*["']?)(?:flash[-_]?attn\w*|flash|triton|xformers)(?![\w-])|(?<=\bloss_fn["']?\s*[:=]\s*["']?)fused_crossentropy\b/,
     say: {
       en: 'Turns on flash-attn (or xformers, or a Triton flash-attention kernel), which has no NPU build: drop the switch (attention through SDPA, or torch_npu.npu_fusion_attention where the code offers it).',
       'zh-CN':

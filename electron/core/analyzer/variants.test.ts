@@ -319,6 +319,8 @@ const EXPECTED: Record<string, string[]> = {
     'engine_ops.py:2:lib.vllm',
     'engine_ops.py:6:ext.extension-call',
     'engine_ops.py:10:ext.extension-call',
+    // InvokeAI's attention implementation chosen by name
+    'invokeai.yaml:4:script.cuda-env',
     // serving engines' CUDA kernel libraries chosen by name; an NGC image run by docker
     'launch.sh:2:script.cuda-env',
     'launch.sh:4:script.cuda-env',

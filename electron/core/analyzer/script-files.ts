@@ -171,8 +171,11 @@ const SCRIPT_PATTERNS: {
     edit: (m) => (m[0].startsWith('+') ? '' : 'cpu'),
   },
   {
-    // conda's CUDA packages installed from a script (`conda install pytorch cudatoolkit=11.3`)
-    re: /(?<=\b(?:conda|mamba|micromamba)\s+install\b.*)(?<![\w-])(?:cudatoolkit|pytorch-cuda|cuda-toolkit|cuda-runtime|cudnn)(?:[=<>][\w.*]*)?(?![\w-])/,
+    // conda's CUDA packages installed from a script (`conda install pytorch cudatoolkit=11.3`,
+    // `micromamba create … pytorch-cuda=12.1`), and the specs only conda writes, wherever the
+    // command's line is continued: conda-forge's `cuda-version=12.1` and a CUDA build string
+    // (`"pytorch=2.2.*=cuda*"`)
+    re: /(?<=\b(?:conda|mamba|micromamba)\s+(?:install|create)\b.*)(?<![\w-])(?:cudatoolkit|pytorch-cuda|cuda-toolkit|cuda-runtime|cudnn)(?:[=<>][\w.*]*)?(?![\w-])|(?<![\w-])cuda-version\s*[=<>]=?\s*[\d.*]+|(?<=\bpytorch=[\w.*]+=)\*?cuda\w*\*?/,
     say: {
       en: "conda's CUDA packages: on Ascend install torch's CPU build (pip, with the matching torch_npu) and leave the CUDA toolkit out; CANN provides the NPU runtime.",
       'zh-CN':

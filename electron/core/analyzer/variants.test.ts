@@ -237,6 +237,9 @@ const EXPECTED: Record<string, string[]> = {
   installs: [
     // conda's CUDA toolkit installed from a script (faiss-cpu quiet)
     'conda_setup.sh:3:script.cuda-env',
+    // conda-forge's CUDA specs on a continued `micromamba create` (a CPU build string quiet)
+    'conda_setup.sh:5:script.cuda-env',
+    'conda_setup.sh:6:script.cuda-env',
     // warp-ctc's loss and MinkowskiEngine: operator libraries without an NPU build, told at use
     'ctc.py:2:lib.cuda-ops',
     'ctc.py:6:lib.cuda-ops-call',

@@ -471,6 +471,36 @@ export const TEXT_IMPORT = ledBy(
   ['import', 'from'],
   true,
 );
+/**
+ * A module imported by its name as a string (`_C, _ = optional_import("monai._C")`,
+ * `ext = importlib.import_module("pkg._ext")`): the name's module, where the first argument is.
+ */
+const DYNAMIC_IMPORT = wordLed(/\b(?:import_module|optional_import)\s*\(\s*(["'])([\w.]+)\1/g, [
+  'import_module',
+  'optional_import',
+]);
+/** The names a line binds before its `=` (`_C, _ =` → `_C`, the first), or null. */
+const ASSIGNED_FIRST = /^[ \t]*\(?[ \t]*(\w+)[ \t]*(?:,[^=\n]*)?\)?[ \t]*=[ \t]*[\w.]*$/;
+
+const DYNAMIC_IMPORT_AT = new RegExp(DYNAMIC_IMPORT.source, 'y');
+
+/**
+ * The names bound to an extension module imported by its name as a string (DYNAMIC_IMPORT), in
+ * code (not a comment's or a docstring's example).
+ */
+function dynamicExtensions(c: Compiled, source: string): string[] {
+  const out: string[] = [];
+  for (const [start] of codeMatches(DYNAMIC_IMPORT, source)) {
+    DYNAMIC_IMPORT_AT.lastIndex = start;
+    const m = DYNAMIC_IMPORT_AT.exec(source);
+    if (!m || !c.extensionName(m[2]!)) continue;
+    const before = source.slice(source.lastIndexOf('\n', start) + 1, start);
+    const target = ASSIGNED_FIRST.exec(before);
+    if (target) out.push(target[1]!);
+  }
+  return out;
+}
+
 export const LOADED = /^[ \t]*(\w+)\s*=\s*[\w.]*?\b(?:load_ext|load|load_inline)\s*\(/gm;
 /** LOADED's call alone: every LOADED match ends with one (`torch.load(` is in most files). */
 const LOADER_CALL = /\b(?:load_ext|load|load_inline)\s*\(/g;
@@ -773,6 +803,7 @@ export function candidateOffsets(
   if (extFns.length) all(wordsThen(extFns, '\\s*\\('));
   // `ext = load_ext(…)`: a loader call that can bind one (`state = torch.load(…)` cannot)
   if (loader) for (const m of loadedMatches(source)) ext.add(m[1]!);
+  for (const local of dynamicExtensions(c, source)) ext.add(local);
   if (ext.size) {
     all(wordsThen([...ext], `${GAP}\\.`));
     // an autograd forward's ctx attributes: where ctx.device goes
@@ -1963,6 +1994,7 @@ function analyzeTree(
       const target = assign?.type === 'assignment' ? assign.childForFieldName('left') : null;
       if (loads && target?.type === 'identifier') bound.add(target.text);
     }
+    for (const local of dynamicExtensions(c, source)) bound.add(local);
     for (const local of bound) {
       const re = new RegExp(`\\b${escape(local)}${GAP}\\.${GAP}\\w+${GAP}\\(`, 'g');
       for (const m of matches(re, source)) {

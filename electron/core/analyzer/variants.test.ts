@@ -105,6 +105,12 @@ const EXPECTED: Record<string, string[]> = {
     'train_hvd.py:23:dist.horovod-call',
   ],
   'ext-calls': [
+    // extension modules imported by name (MONAI's optional_import, importlib): each op called
+    // through them (numpy by name, and an example in a comment, quiet)
+    'filtering.py:16:ext.autograd-function',
+    'filtering.py:18:ext.extension-call',
+    'filtering.py:22:ext.extension-call',
+    'filtering.py:27:ext.extension-call',
     'focal.py:3:ext.extension-import',
     'focal.py:3:add.import-torch-npu',
     'focal.py:8:device.is-cuda',

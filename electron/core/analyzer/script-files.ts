@@ -320,8 +320,8 @@ const SCRIPT_PATTERNS: {
   },
   {
     // `device: cuda`, `sim_device: cuda:0`, `device_type: cuda`, `--device cuda`, `--rl_device cuda:0`,
-    // `DEVICE=${DEVICE:-cuda:0}`
-    re: /(?<=\b\w*(?:device|DEVICE)(?:_type|_TYPE)?["']?\s*[:=]\s*["']?(?:\$\{\w+:-)?|--(?:[\w-]*[-_])?device(?:[-_]type)?[= ]["']?)cuda\b/,
+    // `DEVICE=${DEVICE:-cuda:0}`, a bundle config's `map_location: cuda:0`
+    re: /(?<=\b(?:\w*(?:device|DEVICE)(?:_type|_TYPE)?|map_location)["']?\s*[:=]\s*["']?(?:\$\{\w+:-)?|--(?:[\w-]*[-_])?device(?:[-_]type)?[= ]["']?)cuda\b/,
     say: { en: 'Device cuda: use npu.', 'zh-CN': '设备 cuda：改用 npu。' },
     edit: () => 'npu',
   },

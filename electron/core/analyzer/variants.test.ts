@@ -305,6 +305,8 @@ const EXPECTED: Record<string, string[]> = {
   serving: [
     // BentoML's CUDA base chosen by version
     'bentofile.yaml:4:script.cuda-env',
+    // a bundle config mapping its checkpoint onto the GPU (`map_location: cpu` quiet)
+    'bundle_inference.yaml:10:script.cuda-env',
     // Triton Inference Server's GPU instance group (config.pbtxt)
     'config.pbtxt:7:script.cuda-env',
     // an NGC base image given through ARG; NVIDIA's apex cloned; packages installed from their

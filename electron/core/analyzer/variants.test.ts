@@ -658,6 +658,12 @@ const EXPECTED: Record<string, string[]> = {
     'launch.py:6:cuda.api',
     'launch.py:7:add.set-device',
     'launch.py:8:dist.nccl',
+    // RPC over TensorPipe (imported and through the module), its backend renamed NPU_TENSORPIPE
+    'rpc_worker.py:5:dist.rpc-tensorpipe-options',
+    'rpc_worker.py:5:add.import-torch-npu',
+    'rpc_worker.py:10:dist.rpc-tensorpipe-options',
+    'rpc_worker.py:16:dist.rpc-tensorpipe-backend',
+    'rpc_worker.py:24:dist.rpc-tensorpipe-options',
     'tutorial_process.py:5:add.import-torch-npu',
     'tutorial_process.py:5:add.compile-mode',
     'tutorial_process.py:9:device.cuda-method',

@@ -658,6 +658,12 @@ const EXPECTED: Record<string, string[]> = {
     'launch.py:6:cuda.api',
     'launch.py:7:add.set-device',
     'launch.py:8:dist.nccl',
+    // mmcv 1.x's CUDA model wrappers, imported and used (mmengine's quiet)
+    'mm_dist.py:2:dist.mmcv-parallel',
+    'mm_dist.py:3:add.import-torch-npu',
+    'mm_dist.py:5:dist.mmcv-parallel',
+    'mm_dist.py:10:dist.mmcv-parallel',
+    'mm_dist.py:11:dist.mmcv-parallel',
     // RPC over TensorPipe (imported and through the module), its backend renamed NPU_TENSORPIPE
     'rpc_worker.py:5:dist.rpc-tensorpipe-options',
     'rpc_worker.py:5:add.import-torch-npu',

@@ -83,6 +83,17 @@ const SCRIPT_PATTERNS: {
     },
   },
   {
+    // a native build configured for CUDA (`cmake .. -DUSE_CUDA=ON`: decord's NVDEC reader, a
+    // library's GPU kernels)
+    re: /(?<=\s-D(?:USE|WITH|ENABLE|BUILD)_CUDA\w*=)(?:ON|On|on|1|TRUE|True|true|YES|yes)\b/,
+    say: {
+      en: 'A native build switched to CUDA, which an Ascend host does not have: build it with the switch off (the CPU path; an NPU backend, where the library has one, is its own option).',
+      'zh-CN':
+        '原生构建打开了 CUDA 开关，而昇腾主机上没有 CUDA：关闭该开关构建（走 CPU 路径；若该库有 NPU 后端，那是它单独的选项）。',
+    },
+    edit: () => 'OFF',
+  },
+  {
     // the CUDA compiler run as a step (`nvcc --version`, a build)
     re: /(?<![\w.-])nvcc(?![\w-])/,
     say: {

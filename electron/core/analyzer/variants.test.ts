@@ -468,6 +468,9 @@ const EXPECTED: Record<string, string[]> = {
     'docker-compose.yml:3:script.cuda-env',
     'docker-compose.yml:4:script.cuda-env',
     'docker-compose.yml:9:script.cuda-env',
+    // native builds configured for CUDA (`-DUSE_CUDA=ON`, `-DWITH_CUDA=1`; OFF quiet)
+    'Dockerfile.decord:5:script.cuda-env',
+    'Dockerfile.decord:7:script.cuda-env',
     // conda's names for PyG's compiled extensions (pyg channel)
     'environment.yml:7:lib.pyg-ext',
     'environment.yml:8:lib.pyg-ext',

@@ -324,10 +324,11 @@ const SCRIPT_PATTERNS: {
     },
   },
   {
-    // `backend: nccl`, `process_group_backend: nccl` (Lightning), `--distributed-backend nccl`
-    re: /(?<=\b\w*(?:backend|BACKEND)["']?\s*[:=]\s*["']?|--(?:\w+[-_])?backend[= ]["']?)nccl\b/,
+    // `backend: nccl`, `process_group_backend: nccl` (Lightning), `--distributed-backend nccl`,
+    // Habitat's Hydra override `distrib_backend=NCCL` (the case kept)
+    re: /(?<=\b\w*(?:backend|BACKEND)["']?\s*[:=]\s*["']?|--(?:\w+[-_])?backend[= ]["']?)(?:nccl|NCCL)\b/,
     say: { en: 'Backend nccl: use hccl.', 'zh-CN': '后端 nccl：改用 hccl。' },
-    edit: () => 'hccl',
+    edit: (m) => (m[0] === 'NCCL' ? 'HCCL' : 'hccl'),
   },
   {
     // `device: cuda`, `sim_device: cuda:0`, `device_type: cuda`, `--device cuda`, `--rl_device cuda:0`,

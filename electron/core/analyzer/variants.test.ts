@@ -619,6 +619,8 @@ const EXPECTED: Record<string, string[]> = {
     'launch.sbatch:6:lib.flash-attn',
     'launch.sbatch:8:script.cuda-env',
     'launch.sbatch:9:script.cuda-env',
+    // Habitat's Hydra override in upper case (rewritten HCCL)
+    'launch.sbatch:11:script.cuda-env',
     'Makefile:3:script.cuda-env',
     'Makefile:4:script.cuda-env',
     'Makefile:6:script.cuda-env',

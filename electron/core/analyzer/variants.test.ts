@@ -448,6 +448,13 @@ const EXPECTED: Record<string, string[]> = {
     'lora.sh:3:script.cuda-env',
     'lora.sh:4:script.cuda-env',
     'lora.sh:6:script.cuda-env',
+    // tensordict's CudaGraphModule and torch.cuda's own graphs
+    'ppo_fast.py:2:cuda.graphs',
+    'ppo_fast.py:2:add.import-torch-npu',
+    'ppo_fast.py:8:cuda.graphs',
+    'ppo_fast.py:9:cuda.graphs',
+    'ppo_fast.py:14:cuda.graphs',
+    'ppo_fast.py:15:cuda.graphs',
     // Ray Train asked for GPUs (use_gpu=False quiet)
     'ray_train.py:7:lib.use-gpu-flag',
     // RLlib's `torch, nn = try_import_torch()` binds torch as an import would

@@ -1029,8 +1029,9 @@ const rootOf = (name: string) => {
 };
 
 /**
- * The reference rule a from-import is reported by: its first name's; past the first, a rule
- * that renames the module path (`from torch.profiler import ProfilerActivity, profile` must
+ * The reference rule a from-import is reported by: the first imported name a rule knows, whichever
+ * place it has in the list (`from torch.utils.cpp_extension import BuildExtension, CUDAExtension`
+ * is edited with the extension build; `from torch.profiler import ProfilerActivity, profile` must
  * change with its uses).
  */
 function importReference(
@@ -1042,7 +1043,7 @@ function importReference(
   for (let i = 0; i < names.length; i++) {
     const name = `${module}.${names[i]!.name}`;
     const best = bestReference(c.references, name);
-    if (best && (i === 0 || best.r.rewrite?.kind === 'rename-segment')) return { name, best };
+    if (best) return { name, best };
   }
   return undefined;
 }

@@ -643,11 +643,12 @@ describe('realistic fixtures: exactly what a porter changes', () => {
       'fused_ops/__init__.py:17:ext.cuda-sources',
       'fused_ops/__init__.py:22:device.is-cuda',
       'fused_ops/__init__.py:23:ext.extension-call',
+      'setup.py:2:ext.cuda-extension',
       'setup.py:7:ext.setup-ext-modules',
       'setup.py:8:ext.cuda-extension',
       'setup.py:10:ext.cuda-sources',
     ]);
-    expect(scan.effort.dimensions.thirdParty).toBe(8);
+    expect(scan.effort.dimensions.thirdParty).toBe(9);
   });
 
   it.skipIf(!hasTorch)(

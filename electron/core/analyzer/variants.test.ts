@@ -167,6 +167,7 @@ const EXPECTED: Record<string, string[]> = {
     'pinn.py:6:op.func-transforms',
     'pinn.py:7:op.func-transforms',
     'pinn.py:18:op.func-transforms',
+    'rope.py:2:op.complex-rope',
     'rope.py:9:op.complex-rope',
     'rope.py:15:op.complex-rope',
     'rope.py:24:op.complex-rope',
@@ -286,6 +287,7 @@ const EXPECTED: Record<string, string[]> = {
   ],
   video: [
     // NVDEC / NVENC codec names and decord's GPU context; software codecs quiet
+    'decode.py:4:video.decord-gpu',
     'decode.py:6:video.nvdec-codec',
     'decode.py:6:video.nvdec-codec',
     'decode.py:10:video.decord-gpu',

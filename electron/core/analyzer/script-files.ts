@@ -306,8 +306,8 @@ const SCRIPT_PATTERNS: {
   },
   {
     // a config naming apex's CUDA fused optimizers: `optim_G: FusedAdam`, `name: fused_adam`,
-    // `type: sat.ops.FusedEmaAdam`
-    re: /(?<=:[ \t]*["']?(?:[\w]+\.)*)(?:Fused\w*?(?:Adam[Ww]?|SGD|LAMB|Lamb|NovoGrad|Adagrad)|fused_(?:adamw?|sgd|lamb|novograd|adagrad))(?![\w-])/,
+    // `type: sat.ops.FusedEmaAdam`, OpenNMT's `optim: "fusedadam"`
+    re: /(?<=:[ \t]*["']?(?:[\w]+\.)*)(?:Fused\w*?(?:Adam[Ww]?|SGD|LAMB|Lamb|NovoGrad|Adagrad)|fused_?(?:adamw?|sgd|lamb|novograd|adagrad))(?![\w-])/,
     say: {
       en: "apex's fused optimizer, CUDA kernels: on NPU the torch_npu one (torch_npu.optim.NpuFusedAdamW, NpuFusedSGD, NpuFusedLamb…) or torch's own (AdamW, SGD).",
       'zh-CN':

@@ -496,8 +496,9 @@ const EXPECTED: Record<string, string[]> = {
     'config.yaml:3:script.cuda-env',
     'config.yaml:8:script.cuda-env',
     'config.yaml:11:script.cuda-env',
-    // apex's fused Adam named in a config (adamw quiet)
+    // apex's fused Adam named in a config, also OpenNMT's `fusedadam` (adamw, adam quiet)
     'config.yaml:15:script.cuda-env',
+    'config.yaml:18:script.cuda-env',
     'fit.sh:2:script.cuda-env',
     'train.py:8:device.lightning-gpu',
     'train.py:27:device.lightning-gpu',

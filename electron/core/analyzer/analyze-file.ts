@@ -483,13 +483,18 @@ const DYNAMIC_IMPORT = wordLed(/\b(?:import_module|optional_import)\s*\(\s*(["']
 const ASSIGNED_FIRST = /^[ \t]*\(?[ \t]*(\w+)[ \t]*(?:,[^=\n]*)?\)?[ \t]*=[ \t]*[\w.]*$/;
 
 const DYNAMIC_IMPORT_AT = new RegExp(DYNAMIC_IMPORT.source, 'y');
+let dynamicOf: [Compiled, string[]] | null = null;
 
 /**
  * The names bound to an extension module imported by its name as a string (DYNAMIC_IMPORT), in
  * code (not a comment's or a docstring's example).
  */
 function dynamicExtensions(c: Compiled, source: string): string[] {
+  matches(null, source);
+  // asked twice per file (candidates, analysis): read once
+  if (dynamicOf?.[0] === c) return dynamicOf[1];
   const out: string[] = [];
+  dynamicOf = [c, out];
   for (const [start] of codeMatches(DYNAMIC_IMPORT, source)) {
     DYNAMIC_IMPORT_AT.lastIndex = start;
     const m = DYNAMIC_IMPORT_AT.exec(source);
@@ -1308,6 +1313,7 @@ function matches(re: RegExp | null, text: string): [number, number, string][] {
     definitionHintOf = null;
     writtenMemo.clear();
     loaderHintOf = null;
+    dynamicOf = null;
     memoTokens = null;
     memoText = text;
   }

@@ -26,6 +26,7 @@ describe('scripts and configs', () => {
       [`${'--rl-device-'.repeat(n)} cpu`, 'run.sh'],
       [`${'attn_implementation '.repeat(n)}= sdpa`, 'train.sh'],
       [`${'torch==2.1 '.repeat(n)}`, 'run.sh'],
+      [`ENV ${'BUILD_CUDA_EXT'.repeat(n)}`, 'Dockerfile'],
       [`image: ${'nvcr'.repeat(n)}`, 'ci.yml'],
       [`RUN ${'pip install \\\n'.repeat(n / 10)}`, 'Dockerfile'],
       [`RUN ${'pip install einops; '.repeat(n / 10)}`, 'Dockerfile'],

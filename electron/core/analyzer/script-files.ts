@@ -94,6 +94,16 @@ const SCRIPT_PATTERNS: {
     edit: () => 'OFF',
   },
   {
+    // a package's CUDA kernels forced into its build where no GPU is visible (`ENV FORCE_CUDA=1`
+    // for mmcv / detectron2 / pytorch3d, `BUILD_EXT=1 pip install`, BasicSR's `BASICSR_EXT=True`)
+    re: /(?<![\w-])(?:FORCE_CUDA|[A-Z][A-Z0-9]*_EXT|[A-Z0-9_]*CUDA_EXT[A-Z0-9_]*)(?=["']?\s*[=:]\s*["']?(?:1|ON|On|on|TRUE|True|true|YES|yes)\b)/,
+    say: {
+      en: "Forces the package's CUDA extensions into its build: an Ascend host has no CUDA toolkit, so the build fails (or its ops are left without a kernel). Build without the switch (the package's CPU / PyTorch ops), or with its NPU switch where it has one (mmcv: FORCE_NPU=1).",
+      'zh-CN':
+        '强制把包的 CUDA 扩展编进构建：昇腾主机上没有 CUDA 工具包，构建会失败（或其算子没有内核可用）。去掉该开关构建（用包的 CPU / PyTorch 算子），包有 NPU 开关时改用它（mmcv：FORCE_NPU=1）。',
+    },
+  },
+  {
     // the CUDA compiler run as a step (`nvcc --version`, a build)
     re: /(?<![\w.-])nvcc(?![\w-])/,
     say: {

@@ -480,6 +480,10 @@ const EXPECTED: Record<string, string[]> = {
     // native builds configured for CUDA (`-DUSE_CUDA=ON`, `-DWITH_CUDA=1`; OFF quiet)
     'Dockerfile.decord:5:script.cuda-env',
     'Dockerfile.decord:7:script.cuda-env',
+    // a package's CUDA extensions forced into its build (FORCE_CUDA, BASICSR_EXT, BUILD_EXT)
+    'Dockerfile.decord:11:script.cuda-env',
+    'Dockerfile.decord:12:script.cuda-env',
+    'Dockerfile.decord:13:script.cuda-env',
     // conda's names for PyG's compiled extensions (pyg channel)
     'environment.yml:7:lib.pyg-ext',
     'environment.yml:8:lib.pyg-ext',

@@ -813,6 +813,8 @@ export function candidateOffsets(
     all(wordsThen([...ext], `${GAP}\\.`));
     // an autograd forward's ctx attributes: where ctx.device goes
     all(CTX_ASSIGNMENT);
+    // a PyTorch path for the CPU alone beside the extension's calls
+    all(CPU_TEST);
   }
   // the callers of a helper that returns an SM count
   const helpers = new Set<string>();
@@ -1147,6 +1149,25 @@ type Best = { r: RuleOf<'reference'>; p: string };
  * package that loads its kernels): the alias says what the module is, whatever its own name.
  */
 const EXTENSION_ALIAS = /^_(?:C|ext)$/;
+/**
+ * Where the statement starting at `at` (a statement line's start) ends: the next statement line
+ * indented no deeper, or `end`.
+ */
+function statementEnd(t: SourceTokens, at: number, end: number): number {
+  const starts = t.lineStarts;
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  const indent = t.lineIndents[lo]!;
+  for (let i = lo + 1; i < starts.length; i++) if (t.lineIndents[i]! <= indent) return starts[i]!;
+  return end;
+}
+/** `x.device.type == "cpu"`: the test that keeps a PyTorch path for the CPU alone. */
+const CPU_TEST = /\.\s*device\s*\.\s*type\s*==\s*["']cpu["']/g;
 
 /**
  * What a file's imports bind of compiled extensions, in one pass over them: `modules`, the local
@@ -1918,6 +1939,9 @@ function analyzeTree(
     const importedAt = new Map<string, number>();
     /** The names whose extension ops are called or taken in this file. */
     const used = new Set<string>();
+    /** Where the extension's ops are called or taken, and the autograd Functions calling them. */
+    const opsAt: [number, string][] = [];
+    const functions = new Set<string>();
     // an import already guarded (`try: from . import _C` … `except ImportError:`) is not told
     const bindAt = (local: string, i: number) => {
       if (!imported[i]!.optional) importedAt.set(local, importStarts[i]!);
@@ -1982,7 +2006,7 @@ function analyzeTree(
         const call = id?.parent;
         if (id?.type !== 'identifier' || call?.type !== 'call') continue;
         if (!firstChild(call, id)) continue;
-        extensionCall(call, local);
+        extensionCall(call, local, opsAt, functions);
         used.add(local);
       }
     }
@@ -2014,7 +2038,7 @@ function analyzeTree(
         if (call?.type !== 'call' || !firstChild(call, attr)) continue;
         const op = attr.childForFieldName('attribute')?.text ?? '';
         if (/(^|_)cpu(_|$)/.test(op)) continue;
-        extensionCall(call, attr.text.replace(/\s+/g, ''));
+        extensionCall(call, attr.text.replace(/\s+/g, ''), opsAt, functions);
         used.add(local);
       }
       // the op taken as a value: `nms = amp.float_function(_C.nms)`, `fn = _C.roi_pool_forward`
@@ -2033,7 +2057,7 @@ function analyzeTree(
           up?.type === 'return_statement' ||
           (up?.type === 'assignment' && up.childForFieldName('right')?.equals(attr));
         if (value) {
-          extensionCall(attr, attr.text.replace(/\s+/g, ''));
+          extensionCall(attr, attr.text.replace(/\s+/g, ''), opsAt, functions);
           used.add(local);
         }
       }
@@ -2055,14 +2079,22 @@ function analyzeTree(
         );
       }
     }
+    if (opsAt.length) cpuOnlyPaths(opsAt, functions, bound);
   }
 
   /** One call (or use) of an extension's op, and the autograd Function it is in. */
-  function extensionCall(call: Node, name: string) {
+  function extensionCall(
+    call: Node,
+    name: string,
+    opsAt: [number, string][],
+    functions: Set<string>,
+  ) {
+    opsAt.push([call.startIndex, name]);
     for (const r of c.extensions) {
       add(r, call, { name });
       const fnRule = r.match.functionRule && rules.find((x) => x.id === r.match.functionRule);
       const forward = fnRule ? autogradForward(call) : null;
+      if (forward) functions.add(forward.cls);
       if (fnRule && forward) add(fnRule, forward.def, { name: forward.cls, op: name });
       const ctxRule = r.match.ctxRule && rules.find((x) => x.id === r.match.ctxRule);
       const at = ctxRule && forward ? lastCtxAssignment(forward.def) : null;
@@ -2084,6 +2116,68 @@ function analyzeTree(
               ],
         );
       }
+    }
+  }
+
+  /**
+   * `if x.device.type == "cpu": <PyTorch>` in a function that otherwise calls the extension (an
+   * op, or an autograd Function over it: StyleGAN2's upfirdn2d, fused_leaky_relu): every other
+   * device, the NPU too, goes on to the CUDA kernels. Not where the CPU branch itself calls the
+   * extension (its CPU kernel), nor inside the autograd Function (its own rule).
+   */
+  function cpuOnlyPaths(opsAt: [number, string][], functions: Set<string>, bound: Set<string>) {
+    const r = c.extensions.find((x) => x.match.cpuRule);
+    const rule = r && rules.find((x) => x.id === r.match.cpuRule);
+    if (!rule) return;
+    const names = bound.size
+      ? new RegExp(`\\b(?:${[...bound].map(escape).join('|')})\\s*\\.\\s*\\w`)
+      : null;
+    const applied = functions.size
+      ? new RegExp(`\\b(?:${[...functions].map(escape).join('|')})${GAP}\\.${GAP}apply\\b`, 'g')
+      : null;
+    for (const m of codeMatches(CPU_TEST, source)) {
+      let cmp = nodeAt(m[0]);
+      while (cmp && cmp.type !== 'comparison_operator' && cmp.type !== 'block') cmp = cmp.parent;
+      if (cmp?.type !== 'comparison_operator' || cmp.namedChildren.length !== 2) continue;
+      const left = cmp.namedChildren[0]!;
+      if (left.type !== 'attribute' || cmp.namedChildren[1]!.type !== 'string') continue;
+      const test = cmp.parent;
+      let taken: Node | null | undefined;
+      if (test?.type === 'if_statement' || test?.type === 'elif_clause')
+        taken = test.childForFieldName('consequence');
+      else if (test?.type === 'conditional_expression') taken = test.namedChildren[0];
+      if (!taken || autogradForward(cmp)) continue;
+      let def: Node | null = test!.parent;
+      while (def && def.type !== 'function_definition') def = def.parent;
+      if (!def) continue;
+      // the definition's extent in the source: its statements left out of the parse are not in
+      // the tree (the `return Fn.apply(…)` below the test)
+      const from = def.startIndex;
+      const to = statementEnd(tokensOf(source), from, source.length);
+      const inDef = (at: number) => at >= from && at < to;
+      const inTaken = (at: number) => at >= taken!.startIndex && at < taken!.endIndex;
+      const ops = opsAt.filter(([at]) => inDef(at));
+      // the CPU branch calls the extension itself (its CPU kernel `_C.nms_cpu`): no PyTorch path
+      if (
+        ops.some(([at]) => inTaken(at)) ||
+        (names && names.test(source.slice(taken.startIndex, taken.endIndex).replace(/\\\n/g, ' ')))
+      )
+        continue;
+      let op = ops[0]?.[1];
+      if (!op && applied)
+        for (const a of source.slice(from, to).matchAll(applied))
+          if (!inTaken(from + a.index)) {
+            op = a[0].replace(/\s+|\\\n/g, '');
+            break;
+          }
+      if (!op) continue;
+      const q = cmp.namedChildren[1]!.text.startsWith("'") ? "'" : '"';
+      add(
+        rule,
+        cmp,
+        { text: cmp.text, left: left.text.replace(/\s+/g, '').replace(/\.device\.type$/, ''), op },
+        [{ start: left.endIndex, end: cmp.endIndex, text: ` in (${q}cpu${q}, ${q}npu${q})` }],
+      );
     }
   }
 

@@ -168,6 +168,11 @@ const Match = z.discriminatedUnion('kind', [
     /** And at the forward's last `ctx.x = …`: where `ctx.device = input.device.type` goes. */
     ctxRule: z.string().optional(),
     /**
+     * And at `if x.device.type == "cpu":` in a function that otherwise calls the extension: the
+     * PyTorch path only the CPU takes, where the NPU belongs too.
+     */
+    cpuRule: z.string().optional(),
+    /**
      * A module bound by a plain `import x` and called as `x.op(…)` in an autograd Function's
      * forward or backward is an extension whatever its name (PyTorch's extension tutorial:
      * `import lltm_cpp` … `lltm_cpp.forward(…)`), unless its name matches this regex: the

@@ -150,6 +150,18 @@ const EXPECTED: Record<string, string[]> = {
     'scan_ops.py:9:ext.autograd-function',
     'scan_ops.py:10:ext.extension-call',
     'scan_ops.py:17:ext.extension-call',
+    // a PyTorch path for the CPU alone beside the extension (StyleGAN2's upfirdn2d and
+    // fused_leaky_relu): the NPU joins the CPU's test; a CPU branch calling the extension's own
+    // CPU kernel, and a device test in a function without the extension, quiet
+    'upfirdn.py:5:ext.extension-import',
+    'upfirdn.py:10:ext.autograd-function',
+    'upfirdn.py:12:ext.extension-call',
+    'upfirdn.py:21:ext.cpu-only-path',
+    'upfirdn.py:29:ext.cpu-only-path',
+    'upfirdn.py:31:ext.extension-call',
+    'upfirdn.py:35:ext.cpu-only-path',
+    'upfirdn.py:35:ext.extension-call',
+    'upfirdn.py:42:ext.extension-call',
   ],
   ops: [
     'alibi.py:1:add.import-torch-npu',
@@ -284,6 +296,11 @@ const EXPECTED: Record<string, string[]> = {
     'search.py:16:lib.faiss-gpu-call',
     'search.py:21:lib.faiss-gpu-call',
     'search.py:27:lib.faiss-gpu-call',
+    // a requirements file named by its project (notes.txt listing the same lines quiet)
+    'vim_requirements.txt:2:req.cuda-wheel',
+    'vim_requirements.txt:3:req.cuda-wheel',
+    'vim_requirements.txt:3:req.torch-npu',
+    'vim_requirements.txt:4:lib.cuda-ops',
   ],
   video: [
     // NVDEC / NVENC codec names and decord's GPU context; software codecs quiet

@@ -25,6 +25,14 @@ import { SCRIPT_FILE, SCRIPT_WORDS, scanScript } from './script-files';
 import { loadRules, ruleMsg, type Rule } from './rules';
 import { msg, type Msg } from '../../../shared/api/text';
 
+/**
+ * pip's requirements files by the names projects give them: requirements*.txt, a prefixed one
+ * (`vim_requirements.txt`, `dev-requirements.txt`), `reqs.txt`, pip-tools' `.in`, and any file
+ * of a `requirements/` folder.
+ */
+export const REQUIREMENTS_FILE =
+  /(?:^|\/)(?:[^/]*[-_.])?req(?:uirement)?s(?:[-_.][^/]*)?\.(?:txt|in)$|(?:^|\/)requirements\/[^/]+\.(?:txt|in)$/;
+
 export type { Effort };
 
 export interface SourceFile {
@@ -416,7 +424,7 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
       );
       continue;
     }
-    if (/(^|\/)requirements[^/]*\.txt$/.test(rel)) {
+    if (REQUIREMENTS_FILE.test(rel)) {
       const src = text(abs, rel);
       if (src === null) continue;
       if (lineRules(rel, src, (t) => scanRequirements(rel, t, finding)))

@@ -1556,11 +1556,15 @@ function analyzeTree(
   // is_xformers_available(): import xformers`): the project already runs without them, so
   // their uses are not findings
   // each import statement read once: the modules it names, whether it is optional
+  const demanded = demandedTries(source, importStatements, indented);
   const imported = importStatements.map((stmt, i) => ({
     stmt,
     modules: importedModules(stmt),
     // a statement of the module's own is under no try or if
-    optional: indented[i]! && optionalImport(stmt.node!),
+    optional:
+      indented[i]! &&
+      optionalImport(stmt.node!) &&
+      !demanded.has(tryOf(stmt.node!)?.startIndex ?? -1),
   }));
   const optionalLibs = new Set<string>();
   const requiredLibs = new Set<string>();
@@ -1699,6 +1703,13 @@ function analyzeTree(
         above = chain.parent;
         aboveType = above?.type;
       }
+      // the name bound again (`flash_attn_func = None` in an import's handler): not a use
+      if (
+        aboveType === 'assignment' &&
+        chain === id &&
+        above!.childForFieldName('left')?.equals(id)
+      )
+        continue;
       const end = chain.endIndex;
       if (doneChains.has(chain.startIndex * 1e6 + end)) continue;
       doneChains.add(chain.startIndex * 1e6 + end);
@@ -2540,6 +2551,68 @@ function optionalImport(stmt: Node): boolean {
         REQUIRED_AFTER_ALL.test(h.namedChildren.find((x) => x?.type === 'block')?.text ?? '')
       ),
   );
+}
+
+/** The try statement whose body an import is in, directly. */
+function tryOf(stmt: Node): Node | null {
+  const up = stmt.parent?.type === 'block' ? stmt.parent.parent : stmt.parent;
+  return up?.type === 'try_statement' ? up : null;
+}
+
+/**
+ * The try statements (their starts) whose imports the code then demands: a name they bind tested
+ * and the program stopped without it (`if flash_attn_func is None: raise …`, `assert gmm_ops is
+ * not None`). The handler's fallback is no fallback: the imports are required, as under an
+ * `except ImportError: raise`.
+ */
+function demandedTries(source: string, statements: ImportStatement[], indented: boolean[]) {
+  const out = new Set<number>();
+  if (!source.includes('None') && !source.includes('raise')) return out;
+  const names = new Map<number, string[]>();
+  statements.forEach((st, i) => {
+    const t = indented[i] && st.node ? tryOf(st.node) : null;
+    if (!t) return;
+    let list = names.get(t.startIndex);
+    if (!list) names.set(t.startIndex, (list = []));
+    for (const { name, alias } of st.names) {
+      const local = alias ?? (st.from ? name : name?.split('.')[0]);
+      if (local) list.push(escape(local));
+    }
+  });
+  for (const [at, list] of names) {
+    if (!list.length) continue;
+    const n = `(?:${list.join('|')})`;
+    const re = new RegExp(
+      `^[ \\t]*(?:assert[ \\t]+${n}[ \\t]+is[ \\t]+not[ \\t]+None\\b|if[ \\t]+(?:not[ \\t]+${n}|${n}[ \\t]+is[ \\t]+None)[ \\t]*:[ \\t]*(?:#[^\\n]*)?\\n?[ \\t]*raise\\b)`,
+      'gm',
+    );
+    for (const m of source.matchAll(re))
+      if (unconditional(source, m.index)) {
+        out.add(at);
+        break;
+      }
+  }
+  return out;
+}
+
+/**
+ * Whether the statement on the line starting at `at` runs whenever its function does (or the
+ * module): the nearest line above indented less is the `def` (under `if args.horovod:` it is an
+ * opt-in feature's demand, optional still).
+ */
+function unconditional(source: string, at: number): boolean {
+  const indent = /^[ \t]*/.exec(source.slice(at, at + 200))![0].length;
+  if (!indent) return true;
+  let end = at - 1;
+  while (end > 0) {
+    const start = source.lastIndexOf('\n', end - 1) + 1;
+    const line = source.slice(start, end);
+    const own = /^[ \t]*/.exec(line)![0].length;
+    if (own < indent && /\S/.test(line) && !/^\s*#/.test(line))
+      return /^\s*(?:async\s+)?def\b|^\s*\)\s*(?:->[^:]*)?:\s*$/.test(line);
+    end = start - 1;
+  }
+  return false;
 }
 
 /** A handler that only stops the program: the import it guards is required. */

@@ -73,6 +73,18 @@ const EXPECTED: Record<string, string[]> = {
     'attn.py:61:attn.masked-softmax',
     'attn.py:77:attn.masked-softmax-method',
     'attn.py:92:attn.masked-softmax',
+    // optional imports the code then demands (`if flash_attn_func is None: raise`, `assert
+    // gmm_ops is not None`): required, their uses told (not the handler's `= None`); xformers
+    // with a real fallback, and Horovod demanded under an opt-in `if args.horovod:`, quiet
+    'demanded.py:8:lib.flash-attn',
+    'demanded.py:9:lib.flash-attn',
+    'demanded.py:15:lib.cuda-ops',
+    'demanded.py:35:lib.flash-attn-call',
+    'demanded.py:41:lib.flash-attn-call',
+    'demanded.py:42:lib.flash-attn-call',
+    'demanded.py:48:lib.cuda-ops-call',
+    'demanded.py:52:lib.cuda-ops-call',
+    'demanded.py:58:attn.sdpa',
     'diffusers_cli.py:6:attn.xformers-flag',
     'diffusers_train.py:6:attn.diffusers-xformers',
     // a function whose handler stops it (`except: raise`) needs flash-attn; the same under an

@@ -1648,6 +1648,7 @@ function analyzeTree(
       if (!re.test(content.value)) continue;
       if (compared && r.match.notCompared) continue;
       if (r.match.dictKey && !dictKey) continue;
+      if (r.match.dictIn && !dictIn(node, r.match.dictIn)) continue;
       if (r.match.envSet && !envSet(node)) continue;
       if (r.match.inCallOf && !calleeMatches(node, r.match.inCallOf)) continue;
       if (r.match.onlyCompared) {
@@ -2550,6 +2551,15 @@ function optionalImport(stmt: Node): boolean {
           (up.parent?.type === 'block' && up.parent.parent?.type === 'function_definition')) &&
         REQUIRED_AFTER_ALL.test(h.namedChildren.find((x) => x?.type === 'block')?.text ?? '')
       ),
+  );
+}
+
+/** A dict key's dict is the value of a keyword argument named like `name` (a regex). */
+function dictIn(key: Node, name: string): boolean {
+  const kw = key.parent?.parent?.parent;
+  return (
+    kw?.type === 'keyword_argument' &&
+    new RegExp(name).test(kw.childForFieldName('name')?.text ?? '')
   );
 }
 

@@ -40,6 +40,11 @@ const Match = z.discriminatedUnion('kind', [
     /** Only as a dict's key: `{"GPU": 1}`, a Ray resource request. */
     dictKey: z.boolean().optional(),
     /**
+     * With dictKey: only in a dict given as a keyword argument whose name matches this regex
+     * (`ray_actor_options={"num_gpus": 1}`; a `{"gpu": …}` of statistics is no request).
+     */
+    dictIn: z.string().optional(),
+    /**
      * Only where it names a variable being set: `os.environ["X"] = …`,
      * `os.environ.setdefault("X", …)`, `os.putenv("X", …)`; not where it is read.
      */

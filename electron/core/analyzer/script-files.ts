@@ -14,7 +14,7 @@ export const SCRIPT_FILE =
 
 /** A script or config without one of these holds nothing SCRIPT_PATTERNS looks for. */
 export const SCRIPT_WORDS =
-  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused_|FLASH|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged|trtexec|openmmlab|mim\s+install/;
+  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused_|FLASH|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged|trtexec|openmmlab|mim\s+install|["']GPU["']/;
 
 /** Launch scripts and configs: what a porter changes in them, line by line (not Python). */
 const SCRIPT_PATTERNS: {
@@ -247,6 +247,25 @@ const SCRIPT_PATTERNS: {
       en: 'ray start --num-gpus declares GPUs: an Ascend node\'s NPUs are Ray\'s resource "NPU" (detected, or --resources=\'{"NPU": n}\'); tasks ask for them with resources={"NPU": n}.',
       'zh-CN':
         'ray start --num-gpus 声明的是 GPU：昇腾节点的 NPU 在 Ray 中是资源 "NPU"（自动识别，或 --resources=\'{"NPU": n}\'）；任务用 resources={"NPU": n} 申请。',
+    },
+  },
+  {
+    // a Ray cluster's nodes declaring GPUs (`resources: {"CPU": 32, "GPU": 8}`): "NPU" on Ascend
+    re: /(?<=\bresources["']?\s*[:=]\s*["']?\{[^}]*["'])GPU(?=["']\s*:)/,
+    say: {
+      en: 'A Ray node\'s "GPU" resource: an Ascend node\'s NPUs are Ray\'s resource "NPU" (tasks then ask for resources={"NPU": n}).',
+      'zh-CN':
+        'Ray 节点的 "GPU" 资源：昇腾节点的 NPU 在 Ray 中是资源 "NPU"（任务再用 resources={"NPU": n} 申请）。',
+    },
+    edit: () => 'NPU',
+  },
+  {
+    // Ray's accelerator type named for an NVIDIA GPU (`"accelerator_type:A100": 8`)
+    re: /\baccelerator_type:(?:[AHLTVB]\d{1,3}[A-Z]?|A10G|RTX\w*|NVIDIA\w*)\b/,
+    say: {
+      en: 'Ray\'s accelerator type names an NVIDIA GPU: no Ascend node has it. Ask for the "NPU" resource instead (a custom resource names the NPU model, e.g. Ascend910B, if tasks must tell them apart).',
+      'zh-CN':
+        'Ray 的 accelerator_type 指定了 NVIDIA GPU 型号：昇腾节点没有。改为申请 "NPU" 资源（若任务需要区分型号，用自定义资源命名 NPU 型号，如 Ascend910B）。',
     },
   },
   {

@@ -324,12 +324,21 @@ const EXPECTED: Record<string, string[]> = {
     'transcode.sh:2:script.cuda-env',
   ],
   ray: [
+    // a cluster's nodes declaring "GPU" and an NVIDIA accelerator type (a CPU node quiet)
+    'cluster.yaml:4:script.cuda-env',
+    'cluster.yaml:6:script.cuda-env',
+    'cluster.yaml:6:script.cuda-env',
+    'cluster.yaml:10:script.cuda-env',
     // GPUs asked of Ray (num_gpus in ray.remote and .options, a "GPU" bundle key) and its
     // switch that leaves CUDA_VISIBLE_DEVICES to the code; CPU requests and "GPU" as a value quiet
     'engines.py:7:dist.ray-num-gpus',
     'engines.py:19:env.ray-noset-visible-devices',
     'engines.py:21:dist.ray-gpu-resource',
     'engines.py:23:dist.ray-options-gpus',
+    // and through options dicts (Serve's ray_actor_options, Tune's resources_per_trial); a
+    // statistics dict keyed "gpu" quiet
+    'engines.py:33:dist.ray-gpu-option',
+    'engines.py:34:dist.ray-gpu-option',
     'launch.sh:2:script.cuda-env',
     'launch.sh:3:script.cuda-env',
   ],

@@ -235,6 +235,9 @@ const EXPECTED: Record<string, string[]> = {
     'inference.py:22:lib.nvidia-only-call',
     'inference.py:26:lib.nvidia-only-call',
     'inference.py:33:lib.nvidia-only-call',
+    // torch2trt's TensorRT module, imported in a function
+    'inference.py:40:lib.nvidia-only',
+    'inference.py:42:lib.nvidia-only-call',
     'int8_lora.py:5:lib.bnb-int8',
     'kernels.py:5:lib.numba-cuda',
     'monitor.py:1:lib.pynvml',

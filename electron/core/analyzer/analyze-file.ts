@@ -1139,7 +1139,12 @@ function loaderHint(c: Compiled, source: string): RegExp | null {
 }
 let loaderHintOf: [Compiled, RegExp | null] | null = null;
 
-export const RAISE = ledBy(/^[ \t]*raise\b/gm, ['raise'], true);
+/** A statement that stops the program: `raise`, `exit()`, `sys.exit(1)`, `quit()`. */
+export const RAISE = ledBy(
+  /^[ \t]*(?:raise\b|(?:sys\.|os\._)?exit[ \t]*\(|quit[ \t]*\()/gm,
+  ['raise', 'exit', 'sys', 'os', 'quit'],
+  true,
+);
 
 const bestMemo = new WeakMap<RuleOf<'reference'>[], Map<string, Best | undefined>>();
 type Best = { r: RuleOf<'reference'>; p: string };
@@ -2549,7 +2554,10 @@ function optionalImport(stmt: Node): boolean {
       !(
         (up.parent?.type === 'module' ||
           (up.parent?.type === 'block' && up.parent.parent?.type === 'function_definition')) &&
-        REQUIRED_AFTER_ALL.test(h.namedChildren.find((x) => x?.type === 'block')?.text ?? '')
+        // the handler's own statements: a message printed first, then `exit()` (tiny-cuda-nn's)
+        !!h.namedChildren
+          .find((x) => x?.type === 'block')
+          ?.namedChildren.some((st) => !!st && REQUIRED_AFTER_ALL.test(st.text))
       ),
   );
 }
@@ -2626,7 +2634,7 @@ function unconditional(source: string, at: number): boolean {
 }
 
 /** A handler that only stops the program: the import it guards is required. */
-const REQUIRED_AFTER_ALL = /^\s*(?:raise\b|(?:sys\.)?exit\s*\(|os\._exit\s*\()/;
+const REQUIRED_AFTER_ALL = /^\s*(?:raise\b|(?:sys\.)?exit\s*\(|quit\s*\(|os\._exit\s*\()/;
 
 /**
  * Where a function is started once per process with its rank first: `mp.spawn(fn, …)`,

@@ -258,6 +258,9 @@ const EXPECTED: Record<string, string[]> = {
     'serve.py:3:lib.nvidia-only',
     // and each use of it, as of TensorRT's
     'serve.py:7:lib.nvidia-only-call',
+    // an ImportError handler that prints why, then exits: required (one that goes on, quiet)
+    'tcnn_field.py:5:lib.cuda-ops',
+    'tcnn_field.py:19:lib.cuda-ops-call',
   ],
   'vision-ops': [
     'detect.py:11:lib.torchvision-ops',

@@ -10,8 +10,9 @@ import { TooCostly, type Edit } from './analyze-file';
 import { newlineStarts, pointAt } from './line-matches';
 import { requirementLibs } from './rules';
 
+// `cu118`, or the CUDA version from a variable (`+cu${CUDA_VER}`, `whl/cu$CU`)
 const CUDA_WHEEL =
-  /\+cu\d+|download\.pytorch\.org\/whl\/cu\d+|^\s*nvidia-[a-z0-9-]+-cu\d+|^\s*cupy-cuda/;
+  /\+cu(?:\d+|\$\{?\w+\}?)|download\.pytorch\.org\/whl\/cu(?:\d+|\$)|^\s*nvidia-[a-z0-9-]+-cu\d+|^\s*cupy-cuda/;
 /** OpenMMLab's index of mmcv wheels built for a CUDA version (`…/mmcv/dist/cu121/torch2.1/…`). */
 export const MMCV_CUDA_INDEX = /download\.openmmlab\.com\/mmcv\/dist\/cu\d+/;
 /** A requirement as quoted in a list, without its quotes. */
@@ -438,9 +439,9 @@ function cudaWheelEdit(line: string, at: number, removal: Edit): Edit {
     const s = at + pyg.index + pyg[1]!.length;
     return { start: s, end: at + pyg.index + pyg[0].length, text: '+cpu' };
   }
-  const local = /\+cu\d+/.exec(line);
+  const local = /\+cu(?:\d+|\$\{?\w+\}?)/.exec(line);
   if (local) return { start: at + local.index, end: at + local.index + local[0].length, text: '' };
-  const index = /(download\.pytorch\.org\/whl\/)(cu\d+)/.exec(line);
+  const index = /(download\.pytorch\.org\/whl\/)(cu(?:\d+|\$\{?\w+\}?))/.exec(line);
   if (index) {
     const s = at + index.index + index[1]!.length;
     return { start: s, end: s + index[2]!.length, text: 'cpu' };

@@ -10,7 +10,7 @@ import { TooCostly } from './analyze-file';
 import { MMCV_CUDA_INDEX, scanInstallCommands, type AddFinding } from './dependency-files';
 
 export const SCRIPT_FILE =
-  /(\.(sh|bash|zsh|ya?ml|cfg|ini|toml|env|sbatch|slurm|pbs|cmake|json|pbtxt)|(^|\/)(?:Dockerfile[^/]*|Makefile|CMakeLists\.txt))$/;
+  /(\.(sh|bash|zsh|ya?ml|cfg|ini|toml|env|sbatch|slurm|pbs|cmake|json|pbtxt|gin)|(^|\/)(?:Dockerfile[^/]*|Makefile|CMakeLists\.txt))$/;
 
 /** A script or config without one of these holds nothing SCRIPT_PATTERNS looks for. */
 export const SCRIPT_WORDS =
@@ -84,8 +84,9 @@ const SCRIPT_PATTERNS: {
   },
   {
     // a native build configured for CUDA (`cmake .. -DUSE_CUDA=ON`: decord's NVDEC reader, a
-    // library's GPU kernels)
-    re: /(?<=\s-D(?:USE|WITH|ENABLE|BUILD)_CUDA\w*=)(?:ON|On|on|1|TRUE|True|true|YES|yes)\b/,
+    // library's GPU kernels; COLMAP's `-DCUDA_ENABLED=ON`, scikit-build's
+    // `--config-settings=cmake.define.USE_CUDA=ON`)
+    re: /(?<=(?:\s-D|\bcmake\.define\.)(?:(?:USE|WITH|ENABLE|BUILD)_CUDA\w*|CUDA_ENABLED|GGML_CUDA|\w+_CUBLAS)=)(?:ON|On|on|1|TRUE|True|true|YES|yes)\b/,
     say: {
       en: 'A native build switched to CUDA, which an Ascend host does not have: build it with the switch off (the CPU path; an NPU backend, where the library has one, is its own option).',
       'zh-CN':
@@ -183,8 +184,9 @@ const SCRIPT_PATTERNS: {
     },
   },
   {
-    // PyTorch's CUDA wheels: `--index-url …/whl/cu121`, a uv index, `torch==2.1.0+cu118`
-    re: /(?<=download\.pytorch\.org\/whl\/)cu\d+\b|(?<=\btorch[\w-]*\s*==\s*[\d.]+)\+cu\d+\b/,
+    // PyTorch's CUDA wheels: `--index-url …/whl/cu121`, a uv index, `torch==2.1.0+cu118`, the
+    // version from a variable (`+cu${CUDA_VER}`)
+    re: /(?<=download\.pytorch\.org\/whl\/)cu(?:\d+\b|\$\{?\w+\}?)|(?<=\btorch[\w-]*\s*==\s*[\d.]+)\+cu(?:\d+\b|\$\{?\w+\}?)/,
     say: {
       en: "PyTorch's CUDA build: on Ascend install the CPU build (the torch_npu release for that torch runs it on the NPU).",
       'zh-CN': 'PyTorch 的 CUDA 版本：昇腾上安装 CPU 版本（再配上该 torch 版本对应的 torch_npu）。',
@@ -365,6 +367,17 @@ const SCRIPT_PATTERNS: {
     re: /(?<=\b(?:\w*(?:device|DEVICE)(?:_type|_TYPE)?|map_location)["']?\s*[:=]\s*["']?(?:\$\{\w+:-)?|--(?:[\w-]*[-_])?device(?:[-_]type)?[= ]["']?)cuda\b/,
     say: { en: 'Device cuda: use npu.', 'zh-CN': '设备 cuda：改用 npu。' },
     edit: () => 'npu',
+  },
+  {
+    // any other setting whose whole value is CUDA: a kernel backend (xLSTM's `backend: cuda`),
+    // nvdiffrast's `context_type: cuda`, a simulator's `platform: CUDA` (device keys above,
+    // accelerators below)
+    re: /(?<=^\s*(?:-\s*)?["']?[\w.-]*(?<!device|DEVICE|device_type|DEVICE_TYPE|map_location|accelerator)["']?\s*[:=]\s*["']?)(?:cuda|CUDA|Cuda)(?=["']?\s*(?:#.*)?$)/,
+    say: {
+      en: "A setting that chooses CUDA (a kernel backend, a context, a platform): an Ascend host has none. Choose the library's PyTorch / native implementation, or its NPU one where it has one.",
+      'zh-CN':
+        '该设置选择了 CUDA（内核后端、上下文或平台）：昇腾主机上没有 CUDA。改选该库的 PyTorch / 原生实现，或其 NPU 实现（若有）。',
+    },
   },
   {
     // Lightning's Trainer from a config or its CLI: `accelerator: gpu`, `--trainer.accelerator gpu`

@@ -528,14 +528,24 @@ const EXPECTED: Record<string, string[]> = {
     'Dockerfile.decord:11:script.cuda-env',
     'Dockerfile.decord:12:script.cuda-env',
     'Dockerfile.decord:13:script.cuda-env',
+    // COLMAP's -DCUDA_ENABLED=ON; CUDA wheels named through a build argument (+cu${CUDA_VER})
+    'Dockerfile.decord:18:script.cuda-env',
+    'Dockerfile.decord:20:script.cuda-env',
     // conda's names for PyG's compiled extensions (pyg channel)
     'environment.yml:7:lib.pyg-ext',
     'environment.yml:8:lib.pyg-ext',
     'gpu-tests.yml:7:script.cuda-env',
     'gpu-tests.yml:8:script.cuda-env',
+    // settings whose whole value is CUDA (a kernel backend, a context, a platform); names,
+    // sentences and list items quiet
+    'kernels.yaml:3:script.cuda-env',
+    'kernels.yaml:4:script.cuda-env',
+    'kernels.yaml:5:script.cuda-env',
     // TORCH_CUDA_ARCH_LIST where it is set, not where it is read or tested
     'setup.py:3:env.torch-cuda-arch-list',
     'setup.py:4:env.torch-cuda-arch-list',
+    // a gin binding of the process group's backend
+    'train.gin:2:script.cuda-env',
     // CUTLASS among Inductor's GEMM backends; ATen and Triton alone quiet
     'tune.py:3:compile.cutlass-backend',
   ],

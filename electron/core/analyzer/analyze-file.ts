@@ -1796,7 +1796,9 @@ function analyzeTree(
         { name },
         rw?.kind === 'insert-first-argument' && open >= 0 && source[open] === '('
           ? [{ start: open + 1, end: open + 1, text: argList.length ? `${rw.text}, ` : rw.text }]
-          : undefined,
+          : rw?.kind === 'replace-expression' && at === call && !argList.length
+            ? [{ start: call.startIndex, end: call.endIndex, text: rw.to }]
+            : undefined,
       );
     }
   }

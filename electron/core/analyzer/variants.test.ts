@@ -43,6 +43,11 @@ const EXPECTED: Record<string, string[]> = {
     'apex_train.py:6:lib.apex-call',
     'apex_train.py:9:lib.apex-call',
     'fp32_train.py:18:amp.fp32-training',
+    // the autocast state and dtype asked of CUDA (no device); a device named, and the CPU's own
+    // function, quiet
+    'grouped.py:1:add.import-torch-npu',
+    'grouped.py:6:amp.autocast-state-cuda',
+    'grouped.py:7:amp.autocast-gpu-dtype',
     'norms.py:3:add.import-torch-npu',
     'norms.py:21:amp.overflow-check',
     'pkg/net.py:3:add.import-torch-npu',

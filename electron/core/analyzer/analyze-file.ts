@@ -813,8 +813,10 @@ export function candidateOffsets(
     all(wordsThen([...ext], `${GAP}\\.`));
     // an autograd forward's ctx attributes: where ctx.device goes
     all(CTX_ASSIGNMENT);
-    // a PyTorch path for the CPU alone beside the extension's calls
+    // a PyTorch path for the CPU alone beside the extension's calls, and the calls of the
+    // autograd Functions over it
     all(CPU_TEST);
+    all(APPLY_CALL);
   }
   // the callers of a helper that returns an SM count
   const helpers = new Set<string>();
@@ -1171,6 +1173,25 @@ function statementEnd(t: SourceTokens, at: number, end: number): number {
   for (let i = lo + 1; i < starts.length; i++) if (t.lineIndents[i]! <= indent) return starts[i]!;
   return end;
 }
+/**
+ * Whether a node is in the branch of an `if` taken for CUDA tensors only (`if x.is_cuda:`,
+ * `if x.device.type == "cuda":`): the other branch is what an NPU tensor runs.
+ */
+function cudaBranch(node: Node): boolean {
+  for (let n: Node | null = node; n && n.type !== 'function_definition'; n = n.parent) {
+    const up: Node | null = n.parent;
+    if (
+      (up?.type === 'if_statement' || up?.type === 'elif_clause') &&
+      up.childForFieldName('consequence')?.equals(n) &&
+      /\bis_cuda\b|==\s*["']cuda["']/.test(up.childForFieldName('condition')?.text ?? '')
+    )
+      return true;
+  }
+  return false;
+}
+
+/** `Fn.apply(`: an autograd Function called. */
+const APPLY_CALL = /\b\w+[ \t]*\.[ \t]*apply[ \t]*\(/g;
 /** `x.device.type == "cpu"`: the test that keeps a PyTorch path for the CPU alone. */
 const CPU_TEST = /\.\s*device\s*\.\s*type\s*==\s*["']cpu["']/g;
 
@@ -2098,7 +2119,7 @@ function analyzeTree(
         );
       }
     }
-    if (opsAt.length) cpuOnlyPaths(opsAt, functions, bound);
+    if (opsAt.length) applyCalls(functions, cpuOnlyPaths(opsAt, functions, bound));
   }
 
   /** One call (or use) of an extension's op, and the autograd Function it is in. */
@@ -2144,10 +2165,15 @@ function analyzeTree(
    * device, the NPU too, goes on to the CUDA kernels. Not where the CPU branch itself calls the
    * extension (its CPU kernel), nor inside the autograd Function (its own rule).
    */
-  function cpuOnlyPaths(opsAt: [number, string][], functions: Set<string>, bound: Set<string>) {
+  function cpuOnlyPaths(
+    opsAt: [number, string][],
+    functions: Set<string>,
+    bound: Set<string>,
+  ): [number, number][] {
+    const told: [number, number][] = [];
     const r = c.extensions.find((x) => x.match.cpuRule);
     const rule = r && rules.find((x) => x.id === r.match.cpuRule);
-    if (!rule) return;
+    if (!rule) return told;
     const names = bound.size
       ? new RegExp(`\\b(?:${[...bound].map(escape).join('|')})\\s*\\.\\s*\\w`)
       : null;
@@ -2191,12 +2217,38 @@ function analyzeTree(
           }
       if (!op) continue;
       const q = cmp.namedChildren[1]!.text.startsWith("'") ? "'" : '"';
+      told.push([from, to]);
       add(
         rule,
         cmp,
         { text: cmp.text, left: left.text.replace(/\s+/g, '').replace(/\.device\.type$/, ''), op },
         [{ start: left.endIndex, end: cmp.endIndex, text: ` in (${q}cpu${q}, ${q}npu${q})` }],
       );
+    }
+    return told;
+  }
+
+  /**
+   * `Fn.apply(…)` where Fn is an autograd Function over the extension: the call runs the CUDA
+   * kernels, and the porter gives it its NPU path here (a PyTorch reference implementation, or a
+   * torch_npu operator) when the Function itself is not given one. Not inside a Function, nor in
+   * a function whose CPU-only test was told (its PyTorch path is the NPU's).
+   */
+  function applyCalls(functions: Set<string>, told: [number, number][]) {
+    const r = c.extensions.find((x) => x.match.applyRule);
+    const rule = r && rules.find((x) => x.id === r.match.applyRule);
+    if (!rule || !functions.size) return;
+    for (const m of codeMatches(APPLY_CALL, source)) {
+      const name = /^\w+/.exec(m[2])![0];
+      if (!functions.has(name)) continue;
+      const id = nodeAt(m[0]);
+      const attr = id?.parent;
+      const call = attr?.parent;
+      if (id?.type !== 'identifier' || attr?.type !== 'attribute' || call?.type !== 'call')
+        continue;
+      if (!firstChild(call, attr) || autogradForward(call)) continue;
+      if (told.some(([a, b]) => m[0] >= a && m[0] < b) || cudaBranch(call)) continue;
+      add(rule, call, { name });
     }
   }
 

@@ -177,6 +177,8 @@ const Match = z.discriminatedUnion('kind', [
      * PyTorch path only the CPU takes, where the NPU belongs too.
      */
     cpuRule: z.string().optional(),
+    /** And at each `Fn.apply(…)` of an autograd Function over the extension, outside it. */
+    applyRule: z.string().optional(),
     /**
      * A module bound by a plain `import x` and called as `x.op(…)` in an autograd Function's
      * forward or backward is an extension whatever its name (PyTorch's extension tutorial:

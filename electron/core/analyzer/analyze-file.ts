@@ -3084,7 +3084,9 @@ function findBackendSwitch(
   // the cheap search first: few files define an enum
   if (!source.includes('Enum') || !/Enum\b/.test(source) || !/\b(TRITON|CUDA)\b/i.test(source))
     return null;
-  for (const n of top()) {
+  for (const node of top()) {
+    // `@unique class Kernel(Enum)`: the class under its decorator
+    const n = node?.type === 'decorated_definition' ? node.childForFieldName('definition') : node;
     if (n?.type !== 'class_definition') continue;
     const bases = n.childForFieldName('superclasses')?.text ?? '';
     if (!/Enum\b/.test(bases)) continue;

@@ -107,7 +107,8 @@ const EXPECTED: Record<string, string[]> = {
     'sdp_select.py:8:attn.sdp-kernel',
     'sdp_select.py:14:attn.sdpa',
   ],
-  'backend-flag': ['kernels.py:8:project.backend-switch'],
+  // under a decorator (`@unique`)
+  'backend-flag': ['kernels.py:9:project.backend-switch'],
   horovod: [
     // the imports, and every use through the alias or an imported name
     'train_hvd.py:3:dist.horovod',

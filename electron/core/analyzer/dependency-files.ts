@@ -158,7 +158,8 @@ export function scanInstallCommands(
   const starts = newlineStarts(src);
   const lineOf = (at: number) => pointAt(starts, at).row;
   // the command's words: up to a shell separator, a comment or an unescaped line end
-  const word = /\\\r?\n|(&&|\|\||[;|)`]|#|\r?\n)|(["']?)([^\s"';|&)`]+)\2/y;
+  // (a quoted word may hold spaces: `"grouped_gemm @ git+https://…"`)
+  const word = /\\\r?\n|(&&|\|\||[;|)`]|#|\r?\n)|(["']?)((?<=["'])[^"'\r\n]+|[^\s"';|&)`]+)\2/y;
   const gap = /[ \t]*/y;
   /** Where the last command's words ended: a command inside them was read with them. */
   let readTo = 0;
@@ -195,7 +196,9 @@ export function scanInstallCommands(
       }
       // a repository's URL installs that repository's package; any other path, URL, wheel file
       // or variable is not a name on the index
-      const fromUrl = urlPackage(token);
+      // `name @ url`, `name[extra] @ url`: a direct reference installs that name
+      const direct = /^([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?\s*@\s*\S/.exec(token)?.[1];
+      const fromUrl = direct ?? urlPackage(token);
       // a name with a version made of a variable is still that name (`flash-attn==${VERSION}`)
       const versioned = /^[A-Za-z0-9_.-]+(?:\[[^\]]*\])?\s*[<>=!~]/.test(token);
       if (!fromUrl && !versioned && /[/$\\]|^\.|\.whl$/.test(token)) continue;

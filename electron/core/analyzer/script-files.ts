@@ -14,7 +14,7 @@ export const SCRIPT_FILE =
 
 /** A script or config without one of these holds nothing SCRIPT_PATTERNS looks for. */
 export const SCRIPT_WORDS =
-  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused_|FLASH|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged|trtexec|openmmlab|mim\s+install|["']GPU["']/;
+  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused_|FLASH|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged|trtexec|openmmlab|mim\s+install|["']GPU["']|cutlass|CUTLASS/;
 
 /** Launch scripts and configs: what a porter changes in them, line by line (not Python). */
 const SCRIPT_PATTERNS: {
@@ -369,14 +369,25 @@ const SCRIPT_PATTERNS: {
     edit: () => 'npu',
   },
   {
-    // any other setting whose whole value is CUDA: a kernel backend (xLSTM's `backend: cuda`),
+    // any other setting whose whole value is CUDA (or CUTLASS): a kernel backend (xLSTM's
+    // `backend: cuda`, `kernel_backend: cutlass`),
     // nvdiffrast's `context_type: cuda`, a simulator's `platform: CUDA` (device keys above,
     // accelerators below)
-    re: /(?<=^\s*(?:-\s*)?["']?[\w.-]*(?<!device|DEVICE|device_type|DEVICE_TYPE|map_location|accelerator)["']?\s*[:=]\s*["']?)(?:cuda|CUDA|Cuda)(?=["']?\s*(?:#.*)?$)/,
+    re: /(?<=^\s*(?:-\s*)?["']?[\w.-]*(?<!device|DEVICE|device_type|DEVICE_TYPE|map_location|accelerator)["']?\s*[:=]\s*["']?)(?:cuda|CUDA|Cuda|cutlass|CUTLASS)(?=["']?\s*(?:#.*)?$)/,
     say: {
       en: "A setting that chooses CUDA (a kernel backend, a context, a platform): an Ascend host has none. Choose the library's PyTorch / native implementation, or its NPU one where it has one.",
       'zh-CN':
         '该设置选择了 CUDA（内核后端、上下文或平台）：昇腾主机上没有 CUDA。改选该库的 PyTorch / 原生实现，或其 NPU 实现（若有）。',
+    },
+  },
+  {
+    // CUDA graphs turned on from a config or a flag (`cuda_graph: true`, `use_cuda_graph=1`,
+    // `--cudagraphs`)
+    re: /(?<=\b\w*cuda_?graphs?\w*["']?\s*[:=]\s*["']?)(?:true|True|TRUE|1|yes)\b|(?<![\w-])--(?:(?:use|enable)[-_])?cuda[-_]?graphs?(?![\w-])/,
+    say: {
+      en: "Turns on CUDA graphs, which an Ascend host does not have: turn it off (torch_npu's graph capture, torch.npu.NPUGraph, is the NPU's counterpart where the framework supports it).",
+      'zh-CN':
+        '开启了 CUDA Graph，昇腾主机上没有：关闭该选项（NPU 上对应的是 torch_npu 的图捕获 torch.npu.NPUGraph，需框架支持）。',
     },
   },
   {

@@ -302,6 +302,10 @@ const EXPECTED: Record<string, string[]> = {
     'Dockerfile:6:script.cuda-env',
     'Dockerfile:8:lib.flash-attn',
     'Dockerfile:9:lib.xformers',
+    // direct references in quotes (`"name @ git+…"`, with extras) and NVIDIA's TensorRT wheel
+    'Dockerfile:15:lib.cuda-ops',
+    'Dockerfile:16:lib.transformer-engine',
+    'Dockerfile:17:lib.nvidia-only',
     // a launcher's own torch install: a CUDA wheel index or a +cu build in a string (the CPU
     // index quiet)
     'launch_utils.py:8:device.cuda-wheel-index',
@@ -552,6 +556,10 @@ const EXPECTED: Record<string, string[]> = {
     'kernels.yaml:3:script.cuda-env',
     'kernels.yaml:4:script.cuda-env',
     'kernels.yaml:5:script.cuda-env',
+    // a CUTLASS kernel backend, and CUDA graphs turned on (off quiet)
+    'kernels.yaml:12:script.cuda-env',
+    'kernels.yaml:14:script.cuda-env',
+    'kernels.yaml:15:script.cuda-env',
     // TORCH_CUDA_ARCH_LIST where it is set, not where it is read or tested
     'setup.py:3:env.torch-cuda-arch-list',
     'setup.py:4:env.torch-cuda-arch-list',

@@ -1141,12 +1141,7 @@ function loaderHint(c: Compiled, source: string): RegExp | null {
 }
 let loaderHintOf: [Compiled, RegExp | null] | null = null;
 
-/** A statement that stops the program: `raise`, `exit()`, `sys.exit(1)`, `quit()`. */
-export const RAISE = ledBy(
-  /^[ \t]*(?:raise\b|(?:sys\.|os\._)?exit[ \t]*\(|quit[ \t]*\()/gm,
-  ['raise', 'exit', 'sys', 'os', 'quit'],
-  true,
-);
+export const RAISE = ledBy(/^[ \t]*raise\b/gm, ['raise'], true);
 
 const bestMemo = new WeakMap<RuleOf<'reference'>[], Map<string, Best | undefined>>();
 type Best = { r: RuleOf<'reference'>; p: string };
@@ -1589,7 +1584,7 @@ function analyzeTree(
     // a statement of the module's own is under no try or if
     optional:
       indented[i]! &&
-      optionalImport(stmt.node!) &&
+      optionalImport(stmt.node!, source) &&
       !demanded.has(tryOf(stmt.node!)?.startIndex ?? -1),
   }));
   const optionalLibs = new Set<string>();
@@ -2573,7 +2568,7 @@ function methodSpan(
  * An import in a `try:` whose handler catches ImportError (or everything), or under
  * `if is_<lib>_available():`: optional, the code runs without the library.
  */
-function optionalImport(stmt: Node): boolean {
+function optionalImport(stmt: Node, source: string): boolean {
   let up = stmt.parent;
   let type = up?.type;
   if (type === 'block') {
@@ -2609,9 +2604,7 @@ function optionalImport(stmt: Node): boolean {
         (up.parent?.type === 'module' ||
           (up.parent?.type === 'block' && up.parent.parent?.type === 'function_definition')) &&
         // the handler's own statements: a message printed first, then `exit()` (tiny-cuda-nn's)
-        !!h.namedChildren
-          .find((x) => x?.type === 'block')
-          ?.namedChildren.some((st) => !!st && REQUIRED_AFTER_ALL.test(st.text))
+        stopsAfterAll(source, h)
       ),
   );
 }
@@ -2639,32 +2632,39 @@ function tryOf(stmt: Node): Node | null {
  */
 function demandedTries(source: string, statements: ImportStatement[], indented: boolean[]) {
   const out = new Set<number>();
-  if (!source.includes('None') && !source.includes('raise')) return out;
-  const names = new Map<number, string[]>();
   statements.forEach((st, i) => {
     const t = indented[i] && st.node ? tryOf(st.node) : null;
-    if (!t) return;
-    let list = names.get(t.startIndex);
-    if (!list) names.set(t.startIndex, (list = []));
+    if (!t || out.has(t.startIndex)) return;
     for (const { name, alias } of st.names) {
       const local = alias ?? (st.from ? name : name?.split('.')[0]);
-      if (local) list.push(escape(local));
+      if (local && demands(source, local)) {
+        out.add(t.startIndex);
+        return;
+      }
     }
   });
-  for (const [at, list] of names) {
-    if (!list.length) continue;
-    const n = `(?:${list.join('|')})`;
-    const re = new RegExp(
-      `^[ \\t]*(?:assert[ \\t]+${n}[ \\t]+is[ \\t]+not[ \\t]+None\\b|if[ \\t]+(?:not[ \\t]+${n}|${n}[ \\t]+is[ \\t]+None)[ \\t]*:[ \\t]*(?:#[^\\n]*)?\\n?[ \\t]*raise\\b)`,
-      'gm',
-    );
-    for (const m of source.matchAll(re))
-      if (unconditional(source, m.index)) {
-        out.add(at);
-        break;
-      }
-  }
   return out;
+}
+
+/**
+ * Whether the code stops without `name`, where its function always runs: `assert name is not
+ * None`, `if name is None: raise …`, `if not name: raise …`. Read from each place the name is
+ * written (a search of every line start cost more than the rest of the import analysis).
+ */
+function demands(source: string, name: string): boolean {
+  for (let at = source.indexOf(name); at >= 0; at = source.indexOf(name, at + name.length)) {
+    const lineStart = source.lastIndexOf('\n', at - 1) + 1;
+    const lead = /^[ \t]*(assert|if)[ \t]+(not[ \t]+)?$/.exec(source.slice(lineStart, at));
+    if (!lead) continue;
+    const rest = source.slice(at + name.length, at + name.length + 300);
+    const ok =
+      lead[1] === 'assert'
+        ? !lead[2] && /^[ \t]+is[ \t]+not[ \t]+None\b/.test(rest)
+        : (lead[2] ? /^[ \t]*:/ : /^[ \t]+is[ \t]+None[ \t]*:/).test(rest) &&
+          /^[ \t]*(?:#[^\n]*)?\n?[ \t]*raise\b/.test(rest.slice(rest.indexOf(':') + 1));
+    if (ok && unconditional(source, lineStart)) return true;
+  }
+  return false;
 }
 
 /**
@@ -2684,6 +2684,26 @@ function unconditional(source: string, at: number): boolean {
       return /^\s*(?:async\s+)?def\b|^\s*\)\s*(?:->[^:]*)?:\s*$/.test(line);
     end = start - 1;
   }
+  return false;
+}
+
+/**
+ * Whether an except clause stops the program, whatever it does first (`print(…)`, then `exit()`):
+ * its statements read from the source at the block's own indentation (the parse leaves out the
+ * statements no rule looks at).
+ */
+function stopsAfterAll(source: string, handler: Node): boolean {
+  const block = handler.namedChildren.find((x) => x?.type === 'block');
+  if (!block) return false;
+  const start = block.startIndex;
+  const text = source.slice(
+    start,
+    statementEnd(tokensOf(source), handler.startIndex, source.length),
+  );
+  if (REQUIRED_AFTER_ALL.test(text)) return true;
+  const column = start - (source.lastIndexOf('\n', start - 1) + 1);
+  for (const m of text.matchAll(/\n([ \t]*)(?=\S)/g))
+    if (m[1]!.length === column && REQUIRED_AFTER_ALL.test(text.slice(m.index + 1))) return true;
   return false;
 }
 

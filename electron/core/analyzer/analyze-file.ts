@@ -2,6 +2,7 @@ import type { Node, Parser } from 'web-tree-sitter';
 import type { CodeEdit, CodeFinding, Language } from '../../../shared/api';
 import {
   allMatches,
+  lastAtOrBefore,
   ledBy,
   loneCarriageReturn,
   newlineStarts,
@@ -1157,13 +1158,7 @@ const EXTENSION_ALIAS = /^_(?:C|ext)$/;
  */
 function statementEnd(t: SourceTokens, at: number, end: number): number {
   const starts = t.lineStarts;
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (starts[mid]! <= at) lo = mid;
-    else hi = mid - 1;
-  }
+  const lo = lastAtOrBefore(starts, at);
   const indent = t.lineIndents[lo]!;
   for (let i = lo + 1; i < starts.length; i++) if (t.lineIndents[i]! <= indent) return starts[i]!;
   return end;
@@ -1596,14 +1591,8 @@ function analyzeTree(
   let lineStarts: Int32Array | undefined;
   const pos = (index: number) => {
     lineStarts ??= newlineStarts(source);
-    let lo = 0;
-    let hi = lineStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (lineStarts[mid]! <= index) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: lo + 1, column: index - lineStarts[lo]! + 1 };
+    const { row, column } = pointAt(lineStarts, index);
+    return { line: row + 1, column: column + 1 };
   };
   const findings: Finding[] = [];
   const seen = new Set<string>();

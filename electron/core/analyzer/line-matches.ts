@@ -53,8 +53,8 @@ export function ownText(t: string): string {
   return t.length < 13 ? t : ` ${t}`.slice(1);
 }
 
-/** The row and column of an offset, given the text's line starts (newlineStarts). */
-export function pointAt(starts: Int32Array, index: number): { row: number; column: number } {
+/** The last of the ascending `starts` at or before `index` (its position; 0 if none is). */
+export function lastAtOrBefore(starts: ArrayLike<number>, index: number): number {
   let lo = 0;
   let hi = starts.length - 1;
   while (lo < hi) {
@@ -62,7 +62,13 @@ export function pointAt(starts: Int32Array, index: number): { row: number; colum
     if (starts[mid]! <= index) lo = mid;
     else hi = mid - 1;
   }
-  return { row: lo, column: index - starts[lo]! };
+  return lo;
+}
+
+/** The row and column of an offset, given the text's line starts (newlineStarts). */
+export function pointAt(starts: Int32Array, index: number): { row: number; column: number } {
+  const row = lastAtOrBefore(starts, index);
+  return { row, column: index - starts[row]! };
 }
 
 /**

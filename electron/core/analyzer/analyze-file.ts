@@ -2658,21 +2658,19 @@ function demands(source: string, name: string): boolean {
 
 /**
  * Whether the statement on the line starting at `at` runs whenever its function does (or the
- * module): the nearest line above indented less is the `def` (under `if args.horovod:` it is an
- * opt-in feature's demand, optional still).
+ * module): the nearest statement line above indented less is the `def` (under `if args.horovod:`
+ * it is an opt-in feature's demand, optional still).
  */
 function unconditional(source: string, at: number): boolean {
-  const indent = /^[ \t]*/.exec(source.slice(at, at + 200))![0].length;
+  const t = tokensOf(source);
+  const i = lastAtOrBefore(t.lineStarts, at);
+  const indent = t.lineIndents[i]!;
   if (!indent) return true;
-  let end = at - 1;
-  while (end > 0) {
-    const start = source.lastIndexOf('\n', end - 1) + 1;
-    const line = source.slice(start, end);
-    const own = /^[ \t]*/.exec(line)![0].length;
-    if (own < indent && /\S/.test(line) && !/^\s*#/.test(line))
-      return /^\s*(?:async\s+)?def\b|^\s*\)\s*(?:->[^:]*)?:\s*$/.test(line);
-    end = start - 1;
-  }
+  for (let j = i - 1; j >= 0; j--)
+    if (t.lineIndents[j]! < indent) {
+      const text = t.lineStarts[j]! + t.lineIndents[j]!;
+      return /^(?:async[ \t]+)?def\b/.test(source.slice(text, text + 12));
+    }
   return false;
 }
 

@@ -442,7 +442,7 @@ function memberRegex(methods: RuleOf<'method'>[], attributes: RuleOf<'attribute'
     const name = escape(r.match.name);
     if (r.match.firstArgIdentifier)
       special.push(
-        `${name}(?=\\s*\\(\\s*(?:[\\w.]*\\.)?(?:${r.match.firstArgIdentifier.map(escape).join('|')})\\b)`,
+        `${name}(?=\\s*\\(\\s*(?:device\\s*=\\s*)?(?:[\\w.]*\\.)?(?:${r.match.firstArgIdentifier.map(escape).join('|')})\\b)`,
       );
     else if (r.match.objectRegex)
       // the look-behind runs only where `.name` matched; a plain name when its value is read too
@@ -1910,7 +1910,13 @@ function analyzeTree(
             continue;
         }
         if (r.match.firstArgIdentifier) {
-          const first = argList()[0];
+          // the device as the first argument, or as `device=` (`batch.to(device=rank)`)
+          let first: Node | null | undefined = argList()[0];
+          if (first?.type === 'keyword_argument')
+            first =
+              first.childForFieldName('name')?.text === 'device'
+                ? first.childForFieldName('value')
+                : null;
           if (!first || !['identifier', 'attribute'].includes(first.type)) continue;
           if (!r.match.firstArgIdentifier.includes(first.text.split('.').pop()!)) continue;
           add(r, call, { text: first.text });

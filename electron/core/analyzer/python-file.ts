@@ -56,9 +56,16 @@ export function prefilter(rules: Rule[]): RegExp {
 }
 
 const DEVICE_CATEGORIES = new Set(['device', 'cuda-api', 'amp', 'distributed']);
+/**
+ * Calls whose one replacement is torch_npu's, told without an edit: a flash-attn kernel
+ * (npu_fusion_attention), torch.cuda.nvtx (torch_npu.npu.mstx).
+ */
+const TORCH_NPU_REPLACED = new Set(['lib.flash-attn-call', 'cuda.nvtx']);
 /** A finding about the device, or one whose edit writes torch_npu (the patch must import it). */
 const usesDevice = (f: Finding) =>
-  DEVICE_CATEGORIES.has(f.category) || !!f.fix?.edits.some((e) => e.text.includes('torch_npu'));
+  DEVICE_CATEGORIES.has(f.category) ||
+  TORCH_NPU_REPLACED.has(f.ruleId) ||
+  !!f.fix?.edits.some((e) => e.text.includes('torch_npu'));
 
 /** Why a file was skipped: a text file has no NUL bytes. */
 export const NOT_TEXT = 'not a text file (NUL bytes)';

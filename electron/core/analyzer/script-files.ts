@@ -14,7 +14,7 @@ export const SCRIPT_FILE =
 
 /** A script or config without one of these holds nothing SCRIPT_PATTERNS looks for. */
 export const SCRIPT_WORDS =
-  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused_|FLASH|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged|trtexec|openmmlab|mim\s+install|["']GPU["']|cutlass|CUTLASS/;
+  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused_|FLASH|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged|trtexec|openmmlab|mim\s+install|["']GPU["']|cutlass|CUTLASS|\bcu\d{3}\b|whl\/\$|wheels\/\$/;
 
 /** Launch scripts and configs: what a porter changes in them, line by line (not Python). */
 const SCRIPT_PATTERNS: {
@@ -161,6 +161,16 @@ const SCRIPT_PATTERNS: {
     },
   },
   {
+    // nsys's capture range opened by the CUDA profiler API, on a continued line of its command
+    // (`--capture-range=cudaProfilerApi \`, `-c cudaProfilerApi`)
+    re: /(?<=(?:--capture-range[= ]|(?<![\w-])-c\s+))cudaProfilerApi\b/,
+    say: {
+      en: "A capture range started and stopped through the CUDA profiler API (cudaProfilerStart/Stop): on Ascend bound the steps with torch_npu.profiler's schedule, or msprof's own options.",
+      'zh-CN':
+        '通过 CUDA profiler API（cudaProfilerStart/Stop）开始和结束的采集区间：昇腾上用 torch_npu.profiler 的 schedule 或 msprof 自身的选项来限定采集的步数。',
+    },
+  },
+  {
     re: /\bTORCH_CUDA_ARCH_LIST\b/,
     say: {
       en: 'TORCH_CUDA_ARCH_LIST picks the GPU architectures nvcc compiles for: nothing on Ascend reads it (remove it).',
@@ -192,6 +202,36 @@ const SCRIPT_PATTERNS: {
       'zh-CN': 'PyTorch 的 CUDA 版本：昇腾上安装 CPU 版本（再配上该 torch 版本对应的 torch_npu）。',
     },
     edit: (m) => (m[0].startsWith('+') ? '' : 'cpu'),
+  },
+  {
+    // the CUDA build tag a script keeps in a variable for its wheel indexes
+    // (`CUDA=${CUDA:-cu118}`, `ARG TORCH_CUDA=cu121`, `export CU_TAG="cu124"`)
+    re: /(?<=^\s*(?:export\s+|ARG\s+|ENV\s+)?[A-Za-z_]\w*\s*[:?]?=\s*["']?(?:\$\{\w+:-)?)cu\d{2,3}\b/,
+    say: {
+      en: 'A CUDA build tag for the wheels this script installs: on Ascend use cpu (the CPU build of torch and its companions, with the matching torch_npu).',
+      'zh-CN':
+        '该脚本安装 wheel 时使用的 CUDA 构建标签：昇腾上改为 cpu（torch 及其配套库的 CPU 版本，再配上对应的 torch_npu）。',
+    },
+    edit: () => 'cpu',
+  },
+  {
+    // a wheel index chosen through such a variable: `whl/${CUDA}`, PyG's `+${TORCH_CUDA}.html`,
+    // DGL's `wheels/${CUDA_TAG}/`, a CI matrix's `${{ matrix.cuda }}`
+    re: /(?<=download\.pytorch\.org\/whl\/|data\.pyg\.org\/whl\/torch-[^\s"'+]*\+|data\.dgl\.ai\/wheels\/(?:torch-[\d.]+\/)?)(?:\$\{\{\s*[\w.]*?(?:cu|CU)[\w.]*\s*\}\}|\$\{[A-Za-z_]*(?:cu|CU)\w*\}|\$[A-Za-z_]*(?:cu|CU)\w*)/,
+    say: {
+      en: 'A wheel index chosen by the CUDA version: on Ascend it must resolve to the CPU wheels (cpu), for the CPU build of torch that torch_npu runs on.',
+      'zh-CN':
+        '按 CUDA 版本选择的 wheel 索引：昇腾上必须指向 CPU 版 wheel（cpu），与 torch_npu 所依赖的 CPU 版 torch 对应。',
+    },
+  },
+  {
+    // DGL's CUDA wheels (`-f https://data.dgl.ai/wheels/cu121/repo.html`)
+    re: /(?<=data\.dgl\.ai\/wheels\/(?:torch-[\d.]+\/)?)cu\d+\b/,
+    say: {
+      en: 'DGL built for CUDA: DGL has no NPU build. Install its CPU wheels (data.dgl.ai/wheels/repo.html); its graph kernels then run on the CPU.',
+      'zh-CN':
+        'CUDA 版 DGL：DGL 没有 NPU 版本。安装其 CPU 版 wheel（data.dgl.ai/wheels/repo.html），图算子将在 CPU 上运行。',
+    },
   },
   {
     // conda's CUDA packages installed from a script (`conda install pytorch cudatoolkit=11.3`,
@@ -337,8 +377,8 @@ const SCRIPT_PATTERNS: {
   },
   {
     // a config naming apex's CUDA fused optimizers: `optim_G: FusedAdam`, `name: fused_adam`,
-    // `type: sat.ops.FusedEmaAdam`, OpenNMT's `optim: "fusedadam"`
-    re: /(?<=:[ \t]*["']?(?:[\w]+\.)*)(?:Fused\w*?(?:Adam[Ww]?|SGD|LAMB|Lamb|NovoGrad|Adagrad)|fused_?(?:adamw?|sgd|lamb|novograd|adagrad))(?![\w-])/,
+    // `type: sat.ops.FusedEmaAdam`, OpenNMT's `optim: "fusedadam"`, NeMo's `distributed_fused_adam`
+    re: /(?<=:[ \t]*["']?(?:[\w]+\.)*)(?:Fused\w*?(?:Adam[Ww]?|SGD|LAMB|Lamb|NovoGrad|Adagrad)|(?:(?:distributed|apex)_)?fused_?(?:adamw?|sgd|lamb|novograd|adagrad))(?![\w-])/,
     say: {
       en: "apex's fused optimizer, CUDA kernels: on NPU the torch_npu one (torch_npu.optim.NpuFusedAdamW, NpuFusedSGD, NpuFusedLamb…) or torch's own (AdamW, SGD).",
       'zh-CN':
@@ -371,9 +411,10 @@ const SCRIPT_PATTERNS: {
   {
     // any other setting whose whole value is CUDA (or CUTLASS): a kernel backend (xLSTM's
     // `backend: cuda`, `kernel_backend: cutlass`),
-    // nvdiffrast's `context_type: cuda`, a simulator's `platform: CUDA` (device keys above,
+    // nvdiffrast's `context_type: cuda`, a simulator's `platform: CUDA`, an implementation named
+    // for its CUDA kernel (RAFT-Stereo's `corr_implementation: reg_cuda`) (device keys above,
     // accelerators below)
-    re: /(?<=^\s*(?:-\s*)?["']?[\w.-]*(?<!device|DEVICE|device_type|DEVICE_TYPE|map_location|accelerator)["']?\s*[:=]\s*["']?)(?:cuda|CUDA|Cuda|cutlass|CUTLASS)(?=["']?\s*(?:#.*)?$)/,
+    re: /(?<=^\s*(?:-\s*)?["']?[\w.-]*(?<!device|DEVICE|device_type|DEVICE_TYPE|map_location|accelerator)["']?\s*[:=]\s*["']?)(?:cuda|CUDA|Cuda|cutlass|CUTLASS|[a-z]\w*_cuda)(?=["']?\s*(?:#.*)?$)/,
     say: {
       en: "A setting that chooses CUDA (a kernel backend, a context, a platform): an Ascend host has none. Choose the library's PyTorch / native implementation, or its NPU one where it has one.",
       'zh-CN':
@@ -412,7 +453,8 @@ const SCRIPT_PATTERNS: {
     // an NVIDIA image wherever it is named: a Dockerfile's FROM or `ARG BASE_IMAGE=`, a CI job's
     // or compose service's `image:`, `docker run … nvcr.io/…` (not a URL's path: github.com/nvidia/…)
     // — and a project's own image tagged for a CUDA version (`FROM base:2.1-cu121`, `image: x:cu118`)
-    re: /(?<![\w./-])(?:nvidia\/cuda(?::\S*)?(?![\w/-])|nvcr\.io\/\S+|pytorch\/pytorch:\S*cuda\S*)|(?<=^\s*(?:FROM\s+|-?\s*image:\s*["']?|ARG\s+\w*IMAGE\w*=["']?))[\w./-]+:[\w.-]*?(?<![A-Za-z0-9])cu(?:da)?-?\d[\w.-]*/i,
+    // or built on NGC's (`#SBATCH --image=nersc/pytorch:ngc-22.02-v0`, a Shifter image)
+    re: /(?<![\w./-])(?:nvidia\/cuda(?::\S*)?(?![\w/-])|nvcr\.io\/\S+|pytorch\/pytorch:\S*cuda\S*)|(?<=^\s*(?:FROM\s+|-?\s*image:\s*["']?|ARG\s+\w*IMAGE\w*=["']?)|(?<![\w-])--image[= ]["']?)[\w./-]+:[\w.-]*?(?<![A-Za-z0-9])(?:cu(?:da)?-?|ngc-?)\d[\w.-]*/i,
     say: {
       en: 'CUDA container image (NVIDIA CUDA base, NGC, or one tagged for a CUDA version): build on an Ascend image with CANN (e.g. ascendai/cann) instead.',
       'zh-CN':
@@ -497,7 +539,8 @@ export function scanScript(
   src.split('\n').forEach((whole, i) => {
     if (performance.now() > deadline) throw new TooCostly();
     const line = whole.length > MAX_LINE ? whole.slice(0, MAX_LINE) : whole;
-    if (/^\s*#/.test(line) && !/^\s*#!/.test(line)) return;
+    // comments are skipped, not a batch scheduler's directives (`#SBATCH --image=…`)
+    if (/^\s*#/.test(line) && !/^\s*#(?:!|SBATCH\b|PBS\b|BSUB\b)/.test(line)) return;
     for (const p of SCRIPT_PATTERNS) {
       const m = p.re.exec(line);
       if (!m) continue;

@@ -81,6 +81,7 @@ const EXPECTED: Record<string, string[]> = {
     // optional imports the code then demands (`if flash_attn_func is None: raise`, `assert
     // gmm_ops is not None`): required, their uses told (not the handler's `= None`); xformers
     // with a real fallback, and Horovod demanded under an opt-in `if args.horovod:`, quiet
+    'demanded.py:4:add.import-torch-npu',
     'demanded.py:8:lib.flash-attn',
     'demanded.py:9:lib.flash-attn',
     'demanded.py:15:lib.cuda-ops',
@@ -94,11 +95,13 @@ const EXPECTED: Record<string, string[]> = {
     'diffusers_train.py:6:attn.diffusers-xformers',
     // a function whose handler stops it (`except: raise`) needs flash-attn; the same under an
     // opt-in `if use_xformers:` is a feature's, optional still (no finding on lines 22-25)
+    'flash_fn.py:2:add.import-torch-npu',
     'flash_fn.py:6:attn.xformers-switch',
     'flash_fn.py:8:lib.flash-attn',
     'flash_fn.py:14:lib.flash-attn-call',
     'flash_fn.py:26:attn.sdpa',
     // an ImportError handler that imports flash-attn again (a version shim) is no fallback
+    'flash_shim.py:1:add.import-torch-npu',
     'flash_shim.py:4:lib.flash-attn',
     'flash_shim.py:7:lib.flash-attn',
     'flash_shim.py:13:lib.flash-attn-call',
@@ -106,6 +109,10 @@ const EXPECTED: Record<string, string[]> = {
     'sdp_select.py:4:cuda.backends',
     'sdp_select.py:8:attn.sdp-kernel',
     'sdp_select.py:14:attn.sdpa',
+    // a flash-attn call's replacement is torch_npu's: the file imports torch_npu
+    'varlen.py:2:lib.flash-attn',
+    'varlen.py:2:add.import-torch-npu',
+    'varlen.py:7:lib.flash-attn-call',
   ],
   // under a decorator (`@unique`)
   'backend-flag': ['kernels.py:9:project.backend-switch'],
@@ -229,6 +236,9 @@ const EXPECTED: Record<string, string[]> = {
     'mlp.py:21:fused.gated-silu',
     'mlp.py:25:fused.gated-activation',
     'mlp.py:30:op.float64-method',
+    // NeMo's and apex's fused optimizers named in a config (adamw quiet)
+    'optim.yaml:3:script.cuda-env',
+    'optim.yaml:6:script.cuda-env',
   ],
   'gpu-libs': [
     // DeepSpeed itself once per file (its four import lines); its CUDA-only ops where used
@@ -236,6 +246,13 @@ const EXPECTED: Record<string, string[]> = {
     'ds_ops.py:11:lib.deepspeed-ops',
     'ds_ops.py:11:lib.deepspeed-ops',
     'ds_ops.py:12:lib.deepspeed-ops',
+    // RAPIDS' graph libraries: cuGraph's PyG store and WholeGraph
+    'graph_store.py:2:lib.nvidia-only',
+    'graph_store.py:3:lib.nvidia-only',
+    'graph_store.py:3:add.import-torch-npu',
+    'graph_store.py:7:lib.nvidia-only-call',
+    'graph_store.py:7:cuda.api',
+    'graph_store.py:8:lib.nvidia-only-call',
     'inference.py:5:lib.nvidia-only',
     'inference.py:6:lib.nvidia-only',
     'inference.py:7:lib.nvidia-only',
@@ -306,6 +323,9 @@ const EXPECTED: Record<string, string[]> = {
     'Dockerfile:15:lib.cuda-ops',
     'Dockerfile:16:lib.transformer-engine',
     'Dockerfile:17:lib.nvidia-only',
+    // the CUDA build tag kept in an ARG, and the index it selects
+    'Dockerfile:19:script.cuda-env',
+    'Dockerfile:20:script.cuda-env',
     // a launcher's own torch install: a CUDA wheel index or a +cu build in a string (the CPU
     // index quiet)
     'launch_utils.py:8:device.cuda-wheel-index',
@@ -334,6 +354,14 @@ const EXPECTED: Record<string, string[]> = {
     'vim_requirements.txt:3:req.cuda-wheel',
     'vim_requirements.txt:3:req.torch-npu',
     'vim_requirements.txt:4:lib.cuda-ops',
+    // the tag in a variable and each index it selects (PyTorch's, PyG's, DGL's), DGL's CUDA
+    // wheels; an index variable that is not the tag, DGL's CPU wheels quiet
+    'wheel_tag.sh:4:script.cuda-env',
+    'wheel_tag.sh:5:script.cuda-env',
+    'wheel_tag.sh:6:lib.pyg-ext',
+    'wheel_tag.sh:6:script.cuda-env',
+    'wheel_tag.sh:7:script.cuda-env',
+    'wheel_tag.sh:8:script.cuda-env',
   ],
   video: [
     // NVDEC / NVENC codec names and decord's GPU context; software codecs quiet
@@ -560,6 +588,8 @@ const EXPECTED: Record<string, string[]> = {
     'kernels.yaml:12:script.cuda-env',
     'kernels.yaml:14:script.cuda-env',
     'kernels.yaml:15:script.cuda-env',
+    // an implementation named for its CUDA kernel (`corr_implementation: reg_cuda`)
+    'kernels.yaml:19:script.cuda-env',
     // TORCH_CUDA_ARCH_LIST where it is set, not where it is read or tested
     'setup.py:3:env.torch-cuda-arch-list',
     'setup.py:4:env.torch-cuda-arch-list',
@@ -665,7 +695,12 @@ const EXPECTED: Record<string, string[]> = {
     'pyproject.toml:9:lib.xformers',
   ],
   profiling: [
+    // nsys, and its capture range opened by the CUDA profiler API on a continued line
+    'nsys.sh:3:script.cuda-env',
+    'nsys.sh:5:script.cuda-env',
     'spans.py:3:prof.torch-profiler',
+    // NVTX's replacement is torch_npu.npu.mstx: the file imports torch_npu
+    'spans.py:3:add.import-torch-npu',
     'spans.py:8:prof.torch-profiler',
     'spans.py:12:prof.torch-profiler',
     'spans.py:19:cuda.nvtx',
@@ -725,6 +760,8 @@ const EXPECTED: Record<string, string[]> = {
     'setup_env.py:19:attn.flash-patch-call',
     'setup_env.py:21:device.cuda-method',
     'sft.yaml:3:script.cuda-env',
+    // a batch directive's NGC image (a comment naming one quiet)
+    'shifter.sbatch:4:script.cuda-env',
     'train_mem.py:4:add.import-torch-npu',
     'train_mem.py:4:add.compile-mode',
     'train_mem.py:6:attn.flash-patch-call',
@@ -756,6 +793,12 @@ const EXPECTED: Record<string, string[]> = {
     'mm_dist.py:5:dist.mmcv-parallel',
     'mm_dist.py:10:dist.mmcv-parallel',
     'mm_dist.py:11:dist.mmcv-parallel',
+    // the rank as a device by keyword and through torch.device; a device from the command line
+    // quiet
+    'rank_devices.py:1:add.import-torch-npu',
+    'rank_devices.py:6:device.torch-device-rank',
+    'rank_devices.py:8:device.to-rank',
+    'rank_devices.py:9:device.torch-device-rank',
     // RPC over TensorPipe (imported and through the module), its backend renamed NPU_TENSORPIPE
     'rpc_worker.py:5:dist.rpc-tensorpipe-options',
     'rpc_worker.py:5:add.import-torch-npu',
@@ -1119,8 +1162,14 @@ describe('what the variants say and fix', () => {
     // the profiler table sorted by the device column, not the CUDA one (zero on NPU)
     expect(trace.after).toContain('table(sort_by="self_device_time_total", row_limit=10)');
     expect(trace.after).toContain('table(sort_by="cpu_time_total")');
-    // record_function is torch's alone, an alias is not the module's name: told, left as written
-    expect(migrated.has('spans.py')).toBe(false);
+    // record_function is torch's alone, an alias is not the module's name: told, left as written;
+    // the file gets torch_npu for NVTX's replacement (torch_npu.npu.mstx)
+    const spans = migrated.get('spans.py')!;
+    expect(spans.after).toContain(
+      'from torch.profiler import profile, record_function\nimport torch_npu\n',
+    );
+    expect(spans.after).toContain('with profile(activities=[tp.ProfilerActivity.CPU]) as prof:');
+    expect(spans.after).toContain('with tp.profile(activities=[tp.ProfilerActivity.CPU]):');
   });
 
   it('launch grids: one finding per file, counting every grid sized by blocks', async () => {

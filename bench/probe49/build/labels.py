@@ -1,0 +1,658 @@
+"""Labels for probe49 (hand-written synthetic upstream files; see ../README.md).
+
+C(sub, kind, change_type, required, ported, note) -> one labelled change; `sub` must match exactly one line
+("=text": the stripped line equals text).
+E(id, path, style, imitates, changes) -> one file entry.
+"""
+ENTRIES = []
+
+
+def C(sub, kind, change_type, required, ported, note):
+    return {"sub": sub, "kind": kind, "change_type": change_type, "required": required,
+            "ported": ported, "note": note}
+
+
+def E(id, path, style, imitates, changes):
+    ENTRIES.append({"id": id, "path": path, "style": style, "imitates": imitates, "changes": changes})
+
+
+R, A, B, X = "replace", "npu_only_addition", "add_branch", "removal"
+EXPLICIT, TRANSFER, AGNOSTIC = "explicit_replacement", "transfer_to_npu", "device_branch_or_abstraction"
+
+UNCONF_LOAD = ("unconfirmed: a checkpoint saved from a CUDA model carries cuda-tagged storages; without "
+               "map_location the load needs CUDA (torch_npu remapping not documented in the knowledge)")
+
+# --------------------------------------------------------------------------- RAFT
+E("raft_train", "train.py", EXPLICIT,
+  "princeton-vl/RAFT train.py (DataParallel over --gpus, torch.cuda.amp GradScaler shim)", [
+    C("=import torch", "import_torch_npu", A, True, "import torch\nimport torch_npu",
+      "torch.npu / npu amp / hccl need torch_npu loaded (explicit import recommended even with autoload)"),
+    C("from torch.cuda.amp import GradScaler", "amp", R, True,
+      "from torch_npu.npu.amp import GradScaler",
+      "CUDA GradScaler does not scale NPU losses: --mixed_precision runs without loss scaling"),
+    C("optimizer = optim.AdamW(model.parameters()", "fused_optimizer", R, False,
+      "optimizer = torch_npu.optim.NpuFusedAdamW(model.parameters(), lr=args.lr, weight_decay=args.wdecay, eps=args.epsilon)",
+      "performance only (tensor-fused AdamW)"),
+    C("model = nn.DataParallel(RAFT(args), device_ids=args.gpus)", "unsupported_op_workaround", R, True,
+      "model = DDP(RAFT(args).npu(), device_ids=[local_rank])  # nn.DataParallel is not supported on NPU",
+      "torch.nn.DataParallel is marked unsupported (✘) for Ascend; single card or DDP+hccl"),
+    C("model.load_state_dict(torch.load(args.restore_ckpt), strict=False)", "tensor_to_device", R, False,
+      "model.load_state_dict(torch.load(args.restore_ckpt, map_location='cpu'), strict=False)", UNCONF_LOAD),
+    C("=model.cuda()", "tensor_to_device", R, True, "model.npu()", ".cuda() needs a CUDA build"),
+    C("image1, image2, flow, valid = [x.cuda() for x in data_blob]", "tensor_to_device", R, True,
+      "image1, image2, flow, valid = [x.npu() for x in data_blob]", ".cuda() needs a CUDA build"),
+    C("image1 = (image1 + stdv * torch.randn(*image1.shape).cuda())", "tensor_to_device", R, True,
+      "image1 = (image1 + stdv * torch.randn(*image1.shape, device=image1.device)).clamp(0.0, 255.0)",
+      "--add_noise path; .cuda() needs a CUDA build"),
+    C("image2 = (image2 + stdv * torch.randn(*image2.shape).cuda())", "tensor_to_device", R, True,
+      "image2 = (image2 + stdv * torch.randn(*image2.shape, device=image2.device)).clamp(0.0, 255.0)",
+      "--add_noise path; .cuda() needs a CUDA build"),
+])
+
+E("raft_model", "core/raft.py", EXPLICIT,
+  "princeton-vl/RAFT core/raft.py (autocast = torch.cuda.amp.autocast behind a try)", [
+    C("autocast = torch.cuda.amp.autocast", "amp", R, True,
+      "autocast = torch.npu.amp.autocast",
+      "CUDA autocast is inactive for NPU tensors: --mixed_precision silently runs fp32 (and the GradScaler path scales nothing)"),
+])
+
+E("raft_corr", "core/corr.py", EXPLICIT,
+  "princeton-vl/RAFT core/corr.py (CorrBlock + alt_cuda_corr AlternateCorrBlock)", [
+    C("corr, = alt_cuda_corr.forward(fmap1_i, fmap2_i, coords_i, r)", "custom_cuda_extension", R, False,
+      "corr = alt_corr_torch(fmap1_i, fmap2_i, coords_i, r)  # grid_sample-based window correlation",
+      "nvcc-built extension; reached only with --alternate_corr (default CorrBlock is plain torch). The guarded "
+      "import above just leaves the name undefined, so the failure shows here"),
+])
+
+E("raft_alt_cuda_setup", "alt_cuda_corr/setup.py", EXPLICIT,
+  "princeton-vl/RAFT alt_cuda_corr/setup.py as extended in forks (CUDA_HOME check, arch from device capability)", [
+    C("from torch.utils.cpp_extension import BuildExtension, CUDAExtension, CUDA_HOME", "custom_cuda_extension", R, False,
+      "from torch_npu.utils.cpp_extension import NpuExtension\nfrom torch.utils.cpp_extension import BuildExtension",
+      "the import itself succeeds on CPU torch (CUDA_HOME is None); the check and CUDAExtension below are what fail. "
+      "Kernels must be rewritten (Ascend C via NpuExtension) or the module dropped"),
+    C("if CUDA_HOME is None:", "custom_cuda_extension", R, True,
+      "if os.environ.get('ASCEND_TOOLKIT_HOME') is None:",
+      "CUDA_HOME is None on an NPU host: the build exits here"),
+    C("os.environ.get(\"TORCH_CUDA_ARCH_LIST\")", "env_var", X, False, None,
+      "CUDA arch selection; meaningless without nvcc"),
+    C("major, minor = torch.cuda.get_device_capability()", "device_capability_check", X, False, None,
+      "behind torch.cuda.is_available(), so never reached on an NPU host; dead once the build is not CUDA"),
+    C("os.environ[\"TORCH_CUDA_ARCH_LIST\"] = \"6.1;", "env_var", X, False, None,
+      "CUDA arch list fallback; harmless but meaningless on NPU"),
+    C("sources += sorted(glob.glob(os.path.join(HERE, '*_kernel.cu')))", "custom_cuda_extension", R, True,
+      "sources += sorted(glob.glob(os.path.join(HERE, 'ascendc', '*.cpp')))",
+      ".cu sources need nvcc"),
+    C("'nvcc': ['-O3', '--use_fast_math', '-lineinfo'],", "custom_cuda_extension", X, False, None,
+      "nvcc flags; dead once the extension is not a CUDAExtension"),
+    C("CUDAExtension('alt_cuda_corr',", "custom_cuda_extension", R, True,
+      "NpuExtension('alt_cuda_corr',",
+      "CUDAExtension cannot be built without CUDA"),
+])
+
+E("raft_evaluate", "evaluate.py", EXPLICIT,
+  "princeton-vl/RAFT evaluate.py (Sintel/KITTI submission + validation, DataParallel-wrapped checkpoint)", [
+    C("=import torch", "import_torch_npu", A, True, "import torch\nimport torch_npu",
+      "entry script: load torch_npu"),
+    C("image1, image2 = padder.pad(image1[None].cuda(), image2[None].cuda())", "tensor_to_device", R, True,
+      "image1, image2 = padder.pad(image1[None].npu(), image2[None].npu())", ".cuda() needs a CUDA build"),
+    C("flow_prev = forward_interpolate(flow_low[0])[None].cuda()", "tensor_to_device", R, True,
+      "flow_prev = forward_interpolate(flow_low[0])[None].npu()", "warm-start path; .cuda() needs a CUDA build"),
+    C("_, flow_pr = model(image1.cuda(), image2.cuda(), iters=iters, test_mode=True)", "tensor_to_device", R, True,
+      "_, flow_pr = model(image1.npu(), image2.npu(), iters=iters, test_mode=True)", ".cuda() needs a CUDA build"),
+    C("=image1 = image1[None].cuda()", "tensor_to_device", R, True, "image1 = image1[None].npu()",
+      ".cuda() needs a CUDA build"),
+    C("=image2 = image2[None].cuda()", "tensor_to_device", R, True, "image2 = image2[None].npu()",
+      ".cuda() needs a CUDA build"),
+    C("img1, img2 = image1[None].cuda(), image2[None].cuda()", "tensor_to_device", R, True,
+      "img1, img2 = image1[None].npu(), image2[None].npu()", ".cuda() needs a CUDA build"),
+    C("padder.pad(image1[None].cuda(non_blocking=True), image2[None].cuda(non_blocking=True))", "tensor_to_device", R, True,
+      "image1, image2 = padder.pad(image1[None].npu(non_blocking=True), image2[None].npu(non_blocking=True))",
+      ".cuda() needs a CUDA build"),
+    C("model = torch.nn.DataParallel(RAFT(args))", "unsupported_op_workaround", R, True,
+      "model = RAFT(args)  # strip the 'module.' prefix when loading; DataParallel is unsupported on NPU",
+      "torch.nn.DataParallel is marked unsupported on Ascend; the wrapper only exists to match 'module.' keys"),
+    C("model.load_state_dict(torch.load(args.model))", "tensor_to_device", R, False,
+      "model.load_state_dict({k.replace('module.', '', 1): v for k, v in torch.load(args.model, map_location='cpu').items()})",
+      UNCONF_LOAD),
+    C("=model.cuda()", "tensor_to_device", R, True, "model.npu()", ".cuda() needs a CUDA build"),
+])
+
+# --------------------------------------------------------------------------- FlowNet2
+E("flownet2_correlation", "networks/correlation_package/correlation.py", EXPLICIT,
+  "NVIDIA/flownet2-pytorch networks/correlation_package/correlation.py (correlation_cuda autograd Function)", [
+    C("=import correlation_cuda", "custom_cuda_extension", R, True,
+      "from .correlation_torch import correlation_forward, correlation_backward  # torch / Ascend C port",
+      "nvcc-built extension; cannot be built or imported on an NPU host"),
+    C("with torch.cuda.device_of(input1):", "torch_cuda_api", R, False,
+      "with torch.npu.device_of(input1):",
+      "torch.cuda.device_of on a non-CUDA tensor resolves to index -1 and is a no-op, so it does not fail; it just "
+      "no longer pins the device"),
+    C("correlation_cuda.forward(input1, input2, rbot1, rbot2, output,", "custom_cuda_extension", R, True,
+      "output = correlation_forward(input1, input2, ctx.pad_size, ctx.kernel_size, ctx.max_displacement, ctx.stride1, ctx.stride2)",
+      "call into the CUDA extension"),
+    C("with torch.cuda.device_of(grad_output):", "torch_cuda_api", R, False,
+      "with torch.npu.device_of(grad_output):", "no-op for non-CUDA tensors (see forward)"),
+    C("correlation_cuda.backward(input1, input2, rbot1, rbot2, grad_output,", "custom_cuda_extension", R, True,
+      "grad_input1, grad_input2 = correlation_backward(input1, input2, grad_output, ctx.pad_size, ctx.kernel_size, ctx.max_displacement, ctx.stride1, ctx.stride2)",
+      "call into the CUDA extension"),
+])
+
+E("flownet2_setup", "setup.py", EXPLICIT,
+  "flownet2-pytorch networks/*_package/setup.py merged into one build script (CUDAExtension x3, -gencode list)", [
+    C("from torch.utils.cpp_extension import BuildExtension, CUDAExtension", "custom_cuda_extension", R, False,
+      "from torch.utils.cpp_extension import BuildExtension\nfrom torch_npu.utils.cpp_extension import NpuExtension",
+      "the import succeeds; constructing CUDAExtension below is what fails (CUDA_HOME not set)"),
+    C("nvcc_args = ['-gencode=arch=compute_{0},code=sm_{0}'.format(a) for a in CUDA_ARCHS]", "custom_cuda_extension", X, False, None,
+      "SM code generation list; dead once nothing is compiled with nvcc"),
+    C("nvcc_args += ['-gencode=arch=compute_80,code=compute_80', '--expt-relaxed-constexpr']", "custom_cuda_extension", X, False, None,
+      "nvcc-only flags"),
+    C("out = subprocess.check_output(['nvcc', '--version']).decode()", "custom_cuda_extension", R, False,
+      "out = open(os.path.join(os.environ.get('ASCEND_TOOLKIT_HOME', ''), 'version.cfg')).read()",
+      "probe only (errors are caught and None is printed); cosmetic"),
+    C("CUDAExtension('correlation_cuda',", "custom_cuda_extension", R, True,
+      "NpuExtension('correlation_npu',", "CUDA kernel build; needs an Ascend C rewrite or a torch fallback"),
+    C("package('correlation_package', 'correlation_cuda.cc', 'correlation_cuda_kernel.cu'),", "custom_cuda_extension", R, True,
+      "package('correlation_package', 'correlation_npu.cpp', 'correlation_kernel_ascendc.cpp'),", ".cu source"),
+    C("CUDAExtension('resample2d_cuda',", "custom_cuda_extension", X, True, None,
+      "Resample2d is bilinear backward warping: replace with F.grid_sample in Python instead of building a kernel"),
+    C("package('resample2d_package', 'resample2d_cuda.cc', 'resample2d_kernel.cu'),", "custom_cuda_extension", X, True, None,
+      ".cu source (dropped with the extension)"),
+    C("CUDAExtension('channelnorm_cuda',", "custom_cuda_extension", X, True, None,
+      "ChannelNorm is an L2 norm over channels: torch.norm(x, p=2, dim=1, keepdim=True) instead of a kernel"),
+    C("package('channelnorm_package', 'channelnorm_cuda.cc', 'channelnorm_kernel.cu'),", "custom_cuda_extension", X, True, None,
+      ".cu source (dropped with the extension)"),
+])
+
+E("flownet2_models", "models.py", EXPLICIT,
+  "NVIDIA/flownet2-pytorch models.py (FlowNet2 stacking with Resample2d / ChannelNorm CUDA layers)", [
+    C("from networks.resample2d_package.resample2d import Resample2d", "custom_cuda_extension", R, True,
+      "from networks.warp import Resample2d  # F.grid_sample-based backward warp",
+      "imports the resample2d_cuda extension"),
+    C("from networks.channelnorm_package.channelnorm import ChannelNorm", "custom_cuda_extension", R, True,
+      "from networks.warp import ChannelNorm  # torch.norm(x, 2, dim=1, keepdim=True)",
+      "imports the channelnorm_cuda extension"),
+    C("from .networks.resample2d_package.resample2d import Resample2d", "custom_cuda_extension", R, True,
+      "from .networks.warp import Resample2d", "package-relative variant of the same import"),
+    C("from .networks.channelnorm_package.channelnorm import ChannelNorm", "custom_cuda_extension", R, True,
+      "from .networks.warp import ChannelNorm", "package-relative variant of the same import"),
+])
+
+E("flownet2_main", "main.py", EXPLICIT,
+  "NVIDIA/flownet2-pytorch main.py (--number_gpus, DataParallel, pseudo-fp16 master copy in torch.cuda.FloatTensor)", [
+    C("=import torch", "import_torch_npu", A, True, "import torch\nimport torch_npu", "entry script: load torch_npu"),
+    C("if args.number_gpus < 0: args.number_gpus = torch.cuda.device_count()", "torch_cuda_api", R, True,
+      "if args.number_gpus < 0: args.number_gpus = torch.npu.device_count()",
+      "0 on an NPU host: effective batch size and worker count become 0"),
+    C("args.cuda = not args.no_cuda and torch.cuda.is_available()", "device_type", R, True,
+      "args.cuda = not args.no_cuda and torch.npu.is_available()",
+      "False on an NPU host: training silently falls to the CPU path"),
+    C("=model_and_loss = nn.parallel.DataParallel(model_and_loss, device_ids=list(range(args.number_gpus)))", "unsupported_op_workaround", R, True,
+      "model_and_loss = model_and_loss  # nn.DataParallel unsupported on NPU: one card per process (DDP)",
+      "fp16 branch; DataParallel is marked unsupported on Ascend"),
+    C("model_and_loss = model_and_loss.cuda().half()", "tensor_to_device", R, True,
+      "model_and_loss = model_and_loss.npu().half()", ".cuda() needs a CUDA build"),
+    C("=torch.cuda.manual_seed(args.seed)", "torch_cuda_api", R, False, "torch.npu.manual_seed(args.seed)",
+      "CUDA seeding is queued lazily and harmless; NPU RNG stays unseeded (reproducibility only)"),
+    C("param_copy = [param.clone().type(torch.cuda.FloatTensor).detach()", "device_type", R, True,
+      "param_copy = [param.clone().float().detach() for param in model_and_loss.parameters()]",
+      "torch.cuda.FloatTensor type cast needs CUDA (fp32 master copy of the fp16 weights)"),
+    C("=model_and_loss = model_and_loss.cuda()", "tensor_to_device", R, True, "model_and_loss = model_and_loss.npu()",
+      ".cuda() needs a CUDA build"),
+    C("device_ids=list(range(args.number_gpus)))  # fp32", "unsupported_op_workaround", R, True,
+      "model_and_loss = model_and_loss  # DataParallel unsupported on NPU",
+      "fp32 branch; DataParallel is marked unsupported on Ascend"),
+    C("torch.cuda.manual_seed(args.seed)  # fp32 path", "torch_cuda_api", R, False, "torch.npu.manual_seed(args.seed)",
+      "lazily queued, harmless"),
+    C("checkpoint = torch.load(args.resume)", "tensor_to_device", R, False,
+      "checkpoint = torch.load(args.resume, map_location='cpu')", UNCONF_LOAD),
+    C("data, target = [d.cuda(non_blocking=True) for d in data], [t.cuda(non_blocking=True) for t in target]", "tensor_to_device", R, True,
+      "data, target = [d.npu(non_blocking=True) for d in data], [t.npu(non_blocking=True) for t in target]",
+      ".cuda() needs a CUDA build"),
+    C("data = [d.cuda(non_blocking=True) for d in data]", "tensor_to_device", R, True,
+      "data = [d.npu(non_blocking=True) for d in data]", "inference path; .cuda() needs a CUDA build"),
+    C("target = [t.cuda(non_blocking=True) for t in target]", "tensor_to_device", R, True,
+      "target = [t.npu(non_blocking=True) for t in target]", "inference path; .cuda() needs a CUDA build"),
+])
+
+E("flownet2_dockerfile", "Dockerfile", EXPLICIT,
+  "flownet2-pytorch Dockerfile (pytorch CUDA devel base image, builds the custom layers)", [
+    C("FROM pytorch/pytorch:1.13.1-cuda11.6-cudnn8-devel", "import_torch_npu", R, True,
+      "FROM ascendai/pytorch:2.1.0-cann8.0.0-ubuntu22.04  # CANN + torch + torch_npu",
+      "CUDA torch base image; an Ascend image with CANN, CPU torch and torch_npu is needed"),
+    C("ENV NVIDIA_VISIBLE_DEVICES=all", "env_var", R, False, "ENV ASCEND_VISIBLE_DEVICES=0-7",
+      "ignored on Ascend; NPUs are mounted by Ascend Docker Runtime (ASCEND_VISIBLE_DEVICES) or --device"),
+    C("ENV NVIDIA_DRIVER_CAPABILITIES=compute,utility", "env_var", X, False, None, "NVIDIA container runtime only"),
+    C("ENV CUDA_HOME=/usr/local/cuda", "env_var", R, False,
+      "ENV ASCEND_TOOLKIT_HOME=/usr/local/Ascend/ascend-toolkit/latest", "points at a toolkit that is not there"),
+    C("ENV TORCH_CUDA_ARCH_LIST=", "env_var", X, False, None, "CUDA arch list; meaningless without nvcc"),
+    C("ENV FORCE_CUDA=1", "env_var", X, False, None,
+      "convention read by some setup.py files to force CUDA builds; not read by this project's setup, harmless"),
+    C("RUN nvcc --version &&", "custom_cuda_extension", R, True,
+      "RUN python3 -c \"import torch, torch_npu; print(torch.__version__, torch_npu.__version__)\"",
+      "nvcc is absent: the image build stops here"),
+    C("RUN bash install.sh", "custom_cuda_extension", R, True, "RUN pip install -e .  # torch fallbacks, no nvcc",
+      "builds the three CUDAExtensions"),
+    C("HEALTHCHECK --interval=5m --timeout=10s CMD nvidia-smi", "device_type", R, True,
+      "HEALTHCHECK --interval=5m --timeout=10s CMD npu-smi info > /dev/null || exit 1",
+      "nvidia-smi is absent: the container is always reported unhealthy"),
+])
+
+E("flownet2_install_sh", "install.sh", EXPLICIT,
+  "flownet2-pytorch install.sh (builds the three *_package extensions, set -e, smoke inference)", [
+    C("export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}", "env_var", R, False,
+      "source /usr/local/Ascend/ascend-toolkit/set_env.sh", "CUDA toolkit paths; harmless but meaningless"),
+    C("export TORCH_CUDA_ARCH_LIST=$(${PYTHON} -c", "device_capability_check", X, False, None,
+      "torch.cuda.get_device_capability() raises without CUDA, but export masks the status: the script goes on "
+      "with an empty arch list (the build below is what fails)"),
+    C("nvcc --version | tail -n1", "custom_cuda_extension", R, False,
+      "cat ${ASCEND_TOOLKIT_HOME}/version.cfg | head -n1",
+      "nvcc not found; the pipeline status is tail's, so set -e does not stop here: an error message only"),
+    C("${PYTHON} -c \"import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)\"", "torch_cuda_api", R, False,
+      "${PYTHON} -c \"import torch, torch_npu; print('torch', torch.__version__, 'torch_npu', torch_npu.__version__)\"",
+      "prints cuda None; cosmetic"),
+    C("${PYTHON} setup.py install --user", "custom_cuda_extension", R, True,
+      "${PYTHON} setup.py install --user  # NpuExtension / torch fallbacks",
+      "builds CUDAExtensions: fails without nvcc"),
+    C("${PYTHON} -c \"import correlation_cuda, resample2d_cuda, channelnorm_cuda;", "custom_cuda_extension", R, True,
+      "${PYTHON} -c \"import torch_npu; from networks.warp import Resample2d, ChannelNorm; print('custom layers OK')\"",
+      "imports the CUDA extensions"),
+    C("nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader", "device_type", R, True,
+      "npu-smi info", "nvidia-smi is absent; under set -e the smoke test stops"),
+    C("CUDA_VISIBLE_DEVICES=0 ${PYTHON} main.py --inference", "env_var", R, True,
+      "ASCEND_RT_VISIBLE_DEVICES=0 ${PYTHON} main.py --inference --model FlowNet2 --save_flow \\",
+      "CUDA_VISIBLE_DEVICES does not restrict NPUs (ASCEND_RT_VISIBLE_DEVICES does)"),
+])
+
+# --------------------------------------------------------------------------- PWC-Net
+E("pwc_cupy_correlation", "correlation/correlation.py", EXPLICIT,
+  "sniklaus/pytorch-pwc correlation/correlation.py (cupy runtime-compiled CUDA kernels on torch's stream)", [
+    C("=import cupy", "custom_cuda_extension", R, True, "import torch.nn.functional as F  # cupy has no Ascend backend",
+      "cupy cannot target Ascend: rewrite the cost volume with torch ops (pad + shifted products / unfold)"),
+    C("@cupy.memoize(for_each_device=True)", "custom_cuda_extension", X, False, None,
+      "kernel cache; dead once cupy is gone"),
+    C("return cupy.RawKernel(strKernel, strFunction, options=('--use_fast_math',))", "custom_cuda_extension", X, True, None,
+      "NVRTC compile of CUDA C source"),
+    C("return collections.namedtuple('Stream', 'ptr')(torch.cuda.current_stream().cuda_stream)", "torch_cuda_api", X, True, None,
+      "torch.cuda.current_stream() needs a CUDA build"),
+    C("one = one.contiguous(); assert(one.is_cuda == True)", "device_type", R, True,
+      "one = one.contiguous()", "NPU tensors are not is_cuda: AssertionError"),
+    C("two = two.contiguous(); assert(two.is_cuda == True)", "device_type", R, True,
+      "two = two.contiguous()", "NPU tensors are not is_cuda: AssertionError"),
+    C("=if one.is_cuda == True:", "device_type", R, True,
+      "output = correlation_torch(one, two, max_displacement=4)",
+      "the else branch raises NotImplementedError for every non-CUDA tensor"),
+    C("cupy_launch('kernel_Correlation_updateOutput', cupy_kernel('kernel_Correlation_updateOutput', {", "custom_cuda_extension", X, True, None,
+      "cupy kernel launch (the rearrange launches above go with it)"),
+    C("gradOutput = gradOutput.contiguous(); assert(gradOutput.is_cuda == True)", "device_type", R, True,
+      "gradOutput = gradOutput.contiguous()", "NPU tensors are not is_cuda: AssertionError in backward"),
+    C("cupy_launch('kernel_Correlation_updateGradOne', cupy_kernel('kernel_Correlation_updateGradOne', {", "custom_cuda_extension", X, True, None,
+      "cupy kernel launch in backward (replaced by autograd through the torch correlation)"),
+])
+
+E("pwc_run", "run.py", EXPLICIT,
+  "sniklaus/pytorch-pwc run.py (PWC-Net inference with cached backwarp grids)", [
+    C("=import torch", "import_torch_npu", A, True, "import torch\nimport torch_npu", "entry script: load torch_npu"),
+    C("backwarp_tenGrid[str(tenFlow.shape)] = torch.cat([tenHor, tenVer], 1).cuda()", "tensor_to_device", R, True,
+      "backwarp_tenGrid[str(tenFlow.shape)] = torch.cat([tenHor, tenVer], 1).to(tenFlow.device)",
+      ".cuda() needs a CUDA build"),
+    C("netNetwork = Network().cuda().train(False)", "tensor_to_device", R, True,
+      "netNetwork = Network().npu().train(False)", ".cuda() needs a CUDA build"),
+    C("tenPreprocessedOne = tenOne.cuda().view(1, 3, intHeight, intWidth)", "tensor_to_device", R, True,
+      "tenPreprocessedOne = tenOne.npu().view(1, 3, intHeight, intWidth)", ".cuda() needs a CUDA build"),
+    C("tenPreprocessedTwo = tenTwo.cuda().view(1, 3, intHeight, intWidth)", "tensor_to_device", R, True,
+      "tenPreprocessedTwo = tenTwo.npu().view(1, 3, intHeight, intWidth)", ".cuda() needs a CUDA build"),
+])
+
+E("pwclite_scs", "models/pwclite.py", EXPLICIT,
+  "ARFlow-style PWC-Lite (models/pwclite.py) with a spatial-correlation-sampler cost volume", [
+    C("from spatial_correlation_sampler import SpatialCorrelationSampler", "custom_cuda_extension", R, True,
+      "from models.correlation_torch import TorchCorrelation  # unfold-based local correlation",
+      "spatial-correlation-sampler is a compiled CUDA/C++ extension; its CPU path cannot read NPU memory"),
+    C("self.corr = SpatialCorrelationSampler(kernel_size=1, patch_size=2 * md + 1, stride=1,", "custom_cuda_extension", R, True,
+      "self.corr = TorchCorrelation(patch_size=2 * md + 1,", "constructs the CUDA sampler"),
+    C("with torch.cuda.amp.autocast(enabled=False):", "amp", R, False,
+      "with torch.autocast(device_type='npu', enabled=False):",
+      "only matters when the trainer enables NPU autocast: the CUDA-only disable then leaves the correlation in fp16"),
+])
+
+# --------------------------------------------------------------------------- GMFlow / UniMatch
+E("unimatch_main_flow", "main_flow.py", EXPLICIT,
+  "autonomousvision/unimatch main_flow.py (launcher none/pytorch, mmcv-style init_dist, DataParallel fallback)", [
+    C("=import torch", "import_torch_npu", A, True, "import torch\nimport torch_npu", "entry script: load torch_npu"),
+    C("device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')", "device_type", R, True,
+      "device = torch.device('npu' if torch.npu.is_available() else 'cpu')",
+      "silently trains on the CPU on an NPU host"),
+    C("assert args.batch_size % torch.cuda.device_count() == 0", "torch_cuda_api", R, True,
+      "assert args.batch_size % torch.npu.device_count() == 0",
+      "device_count() is 0 without CUDA: ZeroDivisionError"),
+    C("args.batch_size = args.batch_size // torch.cuda.device_count()", "torch_cuda_api", R, True,
+      "args.batch_size = args.batch_size // torch.npu.device_count()", "division by 0 without CUDA"),
+    C("dist_params = dict(backend='nccl')", "dist_backend", R, True, "dist_params = dict(backend='hccl')",
+      "NCCL is not available on Ascend"),
+    C("device = torch.device('cuda:{}'.format(args.local_rank))", "device_type", R, True,
+      "device = torch.device('npu:{}'.format(args.local_rank))", "cuda device needs a CUDA build"),
+    C("if torch.cuda.device_count() > 1:", "torch_cuda_api", R, False, "if torch.npu.device_count() > 1:",
+      "0 on NPU, so the single-device branch is taken, which works; multi-card needs the launcher path"),
+    C("model = torch.nn.DataParallel(model)", "unsupported_op_workaround", X, False, None,
+      "never reached unchanged (device_count() is 0); DataParallel is unsupported on Ascend if the check is ported"),
+    C("optimizer = torch.optim.AdamW(model_without_ddp.parameters(), lr=args.lr,", "fused_optimizer", R, False,
+      "optimizer = torch_npu.optim.NpuFusedAdamW(model_without_ddp.parameters(), lr=args.lr,",
+      "performance only"),
+    C("loc = 'cuda:{}'.format(args.local_rank) if torch.cuda.is_available() else 'cpu'", "tensor_to_device", R, False,
+      "loc = 'npu:{}'.format(args.local_rank) if torch.npu.is_available() else 'cpu'",
+      "falls back to 'cpu', which still loads correctly into the NPU model (extra host copy only)"),
+    C("num_replicas=torch.cuda.device_count(),", "torch_cuda_api", R, True,
+      "num_replicas=torch.npu.device_count(),",
+      "DistributedSampler(num_replicas=0) raises (rank 0 >= num_replicas)"),
+])
+
+E("unimatch_dist_utils", "utils/dist_utils.py", EXPLICIT,
+  "unimatch utils/dist_utils.py (copied from mmcv runner dist_utils: pytorch / mpi / slurm launchers)", [
+    C("def init_dist(launcher, backend='nccl', **kwargs):", "dist_backend", R, True,
+      "def init_dist(launcher, backend='hccl', **kwargs):", "default backend NCCL is not available on Ascend"),
+    C("=num_gpus = torch.cuda.device_count()", "torch_cuda_api", R, True, "num_gpus = torch.npu.device_count()",
+      "0 without CUDA: rank % 0 raises"),
+    C("torch.cuda.set_device(rank % num_gpus)", "torch_cuda_api", R, True, "torch.npu.set_device(rank % num_gpus)",
+      "torch.cuda.set_device needs a CUDA build"),
+    C("gpus_per_node = torch.cuda.device_count()", "torch_cuda_api", R, True, "gpus_per_node = torch.npu.device_count()",
+      "mpi launcher; 0 without CUDA"),
+    C("torch.cuda.set_device(rank % gpus_per_node)", "torch_cuda_api", R, True,
+      "torch.npu.set_device(rank % gpus_per_node)", "mpi launcher"),
+    C("num_gpus = torch.cuda.device_count()  # per node", "torch_cuda_api", R, True,
+      "num_gpus = torch.npu.device_count()  # per node", "slurm launcher; 0 without CUDA"),
+    C("torch.cuda.set_device(proc_id % num_gpus)", "torch_cuda_api", R, True,
+      "torch.npu.set_device(proc_id % num_gpus)", "slurm launcher"),
+])
+
+E("unimatch_train_sh", "scripts/gmflow_scale2_regrefine6_train.sh", EXPLICIT,
+  "unimatch scripts/gmflow_*_train.sh (torch.distributed.launch per stage, GPU count from nvidia-smi)", [
+    C("NUM_GPUS=${NUM_GPUS:-$(nvidia-smi --list-gpus | wc -l)}", "device_type", R, True,
+      "NUM_GPUS=${NUM_GPUS:-$(npu-smi info -l | grep -c 'NPU ID')}",
+      "nvidia-smi is absent: NUM_GPUS=0 and every launch gets --nproc_per_node=0"),
+    C("export NCCL_P2P_DISABLE=1", "env_var", X, False, None, "NCCL tuning; no effect on HCCL"),
+    C("export NCCL_IB_DISABLE=1", "env_var", X, False, None, "NCCL tuning; no effect on HCCL"),
+    C("export NCCL_DEBUG=WARN", "env_var", R, False, "export ASCEND_GLOBAL_LOG_LEVEL=3",
+      "NCCL logging; HCCL/CANN logging is configured differently (unconfirmed equivalence)"),
+])
+
+E("unimatch_evaluate", "evaluate_flow.py", EXPLICIT,
+  "unimatch evaluate_flow.py (Sintel submission, validation with --count_time, directory/video inference)", [
+    C("image1, image2 = padder.pad(image1[None].cuda(), image2[None].cuda())", "tensor_to_device", R, True,
+      "image1, image2 = padder.pad(image1[None].npu(), image2[None].npu())", ".cuda() needs a CUDA build"),
+    C("=image1 = image1[None].cuda()", "tensor_to_device", R, True, "image1 = image1[None].npu()",
+      ".cuda() needs a CUDA build"),
+    C("=image2 = image2[None].cuda()", "tensor_to_device", R, True, "image2 = image2[None].npu()",
+      ".cuda() needs a CUDA build"),
+    C("padder.pad(image1[None].cuda(non_blocking=True), image2[None].cuda(non_blocking=True))", "tensor_to_device", R, True,
+      "image1, image2 = padder.pad(image1[None].npu(non_blocking=True), image2[None].npu(non_blocking=True))",
+      ".cuda() needs a CUDA build"),
+    C("torch.cuda.synchronize()  # wait for the previous pair", "torch_cuda_api", R, True,
+      "torch.npu.synchronize()  # wait for the previous pair",
+      "--count_time path; torch.cuda.synchronize needs a CUDA build (and must sync the NPU stream for valid timing)"),
+    C("torch.cuda.synchronize()  # wait for this pair's kernels", "torch_cuda_api", R, True,
+      "torch.npu.synchronize()  # wait for this pair's kernels", "--count_time path"),
+    C("image1 = torch.from_numpy(image1).permute(2, 0, 1).float().unsqueeze(0).cuda()", "tensor_to_device", R, True,
+      "image1 = torch.from_numpy(image1).permute(2, 0, 1).float().unsqueeze(0).npu()", ".cuda() needs a CUDA build"),
+    C("image2 = torch.from_numpy(image2).permute(2, 0, 1).float().unsqueeze(0).cuda()", "tensor_to_device", R, True,
+      "image2 = torch.from_numpy(image2).permute(2, 0, 1).float().unsqueeze(0).npu()", ".cuda() needs a CUDA build"),
+])
+
+# --------------------------------------------------------------------------- stereo
+E("raft_stereo_corr", "core/corr.py", EXPLICIT,
+  "princeton-vl/RAFT-Stereo core/corr.py (reg / alt torch paths, reg_cuda corr_sampler extension)", [
+    C("corr, = corr_sampler.forward(volume, coords, radius)", "custom_cuda_extension", R, False,
+      "corr = CorrBlock1D.sample(volume, coords, radius)  # or select corr_implementation 'reg'",
+      "nvcc-built sampler; reached only with corr_implementation=reg_cuda (the config is where a port switches)"),
+    C("grad_volume, = corr_sampler.backward(volume, coords, grad_output, ctx.radius)", "custom_cuda_extension", R, False,
+      "grad_volume = None  # autograd through the torch sampler",
+      "backward of the same extension; reg_cuda only"),
+])
+
+E("stereo_yaml_config", "cfgs/raftstereo/raftstereo_realtime_sceneflow.yaml", EXPLICIT,
+  "OpenStereo-style YAML for RAFT-Stereo realtime (corr_implementation reg_cuda, runtime device / dist backend)", [
+    C("corr_implementation: reg_cuda", "custom_cuda_extension", R, True, "corr_implementation: reg",
+      "selects the nvcc-built corr_sampler; 'reg' (or 'alt') are plain torch"),
+    C("device: cuda", "device_type", R, True, "device: npu", "runtime device string"),
+    C("dist_backend: nccl", "dist_backend", R, True, "dist_backend: hccl", "NCCL is not available on Ascend"),
+])
+
+E("igev_model", "core/igev_stereo.py", EXPLICIT,
+  "gangweiX/IGEV core/igev_stereo.py (3-D hourglass cost aggregation, try-aliased CUDA autocast)", [
+    C("autocast = torch.cuda.amp.autocast", "amp", R, True, "autocast = torch.npu.amp.autocast",
+      "CUDA autocast is inactive for NPU tensors: --mixed_precision silently runs fp32"),
+])
+
+E("igev_evaluate", "evaluate_stereo.py", EXPLICIT,
+  "IGEV / RAFT-Stereo evaluate_stereo.py (ETH3D, KITTI with CUDA-event timing, SceneFlow, Middlebury)", [
+    C("os.environ['CUDA_VISIBLE_DEVICES'] = os.environ.get('IGEV_GPU', '0')", "env_var", R, True,
+      "os.environ['ASCEND_RT_VISIBLE_DEVICES'] = os.environ.get('IGEV_GPU', '0')",
+      "CUDA_VISIBLE_DEVICES does not restrict NPUs"),
+    C("=import torch", "import_torch_npu", A, True, "import torch\nimport torch_npu", "entry script: load torch_npu"),
+    C("from torch.cuda.amp import autocast", "amp", R, True, "from torch_npu.npu.amp import autocast",
+      "CUDA autocast is inactive for NPU tensors: --mixed_precision evaluates in fp32"),
+    C("=image1 = image1[None].cuda()", "tensor_to_device", R, True, "image1 = image1[None].npu()",
+      ".cuda() needs a CUDA build"),
+    C("=image2 = image2[None].cuda()", "tensor_to_device", R, True, "image2 = image2[None].npu()",
+      ".cuda() needs a CUDA build"),
+    C("starter = torch.cuda.Event(enable_timing=True)", "torch_cuda_api", R, True,
+      "starter = torch.npu.Event(enable_timing=True)", "torch.cuda.Event cannot be created without CUDA"),
+    C("ender = torch.cuda.Event(enable_timing=True)", "torch_cuda_api", R, True,
+      "ender = torch.npu.Event(enable_timing=True)", "torch.cuda.Event cannot be created without CUDA"),
+    C("image1, image2 = image1[None].cuda(), image2[None].cuda()", "tensor_to_device", R, True,
+      "image1, image2 = image1[None].npu(), image2[None].npu()", ".cuda() needs a CUDA build"),
+    C("=torch.cuda.synchronize()", "torch_cuda_api", R, True, "torch.npu.synchronize()",
+      "needs a CUDA build; the NPU stream must be synced before reading the events"),
+    C("left = image1[None].cuda(non_blocking=True)", "tensor_to_device", R, True,
+      "left = image1[None].npu(non_blocking=True)", ".cuda() needs a CUDA build"),
+    C("right = image2[None].cuda(non_blocking=True)", "tensor_to_device", R, True,
+      "right = image2[None].npu(non_blocking=True)", ".cuda() needs a CUDA build"),
+    C("imgL = image1[None].cuda()", "tensor_to_device", R, True, "imgL = image1[None].npu()",
+      ".cuda() needs a CUDA build"),
+    C("imgR = image2[None].cuda()", "tensor_to_device", R, True, "imgR = image2[None].npu()",
+      ".cuda() needs a CUDA build"),
+    C("model = torch.nn.DataParallel(IGEVStereo(args), device_ids=[0])", "unsupported_op_workaround", R, True,
+      "model = IGEVStereo(args)  # load with the 'module.' prefix stripped; DataParallel unsupported on NPU",
+      "torch.nn.DataParallel is marked unsupported on Ascend"),
+    C("checkpoint = torch.load(args.restore_ckpt)", "tensor_to_device", R, False,
+      "checkpoint = torch.load(args.restore_ckpt, map_location='cpu')", UNCONF_LOAD),
+    C("=model.cuda()", "tensor_to_device", R, True, "model.npu()", ".cuda() needs a CUDA build"),
+    C("model.eval()  # the validate_* functions run under no_grad", "compile_mode", A, False,
+      "model.eval()\ntorch_npu.npu.set_compile_mode(jit_compile=False)",
+      "performance: ETH3D / Middlebury pairs all have different sizes (dynamic shapes)"),
+])
+
+E("psmnet_stackhourglass", "models/stackhourglass.py", EXPLICIT,
+  "JiaRenChang/PSMNet models/stackhourglass.py (+ submodule.disparityregression; concat 4-D cost volume)", [
+    C("self.disp = torch.Tensor(np.reshape(np.array(range(maxdisp)), [1, maxdisp, 1, 1])).cuda()", "tensor_to_device", R, True,
+      "self.register_buffer('disp', torch.arange(maxdisp, dtype=torch.float32).view(1, maxdisp, 1, 1), persistent=False)",
+      ".cuda() in a module constructor: fails without CUDA (a buffer follows the model to the NPU)"),
+    C("self.volume_pool = nn.AvgPool3d((1, 2, 2), stride=(1, 2, 2))", "unsupported_op_workaround", R, False,
+      "self.volume_pool = lambda v: F.avg_pool2d(v.flatten(1, 2), 2).unflatten(1, v.shape[1:3])",
+      "unconfirmed / conflicting: nn.AvgPool3d and F.avg_pool3d are ✘ in Ascend's 2.7.1 list and msFmkTransplt's "
+      "unsupported list, yet avg_pool3d has an op-plugin kernel; only used with fast_volume=True"),
+    C("refimg_fea.size()[2], refimg_fea.size()[3]).zero_()).cuda()", "tensor_to_device", R, True,
+      "cost = refimg_fea.new_zeros([refimg_fea.size()[0], refimg_fea.size()[1]*2, self.maxdisp//4, refimg_fea.size()[2], refimg_fea.size()[3]])",
+      "cost volume built on the host then .cuda(): needs a CUDA build"),
+])
+
+E("psmnet_main", "main.py", EXPLICIT,
+  "JiaRenChang/PSMNet main.py (args.cuda gate, DataParallel, SceneFlow training loop)", [
+    C("=import torch", "import_torch_npu", A, True, "import torch\nimport torch_npu", "entry script: load torch_npu"),
+    C("args.cuda = not args.no_cuda and torch.cuda.is_available()", "device_type", R, True,
+      "args.cuda = not args.no_cuda and torch.npu.is_available()",
+      "False on an NPU host: PSMNet silently trains on the CPU"),
+    C("torch.cuda.manual_seed(args.seed)", "torch_cuda_api", R, False, "torch.npu.manual_seed(args.seed)",
+      "lazily queued, harmless; NPU RNG unseeded"),
+    C("model = nn.DataParallel(model)", "unsupported_op_workaround", R, True,
+      "model = model  # nn.DataParallel unsupported on NPU (single card or DDP)",
+      "reached once the args.cuda gate is ported; DataParallel is marked unsupported on Ascend"),
+    C("=model.cuda()", "tensor_to_device", R, True, "model.npu()", ".cuda() needs a CUDA build"),
+    C("pretrain_dict = torch.load(args.loadmodel)", "tensor_to_device", R, False,
+      "pretrain_dict = torch.load(args.loadmodel, map_location='cpu')", UNCONF_LOAD),
+    C("optimizer = optim.Adam(model.parameters(), lr=0.001, betas=(0.9, 0.999))", "fused_optimizer", R, False,
+      "optimizer = torch_npu.optim.NpuFusedAdam(model.parameters(), lr=0.001, betas=(0.9, 0.999))",
+      "performance only"),
+    C("imgL, imgR, disp_true = imgL.cuda(), imgR.cuda(), disp_L.cuda()", "tensor_to_device", R, True,
+      "imgL, imgR, disp_true = imgL.npu(), imgR.npu(), disp_L.npu()", ".cuda() needs a CUDA build"),
+    C("imgL, imgR, disp_true = imgL.cuda(), imgR.cuda(), disp_true.cuda()", "tensor_to_device", R, True,
+      "imgL, imgR, disp_true = imgL.npu(), imgR.npu(), disp_true.npu()", ".cuda() needs a CUDA build"),
+])
+
+# --------------------------------------------------------------------------- monocular depth
+E("midas_run", "run.py", EXPLICIT,
+  "isl-org/MiDaS run.py (v3.1: DPT/BEiT/Swin models, --optimize half + channels_last on CUDA only)", [
+    C("=import torch", "import_torch_npu", A, True, "import torch\nimport torch_npu", "entry script: load torch_npu"),
+    C("device = torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")", "device_type", R, True,
+      "device = torch.device(\"npu\" if torch.npu.is_available() else \"cpu\")",
+      "silently runs on the CPU on an NPU host"),
+])
+
+E("depth_anything_run", "run.py", EXPLICIT,
+  "DepthAnything/Depth-Anything-V2 run.py + run_video.py (cuda/mps/cpu device chain, fp16 autocast)", [
+    C("=import torch", "import_torch_npu", A, True, "import torch\nimport torch_npu", "entry script: load torch_npu"),
+    C("DEVICE = 'cuda' if torch.cuda.is_available() else 'mps' if torch.backends.mps.is_available() else 'cpu'", "device_type", R, True,
+      "DEVICE = 'npu' if torch.npu.is_available() else 'mps' if torch.backends.mps.is_available() else 'cpu'",
+      "the chain ends at 'cpu' on an NPU host"),
+    C("use_amp = args.fp16 and DEVICE == 'cuda'", "device_type", R, True, "use_amp = args.fp16 and DEVICE in ('cuda', 'npu')",
+      "--fp16 is silently ignored on NPU"),
+    C("=with torch.autocast(device_type='cuda', dtype=torch.float16, enabled=use_amp):", "amp", R, True,
+      "with torch.autocast(device_type=DEVICE, dtype=torch.float16, enabled=use_amp):",
+      "autocast for the cuda device type does nothing for NPU tensors (video path)"),
+    C("enabled=use_amp):  # image path", "amp", R, True,
+      "with torch.autocast(device_type=DEVICE, dtype=torch.float16, enabled=use_amp):  # image path",
+      "autocast for the cuda device type does nothing for NPU tensors (image path)"),
+])
+
+E("zoedepth_environment_yml", "environment.yml", EXPLICIT,
+  "isl-org/ZoeDepth environment.yml as a trimmed conda export (pytorch-cuda, nvidia channel, CUDA runtime pins)", [
+    C("=- nvidia", "import_torch_npu", X, False, None, "channel only serves the CUDA packages removed below"),
+    C("=- pytorch=1.13.1", "import_torch_npu", R, True, "- pytorch=2.1.0=*cpu*",
+      "torch_npu has no 1.13 build; a CPU torch matching a torch_npu release is needed"),
+    C("=- pytorch-cuda=11.7", "import_torch_npu", X, True, None, "selects the CUDA build of pytorch"),
+    C("=- pytorch-mutex=1.0=cuda", "import_torch_npu", R, True, "- pytorch-mutex=1.0=cpu", "CUDA variant selector"),
+    C("=- torchvision=0.14.1", "import_torch_npu", R, True, "- torchvision=0.16.0",
+      "must match the torch pinned for torch_npu"),
+    C("=- torchaudio=0.13.1", "import_torch_npu", R, False, "- torchaudio=2.1.0", "unused by ZoeDepth; must match torch if kept"),
+    C("=- cuda-cudart=11.7.99", "custom_cuda_extension", X, False, None, "CUDA runtime; dead weight"),
+    C("=- cuda-nvrtc=11.7.99", "custom_cuda_extension", X, False, None, "CUDA runtime; dead weight"),
+    C("=- cuda-runtime=11.7.1", "custom_cuda_extension", X, False, None, "CUDA runtime; dead weight"),
+    C("=- libcublas=11.10.3.66", "custom_cuda_extension", X, False, None, "CUDA math library; dead weight"),
+    C("=- libcufft=10.7.2.124", "custom_cuda_extension", X, False, None, "CUDA math library; dead weight"),
+    C("=- libcusparse=11.7.4.91", "custom_cuda_extension", X, False, None, "CUDA math library; dead weight"),
+    C("=- cudnn=8.5.0.96", "custom_cuda_extension", X, False, None, "cuDNN; dead weight"),
+    C("=- pip:", "import_torch_npu", A, True, "- pip:\n      - torch-npu==2.1.0.post17",
+      "torch_npu comes from pip, matched to torch and the installed CANN"),
+    C("=- pynvml==11.4.1", "torch_cuda_api", X, False, None,
+      "NVML has no NPU equivalent in torch_npu (unconfirmed how it is used: logging only)"),
+    C("=- nvidia-ml-py3==7.352.0", "torch_cuda_api", X, False, None, "NVML bindings; see pynvml"),
+    C("=- xformers==0.0.16", "attention_kernel", X, True, None,
+      "no NPU backend; this wheel pins torch 1.13.1 and pulls the CUDA build back in"),
+])
+
+E("zoedepth_train_mono", "train_mono.py", EXPLICIT,
+  "isl-org/ZoeDepth train_mono.py (mp.spawn per GPU, misc.parallelize inlined, device=config.gpu int)", [
+    C("import torch.nn as nn", "import_torch_npu", A, True, "import torch.nn as nn\nimport torch_npu",
+      "entry script (and every spawned worker re-imports it): load torch_npu"),
+    C("torch.cuda.manual_seed_all(seed)", "torch_cuda_api", R, False, "torch.npu.manual_seed_all(seed)",
+      "lazily queued, harmless; NPU RNG unseeded"),
+    C("=torch.cuda.set_device(config.gpu)", "torch_cuda_api", R, True, "torch.npu.set_device(config.gpu)",
+      "torch.cuda.set_device needs a CUDA build"),
+    C("=model = model.cuda(config.gpu)", "tensor_to_device", R, True, "model = model.npu(config.gpu)",
+      ".cuda() needs a CUDA build"),
+    C("torch.cuda.set_device(config.gpu)  # after init_process_group", "torch_cuda_api", R, True,
+      "torch.npu.set_device(config.gpu)  # after init_process_group", "torch.cuda.set_device needs a CUDA build"),
+    C("model = model.cuda(config.gpu)  # SyncBN copy", "tensor_to_device", R, True,
+      "model = model.npu(config.gpu)  # SyncBN copy", ".cuda() needs a CUDA build"),
+    C("=model = model.cuda()", "tensor_to_device", R, True, "model = model.npu()",
+      "DP branch: reached on an NPU host when not distributed (device_count() is 0 so config.gpu stays None)"),
+    C("model = torch.nn.DataParallel(model)", "unsupported_op_workaround", R, True,
+      "pass  # nn.DataParallel unsupported on NPU: use the distributed (DDP + hccl) path",
+      "reached in the same DP branch; DataParallel is marked unsupported on Ascend"),
+    C("config, model, train_loader, test_loader, device=config.gpu)", "tensor_to_device", R, True,
+      "config, model, train_loader, test_loader, device=torch.device('npu', config.gpu))",
+      "an int device passed on to .to(self.device) means cuda:<int>: needs a CUDA build"),
+    C("parser.add_argument(\"--dist-backend\", dest=\"dist_backend\", type=str, default=\"nccl\",", "dist_backend", R, True,
+      "parser.add_argument(\"--dist-backend\", dest=\"dist_backend\", type=str, default=\"hccl\",",
+      "NCCL is not available on Ascend"),
+    C("ngpus_per_node = torch.cuda.device_count()", "torch_cuda_api", R, True, "ngpus_per_node = torch.npu.device_count()",
+      "0 on an NPU host: mp.spawn(nprocs=0) returns without training (silently) when distributed"),
+])
+
+E("zoedepth_trainer", "zoedepth/trainers/zoedepth_trainer.py", EXPLICIT,
+  "isl-org/ZoeDepth zoedepth/trainers/zoedepth_trainer.py (import torch.cuda.amp as amp; GradScaler + autocast)", [
+    C("import torch.cuda.amp as amp", "amp", R, True, "import torch_npu.npu.amp as amp",
+      "CUDA GradScaler/autocast do nothing for NPU tensors: use_amp trains fp32 without scaling"),
+    C("losses[\"peak_mem_gb\"] = torch.tensor(torch.cuda.max_memory_allocated() / 2**30)", "torch_cuda_api", R, False,
+      "losses[\"peak_mem_gb\"] = torch.tensor(torch.npu.max_memory_allocated() / 2**30)",
+      "uninitialised CUDA allocator stats read as 0: logs a wrong number, training unaffected"),
+    C("torch.cuda.empty_cache()", "torch_cuda_api", R, False, "torch.npu.empty_cache()",
+      "silent no-op without CUDA; the NPU caching allocator keeps its blocks"),
+])
+
+E("da2_metric_train", "metric_depth/train.py", EXPLICIT,
+  "DepthAnything/Depth-Anything-V2 metric_depth/train.py (util/dist_helper.setup_distributed inlined)", [
+    C("=import torch", "import_torch_npu", A, True, "import torch\nimport torch_npu", "entry script: load torch_npu"),
+    C("def setup_distributed(backend=\"nccl\", port=None):", "dist_backend", R, True,
+      "def setup_distributed(backend=\"hccl\", port=None):", "NCCL is not available on Ascend"),
+    C("num_gpus = torch.cuda.device_count()", "torch_cuda_api", R, True, "num_gpus = torch.npu.device_count()",
+      "0 without CUDA: rank % 0 raises"),
+    C("torch.cuda.set_device(rank % num_gpus)", "torch_cuda_api", R, True, "torch.npu.set_device(rank % num_gpus)",
+      "torch.cuda.set_device needs a CUDA build"),
+    C("logger.info('device: {}'.format(torch.cuda.get_device_name(0)))", "torch_cuda_api", R, True,
+      "logger.info('device: {}'.format(torch.npu.get_device_name(0)))",
+      "get_device_name initialises CUDA: raises on rank 0"),
+    C("optimizer = AdamW([{'params'", "fused_optimizer", R, False,
+      "optimizer = torch_npu.optim.NpuFusedAdamW([{'params': [param for name, param in model.named_parameters() if 'pretrained' in name], 'lr': args.lr},",
+      "performance only"),
+    C("model.cuda(local_rank)", "tensor_to_device", R, True, "model.npu(local_rank)", ".cuda() needs a CUDA build"),
+    C("criterion = SiLogLoss().cuda(local_rank)", "tensor_to_device", R, False, "criterion = SiLogLoss().npu(local_rank)",
+      "SiLogLoss has no parameters or buffers, so Module.cuda() touches no tensor and does not fail; cosmetic"),
+    C("img, depth, valid_mask = sample['image'].cuda(), sample['depth'].cuda(), sample['valid_mask'].cuda()", "tensor_to_device", R, True,
+      "img, depth, valid_mask = sample['image'].npu(), sample['depth'].npu(), sample['valid_mask'].npu()",
+      ".cuda() needs a CUDA build"),
+    C("results = {'d1': torch.tensor([0.0]).cuda()", "tensor_to_device", R, True,
+      "results = {k: torch.tensor([0.0], device='npu') for k in ['d1', 'd2', 'd3',",
+      "metric accumulators for dist.reduce; .cuda() needs a CUDA build"),
+    C("'abs_rel': torch.tensor([0.0]).cuda(), 'sq_rel'", "tensor_to_device", R, True,
+      "'abs_rel', 'sq_rel', 'rmse',", "continuation of the accumulator dict; .cuda() needs a CUDA build"),
+    C("'rmse_log': torch.tensor([0.0]).cuda(), 'log10'", "tensor_to_device", R, True,
+      "'rmse_log', 'log10', 'silog']}", "continuation of the accumulator dict; .cuda() needs a CUDA build"),
+    C("nsamples = torch.tensor([0.0]).cuda()", "tensor_to_device", R, True,
+      "nsamples = torch.tensor([0.0], device='npu')", ".cuda() needs a CUDA build"),
+    C("img, depth, valid_mask = sample['image'].cuda().float()", "tensor_to_device", R, True,
+      "img, depth, valid_mask = sample['image'].npu().float(), sample['depth'].npu()[0], sample['valid_mask'].npu()[0]",
+      ".cuda() needs a CUDA build"),
+])
+
+E("da2_dinov2_attention", "depth_anything_v2/dinov2_layers/attention.py", AGNOSTIC,
+  "Depth-Anything-V2 dinov2_layers/attention.py (DINOv2 Attention / MemEffAttention with optional xFormers)", [
+    C("attn = q @ k.transpose(-2, -1)", "attention_kernel", R, False,
+      "x = F.scaled_dot_product_attention(q, k, v, dropout_p=self.attn_drop.p if self.training else 0.0)",
+      "performance: the xFormers fallback is eager attention; SDPA dispatches to NPU flash attention "
+      "(q must then not be pre-scaled; the softmax/dropout/matmul lines go with it)"),
+    C("x = memory_efficient_attention(q, k, v, attn_bias=attn_bias)", "attention_kernel", R, False,
+      "x = F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)).transpose(1, 2)",
+      "reached only if xformers imports on the NPU host; it has no NPU backend (install it and this fails)"),
+])
+
+E("flow_requirements", "requirements.txt", EXPLICIT,
+  "ptlflow-style optical-flow model-zoo requirements.txt (cu118 wheels, correlation kernels, xformers, triton)", [
+    C("--extra-index-url https://download.pytorch.org/whl/cu118", "import_torch_npu", R, True,
+      "--extra-index-url https://download.pytorch.org/whl/cpu", "CUDA wheel index"),
+    C("torch==2.1.2+cu118", "import_torch_npu", R, True, "torch==2.1.0\ntorch-npu==2.1.0.post17",
+      "CUDA build of torch; torch_npu pairs with the CPU build of a supported version"),
+    C("torchvision==0.16.2+cu118", "import_torch_npu", R, True, "torchvision==0.16.0", "CUDA build; must match torch"),
+    C("spatial-correlation-sampler==0.4.0", "custom_cuda_extension", X, True, None,
+      "compiles CUDA kernels at install; replace with a torch correlation"),
+    C("cupy-cuda11x==12.3.0", "custom_cuda_extension", X, True, None, "cupy has no Ascend backend"),
+    C("alt_cuda_corr @ git+https://github.com/princeton-vl/RAFT.git", "custom_cuda_extension", X, True, None,
+      "nvcc build from source"),
+    C("xformers==0.0.23.post1", "attention_kernel", X, True, None,
+      "no NPU backend; the wheel pins a CUDA torch"),
+    C("triton==2.1.0", "triton_kernel_tuning", R, False, "triton-ascend",
+      "unconfirmed which kernels of the zoo need Triton; triton-ascend needs kernel porting"),
+    C("nvidia-ml-py==12.535.133", "torch_cuda_api", X, False, None, "NVML; no NPU equivalent (monitoring only)"),
+    C("gpustat>=1.1", "torch_cuda_api", X, False, None, "NVML-based; monitoring only"),
+    C("onnxruntime-gpu==1.16.3", "custom_cuda_extension", R, False, "onnxruntime==1.16.3",
+      "CUDA execution provider; export path only (unconfirmed: an Ascend CANN provider build)"),
+])

@@ -1,0 +1,284 @@
+import argparse
+import copy
+import logging
+import os
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from apex import amp
+from torchvision import datasets, transforms
+
+from preact_resnet import PreActResNet18
+
+logger = logging.getLogger(__name__)
+
+# ---------------------------------------------------------------------------
+# data / normalisation helpers (utils.py)
+# ---------------------------------------------------------------------------
+cifar10_mean = (0.4914, 0.4822, 0.4465)
+cifar10_std = (0.2471, 0.2435, 0.2616)
+
+mu = torch.tensor(cifar10_mean).view(3,1,1).cuda()
+std = torch.tensor(cifar10_std).view(3,1,1).cuda()
+
+upper_limit = ((1 - mu)/ std)
+lower_limit = ((0 - mu)/ std)
+
+
+def clamp(X, lower_limit, upper_limit):
+    return torch.max(torch.min(X, upper_limit), lower_limit)
+
+
+def get_loaders(dir_, batch_size):
+    train_transform = transforms.Compose([
+        transforms.RandomCrop(32, padding=4),
+        transforms.RandomHorizontalFlip(),
+        transforms.ToTensor(),
+        transforms.Normalize(cifar10_mean, cifar10_std),
+    ])
+    test_transform = transforms.Compose([
+        transforms.ToTensor(),
+        transforms.Normalize(cifar10_mean, cifar10_std),
+    ])
+    num_workers = 2
+    train_dataset = datasets.CIFAR10(
+        dir_, train=True, transform=train_transform, download=True)
+    test_dataset = datasets.CIFAR10(
+        dir_, train=False, transform=test_transform, download=True)
+    train_loader = torch.utils.data.DataLoader(
+        dataset=train_dataset,
+        batch_size=batch_size,
+        shuffle=True,
+        pin_memory=True,
+        num_workers=num_workers,
+    )
+    test_loader = torch.utils.data.DataLoader(
+        dataset=test_dataset,
+        batch_size=batch_size,
+        shuffle=False,
+        pin_memory=True,
+        num_workers=2,
+    )
+    return train_loader, test_loader
+
+
+def attack_pgd(model, X, y, epsilon, alpha, attack_iters, restarts, opt=None):
+    max_loss = torch.zeros(y.shape[0]).cuda()
+    max_delta = torch.zeros_like(X).cuda()
+    for zz in range(restarts):
+        delta = torch.zeros_like(X).cuda()
+        for i in range(len(epsilon)):
+            delta[:, i, :, :].uniform_(-epsilon[i][0][0].item(), epsilon[i][0][0].item())
+        delta.data = clamp(delta, lower_limit - X, upper_limit - X)
+        delta.requires_grad = True
+        for _ in range(attack_iters):
+            output = model(X + delta)
+            index = torch.where(output.max(1)[1] == y)
+            if len(index[0]) == 0:
+                break
+            loss = F.cross_entropy(output, y)
+            if opt is not None:
+                with amp.scale_loss(loss, opt) as scaled_loss:
+                    scaled_loss.backward()
+            else:
+                loss.backward()
+            grad = delta.grad.detach()
+            d = delta[index[0], :, :, :]
+            g = grad[index[0], :, :, :]
+            d = clamp(d + alpha * torch.sign(g), -epsilon, epsilon)
+            d = clamp(d, lower_limit - X[index[0], :, :, :], upper_limit - X[index[0], :, :, :])
+            delta.data[index[0], :, :, :] = d
+            delta.grad.zero_()
+        all_loss = F.cross_entropy(model(X+delta), y, reduction='none').detach()
+        max_delta[all_loss >= max_loss] = delta.detach()[all_loss >= max_loss]
+        max_loss = torch.max(max_loss, all_loss)
+    return max_delta
+
+
+def evaluate_pgd(test_loader, model, attack_iters, restarts):
+    epsilon = (8 / 255.) / std
+    alpha = (2 / 255.) / std
+    pgd_loss = 0
+    pgd_acc = 0
+    n = 0
+    model.eval()
+    for i, (X, y) in enumerate(test_loader):
+        X, y = X.cuda(), y.cuda()
+        pgd_delta = attack_pgd(model, X, y, epsilon, alpha, attack_iters, restarts)
+        with torch.no_grad():
+            output = model(X + pgd_delta)
+            loss = F.cross_entropy(output, y)
+            pgd_loss += loss.item() * y.size(0)
+            pgd_acc += (output.max(1)[1] == y).sum().item()
+            n += y.size(0)
+    return pgd_loss/n, pgd_acc/n
+
+
+def evaluate_standard(test_loader, model):
+    test_loss = 0
+    test_acc = 0
+    n = 0
+    model.eval()
+    with torch.no_grad():
+        for i, (X, y) in enumerate(test_loader):
+            X, y = X.cuda(), y.cuda()
+            output = model(X)
+            loss = F.cross_entropy(output, y)
+            test_loss += loss.item() * y.size(0)
+            test_acc += (output.max(1)[1] == y).sum().item()
+            n += y.size(0)
+    return test_loss/n, test_acc/n
+
+
+# ---------------------------------------------------------------------------
+# "Fast is better than free": FGSM training with random init (train_fgsm.py)
+# ---------------------------------------------------------------------------
+def get_args():
+    parser = argparse.ArgumentParser()
+    parser.add_argument('--batch-size', default=128, type=int)
+    parser.add_argument('--data-dir', default='../../cifar-data', type=str)
+    parser.add_argument('--epochs', default=15, type=int)
+    parser.add_argument('--lr-schedule', default='cyclic', choices=['cyclic', 'multistep'])
+    parser.add_argument('--lr-min', default=0., type=float)
+    parser.add_argument('--lr-max', default=0.2, type=float)
+    parser.add_argument('--weight-decay', default=5e-4, type=float)
+    parser.add_argument('--momentum', default=0.9, type=float)
+    parser.add_argument('--epsilon', default=8, type=int)
+    parser.add_argument('--alpha', default=10, type=float, help='Step size')
+    parser.add_argument('--delta-init', default='random', choices=['zero', 'random', 'previous'],
+        help='Perturbation initialization method')
+    parser.add_argument('--out-dir', default='train_fgsm_output', type=str, help='Output directory')
+    parser.add_argument('--seed', default=0, type=int, help='Random seed')
+    parser.add_argument('--early-stop', action='store_true', help='Early stop if overfitting occurs')
+    parser.add_argument('--opt-level', default='O2', type=str, choices=['O0', 'O1', 'O2'],
+        help='O0 is FP32 training, O1 is Mixed Precision, and O2 is "Almost FP16" Mixed Precision')
+    parser.add_argument('--loss-scale', default='1.0', type=str, choices=['1.0', 'dynamic'],
+        help='If loss_scale is "dynamic", adaptively adjust the loss scale over time')
+    parser.add_argument('--master-weights', action='store_true',
+        help='Maintain FP32 master weights to accompany any FP16 model weights, not applicable for O1 opt level')
+    return parser.parse_args()
+
+
+def main():
+    args = get_args()
+
+    if not os.path.exists(args.out_dir):
+        os.mkdir(args.out_dir)
+    logfile = os.path.join(args.out_dir, 'output.log')
+    if os.path.exists(logfile):
+        os.remove(logfile)
+
+    logging.basicConfig(
+        format='[%(asctime)s] - %(message)s',
+        datefmt='%Y/%m/%d %H:%M:%S',
+        level=logging.INFO,
+        filename=os.path.join(args.out_dir, 'output.log'))
+    logger.info(args)
+
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    torch.cuda.manual_seed(args.seed)
+
+    train_loader, test_loader = get_loaders(args.data_dir, args.batch_size)
+
+    epsilon = (args.epsilon / 255.) / std
+    alpha = (args.alpha / 255.) / std
+    pgd_alpha = (2 / 255.) / std
+
+    model = PreActResNet18().cuda()
+    model.train()
+
+    opt = torch.optim.SGD(model.parameters(), lr=args.lr_max, momentum=args.momentum, weight_decay=args.weight_decay)
+    amp_args = dict(opt_level=args.opt_level, loss_scale=args.loss_scale, verbosity=False)
+    if args.opt_level == 'O2':
+        amp_args['master_weights'] = args.master_weights
+    model, opt = amp.initialize(model, opt, **amp_args)
+    criterion = nn.CrossEntropyLoss()
+
+    if args.delta_init == 'previous':
+        delta = torch.zeros(args.batch_size, 3, 32, 32).cuda()
+
+    lr_steps = args.epochs * len(train_loader)
+    if args.lr_schedule == 'cyclic':
+        scheduler = torch.optim.lr_scheduler.CyclicLR(opt, base_lr=args.lr_min, max_lr=args.lr_max,
+            step_size_up=lr_steps / 2, step_size_down=lr_steps / 2)
+    elif args.lr_schedule == 'multistep':
+        scheduler = torch.optim.lr_scheduler.MultiStepLR(opt, milestones=[lr_steps / 2, lr_steps * 3 / 4], gamma=0.1)
+
+    # Training
+    prev_robust_acc = 0.
+    start_train_time = time.time()
+    logger.info('Epoch \t Seconds \t LR \t \t Train Loss \t Train Acc')
+    for epoch in range(args.epochs):
+        start_epoch_time = time.time()
+        train_loss = 0
+        train_acc = 0
+        train_n = 0
+        for i, (X, y) in enumerate(train_loader):
+            X, y = X.cuda(), y.cuda()
+            if i == 0:
+                first_batch = (X, y)
+            if args.delta_init != 'previous':
+                delta = torch.zeros_like(X).cuda()
+            if args.delta_init == 'random':
+                for j in range(len(epsilon)):
+                    delta[:, j, :, :].uniform_(-epsilon[j][0][0].item(), epsilon[j][0][0].item())
+                delta.data = clamp(delta, lower_limit - X, upper_limit - X)
+            delta.requires_grad = True
+            output = model(X + delta[:X.size(0)])
+            loss = F.cross_entropy(output, y)
+            with amp.scale_loss(loss, opt) as scaled_loss:
+                scaled_loss.backward()
+            grad = delta.grad.detach()
+            delta.data = clamp(delta + alpha * torch.sign(grad), -epsilon, epsilon)
+            delta.data[:X.size(0)] = clamp(delta[:X.size(0)], lower_limit - X, upper_limit - X)
+            delta = delta.detach()
+            output = model(X + delta[:X.size(0)])
+            loss = criterion(output, y)
+            opt.zero_grad()
+            with amp.scale_loss(loss, opt) as scaled_loss:
+                scaled_loss.backward()
+            opt.step()
+            train_loss += loss.item() * y.size(0)
+            train_acc += (output.max(1)[1] == y).sum().item()
+            train_n += y.size(0)
+            scheduler.step()
+        if args.early_stop:
+            # Check current PGD robustness of model using random minibatch
+            X, y = first_batch
+            pgd_delta = attack_pgd(model, X, y, epsilon, pgd_alpha, 5, 1, opt)
+            with torch.no_grad():
+                output = model(clamp(X + pgd_delta[:X.size(0)], lower_limit, upper_limit))
+            robust_acc = (output.max(1)[1] == y).sum().item() / y.size(0)
+            if robust_acc - prev_robust_acc < -0.2:
+                break
+            prev_robust_acc = robust_acc
+            best_state_dict = copy.deepcopy(model.state_dict())
+        epoch_time = time.time()
+        lr = scheduler.get_lr()[0]
+        logger.info('%d \t %.1f \t \t %.4f \t %.4f \t %.4f',
+            epoch, epoch_time - start_epoch_time, lr, train_loss/train_n, train_acc/train_n)
+    train_time = time.time()
+    if not args.early_stop:
+        best_state_dict = model.state_dict()
+    torch.save(best_state_dict, os.path.join(args.out_dir, 'model.pth'))
+    logger.info('Total train time: %.4f minutes', (train_time - start_train_time)/60)
+
+    # Evaluation
+    model_test = PreActResNet18().cuda()
+    model_test.load_state_dict(best_state_dict)
+    model_test.float()
+    model_test.eval()
+
+    pgd_loss, pgd_acc = evaluate_pgd(test_loader, model_test, 50, 10)
+    test_loss, test_acc = evaluate_standard(test_loader, model_test)
+
+    logger.info('Test Loss \t Test Acc \t PGD Loss \t PGD Acc')
+    logger.info('%.4f \t \t %.4f \t %.4f \t %.4f', test_loss, test_acc, pgd_loss, pgd_acc)
+
+
+if __name__ == "__main__":
+    main()

@@ -819,6 +819,13 @@ export function candidateOffsets(
     all(CPU_TEST);
     all(APPLY_CALL);
   }
+  // the calls of a name an imported-name rule tells at each call (`DataParallelWithCallback(…)`)
+  const called: string[] = [];
+  for (const { r, re } of c.importedNames)
+    if (r.match.calls)
+      for (let i = 0; i < bound.length; i++)
+        if (re.test(bound[i]![0].split('.').pop()!)) called.push(bound[i]![1]);
+  if (called.length) all(wordsThen(called, '\\s*\\('));
   // the callers of a helper that returns an SM count
   const helpers = new Set<string>();
   for (const m of matches(c.calledAttributes, source)) {
@@ -1659,6 +1666,7 @@ function analyzeTree(
       if (compared && r.match.notCompared) continue;
       if (r.match.dictKey && !dictKey) continue;
       if (r.match.dictIn && !dictIn(node, r.match.dictIn)) continue;
+      if (r.match.settingName && !isSettingOf(node, r.match.settingName)) continue;
       if (r.match.envSet && !envSet(node)) continue;
       if (r.match.inCallOf && !calleeMatches(node, r.match.inCallOf)) continue;
       if (r.match.onlyCompared) {
@@ -2423,6 +2431,22 @@ function analyzeTree(
             module,
           },
         );
+        // each name it binds as called after the import, as a plain name
+        if (r.match.calls)
+          for (const { name, alias } of stmt.names) {
+            if (!re.test(name) || except?.test(`${module}.${name}`)) continue;
+            const local = alias || name;
+            for (const m of source.matchAll(
+              new RegExp(`(?<![\\w.])${escape(local)}(?=\\s*\\()`, 'g'),
+            )) {
+              if (m.index! <= at) continue;
+              const id = nodeAt(m.index!);
+              const call = id?.parent;
+              if (id?.type !== 'identifier' || call?.type !== 'call') continue;
+              if (call.childForFieldName('function')?.startIndex !== id.startIndex) continue;
+              add(r, call, { name, module });
+            }
+          }
       }
     });
 
@@ -2580,13 +2604,29 @@ function optionalImport(stmt: Node, source: string): boolean {
   if (!up || type !== 'try_statement') return false;
   // the library this statement imports: a handler that imports it again is a version shim
   // (`except ImportError: from flash_attn.flash_attn_interface import flash_attn_unpadded_func as
-  // …`), the library still required
+  // …`), the library still required; so is one that builds it
   const lib = /^\s*(?:from|import)\s+(\w+)/.exec(stmt.text)?.[1];
   const shim = lib ? new RegExp(`^\\s*(?:from|import)\\s+${lib}\\b`, 'm') : null;
+  const block = (h: Node) => h.namedChildren.find((x) => x?.type === 'block')?.text ?? '';
+  const buildsExtension = (h: Node) => {
+    const body = h.namedChildren.find((x) => x?.type === 'block');
+    return (
+      !!body &&
+      /\.cu\b|cpp_extension/.test(body.text) &&
+      body.namedChildren.some(
+        (st) =>
+          st?.type === 'expression_statement' &&
+          /^\w[\w.]*\s*=\s*(?:[\w.]+\.)?load(?:_inline)?\s*\(/.test(st.text),
+      )
+    );
+  };
   return up.namedChildren.some(
     (h) =>
       h?.type === 'except_clause' &&
-      !(shim && shim.test(h.namedChildren.find((x) => x?.type === 'block')?.text ?? '')) &&
+      !(shim && shim.test(block(h))) &&
+      // a handler that always compiles the extension instead (pointnet2_ops' `_ext = load(…,
+      // "*.cu")` as its own statement, not under an `if`) is the same CUDA code built another way
+      !buildsExtension(h) &&
       (!h.namedChildren.some((x) => x?.type !== 'block' && x?.type !== 'comment') ||
         /\b(ImportError|ModuleNotFoundError|Exception)\b/.test(
           h.namedChildren.find((x) => x?.type !== 'block')?.text ?? '',
@@ -2604,13 +2644,32 @@ function optionalImport(stmt: Node, source: string): boolean {
   );
 }
 
-/** A dict key's dict is the value of a keyword argument named like `name` (a regex). */
+/**
+ * A dict key's dict is the value of a keyword argument named like `name` (a regex), or an
+ * argument of a call of a function so named (Tune's `with_resources(fn, {"gpu": 1})`).
+ */
 function dictIn(key: Node, name: string): boolean {
-  const kw = key.parent?.parent?.parent;
-  return (
-    kw?.type === 'keyword_argument' &&
-    new RegExp(name).test(kw.childForFieldName('name')?.text ?? '')
-  );
+  const up = key.parent?.parent?.parent;
+  const named =
+    up?.type === 'keyword_argument'
+      ? up.childForFieldName('name')?.text
+      : up?.type === 'argument_list'
+        ? up.parent?.childForFieldName('function')?.text.split('.').pop()
+        : undefined;
+  return named !== undefined && new RegExp(name).test(named);
+}
+
+/** A string that is the value of a keyword argument or dict entry named like `name` (a regex). */
+function isSettingOf(value: Node, name: string): boolean {
+  const up = value.parent;
+  if (up?.childForFieldName('value')?.startIndex !== value.startIndex) return false;
+  const key =
+    up.type === 'keyword_argument'
+      ? up.childForFieldName('name')?.text
+      : up.type === 'pair'
+        ? up.childForFieldName('key')?.text.replace(/^["']|["']$/g, '')
+        : undefined;
+  return key !== undefined && new RegExp(`^(?:${name})$`).test(key);
 }
 
 /** The try statement whose body an import is in, directly. */

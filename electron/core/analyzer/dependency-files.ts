@@ -215,6 +215,55 @@ export function scanInstallCommands(
 }
 
 /**
+ * A script's inline Python that imports a CUDA-only library (`RUN python -c "import torch,
+ * flash_attn, apex; print(…)"`, a build's check that its kernels load): the first such module of
+ * each snippet, told by that library's rule. A compiled module named for CUDA
+ * (`import pointnet2_batch_cuda`) is an operator library's.
+ */
+export function scanInlineImports(
+  rel: string,
+  src: string,
+  finding: AddFinding,
+  deadline = Infinity,
+): void {
+  if (!src.includes('-c')) return;
+  const starts = newlineStarts(src);
+  for (const cmd of src.matchAll(/(?<![\w-])python(?:3(?:\.\d+)?)?\s+-c\s+(["'])/g)) {
+    if (performance.now() > deadline) throw new TooCostly();
+    const open = cmd.index + cmd[0].length;
+    const lineEnd = src.indexOf('\n', open);
+    // the snippet up to its closing quote on the same line (or the line's end: a continued one)
+    const end = Math.min(lineEnd < 0 ? src.length : lineEnd, open + 2000);
+    const close = src.indexOf(cmd[1]!, open);
+    const code = src.slice(open, close >= 0 && close < end ? close : end);
+    const row = pointAt(starts, cmd.index).row;
+    if (/^\s*#/.test(src.slice(starts[row]!, cmd.index))) continue;
+    for (const m of code.matchAll(
+      /(?:^|[;:]\s*|\s)(?:import\s+((?:[\w.]+(?:\s+as\s+\w+)?\s*,\s*)*[\w.]+)|from\s+([\w.]+)\s+import\b)/g,
+    )) {
+      const modules = m[2] ? [m[2]] : m[1]!.split(',').map((x) => x.trim().split(/\s+/)[0]!);
+      const hit = modules
+        .map((mod) => {
+          const top = mod.split('.')[0]!;
+          const ruleId = packageRule(top) ?? (/^\w+_cuda$/.test(top) ? 'lib.cuda-ops' : undefined);
+          return ruleId ? { mod, top, ruleId } : undefined;
+        })
+        .find((x) => x);
+      if (!hit) continue;
+      const at = open + m.index! + m[0].indexOf(hit.mod, m[0].search(/import|from/));
+      const column = at - starts[row]! + 1;
+      finding(
+        hit.ruleId,
+        rel,
+        { line: row + 1, column, endColumn: column + hit.mod.length },
+        { vars: { name: hit.top } },
+      );
+      break;
+    }
+  }
+}
+
+/**
  * The package a version-control URL installs: its `#egg=` name, else the repository's
  * (`git+https://github.com/NVlabs/tiny-cuda-nn.git@v1.7#subdirectory=bindings/torch` →
  * tiny-cuda-nn, listed under that name too).

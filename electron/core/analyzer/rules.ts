@@ -45,6 +45,11 @@ const Match = z.discriminatedUnion('kind', [
      */
     dictIn: z.string().optional(),
     /**
+     * Only as the value of a keyword argument or of a dict entry whose name matches this regex
+     * (whole): LightGBM's `device_type="gpu"`, CatBoost's `{"task_type": "GPU"}`.
+     */
+    settingName: z.string().optional(),
+    /**
      * Only where it names a variable being set: `os.environ["X"] = …`,
      * `os.environ.setdefault("X", …)`, `os.putenv("X", …)`; not where it is read.
      */
@@ -142,6 +147,8 @@ const Match = z.discriminatedUnion('kind', [
     names: z.string(),
     except: z.string().optional(),
     words: z.array(z.string().min(3)),
+    /** Each call of the name the import binds is told too (the import alone: default). */
+    calls: z.boolean().optional(),
   }),
   z.object({
     kind: z.literal('import'),

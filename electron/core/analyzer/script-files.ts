@@ -7,14 +7,19 @@ import type { Language } from '../../../shared/api';
 import { newlineStarts } from './line-matches';
 import { ruleMsg } from './rules';
 import { TooCostly } from './analyze-file';
-import { MMCV_CUDA_INDEX, scanInstallCommands, type AddFinding } from './dependency-files';
+import {
+  MMCV_CUDA_INDEX,
+  scanInlineImports,
+  scanInstallCommands,
+  type AddFinding,
+} from './dependency-files';
 
 export const SCRIPT_FILE =
   /(\.(sh|bash|zsh|ya?ml|cfg|ini|toml|env|sbatch|slurm|pbs|cmake|json|pbtxt|gin)|(^|\/)(?:Dockerfile[^/]*|Makefile|CMakeLists\.txt))$/;
 
 /** A script or config without one of these holds nothing SCRIPT_PATTERNS looks for. */
 export const SCRIPT_WORDS =
-  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused_|FLASH|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged|trtexec|openmmlab|mim\s+install|["']GPU["']|cutlass|CUTLASS|\bcu\d{3}\b|whl\/\$|wheels\/\$/;
+  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused_|FLASH|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged|trtexec|openmmlab|mim\s+install|["']GPU["']|cutlass|CUTLASS|\bcu\d{3}\b|whl\/\$|wheels\/\$|python[\d.]*\s+-c\b|:[ \t]*["']?(?:gpu|GPU)\b|\bcudf\b|runs-on:|[Nn]orm\w*["']?\s*[:=]/;
 
 /** Launch scripts and configs: what a porter changes in them, line by line (not Python). */
 const SCRIPT_PATTERNS: {
@@ -96,8 +101,9 @@ const SCRIPT_PATTERNS: {
   },
   {
     // a package's CUDA kernels forced into its build where no GPU is visible (`ENV FORCE_CUDA=1`
-    // for mmcv / detectron2 / pytorch3d, `BUILD_EXT=1 pip install`, BasicSR's `BASICSR_EXT=True`)
-    re: /(?<![\w-])(?:FORCE_CUDA|[A-Z][A-Z0-9]*_EXT|[A-Z0-9_]*CUDA_EXT[A-Z0-9_]*)(?=["']?\s*[=:]\s*["']?(?:1|ON|On|on|TRUE|True|true|YES|yes)\b)/,
+    // for mmcv / detectron2 / pytorch3d, `BUILD_EXT=1 pip install`, BasicSR's `BASICSR_EXT=True`,
+    // MinkowskiEngine's `--install-option="--force_cuda"`)
+    re: /(?<![\w-])(?:FORCE_CUDA|[A-Z][A-Z0-9]*_EXT|[A-Z0-9_]*CUDA_EXT[A-Z0-9_]*)(?=["']?\s*[=:]\s*["']?(?:1|ON|On|on|TRUE|True|true|YES|yes)\b)|(?<![\w-])--force[-_]cuda(?![\w-])/,
     say: {
       en: "Forces the package's CUDA extensions into its build: an Ascend host has no CUDA toolkit, so the build fails (or its ops are left without a kernel). Build without the switch (the package's CPU / PyTorch ops), or with its NPU switch where it has one (mmcv: FORCE_NPU=1).",
       'zh-CN':
@@ -196,7 +202,7 @@ const SCRIPT_PATTERNS: {
   {
     // PyTorch's CUDA wheels: `--index-url …/whl/cu121`, a uv index, `torch==2.1.0+cu118`, the
     // version from a variable (`+cu${CUDA_VER}`)
-    re: /(?<=download\.pytorch\.org\/whl\/)cu(?:\d+\b|\$\{?\w+\}?)|(?<=\btorch[\w-]*\s*==\s*[\d.]+)\+cu(?:\d+\b|\$\{?\w+\}?)/,
+    re: /(?<=download\.pytorch\.org\/whl\/(?:nightly\/|test\/)?)cu(?:\d+\b|\$\{?\w+\}?)|(?<=\btorch[\w-]*\s*==\s*[\d.]+)\+cu(?:\d+\b|\$\{?\w+\}?)/,
     say: {
       en: "PyTorch's CUDA build: on Ascend install the CPU build (the torch_npu release for that torch runs it on the NPU).",
       'zh-CN': 'PyTorch 的 CUDA 版本：昇腾上安装 CPU 版本（再配上该 torch 版本对应的 torch_npu）。',
@@ -403,10 +409,30 @@ const SCRIPT_PATTERNS: {
   },
   {
     // `device: cuda`, `sim_device: cuda:0`, `device_type: cuda`, `--device cuda`, `--rl_device cuda:0`,
-    // `DEVICE=${DEVICE:-cuda:0}`, a bundle config's `map_location: cuda:0`
-    re: /(?<=\b(?:\w*(?:device|DEVICE)(?:_type|_TYPE)?|map_location)["']?\s*[:=]\s*["']?(?:\$\{\w+:-)?|--(?:[\w-]*[-_])?device(?:[-_]type)?[= ]["']?)cuda\b/,
+    // `DEVICE=${DEVICE:-cuda:0}`, a bundle config's `map_location: cuda:0`, an exec-form
+    // `CMD ["--device", "cuda"]`
+    re: /(?<=\b(?:\w*(?:device|DEVICE)(?:_type|_TYPE)?|map_location)["']?\s*[:=]\s*["']?(?:\$\{\w+:-)?|--(?:[\w-]*[-_])?device(?:[-_]type)?(?:[= ]|["']\s*,\s*)["']?)cuda\b/,
     say: { en: 'Device cuda: use npu.', 'zh-CN': '设备 cuda：改用 npu。' },
     edit: () => 'npu',
+  },
+  {
+    // a config's device given as the GPU (`device: gpu`, `device_type: "gpu"`, CatBoost's
+    // `task_type: GPU`): the whole value of a key of its own line
+    re: /(?<=^\s*["']?(?:\w*_)?(?:device|DEVICE|device_type|DEVICE_TYPE|task_type)["']?\s*[:=]\s*["']?)(?:gpu|GPU)(?=["']?\s*(?:#.*)?$)/,
+    say: {
+      en: 'Device "gpu": on Ascend use "npu" where the framework takes it; a library with only CPU and GPU builds (LightGBM, CatBoost, XGBoost, DALI) takes "cpu" (CatBoost: task_type CPU).',
+      'zh-CN':
+        '设备 "gpu"：昇腾上若框架支持则改为 "npu"；只有 CPU 与 GPU 版本的库（LightGBM、CatBoost、XGBoost、DALI）改为 "cpu"（CatBoost：task_type 为 CPU）。',
+    },
+  },
+  {
+    // a dataframe backend chosen as RAPIDS' cuDF (`backend: cudf`)
+    re: /(?<=\b\w*(?:backend|BACKEND)["']?\s*[:=]\s*["']?)(?:cudf|cuDF|dask_cudf)(?![\w-])/,
+    say: {
+      en: "cuDF, RAPIDS' GPU dataframes: no Ascend build. Use pandas (or Polars, Dask on the CPU).",
+      'zh-CN':
+        'cuDF（RAPIDS 的 GPU 数据帧）：没有昇腾版本。改用 pandas（或 Polars、CPU 上的 Dask）。',
+    },
   },
   {
     // any other setting whose whole value is CUDA (or CUTLASS): a kernel backend (xLSTM's
@@ -511,6 +537,25 @@ const SCRIPT_PATTERNS: {
     edit: (m) => (m[0] === 'gpu_predictor' ? 'cpu_predictor' : m[0].slice(4)),
   },
   {
+    // a CI job on a GPU runner (`runs-on: [self-hosted, gpu, a100]`, `runs-on: linux.aws.a100`)
+    re: /(?<=\bruns-on:.*)(?<![\w-])(?:gpu|(?:single|multi|nvidia)-gpu|nvidia|a10g?|a100|h100|h200|h20|l4|l40s?|t4|v100|rtx\w*)(?![\w-])/,
+    say: {
+      en: 'A CI job on an NVIDIA GPU runner: on Ascend run it on a runner with NPUs (a self-hosted Ascend host, labelled for it).',
+      'zh-CN':
+        '在 NVIDIA GPU 运行器上执行的 CI 任务：昇腾上改在带 NPU 的运行器上执行（自托管的昇腾主机，并为其打上标签）。',
+    },
+  },
+  {
+    // a norm chosen by its CUDA kernel (torchtitan's `norm_type = "fused_rmsnorm"`, a model
+    // config's `norm_type: TELayerNorm`)
+    re: /(?<=\b\w*(?:norm|NORM)\w*["']?\s*[:=]\s*["']?)(?:fused_rms_?norm|fused_layer_?norm|FusedLayerNorm|FusedRMSNorm|TELayerNorm|TERMSNorm|te_layernorm|te_rmsnorm)(?![\w-])/,
+    say: {
+      en: "A norm computed by a CUDA kernel (a Triton fused RMSNorm, apex's FusedLayerNorm, Transformer Engine's): choose the plain one (rmsnorm / layernorm), or torch_npu.npu_rms_norm where the code offers it.",
+      'zh-CN':
+        '由 CUDA 内核计算的归一化（Triton 融合 RMSNorm、apex 的 FusedLayerNorm、Transformer Engine 的）：改选普通实现（rmsnorm / layernorm），代码支持时可用 torch_npu.npu_rms_norm。',
+    },
+  },
+  {
     // a clone of NVIDIA's apex (its CUDA extensions are what the build is for)
     re: /\bgithub\.com\/NVIDIA\/apex\b/i,
     say: {
@@ -565,6 +610,7 @@ export function scanScript(
       );
     }
   });
-  // the packages it installs: the same rules as a requirements file's
+  // the packages it installs: the same rules as a requirements file's; those inline Python imports
   scanInstallCommands(rel, src, finding, deadline);
+  scanInlineImports(rel, src, finding, deadline);
 }

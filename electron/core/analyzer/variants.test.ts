@@ -144,6 +144,14 @@ const EXPECTED: Record<string, string[]> = {
     'guarded.py:12:device.is-cuda',
     'guarded.py:13:ext.extension-call',
     'guarded.py:14:lib.torchvision-ops',
+    // an ImportError handler that compiles the same CUDA extension is no fallback
+    'jit_fallback.py:7:ext.extension-import',
+    'jit_fallback.py:7:lib.cuda-ops',
+    'jit_fallback.py:10:ext.cuda-extension',
+    'jit_fallback.py:12:ext.cuda-extension',
+    'jit_fallback.py:12:ext.cuda-sources',
+    'jit_fallback.py:16:ext.extension-call',
+    'jit_fallback.py:16:lib.cuda-ops-call',
     'legacy.py:3:ext.extension-import',
     'legacy.py:8:ext.extension-call',
     'legacy.py:14:ext.extension-import',
@@ -300,6 +308,10 @@ const EXPECTED: Record<string, string[]> = {
     'wrappers.py:9:ext.op-wrapper',
   ],
   installs: [
+    // inline Python importing CUDA-only libraries (the first of each snippet)
+    'check.sh:3:lib.flash-attn',
+    'check.sh:4:lib.cuda-ops',
+    'check.sh:5:lib.deepspeed',
     // conda's CUDA toolkit installed from a script (faiss-cpu quiet)
     'conda_setup.sh:3:script.cuda-env',
     // conda-forge's CUDA specs on a continued `micromamba create` (a CPU build string quiet)
@@ -390,6 +402,8 @@ const EXPECTED: Record<string, string[]> = {
     'engines.py:34:dist.ray-gpu-option',
     'launch.sh:2:script.cuda-env',
     'launch.sh:3:script.cuda-env',
+    // Tune's with_resources given a dict (a dict of statistics quiet)
+    'tune_resources.py:6:dist.ray-gpu-option',
   ],
   serving: [
     // BentoML's CUDA base chosen by version
@@ -452,6 +466,21 @@ const EXPECTED: Record<string, string[]> = {
     'submit.py:24:dist.nccl-env',
   ],
   tabular: [
+    // LightGBM's and CatBoost's GPU named in params dicts and by keyword, DALI's "mixed" and "gpu"
+    // operators (the CPU and a label's "gpu" quiet)
+    'boosters.py:3:lib.nvidia-only',
+    'boosters.py:6:lib.gbdt-gpu-device',
+    'boosters.py:7:lib.gbdt-gpu-device',
+    'boosters.py:13:lib.gbdt-gpu-device',
+    'boosters.py:14:lib.gbdt-gpu-device',
+    'boosters.py:20:lib.nvidia-only-call',
+    'boosters.py:20:lib.gbdt-gpu-device',
+    'boosters.py:21:lib.nvidia-only-call',
+    'boosters.py:21:lib.gbdt-gpu-device',
+    // a config's task type, device given as the GPU, cuDF as the dataframe backend
+    'boosters.yaml:3:script.cuda-env',
+    'boosters.yaml:5:script.cuda-env',
+    'boosters.yaml:7:script.cuda-env',
     // NVTabular's ETL on RMM and dask-cuda (dask_cuda is no compiled extension of the project)
     'criteo_etl.py:1:lib.nvidia-only',
     'criteo_etl.py:2:lib.nvidia-only',
@@ -574,9 +603,13 @@ const EXPECTED: Record<string, string[]> = {
     // COLMAP's -DCUDA_ENABLED=ON; CUDA wheels named through a build argument (+cu${CUDA_VER})
     'Dockerfile.decord:18:script.cuda-env',
     'Dockerfile.decord:20:script.cuda-env',
+    // the device in an exec-form CMD
+    'Dockerfile.serve:4:script.cuda-env',
     // conda's names for PyG's compiled extensions (pyg channel)
     'environment.yml:7:lib.pyg-ext',
     'environment.yml:8:lib.pyg-ext',
+    // a GPU runner, an NVIDIA image and a container given GPUs
+    'gpu-tests.yml:5:script.cuda-env',
     'gpu-tests.yml:7:script.cuda-env',
     'gpu-tests.yml:8:script.cuda-env',
     // settings whose whole value is CUDA (a kernel backend, a context, a platform); names,
@@ -590,9 +623,18 @@ const EXPECTED: Record<string, string[]> = {
     'kernels.yaml:15:script.cuda-env',
     // an implementation named for its CUDA kernel (`corr_implementation: reg_cuda`)
     'kernels.yaml:19:script.cuda-env',
+    // MinkowskiEngine with --force_cuda
+    'me_install.sh:3:lib.cuda-ops',
+    'me_install.sh:4:script.cuda-env',
+    // GPU runners by label and by name, nightly CUDA wheels (a CPU runner quiet)
+    'nightly-ci.yml:6:script.cuda-env',
+    'nightly-ci.yml:8:script.cuda-env',
+    'nightly-ci.yml:10:script.cuda-env',
     // TORCH_CUDA_ARCH_LIST where it is set, not where it is read or tested
     'setup.py:3:env.torch-cuda-arch-list',
     'setup.py:4:env.torch-cuda-arch-list',
+    // a norm chosen by its Triton kernel (rmsnorm quiet)
+    'titan.toml:4:script.cuda-env',
     // a gin binding of the process group's backend
     'train.gin:2:script.cuda-env',
     // CUTLASS among Inductor's GEMM backends; ATen and Triton alone quiet
@@ -607,6 +649,9 @@ const EXPECTED: Record<string, string[]> = {
     'config.yaml:15:script.cuda-env',
     'config.yaml:18:script.cuda-env',
     'fit.sh:2:script.cuda-env',
+    // Lightning 1.x's gpus= (devices= quiet)
+    'legacy_trainer.py:7:device.lightning-gpus',
+    'legacy_trainer.py:10:device.lightning-gpus',
     'train.py:8:device.lightning-gpu',
     'train.py:27:device.lightning-gpu',
     'train.py:28:device.cuda-string',
@@ -805,6 +850,13 @@ const EXPECTED: Record<string, string[]> = {
     'rpc_worker.py:10:dist.rpc-tensorpipe-options',
     'rpc_worker.py:16:dist.rpc-tensorpipe-backend',
     'rpc_worker.py:24:dist.rpc-tensorpipe-options',
+    // the vendored Synchronized-BatchNorm's DataParallel and layers: imports and calls
+    'sync_bn.py:4:dist.sync-bn-data-parallel',
+    'sync_bn.py:5:dist.sync-bn-data-parallel',
+    'sync_bn.py:5:add.import-torch-npu',
+    'sync_bn.py:12:dist.sync-bn-data-parallel',
+    'sync_bn.py:17:dist.sync-bn-data-parallel',
+    'sync_bn.py:18:dist.sync-bn-data-parallel',
     'tutorial_process.py:5:add.import-torch-npu',
     'tutorial_process.py:5:add.compile-mode',
     'tutorial_process.py:9:device.cuda-method',

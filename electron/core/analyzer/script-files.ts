@@ -382,6 +382,15 @@ const SCRIPT_PATTERNS: {
     },
   },
   {
+    // the CUDA toolkit's own libraries as system packages (`apt-get install libcudnn8
+    // libnvjpeg-dev-11-8 cuda-nvcc-12-1`)
+    re: /(?<![\w./-])(?:libcudnn\d*|libnvjpeg|libcublas(?:lt)?|libcusparse(?:lt)?|libcufft|libcurand|libcusolver|libnvinfer\d*|libnpp\w*|cuda-(?:toolkit|nvcc|libraries|cudart|compiler|runtime|command-line-tools)(?=-\d|[-\s=\\]|$))[\w.=+~-]*/,
+    say: {
+      en: "A CUDA library's system package: an Ascend host has none and needs none (CANN provides the NPU's runtime and libraries); remove it.",
+      'zh-CN': 'CUDA 库的系统软件包：昇腾主机上没有也不需要（NPU 的运行时与库由 CANN 提供）；删除该包。',
+    },
+  },
+  {
     // a config naming apex's CUDA fused optimizers: `optim_G: FusedAdam`, `name: fused_adam`,
     // `type: sat.ops.FusedEmaAdam`, OpenNMT's `optim: "fusedadam"`, NeMo's `distributed_fused_adam`
     re: /(?<=:[ \t]*["']?(?:[\w]+\.)*)(?:Fused\w*?(?:Adam[Ww]?|SGD|LAMB|Lamb|NovoGrad|Adagrad)|(?:(?:distributed|apex)_)?fused_?(?:adamw?|sgd|lamb|novograd|adagrad))(?![\w-])/,

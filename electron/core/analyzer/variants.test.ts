@@ -603,6 +603,10 @@ const EXPECTED: Record<string, string[]> = {
     // COLMAP's -DCUDA_ENABLED=ON; CUDA wheels named through a build argument (+cu${CUDA_VER})
     'Dockerfile.decord:18:script.cuda-env',
     'Dockerfile.decord:20:script.cuda-env',
+    // CUDA libraries as apt packages (libjpeg quiet)
+    'Dockerfile.jpeg:4:script.cuda-env',
+    'Dockerfile.jpeg:5:script.cuda-env',
+    'Dockerfile.jpeg:6:script.cuda-env',
     // the device in an exec-form CMD
     'Dockerfile.serve:4:script.cuda-env',
     // conda's names for PyG's compiled extensions (pyg channel)

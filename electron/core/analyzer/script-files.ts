@@ -387,7 +387,8 @@ const SCRIPT_PATTERNS: {
     re: /(?<![\w./-])(?:libcudnn\d*|libnvjpeg|libcublas(?:lt)?|libcusparse(?:lt)?|libcufft|libcurand|libcusolver|libnvinfer\d*|libnpp\w*|cuda-(?:toolkit|nvcc|libraries|cudart|compiler|runtime|command-line-tools)(?=-\d|[-\s=\\]|$))[\w.=+~-]*/,
     say: {
       en: "A CUDA library's system package: an Ascend host has none and needs none (CANN provides the NPU's runtime and libraries); remove it.",
-      'zh-CN': 'CUDA 库的系统软件包：昇腾主机上没有也不需要（NPU 的运行时与库由 CANN 提供）；删除该包。',
+      'zh-CN':
+        'CUDA 库的系统软件包：昇腾主机上没有也不需要（NPU 的运行时与库由 CANN 提供）；删除该包。',
     },
   },
   {

@@ -90,8 +90,8 @@ const SCRIPT_PATTERNS: {
   {
     // a native build configured for CUDA (`cmake .. -DUSE_CUDA=ON`: decord's NVDEC reader, a
     // library's GPU kernels; COLMAP's `-DCUDA_ENABLED=ON`, scikit-build's
-    // `--config-settings=cmake.define.USE_CUDA=ON`)
-    re: /(?<=(?:\s-D|\bcmake\.define\.)(?:(?:USE|WITH|ENABLE|BUILD)_CUDA\w*|CUDA_ENABLED|GGML_CUDA|\w+_CUBLAS)=)(?:ON|On|on|1|TRUE|True|true|YES|yes)\b/,
+    // `--config-settings=cmake.define.USE_CUDA=ON`, LAMMPS' `-D Kokkos_ENABLE_CUDA=ON`, `-D PKG_GPU=ON`)
+    re: /(?<=(?:\s-D[ \t]?|\bcmake\.define\.)(?:(?:[A-Za-z]\w*_)?(?:USE|WITH|ENABLE|BUILD)_CUDA\w*|CUDA_ENABLED|GGML_CUDA|\w+_CUBLAS|PKG_GPU)=)(?:ON|On|on|1|TRUE|True|true|YES|yes)\b/,
     say: {
       en: 'A native build switched to CUDA, which an Ascend host does not have: build it with the switch off (the CPU path; an NPU backend, where the library has one, is its own option).',
       'zh-CN':
@@ -112,7 +112,7 @@ const SCRIPT_PATTERNS: {
   },
   {
     // the CUDA compiler run as a step (`nvcc --version`, a build)
-    re: /(?<![\w.-])nvcc(?![\w-])/,
+    re: /(?<![\w.-])nvcc(?:_wrapper)?(?![\w-])/,
     say: {
       en: 'nvcc, the CUDA compiler, is not on an Ascend host: drop this step (an extension for the NPU is built against torch_npu and CANN).',
       'zh-CN':
@@ -190,9 +190,9 @@ const SCRIPT_PATTERNS: {
     // `--attn_implementation flash_attention_2`, or a config's `attn_implementation:
     // flash_attention_2`, `attn_impl: flash` or `triton` in an MPT-style config, whose Triton
     // flash attention needs the old Triton it was written for, InvokeAI's `attention_type:
-    // xformers`, and `loss_fn: fused_crossentropy`,
+    // xformers`, latent-diffusion's `attn_type: "vanilla-xformers"`, and `loss_fn: fused_crossentropy`,
     // flash-attn's cross-entropy): the Python side then fails at that import
-    re: /--(?:use[-_])?flash[-_]?att(?:n|ention)\w*\b|--(?:(?:enable|use)[-_]xformers[\w-]*|xformers)(?![\w-])|(?<=^\s*(?:(?:use|enable)_)?(?:flash_att(?:n|ention)(?:_2)?|xformers\w*)["']?\s*:\s*)(?:true|True)\b|(?<=(?:--|\b)attn[-_]implementation["']?(?:[= ]|\s*[:=]\s*)["']?)flash_attention_2\b|(?<=\b\w*(?:attn|attention)_(?:impl|implementation|type|backend)["']?\s*[:=]\s*["']?)(?:flash[-_]?attn\w*|flash|triton|xformers)(?![\w-])|(?<=\bloss_fn["']?\s*[:=]\s*["']?)fused_crossentropy\b/,
+    re: /--(?:use[-_])?flash[-_]?att(?:n|ention)\w*\b|--(?:(?:enable|use)[-_]xformers[\w-]*|xformers)(?![\w-])|(?<=^\s*(?:(?:use|enable)_)?(?:flash_att(?:n|ention)(?:_2)?|xformers\w*)["']?\s*:\s*)(?:true|True)\b|(?<=(?:--|\b)attn[-_]implementation["']?(?:[= ]|\s*[:=]\s*)["']?)flash_attention_2\b|(?<=\b\w*(?:attn|attention)_(?:impl|implementation|type|backend)["']?\s*[:=]\s*["']?)(?:[a-z]+-)?(?:flash[-_]?attn\w*|flash|triton|xformers)(?![\w-])|(?<=\bloss_fn["']?\s*[:=]\s*["']?)fused_crossentropy\b/,
     say: {
       en: 'Turns on flash-attn (or xformers, or a Triton flash-attention kernel), which has no NPU build: drop the switch (attention through SDPA, or torch_npu.npu_fusion_attention where the code offers it).',
       'zh-CN':
@@ -450,7 +450,7 @@ const SCRIPT_PATTERNS: {
     // nvdiffrast's `context_type: cuda`, a simulator's `platform: CUDA`, an implementation named
     // for its CUDA kernel (RAFT-Stereo's `corr_implementation: reg_cuda`) (device keys above,
     // accelerators below)
-    re: /(?<=^\s*(?:-\s*)?["']?[\w.-]*(?<!device|DEVICE|device_type|DEVICE_TYPE|map_location|accelerator)["']?\s*[:=]\s*["']?)(?:cuda|CUDA|Cuda|cutlass|CUTLASS|[a-z]\w*_cuda)(?=["']?\s*(?:#.*)?$)/,
+    re: /(?<=^\s*(?:-\s*|(?:ENV|ARG|export)\s+)?["']?[\w.-]*(?<!device|DEVICE|device_type|DEVICE_TYPE|map_location|accelerator)["']?\s*[:=]\s*["']?)(?:cuda|CUDA|Cuda|cutlass|CUTLASS|[a-z]\w*_cuda)(?=["']?\s*(?:#.*)?$)/,
     say: {
       en: "A setting that chooses CUDA (a kernel backend, a context, a platform): an Ascend host has none. Choose the library's PyTorch / native implementation, or its NPU one where it has one.",
       'zh-CN':

@@ -105,6 +105,8 @@ const EXPECTED: Record<string, string[]> = {
     'flash_shim.py:4:lib.flash-attn',
     'flash_shim.py:7:lib.flash-attn',
     'flash_shim.py:13:lib.flash-attn-call',
+    // latent-diffusion's `attn_type: "vanilla-xformers"` (commented, vanilla quiet)
+    'ldm.yaml:5:script.cuda-env',
     'sdp_select.py:2:add.import-torch-npu',
     'sdp_select.py:4:cuda.backends',
     'sdp_select.py:8:attn.sdp-kernel',
@@ -276,6 +278,8 @@ const EXPECTED: Record<string, string[]> = {
     'inference.py:42:lib.nvidia-only-call',
     'int8_lora.py:5:lib.bnb-int8',
     'kernels.py:5:lib.numba-cuda',
+    // OpenMM's CUDA platform (the CPU one, a printed "CUDA" quiet)
+    'md_sim.py:7:lib.openmm-cuda-platform',
     'monitor.py:1:lib.pynvml',
     'monitor.py:2:lib.pynvml',
     'monitor.py:12:lib.nvidia-only-call',
@@ -346,6 +350,8 @@ const EXPECTED: Record<string, string[]> = {
     'requirements.txt:2:req.cuda-wheel',
     'requirements.txt:3:lib.pyg-ext',
     'requirements.txt:4:lib.nvidia-only',
+    // cuEquivariance's CUDA ops (its -cu12 wheel)
+    'requirements.txt:5:lib.cuda-ops',
     // any key or flag naming a device (`sim_device: cuda:0`), not `--device-ids`
     'rl.yaml:4:script.cuda-env',
     'rl.yaml:5:script.cuda-env',
@@ -607,6 +613,13 @@ const EXPECTED: Record<string, string[]> = {
     'Dockerfile.jpeg:4:script.cuda-env',
     'Dockerfile.jpeg:5:script.cuda-env',
     'Dockerfile.jpeg:6:script.cuda-env',
+    // a setting whose whole value is cuda under ENV; LAMMPS' Kokkos / GPU packages built for
+    // CUDA (`-D NAME=ON` with a space), Kokkos' nvcc_wrapper (OpenMP quiet)
+    'Dockerfile.lammps:2:script.cuda-env',
+    'Dockerfile.lammps:4:script.cuda-env',
+    'Dockerfile.lammps:5:script.cuda-env',
+    'Dockerfile.lammps:6:script.cuda-env',
+    'Dockerfile.lammps:7:script.cuda-env',
     // the device in an exec-form CMD
     'Dockerfile.serve:4:script.cuda-env',
     // conda's names for PyG's compiled extensions (pyg channel)

@@ -1,0 +1,245 @@
+"""Define RNN-based encoders."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from torch.nn.utils.rnn import pack_padded_sequence as pack
+from torch.nn.utils.rnn import pad_packed_sequence as unpack
+
+from onmt.encoders.encoder import EncoderBase
+
+
+def rnn_factory(rnn_type, **kwargs):
+    """rnn factory, Use pytorch version when available."""
+    no_pack_padded_seq = False
+    if rnn_type == "SRU":
+        # SRU doesn't support PackedSequence.
+        no_pack_padded_seq = True
+        from onmt.models.sru import SRU
+
+        rnn = SRU(**kwargs)
+    else:
+        rnn = getattr(nn, rnn_type)(**kwargs)
+    return rnn, no_pack_padded_seq
+
+
+class RNNEncoder(EncoderBase):
+    """A generic recurrent neural network encoder.
+
+    Args:
+       rnn_type (str):
+          style of recurrent unit to use, one of [RNN, LSTM, GRU, SRU]
+       bidirectional (bool) : use a bidirectional RNN
+       num_layers (int) : number of stacked layers
+       hidden_size (int) : hidden size of each layer
+       dropout (float) : dropout value for :class:`torch.nn.Dropout`
+       embeddings (onmt.modules.Embeddings): embedding module to use
+    """
+
+    def __init__(
+        self,
+        rnn_type,
+        bidirectional,
+        num_layers,
+        hidden_size,
+        dropout=0.0,
+        embeddings=None,
+        use_bridge=False,
+    ):
+        super(RNNEncoder, self).__init__()
+        assert embeddings is not None
+
+        num_directions = 2 if bidirectional else 1
+        assert hidden_size % num_directions == 0
+        hidden_size = hidden_size // num_directions
+        self.embeddings = embeddings
+
+        self.rnn, self.no_pack_padded_seq = rnn_factory(
+            rnn_type,
+            input_size=embeddings.embedding_size,
+            hidden_size=hidden_size,
+            num_layers=num_layers,
+            dropout=dropout,
+            bidirectional=bidirectional,
+            batch_first=True,
+        )
+
+        # Initialize the bridge layer
+        self.use_bridge = use_bridge
+        if self.use_bridge:
+            self._initialize_bridge(rnn_type, hidden_size, num_layers)
+
+    @classmethod
+    def from_opt(cls, opt, embeddings):
+        """Alternate constructor."""
+        return cls(
+            opt.rnn_type,
+            opt.brnn,
+            opt.enc_layers,
+            opt.enc_hid_size,
+            opt.dropout[0] if type(opt.dropout) is list else opt.dropout,
+            embeddings,
+            opt.bridge,
+        )
+
+    def forward(self, src, src_len=None):
+        """See :func:`EncoderBase.forward()`"""
+
+        emb = self.embeddings(src)
+
+        packed_emb = emb
+        if src_len is not None and not self.no_pack_padded_seq:
+            # src lengths data is wrapped inside a Tensor.
+            src_len_list = src_len.view(-1).tolist()
+            packed_emb = pack(emb, src_len_list, batch_first=True, enforce_sorted=False)
+
+        enc_out, enc_final_hs = self.rnn(packed_emb)
+
+        if src_len is not None and not self.no_pack_padded_seq:
+            enc_out = unpack(enc_out, batch_first=True)[0]
+
+        if self.use_bridge:
+            enc_final_hs = self._bridge(enc_final_hs)
+
+        return enc_out, enc_final_hs, src_len
+
+    def _initialize_bridge(self, rnn_type, hidden_size, num_layers):
+        # LSTM has hidden and cell state, other only one
+        number_of_states = 2 if rnn_type == "LSTM" else 1
+        # Total number of states
+        self.total_hidden_dim = hidden_size * num_layers
+
+        # Build a linear layer for each
+        self.bridge = nn.ModuleList(
+            [
+                nn.Linear(self.total_hidden_dim, self.total_hidden_dim, bias=True)
+                for _ in range(number_of_states)
+            ]
+        )
+
+    def _bridge(self, hidden):
+        """Forward hidden state through bridge.
+        final hidden state ``(num_layers x dir, batch, hidden_size)``
+        """
+
+        def bottle_hidden(linear, states):
+            """
+            Transform from 3D to 2D, apply linear and return initial size
+            """
+            states = states.permute(1, 0, 2).contiguous()
+            size = states.size()
+            result = linear(states.view(-1, self.total_hidden_dim))
+            result = F.relu(result).view(size)
+            return result.permute(1, 0, 2).contiguous()
+
+        if isinstance(hidden, tuple):  # LSTM
+            outs = tuple(
+                [
+                    bottle_hidden(layer, hidden[ix])
+                    for ix, layer in enumerate(self.bridge)
+                ]
+            )
+        else:
+            outs = bottle_hidden(self.bridge[0], hidden)
+        return outs
+
+    def update_dropout(self, dropout, attention_dropout=None):
+        self.rnn.dropout = dropout
+
+
+class StackedLSTM(nn.Module):
+    """
+    Our own implementation of stacked LSTM.
+    Needed for the decoder, because we do input feeding.
+    """
+
+    def __init__(self, num_layers, input_size, hidden_size, dropout):
+        super(StackedLSTM, self).__init__()
+        self.dropout = nn.Dropout(dropout)
+        self.num_layers = num_layers
+        self.layers = nn.ModuleList()
+
+        for _ in range(num_layers):
+            self.layers.append(nn.LSTMCell(input_size, hidden_size))
+            input_size = hidden_size
+
+    def forward(self, input_feed, hidden):
+        h_0, c_0 = hidden
+        h_1, c_1 = [], []
+        for i, layer in enumerate(self.layers):
+            h_1_i, c_1_i = layer(input_feed, (h_0[i], c_0[i]))
+            input_feed = h_1_i
+            if i + 1 != self.num_layers:
+                input_feed = self.dropout(input_feed)
+            h_1 += [h_1_i]
+            c_1 += [c_1_i]
+
+        h_1 = torch.stack(h_1)
+        c_1 = torch.stack(c_1)
+
+        return input_feed, (h_1, c_1)
+
+
+class StackedGRU(nn.Module):
+    """
+    Our own implementation of stacked GRU.
+    Needed for the decoder, because we do input feeding.
+    """
+
+    def __init__(self, num_layers, input_size, hidden_size, dropout):
+        super(StackedGRU, self).__init__()
+        self.dropout = nn.Dropout(dropout)
+        self.num_layers = num_layers
+        self.layers = nn.ModuleList()
+
+        for _ in range(num_layers):
+            self.layers.append(nn.GRUCell(input_size, hidden_size))
+            input_size = hidden_size
+
+    def forward(self, input_feed, hidden):
+        h_1 = []
+        for i, layer in enumerate(self.layers):
+            h_1_i = layer(input_feed, hidden[0][i])
+            input_feed = h_1_i
+            if i + 1 != self.num_layers:
+                input_feed = self.dropout(input_feed)
+            h_1 += [h_1_i]
+
+        h_1 = torch.stack(h_1)
+        return input_feed, (h_1,)
+
+
+class CNNEncoderLite(EncoderBase):
+    """Convolutional stand-in used by the `-encoder_type cnn_lite` ablation:
+    gated 1-D convolutions over the embedded source, no recurrence."""
+
+    def __init__(self, num_layers, hidden_size, cnn_kernel_width, dropout, embeddings):
+        super(CNNEncoderLite, self).__init__()
+        self.embeddings = embeddings
+        input_size = embeddings.embedding_size
+        self.linear = nn.Linear(input_size, hidden_size)
+        self.convs = nn.ModuleList(
+            [
+                nn.Conv1d(
+                    hidden_size,
+                    2 * hidden_size,
+                    kernel_size=cnn_kernel_width,
+                    padding=cnn_kernel_width // 2,
+                )
+                for _ in range(num_layers)
+            ]
+        )
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, src, src_len=None):
+        emb = self.embeddings(src)
+        x = self.linear(emb).transpose(1, 2)
+        for conv in self.convs:
+            residual = x
+            x = F.glu(conv(self.dropout(x)), dim=1)
+            x = (x + residual) * (0.5 ** 0.5)
+        out = x.transpose(1, 2).contiguous()
+        return out, out.mean(1, keepdim=True).transpose(0, 1), src_len
+
+    def update_dropout(self, dropout, attention_dropout=None):
+        self.dropout.p = dropout

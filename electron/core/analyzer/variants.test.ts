@@ -115,6 +115,9 @@ const EXPECTED: Record<string, string[]> = {
     'varlen.py:2:lib.flash-attn',
     'varlen.py:2:add.import-torch-npu',
     'varlen.py:7:lib.flash-attn-call',
+    // ring-flash-attn, built on flash-attn's kernels
+    'varlen.py:12:lib.flash-attn',
+    'varlen.py:14:lib.flash-attn-call',
   ],
   // under a decorator (`@unique`)
   'backend-flag': ['kernels.py:9:project.backend-switch'],
@@ -202,6 +205,11 @@ const EXPECTED: Record<string, string[]> = {
     // told)
     'upfirdn.py:54:ext.autograd-apply',
     'upfirdn.py:58:device.is-cuda',
+    // mmdet3d's compiled voxel_layer: its import, the autograd Function and each call
+    'voxelize.py:5:ext.extension-import',
+    'voxelize.py:10:ext.autograd-function',
+    'voxelize.py:13:ext.extension-call',
+    'voxelize.py:18:ext.extension-call',
   ],
   ops: [
     'alibi.py:1:add.import-torch-npu',
@@ -406,6 +414,8 @@ const EXPECTED: Record<string, string[]> = {
     // statistics dict keyed "gpu" quiet
     'engines.py:33:dist.ray-gpu-option',
     'engines.py:34:dist.ray-gpu-option',
+    // ray.get_gpu_ids(): empty on an Ascend node
+    'engines.py:42:dist.ray-gpu-ids',
     'launch.sh:2:script.cuda-env',
     'launch.sh:3:script.cuda-env',
     // Tune's with_resources given a dict (a dict of statistics quiet)
@@ -855,6 +865,14 @@ const EXPECTED: Record<string, string[]> = {
     'mm_dist.py:5:dist.mmcv-parallel',
     'mm_dist.py:10:dist.mmcv-parallel',
     'mm_dist.py:11:dist.mmcv-parallel',
+    // mmcv 1.x's scatter, imported and called under the model's is_cuda (collate quiet)
+    'mm_inference.py:2:dist.mmcv-scatter',
+    'mm_inference.py:2:add.import-torch-npu',
+    'mm_inference.py:9:device.is-cuda',
+    'mm_inference.py:10:dist.mmcv-scatter',
+    // mmengine's get_max_cuda_memory, imported and called (print_log quiet)
+    'mm_memory.py:1:cuda.mmengine-cuda-memory',
+    'mm_memory.py:7:cuda.mmengine-cuda-memory',
     // the rank as a device by keyword and through torch.device; a device from the command line
     // quiet
     'rank_devices.py:1:add.import-torch-npu',
@@ -881,6 +899,12 @@ const EXPECTED: Record<string, string[]> = {
     'tutorial_process.py:15:add.set-device',
     'tutorial_process.py:20:add.set-device',
     'tutorial_process.py:20:dist.nccl',
+    // vLLM's PyNcclCommunicator (import and use) and ProcessGroupNCCL.Options
+    'weight_sync.py:3:dist.vllm-pynccl',
+    'weight_sync.py:3:lib.vllm',
+    'weight_sync.py:3:add.import-torch-npu',
+    'weight_sync.py:8:dist.nccl-api',
+    'weight_sync.py:9:dist.vllm-pynccl',
   ],
   'tensor-types': [
     'legacy.py:1:add.import-torch-npu',

@@ -2607,9 +2607,9 @@ function optionalImport(stmt: Node, source: string): boolean {
   // …`), the library still required; so is one that builds it
   const lib = /^\s*(?:from|import)\s+(\w+)/.exec(stmt.text)?.[1];
   const shim = lib ? new RegExp(`^\\s*(?:from|import)\\s+${lib}\\b`, 'm') : null;
-  const block = (h: Node) => h.namedChildren.find((x) => x?.type === 'block')?.text ?? '';
+  const block = (h: Node) => h.namedChildren.find((x) => x?.type === 'block');
   const buildsExtension = (h: Node) => {
-    const body = h.namedChildren.find((x) => x?.type === 'block');
+    const body = block(h);
     return (
       !!body &&
       /\.cu\b|cpp_extension/.test(body.text) &&
@@ -2623,7 +2623,7 @@ function optionalImport(stmt: Node, source: string): boolean {
   return up.namedChildren.some(
     (h) =>
       h?.type === 'except_clause' &&
-      !(shim && shim.test(block(h))) &&
+      !(shim && shim.test(block(h)?.text ?? '')) &&
       // a handler that always compiles the extension instead (pointnet2_ops' `_ext = load(…,
       // "*.cu")` as its own statement, not under an `if`) is the same CUDA code built another way
       !buildsExtension(h) &&

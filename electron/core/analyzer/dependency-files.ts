@@ -375,8 +375,15 @@ function requirementEntry(
       vars: { text: text.trim() },
       edits: [cudaWheelEdit(text, at, removal)],
     });
+  // a package built from source with its CUDA switch on (`lightgbm --config-settings=
+  // cmake.define.USE_CUDA=ON`)
+  else if (CMAKE_CUDA_DEFINE.test(text))
+    finding('req.cuda-wheel', rel, where, { vars: { text: text.trim() } });
   return spelled?.toLowerCase();
 }
+
+const CMAKE_CUDA_DEFINE =
+  /\bcmake\.define\.(?:\w+_)?(?:USE|WITH|ENABLE|BUILD)_CUDA\w*=(?:ON|On|on|1|TRUE|True|true)\b/;
 
 /** conda's environment file: `dependencies:` at the top, with `channels:` or a `- pip:` list. */
 export function isCondaEnvironment(rel: string, src: string): boolean {

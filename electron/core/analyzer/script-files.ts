@@ -19,7 +19,7 @@ export const SCRIPT_FILE =
 
 /** A script or config without one of these holds nothing SCRIPT_PATTERNS looks for. */
 export const SCRIPT_WORDS =
-  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused_|FLASH|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged|trtexec|openmmlab|mim\s+install|["']GPU["']|cutlass|CUTLASS|\bcu\d{3}\b|whl\/\$|wheels\/\$|python[\d.]*\s+-c\b|:[ \t]*["']?(?:gpu|GPU)\b|\bcudf\b|runs-on:|[Nn]orm\w*["']?\s*[:=]/;
+  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused_|FLASH|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged|trtexec|openmmlab|mim\s+install|["']GPU["']|cutlass|CUTLASS|\bcu\d{3}\b|whl\/\$|wheels\/\$|python[\d.]*\s+-c\b|:[ \t]*["']?(?:gpu|GPU)\b|\bcudf\b|runs-on:|[Nn]orm\w*["']?\s*[:=]|tf32/;
 
 /** Launch scripts and configs: what a porter changes in them, line by line (not Python). */
 const SCRIPT_PATTERNS: {
@@ -102,8 +102,8 @@ const SCRIPT_PATTERNS: {
   {
     // a package's CUDA kernels forced into its build where no GPU is visible (`ENV FORCE_CUDA=1`
     // for mmcv / detectron2 / pytorch3d, `BUILD_EXT=1 pip install`, BasicSR's `BASICSR_EXT=True`,
-    // MinkowskiEngine's `--install-option="--force_cuda"`)
-    re: /(?<![\w-])(?:FORCE_CUDA|[A-Z][A-Z0-9]*_EXT|[A-Z0-9_]*CUDA_EXT[A-Z0-9_]*)(?=["']?\s*[=:]\s*["']?(?:1|ON|On|on|TRUE|True|true|YES|yes)\b)|(?<![\w-])--force[-_]cuda(?![\w-])/,
+    // MinkowskiEngine's `--install-option="--force_cuda"`, GroundingDINO's `ARG USE_CUDA=1`)
+    re: /(?<![\w-])(?:FORCE_CUDA|USE_CUDA|[A-Z][A-Z0-9]*_EXT|[A-Z0-9_]*CUDA_EXT[A-Z0-9_]*)(?=["']?\s*[=:]\s*["']?(?:1|ON|On|on|TRUE|True|true|YES|yes)\b)|(?<![\w-])--force[-_]cuda(?![\w-])/,
     say: {
       en: "Forces the package's CUDA extensions into its build: an Ascend host has no CUDA toolkit, so the build fails (or its ops are left without a kernel). Build without the switch (the package's CPU / PyTorch ops), or with its NPU switch where it has one (mmcv: FORCE_NPU=1).",
       'zh-CN':
@@ -379,6 +379,15 @@ const SCRIPT_PATTERNS: {
     say: {
       en: "NCCL's library: Ascend collectives are HCCL, which comes with CANN (remove the package).",
       'zh-CN': 'NCCL 的库：昇腾的集合通信是 CANN 自带的 HCCL（删除该包）。',
+    },
+  },
+  {
+    // Hugging Face's TF32 switch in a config or on the command line (`tf32: true`, `--tf32 True`)
+    re: /(?<=^\s*["']?tf32["']?\s*:\s*)(?:true|True)\b|(?<![\w-])--tf32(?:[= ](?:True|true|1)\b)/,
+    say: {
+      en: 'TF32 asked of transformers: it stops with "--tf32 requires Ampere or a newer GPU arch" on NPU. Drop it (set it False); float32 matmuls on NPU are controlled by torch.npu.matmul.allow_hf32.',
+      'zh-CN':
+        '向 transformers 请求 TF32：在 NPU 上会报 "--tf32 requires Ampere or a newer GPU arch" 并停止。去掉它（设为 False）；NPU 上 float32 矩阵乘由 torch.npu.matmul.allow_hf32 控制。',
     },
   },
   {

@@ -254,11 +254,20 @@ const EXPECTED: Record<string, string[]> = {
     'mlp.py:21:fused.gated-silu',
     'mlp.py:25:fused.gated-activation',
     'mlp.py:30:op.float64-method',
+    // an mmengine config's ApexOptimWrapper and FusedAdam (AmpOptimWrapper, AdamW quiet)
+    'mm_runtime.py:5:optim.mm-apex-config',
+    'mm_runtime.py:7:optim.mm-apex-config',
     // NeMo's and apex's fused optimizers named in a config (adamw quiet)
     'optim.yaml:3:script.cuda-env',
     'optim.yaml:6:script.cuda-env',
   ],
   'gpu-libs': [
+    // bitsandbytes' CUDA library through ctypes and torch._C's private CUDA stream (its Python
+    // API quiet)
+    'bnb_native.py:3:lib.bitsandbytes',
+    'bnb_native.py:4:add.import-torch-npu',
+    'bnb_native.py:7:lib.bnb-native',
+    'bnb_native.py:11:cuda.private-api',
     // DeepSpeed itself once per file (its four import lines); its CUDA-only ops where used
     'ds_ops.py:4:lib.deepspeed',
     'ds_ops.py:11:lib.deepspeed-ops',
@@ -360,6 +369,8 @@ const EXPECTED: Record<string, string[]> = {
     'requirements.txt:4:lib.nvidia-only',
     // cuEquivariance's CUDA ops (its -cu12 wheel)
     'requirements.txt:5:lib.cuda-ops',
+    // a package built with its CUDA switch on (cmake.define.USE_CUDA=ON)
+    'requirements.txt:6:req.cuda-wheel',
     // any key or flag naming a device (`sim_device: cuda:0`), not `--device-ids`
     'rl.yaml:4:script.cuda-env',
     'rl.yaml:5:script.cuda-env',
@@ -567,6 +578,9 @@ const EXPECTED: Record<string, string[]> = {
     // path quiet)
     'Dockerfile:4:script.cuda-env',
     'Dockerfile:6:lib.flash-attn',
+    // transformers' TF32 on the command line and in a config (off quiet)
+    'finetune.sh:3:script.cuda-env',
+    'fsdp_qlora.yaml:2:script.cuda-env',
     'fsdp_train.py:7:add.import-torch-npu',
     'fsdp_train.py:7:add.compile-mode',
     // FSDP given a rank as device_id, told where the argument is (a torch.device quiet);
@@ -623,6 +637,8 @@ const EXPECTED: Record<string, string[]> = {
     'Dockerfile.jpeg:4:script.cuda-env',
     'Dockerfile.jpeg:5:script.cuda-env',
     'Dockerfile.jpeg:6:script.cuda-env',
+    // a build switched to CUDA by `ARG USE_CUDA=1`
+    'Dockerfile.jpeg:9:script.cuda-env',
     // a setting whose whole value is cuda under ENV; LAMMPS' Kokkos / GPU packages built for
     // CUDA (`-D NAME=ON` with a space), Kokkos' nvcc_wrapper (OpenMP quiet)
     'Dockerfile.lammps:2:script.cuda-env',

@@ -1669,6 +1669,7 @@ function analyzeTree(
       if (r.match.settingName && !isSettingOf(node, r.match.settingName)) continue;
       if (r.match.envSet && !envSet(node)) continue;
       if (r.match.inCallOf && !calleeMatches(node, r.match.inCallOf)) continue;
+      if (r.match.nextArg && !nextArgMatches(node, r.match.nextArg)) continue;
       if (r.match.onlyCompared) {
         const comparison = comparedIn(node);
         if (!comparison) continue;
@@ -2670,6 +2671,12 @@ function isSettingOf(value: Node, name: string): boolean {
         ? up.childForFieldName('key')?.text.replace(/^["']|["']$/g, '')
         : undefined;
   return key !== undefined && new RegExp(`^(?:${name})$`).test(key);
+}
+
+/** The argument after this one is a string whose text matches the regex. */
+function nextArgMatches(arg: Node, regex: string): boolean {
+  const next = arg.nextNamedSibling;
+  return next?.type === 'string' && new RegExp(regex).test(stringContent(next)?.value ?? '');
 }
 
 /** The try statement whose body an import is in, directly. */

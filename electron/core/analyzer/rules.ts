@@ -59,6 +59,11 @@ const Match = z.discriminatedUnion('kind', [
      * the dispatch key of `lib.impl("abs", abs, "CUDA")`, not a `"CUDA"` printed or compared.
      */
     inCallOf: z.string().optional(),
+    /**
+     * With inCallOf: the argument after it is a string that matches this regex (the default of
+     * `os.environ.get("BUILD_EXT", "1")`).
+     */
+    nextArg: z.string().optional(),
   }),
   /** A function definition whose name matches: `def enable_xformers_memory_efficient_attention`. */
   z.object({ kind: z.literal('definition'), regex: z.string() }),

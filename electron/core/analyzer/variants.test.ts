@@ -273,6 +273,8 @@ const EXPECTED: Record<string, string[]> = {
     'ds_ops.py:11:lib.deepspeed-ops',
     'ds_ops.py:11:lib.deepspeed-ops',
     'ds_ops.py:12:lib.deepspeed-ops',
+    // GPTQ's ExLlama kernels turned on (off quiet)
+    'gptq_load.py:6:lib.exllama-kernels',
     // RAPIDS' graph libraries: cuGraph's PyG store and WholeGraph
     'graph_store.py:2:lib.nvidia-only',
     'graph_store.py:3:lib.nvidia-only',
@@ -673,6 +675,9 @@ const EXPECTED: Record<string, string[]> = {
     'nightly-ci.yml:6:script.cuda-env',
     'nightly-ci.yml:8:script.cuda-env',
     'nightly-ci.yml:10:script.cuda-env',
+    // setup.py switches that build the CUDA extensions by default (off by default, a path quiet)
+    'setup_ext.py:7:ext.cuda-build-default',
+    'setup_ext.py:8:ext.cuda-build-default',
     // TORCH_CUDA_ARCH_LIST where it is set, not where it is read or tested
     'setup.py:3:env.torch-cuda-arch-list',
     'setup.py:4:env.torch-cuda-arch-list',

@@ -56,16 +56,24 @@ export function prefilter(rules: Rule[]): RegExp {
 }
 
 const DEVICE_CATEGORIES = new Set(['device', 'cuda-api', 'amp', 'distributed']);
+/** The rules whose replacement is torch_npu's though they edit nothing (Rule.torchNpuFix). */
+const torchNpuFixes = new WeakMap<Rule[], Set<string>>();
 /**
- * Calls whose one replacement is torch_npu's, told without an edit: a flash-attn kernel
- * (npu_fusion_attention), torch.cuda.nvtx (torch_npu.npu.mstx).
+ * A finding about the device, one whose edit writes torch_npu, or one whose rule's fix is
+ * torch_npu's (the patch must import it).
  */
-const TORCH_NPU_REPLACED = new Set(['lib.flash-attn-call', 'cuda.nvtx']);
-/** A finding about the device, or one whose edit writes torch_npu (the patch must import it). */
-const usesDevice = (f: Finding) =>
-  DEVICE_CATEGORIES.has(f.category) ||
-  TORCH_NPU_REPLACED.has(f.ruleId) ||
-  !!f.fix?.edits.some((e) => e.text.includes('torch_npu'));
+function usesDevice(rules: Rule[]): (f: Finding) => boolean {
+  let fixes = torchNpuFixes.get(rules);
+  if (!fixes)
+    torchNpuFixes.set(
+      rules,
+      (fixes = new Set(rules.filter((r) => r.torchNpuFix).map((r) => r.id))),
+    );
+  return (f) =>
+    DEVICE_CATEGORIES.has(f.category) ||
+    fixes.has(f.ruleId) ||
+    !!f.fix?.edits.some((e) => e.text.includes('torch_npu'));
+}
 
 /** Why a file was skipped: a text file has no NUL bytes. */
 export const NOT_TEXT = 'not a text file (NUL bytes)';
@@ -164,9 +172,10 @@ export function analyzePythonFile(
       : undefined;
   // torch_npu is imported where the file uses the device (torch.npu, "npu", HCCL, NPU autocast)
   // or starts the program; advice about kernels and ops alone names the torch_npu op to use
-  if (result.importsTorch && (result.entryPoint ? findings.length : findings.some(usesDevice)))
+  const device = usesDevice(rules);
+  if (result.importsTorch && (result.entryPoint ? findings.length : findings.some(device)))
     findings.push(...additions(src, rel, result, rules, lang));
-  if (result.entryPoint && findings.some(usesDevice)) {
+  if (result.entryPoint && findings.some(device)) {
     const select = selectDevice(src, rel, rules, lang);
     if (select) findings.push(select);
   }

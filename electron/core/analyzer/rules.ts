@@ -246,6 +246,11 @@ export const Rule = z.object({
   /** torch_npu's transfer_to_npu patches this at run time: transfer mode leaves it alone. */
   transfer: z.boolean().optional(),
   /**
+   * Told without an edit, but its one replacement is torch_npu's (a flash-attn kernel →
+   * npu_fusion_attention, NVTX → torch_npu.npu.mstx): the file then imports torch_npu.
+   */
+  torchNpuFix: z.boolean().optional(),
+  /**
    * Flags the places a library's names are used (each call a porter rewrites); the library's
    * import rule already flags the import line, so this one does not repeat it there.
    */

@@ -1,0 +1,395 @@
+# Copyright (c) 2021-2022, InterDigital Communications, Inc
+# All rights reserved.
+#
+# Fork note: the Gaussian likelihood is evaluated in fp32 so that the model can be
+# trained with mixed precision (erfc underflows in half precision).
+
+import warnings
+
+from typing import Any, Callable, List, Optional, Tuple, Union
+
+import numpy as np
+import scipy.stats
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from torch import Tensor
+
+from compressai._CXX import pmf_to_quantized_cdf as _pmf_to_quantized_cdf
+from compressai.ops import LowerBound
+
+
+class _EntropyCoder:
+    """Proxy class to an actual entropy coder class."""
+
+    def __init__(self, method):
+        if not isinstance(method, str):
+            raise ValueError(f'Invalid method type "{type(method)}"')
+
+        from compressai import available_entropy_coders
+
+        if method not in available_entropy_coders():
+            methods = ", ".join(available_entropy_coders())
+            raise ValueError(
+                f'Unknown entropy coder "{method}"' f" (available: {methods})"
+            )
+
+        if method == "ans":
+            from compressai import ans
+
+            encoder = ans.RansEncoder()
+            decoder = ans.RansDecoder()
+        elif method == "rangecoder":
+            import range_coder
+
+            encoder = range_coder.RangeEncoder()
+            decoder = range_coder.RangeDecoder()
+
+        self.name = method
+        self._encoder = encoder
+        self._decoder = decoder
+
+    def encode_with_indexes(self, *args, **kwargs):
+        return self._encoder.encode_with_indexes(*args, **kwargs)
+
+    def decode_with_indexes(self, *args, **kwargs):
+        return self._decoder.decode_with_indexes(*args, **kwargs)
+
+
+def default_entropy_coder():
+    from compressai import get_entropy_coder
+
+    return get_entropy_coder()
+
+
+def pmf_to_quantized_cdf(pmf: Tensor, precision: int = 16) -> Tensor:
+    # runs on the host: the C++ helper takes python lists
+    cdf = _pmf_to_quantized_cdf(pmf.tolist(), precision)
+    cdf = torch.IntTensor(cdf)
+    return cdf
+
+
+def _forward(self, *args: Any) -> Any:
+    raise NotImplementedError()
+
+
+class EntropyModel(nn.Module):
+    r"""Entropy model base class.
+
+    Args:
+        likelihood_bound (float): minimum likelihood bound
+        entropy_coder (str, optional): set the entropy coder to use, use default
+            one if None
+        entropy_coder_precision (int): set the entropy coder precision
+    """
+
+    def __init__(
+        self,
+        likelihood_bound: float = 1e-9,
+        entropy_coder: Optional[str] = None,
+        entropy_coder_precision: int = 16,
+    ):
+        super().__init__()
+
+        if entropy_coder is None:
+            entropy_coder = default_entropy_coder()
+        self.entropy_coder = _EntropyCoder(entropy_coder)
+        self.entropy_coder_precision = int(entropy_coder_precision)
+
+        self.use_likelihood_bound = likelihood_bound > 0
+        if self.use_likelihood_bound:
+            self.likelihood_lower_bound = LowerBound(likelihood_bound)
+
+        # to be filled on update()
+        self.register_buffer("_offset", torch.IntTensor())
+        self.register_buffer("_quantized_cdf", torch.IntTensor())
+        self.register_buffer("_cdf_length", torch.IntTensor())
+
+    # See: https://github.com/python/mypy/issues/8795
+    forward: Callable[..., Any] = _forward
+
+    def quantize(
+        self, inputs: Tensor, mode: str, means: Optional[Tensor] = None
+    ) -> Tensor:
+        if mode not in ("noise", "dequantize", "symbols"):
+            raise ValueError(f'Invalid quantization mode: "{mode}"')
+
+        if mode == "noise":
+            half = float(0.5)
+            noise = torch.empty_like(inputs).uniform_(-half, half)
+            inputs = inputs + noise
+            return inputs
+
+        outputs = inputs.clone()
+        if means is not None:
+            outputs -= means
+
+        outputs = torch.round(outputs)
+
+        if mode == "dequantize":
+            if means is not None:
+                outputs += means
+            return outputs
+
+        assert mode == "symbols", mode
+        outputs = outputs.int()
+        return outputs
+
+    @staticmethod
+    def dequantize(
+        inputs: Tensor, means: Optional[Tensor] = None, dtype: torch.dtype = torch.float
+    ) -> Tensor:
+        if means is not None:
+            outputs = inputs.type_as(means)
+            outputs += means
+        else:
+            outputs = inputs.type(dtype)
+        return outputs
+
+    def _pmf_to_cdf(self, pmf, tail_mass, pmf_length, max_length):
+        cdf = torch.zeros(
+            (len(pmf_length), max_length + 2), dtype=torch.int32, device=pmf.device
+        )
+        for i, p in enumerate(pmf):
+            prob = torch.cat((p[: pmf_length[i]], tail_mass[i]), dim=0)
+            _cdf = pmf_to_quantized_cdf(prob, self.entropy_coder_precision)
+            cdf[i, : _cdf.size(0)] = _cdf
+        return cdf
+
+    def _check_cdf_size(self):
+        if self._quantized_cdf.numel() == 0:
+            raise ValueError("Uninitialized CDFs. Run update() first")
+
+        if len(self._quantized_cdf.size()) != 2:
+            raise ValueError(f"Invalid CDF size {self._quantized_cdf.size()}")
+
+    def _check_offsets_size(self):
+        if self._offset.numel() == 0:
+            raise ValueError("Uninitialized offsets. Run update() first")
+
+        if len(self._offset.size()) != 1:
+            raise ValueError(f"Invalid offsets size {self._offset.size()}")
+
+    def compress(self, inputs, indexes, means=None):
+        """
+        Compress input tensors to char strings.
+
+        Args:
+            inputs (torch.Tensor): input tensors
+            indexes (torch.IntTensor): tensors CDF indexes
+            means (torch.Tensor, optional): optional tensor means
+        """
+        symbols = self.quantize(inputs, "symbols", means)
+
+        if len(inputs.size()) < 2:
+            raise ValueError(
+                "Invalid `inputs` size. Expected a tensor with at least 2 dimensions."
+            )
+
+        if inputs.size() != indexes.size():
+            raise ValueError("`inputs` and `indexes` should have the same size.")
+
+        self._check_cdf_size()
+        self._check_offsets_size()
+
+        strings = []
+        for i in range(symbols.size(0)):
+            rv = self.entropy_coder.encode_with_indexes(
+                symbols[i].reshape(-1).int().tolist(),
+                indexes[i].reshape(-1).int().tolist(),
+                self._quantized_cdf.tolist(),
+                self._cdf_length.reshape(-1).int().tolist(),
+                self._offset.reshape(-1).int().tolist(),
+            )
+            strings.append(rv)
+        return strings
+
+    def decompress(
+        self,
+        strings: str,
+        indexes: torch.IntTensor,
+        dtype: torch.dtype = torch.float,
+        means: torch.Tensor = None,
+    ):
+        """
+        Decompress char strings to tensors.
+        """
+        if not isinstance(strings, (tuple, list)):
+            raise ValueError("Invalid `strings` parameter type.")
+
+        if not len(strings) == indexes.size(0):
+            raise ValueError("Invalid strings or indexes parameters")
+
+        if len(indexes.size()) < 2:
+            raise ValueError(
+                "Invalid `indexes` size. Expected a tensor with at least 2 dimensions."
+            )
+
+        self._check_cdf_size()
+        self._check_offsets_size()
+
+        if means is not None:
+            if means.size()[:2] != indexes.size()[:2]:
+                raise ValueError("Invalid means or indexes parameters")
+            if means.size() != indexes.size():
+                for i in range(2, len(indexes.size())):
+                    if means.size(i) != 1:
+                        raise ValueError("Invalid means parameters")
+
+        cdf = self._quantized_cdf
+        outputs = cdf.new_empty(indexes.size())
+
+        for i, s in enumerate(strings):
+            values = self.entropy_coder.decode_with_indexes(
+                s,
+                indexes[i].reshape(-1).int().tolist(),
+                cdf.tolist(),
+                self._cdf_length.reshape(-1).int().tolist(),
+                self._offset.reshape(-1).int().tolist(),
+            )
+            outputs[i] = torch.tensor(
+                values, device=outputs.device, dtype=outputs.dtype
+            ).reshape(outputs[i].size())
+        outputs = self.dequantize(outputs, means, dtype)
+        return outputs
+
+
+class GaussianConditional(EntropyModel):
+    r"""Gaussian conditional layer, introduced by J. Ballé, D. Minnen, S. Singh,
+    S. J. Hwang, and N. Johnston, in `"Variational image compression with a scale
+    hyperprior" <https://arxiv.org/abs/1802.01436>`_.
+    """
+
+    def __init__(
+        self,
+        scale_table: Optional[Union[List, Tuple]],
+        *args: Any,
+        scale_bound: float = 0.11,
+        tail_mass: float = 1e-9,
+        **kwargs: Any,
+    ):
+        super().__init__(*args, **kwargs)
+
+        if not isinstance(scale_table, (type(None), list, tuple)):
+            raise ValueError(f'Invalid type for scale_table "{type(scale_table)}"')
+
+        if isinstance(scale_table, (list, tuple)) and len(scale_table) < 1:
+            raise ValueError(f'Invalid scale_table length "{len(scale_table)}"')
+
+        if scale_table and (
+            scale_table != sorted(scale_table) or any(s <= 0 for s in scale_table)
+        ):
+            raise ValueError(f'Invalid scale_table "({scale_table})"')
+
+        self.tail_mass = float(tail_mass)
+        if scale_bound is None and scale_table:
+            scale_bound = self.scale_table[0]
+        if scale_bound <= 0:
+            raise ValueError("Invalid parameters")
+        self.lower_bound_scale = LowerBound(scale_bound)
+
+        self.register_buffer(
+            "scale_table",
+            self._prepare_scale_table(scale_table) if scale_table else torch.Tensor(),
+        )
+
+        self.register_buffer(
+            "scale_bound",
+            torch.Tensor([float(scale_bound)]) if scale_bound is not None else None,
+        )
+
+    @staticmethod
+    def _prepare_scale_table(scale_table):
+        return torch.Tensor(tuple(float(s) for s in scale_table))
+
+    def _standardized_cumulative(self, inputs: Tensor) -> Tensor:
+        half = float(0.5)
+        const = float(-(2**-0.5))
+        # Using the complementary error function maximizes numerical precision.
+        return half * torch.erfc(const * inputs)
+
+    @staticmethod
+    def _standardized_quantile(quantile):
+        return scipy.stats.norm.ppf(quantile)
+
+    def update_scale_table(self, scale_table, force=False):
+        # Check if we need to update the gaussian conditional parameters, the
+        # offsets are only computed and stored when the conditonal model is
+        # updated.
+        if self._offset.numel() > 0 and not force:
+            return False
+        device = self.scale_table.device
+        self.scale_table = self._prepare_scale_table(scale_table).to(device)
+        self.update()
+        return True
+
+    def update(self):
+        multiplier = -self._standardized_quantile(self.tail_mass / 2)
+        pmf_center = torch.ceil(self.scale_table * multiplier).int()
+        pmf_length = 2 * pmf_center + 1
+        max_length = torch.max(pmf_length).item()
+
+        device = pmf_center.device
+        samples = torch.abs(
+            torch.arange(max_length, device=device).int() - pmf_center[:, None]
+        )
+        samples_scale = self.scale_table.unsqueeze(1)
+        samples = samples.float()
+        samples_scale = samples_scale.float()
+        upper = self._standardized_cumulative((0.5 - samples) / samples_scale)
+        lower = self._standardized_cumulative((-0.5 - samples) / samples_scale)
+        pmf = upper - lower
+
+        tail_mass = 2 * lower[:, :1]
+
+        quantized_cdf = torch.Tensor(len(pmf_length), max_length + 2)
+        quantized_cdf = self._pmf_to_cdf(pmf, tail_mass, pmf_length, max_length)
+        self._quantized_cdf = quantized_cdf
+        self._offset = -pmf_center
+        self._cdf_length = pmf_length + 2
+
+    def _likelihood(
+        self, inputs: Tensor, scales: Tensor, means: Optional[Tensor] = None
+    ) -> Tensor:
+        half = float(0.5)
+
+        # keep the likelihood in fp32 when the caller trains with AMP
+        with torch.cuda.amp.autocast(enabled=False):
+            inputs = inputs.float()
+            scales = scales.float()
+            if means is not None:
+                values = inputs - means.float()
+            else:
+                values = inputs
+
+            scales = self.lower_bound_scale(scales)
+
+            values = torch.abs(values)
+            upper = self._standardized_cumulative((half - values) / scales)
+            lower = self._standardized_cumulative((-half - values) / scales)
+            likelihood = upper - lower
+
+        return likelihood
+
+    def forward(
+        self,
+        inputs: Tensor,
+        scales: Tensor,
+        means: Optional[Tensor] = None,
+        training: Optional[bool] = None,
+    ) -> Tuple[Tensor, Tensor]:
+        if training is None:
+            training = self.training
+        outputs = self.quantize(inputs, "noise" if training else "dequantize", means)
+        likelihood = self._likelihood(outputs, scales, means)
+        if self.use_likelihood_bound:
+            likelihood = self.likelihood_lower_bound(likelihood)
+        return outputs, likelihood
+
+    def build_indexes(self, scales: Tensor) -> Tensor:
+        scales = self.lower_bound_scale(scales)
+        indexes = scales.new_full(scales.size(), len(self.scale_table) - 1).int()
+        for s in self.scale_table[:-1]:
+            indexes -= (scales <= s).int()
+        return indexes

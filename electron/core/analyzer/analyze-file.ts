@@ -865,7 +865,12 @@ function memberCanMatch(
   while (b > 0 && OBJECT_CHAR.test(source[b - 1]!)) b--;
   const object = source.slice(b, m[0]);
   const plain = PLAIN_CHAIN.test(object) && (b === 0 || !AFTER_OBJECT.test(source[b - 1]!));
-  if (plain && moduleFunction(c, plainChainName(object, aliases), name)) return false;
+  if (
+    plain &&
+    moduleFunction(c, plainChainName(object, aliases), name) &&
+    !(object.indexOf('.') < 0 && rebound(source, object))
+  )
+    return false;
   return callMayMatch(source, tokensOf(source), plain ? b : -1, open, need);
 }
 /**
@@ -880,6 +885,48 @@ function moduleFunction(c: Compiled, module: string | null, name: string): boole
       // `torch.baddbmm(…)` is the reference rule's, not `.baddbmm(…)`'s
       c.references.some((r) => r.match.names.includes(`${module}.${name}`)))
   );
+}
+/**
+ * Whether the file binds a plain name anywhere (assigned, a loop variable, a parameter): an
+ * imported module's name reused for a value, left for the tree to tell (shadowedName).
+ */
+function rebound(source: string, name: string): boolean {
+  if (source !== reboundIn) {
+    reboundIn = source;
+    reboundNames.clear();
+  }
+  let is = reboundNames.get(name);
+  if (is === undefined)
+    reboundNames.set(
+      name,
+      (is = new RegExp(
+        `^[ \\t]*(?:(?:[\\w.]+\\s*,\\s*)*${escape(name)}\\s*(?:[:,][^=\\n]*)?=(?!=)|for\\s[^\\n]*\\b${escape(name)}\\b[^\\n]*\\bin\\b|(?:async\\s+)?def\\s+\\w+\\s*\\([^)]*\\b${escape(name)}\\b)`,
+        'm',
+      ).test(source)),
+    );
+  return is;
+}
+/** rebound's answers for the file being read (one file at a time) */
+let reboundIn = '';
+const reboundNames = new Map<string, boolean>();
+/**
+ * A plain name the enclosing function (or the module, above it) binds itself (a parameter,
+ * `name = …`, `for name in`), so not the module of that name the file imports: `import model` (a package registering models),
+ * then `model = create_model(…)` and `model.cuda()` in main().
+ */
+function shadowedName(object: Node, source: string): boolean {
+  if (object.type !== 'identifier') return false;
+  let fn = object.parent;
+  while (fn && fn.type !== 'function_definition') fn = fn.parent;
+  const name = escape(object.text);
+  const params = fn?.childForFieldName('parameters')?.text ?? '';
+  if (new RegExp(`(?:^|[(,*\\s])${name}\\s*(?:[:=,)]|$)`).test(params)) return true;
+  // in a function, what it binds before the call; at module level, what the module does
+  const body = source.slice(fn?.startIndex ?? 0, object.startIndex);
+  return new RegExp(
+    `^[ \\t]*(?:${name}\\s*(?::[^=\\n]*)?=(?!=)|(?:[\\w.]+\\s*,\\s*)*${name}\\s*(?:,[^=\\n]*)?=(?!=)|for\\s+(?:[\\w\\s,]*\\b)?${name}\\b[\\w\\s,]*\\bin\\b)`,
+    'm',
+  ).test(body);
 }
 const OBJECT_CHAR = /[\w.]/;
 /** What may end an expression an object chain would then belong to (`f().x`, `a[0].x`, `"s".x`). */
@@ -911,6 +958,10 @@ function chainCanMatch(
   if (name === null) return true;
   if (bestReference(c.references, name)) return true;
   if (next !== 40) return false;
+  // a method called on a name a rule knows: `torch.version.cuda.replace(".", "")`
+  const dot = name.lastIndexOf('.');
+  if (dot > 0 && name.indexOf('.') < dot && bestReference(c.references, name.slice(0, dot)))
+    return true;
   const need = c.callNeedOf(name);
   return !!need && callMayMatch(source, tokensOf(source), m[0], open, need);
 }
@@ -1657,6 +1708,8 @@ function analyzeTree(
       node = node.parent;
     if (!node || node.type !== 'string' || doneStrings.has(node.startIndex)) continue;
     doneStrings.add(node.startIndex);
+    // a docstring (any string standing as a statement) is prose: "the nvidia-smi wrapper"
+    if (node.parent?.type === 'expression_statement' && node.parent.namedChildCount === 1) continue;
     const content = stringContent(node);
     if (!content) continue;
     const dictKey = node.parent?.type === 'pair' && firstChild(node.parent, node);
@@ -1737,10 +1790,23 @@ function analyzeTree(
       if (!name) continue;
       // a type annotation (`x: torch.cuda.LongTensor`) runs nowhere: porters leave it
       if (inAnnotation(above, aboveType)) continue;
-      const best = bestReference(c.references, name);
+      const called = aboveType === 'call' && firstChild(above!, chain);
+      let best = bestReference(c.references, name);
+      let at = chain;
+      let known = name;
+      // a method called on a name a rule knows: `torch.version.cuda.replace(".", "")`
+      const dot = best || !called ? -1 : name.lastIndexOf('.');
+      if (dot > 0 && name.indexOf('.') < dot) {
+        best = bestReference(c.references, name.slice(0, dot));
+        const object = best && chain.childForFieldName('object');
+        if (object) {
+          at = object;
+          known = name.slice(0, dot);
+        } else best = undefined;
+      }
       if (best && !(best.r.uses && optionalLibs.has(name.split('.')[0]!)))
-        add(best.r, chain, { name }, renameSegment(best.r, chain, source, name));
-      if (aboveType === 'call' && firstChild(above!, chain)) checkCall(above!, name);
+        add(best.r, at, { name: known }, renameSegment(best.r, at, source, known));
+      if (called) checkCall(above!, name);
     }
   }
 
@@ -1890,7 +1956,13 @@ function analyzeTree(
     // (`np.double(…)`) is no finding, torch's is where no call rule speaks for it already
     // (`F.silu(gate) * x` is the gated-activation call; `torch.silu(gate) * x` has no call rule)
     const object = attr.childForFieldName('object');
-    if (called && object && moduleFunction(c, canonicalName(object, aliases), identText)) continue;
+    if (
+      called &&
+      object &&
+      moduleFunction(c, canonicalName(object, aliases), identText) &&
+      !shadowedName(object, source)
+    )
+      continue;
     if (called) {
       // the arguments only where a rule reads them (most `.cuda()` calls are read by name alone)
       let args: Node[] | undefined;
@@ -2660,12 +2732,17 @@ function dictIn(key: Node, name: string): boolean {
   return named !== undefined && new RegExp(name).test(named);
 }
 
-/** A string that is the value of a keyword argument or dict entry named like `name` (a regex). */
+/**
+ * A string that is the value of a keyword argument, a parameter's default or a dict entry named
+ * like `name` (a regex).
+ */
 function isSettingOf(value: Node, name: string): boolean {
   const up = value.parent;
   if (up?.childForFieldName('value')?.startIndex !== value.startIndex) return false;
   const key =
-    up.type === 'keyword_argument'
+    up.type === 'keyword_argument' ||
+    up.type === 'default_parameter' ||
+    up.type === 'typed_default_parameter'
       ? up.childForFieldName('name')?.text
       : up.type === 'pair'
         ? up.childForFieldName('key')?.text.replace(/^["']|["']$/g, '')

@@ -14,12 +14,13 @@ import {
   type AddFinding,
 } from './dependency-files';
 
+// with the templates users copy (`config.env.example`, `.env.sample`): porters edit those too
 export const SCRIPT_FILE =
-  /(\.(sh|bash|zsh|ya?ml|cfg|ini|toml|env|sbatch|slurm|pbs|cmake|json|pbtxt|gin)|(^|\/)(?:Dockerfile[^/]*|Makefile|CMakeLists\.txt))$/;
+  /(\.(sh|bash|zsh|ya?ml|cfg|ini|toml|env|sbatch|slurm|pbs|cmake|json|pbtxt|gin)(?:\.(?:example|sample|template|tmpl|dist))?|(^|\/)(?:Dockerfile[^/]*|Makefile|CMakeLists\.txt))$/;
 
 /** A script or config without one of these holds nothing SCRIPT_PATTERNS looks for. */
 export const SCRIPT_WORDS =
-  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused_|FLASH|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged|trtexec|openmmlab|mim\s+install|["']GPU["']|cutlass|CUTLASS|\bcu\d{3}\b|whl\/\$|wheels\/\$|python[\d.]*\s+-c\b|:[ \t]*["']?(?:gpu|GPU)\b|\bcudf\b|runs-on:|[Nn]orm\w*["']?\s*[:=]|tf32/;
+  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused_|FLASH|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged|trtexec|openmmlab|mim\s+install|["']GPU["']|cutlass|CUTLASS|\bcu\d{3}\b|whl\/\$|wheels\/\$|python[\d.]*\s+-c\b|:[ \t]*["']?(?:gpu|GPU)\b|\bcudf\b|runs-on:|faiss|cupy|sage_?attn|sage_?attention|nproc[_-]per[_-]node(?:=|\s+)["']?gpu\b|[Nn]orm\w*["']?\s*[:=]|tf32/;
 
 /** Launch scripts and configs: what a porter changes in them, line by line (not Python). */
 const SCRIPT_PATTERNS: {
@@ -191,8 +192,10 @@ const SCRIPT_PATTERNS: {
     // flash_attention_2`, `attn_impl: flash` or `triton` in an MPT-style config, whose Triton
     // flash attention needs the old Triton it was written for, InvokeAI's `attention_type:
     // xformers`, latent-diffusion's `attn_type: "vanilla-xformers"`, and `loss_fn: fused_crossentropy`,
-    // flash-attn's cross-entropy): the Python side then fails at that import
-    re: /--(?:use[-_])?flash[-_]?att(?:n|ention)\w*\b|--(?:(?:enable|use)[-_]xformers[\w-]*|xformers)(?![\w-])|(?<=^\s*(?:(?:use|enable)_)?(?:flash_att(?:n|ention)(?:_2)?|xformers\w*)["']?\s*:\s*)(?:true|True)\b|(?<=(?:--|\b)attn[-_]implementation["']?(?:[= ]|\s*[:=]\s*)["']?)flash_attention_2\b|(?<=\b\w*(?:attn|attention)_(?:impl|implementation|type|backend)["']?\s*[:=]\s*["']?)(?:[a-z]+-)?(?:flash[-_]?attn\w*|flash|triton|xformers)(?![\w-])|(?<=\bloss_fn["']?\s*[:=]\s*["']?)fused_crossentropy\b/,
+    // flash-attn's cross-entropy), and any setting whose value is `flash_attn` or SageAttention
+    // (`implementation: flash_attn`, `ATTENTION_MECHANISM="sageattention"`): the Python side then
+    // fails at that import
+    re: /--(?:use[-_])?flash[-_]?att(?:n|ention)\w*\b|--(?:(?:enable|use)[-_]xformers[\w-]*|xformers)(?![\w-])|(?<=^\s*(?:(?:use|enable)_)?(?:flash_att(?:n|ention)(?:_2)?|xformers\w*)["']?\s*:\s*)(?:true|True)\b|(?<=(?:--|\b)attn[-_]implementation["']?(?:[= ]|\s*[:=]\s*)["']?)flash_attention_2\b|(?<=\b\w*(?:attn|attention)_(?:impl|implementation|type|backend)["']?\s*[:=]\s*["']?)(?:[a-z]+-)?(?:flash[-_]?attn\w*|flash|triton|xformers)(?![\w-])|(?<=\bloss_fn["']?\s*[:=]\s*["']?)fused_crossentropy\b|(?<=(?<!#egg)[:=][ \t]*["']?)(?:flash_attn|flash_attention_[23]|sage_?attention|sageattn)(?![\w.-])/,
     say: {
       en: 'Turns on flash-attn (or xformers, or a Triton flash-attention kernel), which has no NPU build: drop the switch (attention through SDPA, or torch_npu.npu_fusion_attention where the code offers it).',
       'zh-CN':
@@ -295,6 +298,33 @@ const SCRIPT_PATTERNS: {
       en: 'ray start --num-gpus declares GPUs: an Ascend node\'s NPUs are Ray\'s resource "NPU" (detected, or --resources=\'{"NPU": n}\'); tasks ask for them with resources={"NPU": n}.',
       'zh-CN':
         'ray start --num-gpus 声明的是 GPU：昇腾节点的 NPU 在 Ray 中是资源 "NPU"（自动识别，或 --resources=\'{"NPU": n}\'）；任务用 resources={"NPU": n} 申请。',
+    },
+  },
+  {
+    // a switch putting FAISS's index on the GPU (`--faiss_on_gpu`, `--use-gpu-faiss`)
+    re: /(?<![\w-])--?[\w-]*(?:faiss[\w-]*gpu|gpu[\w-]*faiss)[\w-]*/,
+    say: {
+      en: 'Puts the FAISS index on the GPU: faiss-gpu is a CUDA build, an Ascend host has faiss-cpu. Drop the switch (the index stays on the CPU).',
+      'zh-CN':
+        '把 FAISS 索引放到 GPU 上：faiss-gpu 是 CUDA 构建，昇腾主机上只有 faiss-cpu。去掉该开关（索引留在 CPU 上）。',
+    },
+  },
+  {
+    // a library's CuPy kernels chosen on the command line (SpikingJelly's `-cupy`, `--cupy`)
+    re: /(?<![\w-])--?(?:use[-_])?cupy(?![\w-])/,
+    say: {
+      en: "Chooses the library's CuPy (CUDA) kernels: CuPy needs a CUDA driver. Drop the switch so its torch backend runs on the NPU.",
+      'zh-CN':
+        '选择了库的 CuPy（CUDA）内核：CuPy 需要 CUDA 驱动。去掉该开关，使用库的 torch 后端在 NPU 上运行。',
+    },
+  },
+  {
+    // torchrun's "one process per GPU" count: it counts CUDA devices, none on an Ascend host
+    re: /(?<=--nproc[_-]per[_-]node(?:=|\s+)["']?)gpu\b/,
+    say: {
+      en: 'torchrun --nproc_per_node gpu counts CUDA GPUs and stops with "Cuda is not available" on an Ascend host: give the number of NPUs per node (npu-smi info lists them).',
+      'zh-CN':
+        'torchrun --nproc_per_node gpu 统计的是 CUDA GPU，在昇腾主机上会以 "Cuda is not available" 退出：写明每个节点的 NPU 数量（npu-smi info 可列出）。',
     },
   },
   {
@@ -429,8 +459,9 @@ const SCRIPT_PATTERNS: {
   {
     // `device: cuda`, `sim_device: cuda:0`, `device_type: cuda`, `--device cuda`, `--rl_device cuda:0`,
     // `DEVICE=${DEVICE:-cuda:0}`, a bundle config's `map_location: cuda:0`, an exec-form
-    // `CMD ["--device", "cuda"]`
-    re: /(?<=\b(?:\w*(?:device|DEVICE)(?:_type|_TYPE)?|map_location)["']?\s*[:=]\s*["']?(?:\$\{\w+:-)?|--(?:[\w-]*[-_])?device(?:[-_]type)?(?:[= ]|["']\s*,\s*)["']?)cuda\b/,
+    // `CMD ["--device", "cuda"]`, SpikingJelly's `-device cuda:0`, a yacs override on a command line
+    // (`MODEL.DEVICE "cuda:0"`)
+    re: /(?<=\b(?:\w*(?:device|DEVICE)(?:_type|_TYPE)?|map_location)["']?\s*[:=]\s*["']?(?:\$\{\w+:-)?|(?<![\w-])--?(?:[\w-]*[-_])?device(?:[-_]type)?(?:[= ]|["']\s*,\s*)["']?|\b[A-Z]\w*\.(?:DEVICE|device)\s+["']?)cuda\b/,
     say: { en: 'Device cuda: use npu.', 'zh-CN': '设备 cuda：改用 npu。' },
     edit: () => 'npu',
   },

@@ -78,6 +78,8 @@ const EXPECTED: Record<string, string[]> = {
     'attn.py:61:attn.masked-softmax',
     'attn.py:77:attn.masked-softmax-method',
     'attn.py:92:attn.masked-softmax',
+    // a settings template users copy (`config.env.example`): SageAttention chosen by value, the prose quiet
+    'config.env.example:3:script.cuda-env',
     // optional imports the code then demands (`if flash_attn_func is None: raise`, `assert
     // gmm_ops is not None`): required, their uses told (not the handler's `= None`); xformers
     // with a real fallback, and Horovod demanded under an opt-in `if args.horovod:`, quiet
@@ -107,6 +109,15 @@ const EXPECTED: Record<string, string[]> = {
     'flash_shim.py:13:lib.flash-attn-call',
     // latent-diffusion's `attn_type: "vanilla-xformers"` (commented, vanilla quiet)
     'ldm.yaml:5:script.cuda-env',
+    // any setting whose value is flash_attn (`implementation: flash_attn`), not a name that merely starts so
+    'pfn.yaml:4:script.cuda-env',
+    // SageAttention and FlashAttention-3's `flash_attn_interface`: imports and calls (SDPA kept)
+    'sage_fa3.py:5:lib.flash-attn',
+    'sage_fa3.py:6:lib.cuda-ops',
+    'sage_fa3.py:6:add.import-torch-npu',
+    'sage_fa3.py:11:lib.cuda-ops-call',
+    'sage_fa3.py:13:lib.flash-attn-call',
+    'sage_fa3.py:16:attn.sdpa',
     'sdp_select.py:2:add.import-torch-npu',
     'sdp_select.py:4:cuda.backends',
     'sdp_select.py:8:attn.sdp-kernel',
@@ -248,6 +259,12 @@ const EXPECTED: Record<string, string[]> = {
     'speech_rnn.py:11:op.packed-sequence',
     'speech_rnn.py:13:op.packed-sequence',
     'speech_rnn.py:23:op.packed-sequence',
+    // ops with no NPU kernel (heaviside, poisson); CuPy chosen as a library's backend, in a keyword
+    // and a parameter's default (the prose string quiet)
+    'spiking.py:8:op.cpu-fallback',
+    'spiking.py:12:op.cpu-fallback',
+    'spiking.py:16:lib.cupy-backend',
+    'spiking.py:19:lib.cupy-backend',
   ],
   fused: [
     'mlp.py:16:fused.gated-activation',
@@ -303,6 +320,12 @@ const EXPECTED: Record<string, string[]> = {
     'monitor.py:2:lib.pynvml',
     'monitor.py:12:lib.nvidia-only-call',
     'monitor.py:14:lib.nvidia-only-call',
+    // pynvml.smi's DeviceQuery on the instance (the docstring naming nvidia-smi quiet); FAISS's GPU
+    // brute-force kNN
+    'nvsmi.py:4:lib.pynvml',
+    'nvsmi.py:9:lib.nvidia-only-call',
+    'nvsmi.py:13:lib.nvml-device-query',
+    'nvsmi.py:19:lib.faiss-gpu-call',
     'quant.py:2:lib.cuda-ops',
     'quant.py:2:add.import-torch-npu',
     'quant.py:8:lib.cuda-ops-call',
@@ -607,11 +630,21 @@ const EXPECTED: Record<string, string[]> = {
     'ppo_fast.py:15:cuda.graphs',
     // Ray Train asked for GPUs (use_gpu=False quiet)
     'ray_train.py:7:lib.use-gpu-flag',
+    // `import model` for a registry, the name then bound to a model: its .cuda() is a tensor's
+    'registry_train.py:5:add.import-torch-npu',
+    'registry_train.py:10:device.cuda-method',
     // RLlib's `torch, nn = try_import_torch()` binds torch as an import would
     'rllib_policy.py:1:add.import-torch-npu',
     'rllib_policy.py:8:cuda.api',
     'rllib_policy.py:9:device.cuda-string',
     'rllib_policy.py:13:cuda.api',
+    // torchrun's `--nproc_per_node gpu`, single-dash `-device cuda:0` and `-cupy`, a yacs override
+    // `MODEL.DEVICE "cuda:0"`, `--faiss_on_gpu` (a count, a CPU device and look-alike flags quiet)
+    'snn_dvs.sh:3:script.cuda-env',
+    'snn_dvs.sh:4:script.cuda-env',
+    'snn_dvs.sh:5:script.cuda-env',
+    'snn_dvs.sh:7:script.cuda-env',
+    'snn_dvs.sh:8:script.cuda-env',
     // detectron2's AMPTrainer, imported and chosen
     'vitdet_train.py:1:amp.detectron2-amp-trainer',
     'vitdet_train.py:5:amp.detectron2-amp-trainer',
@@ -671,6 +704,11 @@ const EXPECTED: Record<string, string[]> = {
     // MinkowskiEngine with --force_cuda
     'me_install.sh:3:lib.cuda-ops',
     'me_install.sh:4:script.cuda-env',
+    // a method called on torch.version.cuda (None on an Ascend host): the name told, torch.__version__
+    // quiet
+    'native_lib.py:5:add.import-torch-npu',
+    'native_lib.py:9:cuda.version',
+    'native_lib.py:10:cuda.version',
     // GPU runners by label and by name, nightly CUDA wheels (a CPU runner quiet)
     'nightly-ci.yml:6:script.cuda-env',
     'nightly-ci.yml:8:script.cuda-env',

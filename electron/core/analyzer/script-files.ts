@@ -301,6 +301,17 @@ const SCRIPT_PATTERNS: {
     },
   },
   {
+    // a project's CUDA requirements set installed (`pip install -r requirements-cuda.txt`,
+    // vLLM's `requirements/cuda.txt`), or its CUDA build target (`make build-vllm-cuda`, a
+    // Makefile's `install: install-cuda`; the CUDA targets' own rules and .PHONY are left)
+    re: /(?<=(?:^|\s)(?:-r|--requirement)(?:=|\s+))\S*cuda[\w.-]*\.(?:txt|in)\b|(?<=\bmake\s+(?:-\S+\s+)*)[\w.-]*cuda[\w.-]*|(?<=^(?![\w.-]*cuda)\w[\w.-]*\s*:(?!=)[^#\n]*\s)[\w.-]+-cuda\b/,
+    say: {
+      en: "The project's CUDA set-up: its CUDA requirements or CUDA build target. On Ascend install the CPU torch build with torch_npu and the project's NPU (or CPU) set, and build no CUDA target.",
+      'zh-CN':
+        '项目的 CUDA 配置：CUDA 依赖集或 CUDA 构建目标。昇腾上安装 CPU 版 torch 加 torch_npu，以及项目的 NPU（或 CPU）依赖集，不构建 CUDA 目标。',
+    },
+  },
+  {
     // a switch putting FAISS's index on the GPU (`--faiss_on_gpu`, `--use-gpu-faiss`)
     re: /(?<![\w-])--?[\w-]*(?:faiss[\w-]*gpu|gpu[\w-]*faiss)[\w-]*/,
     say: {

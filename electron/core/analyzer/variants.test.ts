@@ -290,6 +290,10 @@ const EXPECTED: Record<string, string[]> = {
     'ds_ops.py:11:lib.deepspeed-ops',
     'ds_ops.py:11:lib.deepspeed-ops',
     'ds_ops.py:12:lib.deepspeed-ops',
+    // GPyTorch's MultiDeviceKernel, a DataParallel over the kernel's rows
+    'gp_multi.py:3:add.import-torch-npu',
+    'gp_multi.py:11:dist.data-parallel',
+    'gp_multi.py:20:cuda.api',
     // GPTQ's ExLlama kernels turned on (off quiet)
     'gptq_load.py:6:lib.exllama-kernels',
     // RAPIDS' graph libraries: cuGraph's PyG store and WholeGraph
@@ -477,6 +481,9 @@ const EXPECTED: Record<string, string[]> = {
     'Dockerfile:11:lib.transformer-engine',
     // mmcv's CUDA wheel chosen by mim
     'Dockerfile:12:script.cuda-env',
+    // a project's CUDA requirements set and CUDA make target (the CPU set, a plain target quiet)
+    'Dockerfile.engine:4:script.cuda-env',
+    'Dockerfile.engine:5:script.cuda-env',
     // a JSON config's backend and device (the per-GPU batch size quiet)
     'ds_config.json:3:script.cuda-env',
     'ds_config.json:4:script.cuda-env',
@@ -497,6 +504,8 @@ const EXPECTED: Record<string, string[]> = {
     'launch.sh:9:script.cuda-env',
     // TensorRT's command-line builder (ATC on Ascend)
     'launch.sh:10:script.cuda-env',
+    // a Makefile's install depending on the CUDA target (that target's own rule and .PHONY quiet)
+    'Makefile:6:script.cuda-env',
     // Kubernetes: NVIDIA's node label, a CUDA-tagged image, the device plugin resource (quoted or
     // not), an NGC image
     'pytorchjob.yaml:12:script.cuda-env',

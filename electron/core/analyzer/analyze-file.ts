@@ -865,13 +865,12 @@ function memberCanMatch(
   while (b > 0 && OBJECT_CHAR.test(source[b - 1]!)) b--;
   const object = source.slice(b, m[0]);
   const plain = PLAIN_CHAIN.test(object) && (b === 0 || !AFTER_OBJECT.test(source[b - 1]!));
-  if (
-    plain &&
-    moduleFunction(c, plainChainName(object, aliases), name) &&
-    !(object.indexOf('.') < 0 && rebound(source, object))
-  )
+  if (!plain) return callMayMatch(source, tokensOf(source), -1, open, need);
+  const module = plainChainName(object, aliases);
+  // an imported module's name may be bound again to a value (`import model`, then `model = …`)
+  if (moduleFunction(c, module, name) && !(object.indexOf('.') < 0 && rebound(source, object)))
     return false;
-  return callMayMatch(source, tokensOf(source), plain ? b : -1, open, need);
+  return callMayMatch(source, tokensOf(source), b, open, need);
 }
 /**
  * `module.name(…)` is a module's function, no tensor's method: another library's (`np.double`),
@@ -887,7 +886,7 @@ function moduleFunction(c: Compiled, module: string | null, name: string): boole
   );
 }
 /**
- * Whether the file binds a plain name anywhere (assigned, a loop variable, a parameter): an
+ * Whether the file binds a plain name anywhere (assigned, a loop variable): an
  * imported module's name reused for a value, left for the tree to tell (shadowedName).
  */
 function rebound(source: string, name: string): boolean {
@@ -896,16 +895,23 @@ function rebound(source: string, name: string): boolean {
     reboundNames.clear();
   }
   let is = reboundNames.get(name);
-  if (is === undefined)
-    reboundNames.set(
-      name,
-      (is = new RegExp(
-        `^[ \\t]*(?:(?:[\\w.]+\\s*,\\s*)*${escape(name)}\\s*(?:[:,][^=\\n]*)?=(?!=)|for\\s[^\\n]*\\b${escape(name)}\\b[^\\n]*\\bin\\b|(?:async\\s+)?def\\s+\\w+\\s*\\([^)]*\\b${escape(name)}\\b)`,
-        'm',
-      ).test(source)),
-    );
+  if (is === undefined) {
+    is = false;
+    // each place the name is written: a binding follows it (`name =`, `name: T =`, `name, x =`,
+    // `for name in`); a search for the literal, not a regex tried at every line
+    for (let at = source.indexOf(name); at >= 0 && !is; at = source.indexOf(name, at + 1)) {
+      const before = at > 0 ? source.charCodeAt(at - 1) : 10;
+      if (before === 46 || WORD_CHAR.test(source[at - 1] ?? '')) continue;
+      BINDING.lastIndex = at + name.length;
+      is = BINDING.test(source);
+    }
+    reboundNames.set(name, is);
+  }
   return is;
 }
+/** What follows a name that binds it: an assignment, a tuple's, an annotation's, a loop's `in`. */
+const BINDING = /(?![\w.])[ \t]*(?:(?::[^=\n]*|,[^=\n]*)?=(?!=)|in\b)/y;
+const WORD_CHAR = /\w/;
 /** rebound's answers for the file being read (one file at a time) */
 let reboundIn = '';
 const reboundNames = new Map<string, boolean>();
@@ -958,10 +964,9 @@ function chainCanMatch(
   if (name === null) return true;
   if (bestReference(c.references, name)) return true;
   if (next !== 40) return false;
-  // a method called on a name a rule knows: `torch.version.cuda.replace(".", "")`
+  // a method called on a name a rule knows by itself: `torch.version.cuda.replace(".", "")`
   const dot = name.lastIndexOf('.');
-  if (dot > 0 && name.indexOf('.') < dot && bestReference(c.references, name.slice(0, dot)))
-    return true;
+  if (dot > 0 && name.indexOf('.') < dot && namedReference(c, name.slice(0, dot))) return true;
   const need = c.callNeedOf(name);
   return !!need && callMayMatch(source, tokensOf(source), m[0], open, need);
 }
@@ -1204,6 +1209,12 @@ export const RAISE = ledBy(/^[ \t]*raise\b/gm, ['raise'], true);
 
 const bestMemo = new WeakMap<RuleOf<'reference'>[], Map<string, Best | undefined>>();
 type Best = { r: RuleOf<'reference'>; p: string };
+
+/** The reference rule that names this very name (no wildcard's), if any. */
+function namedReference(c: Compiled, name: string): Best | undefined {
+  const best = bestReference(c.references, name);
+  return best?.p === name ? best : undefined;
+}
 
 /**
  * A module imported under the name compiled extensions go by (`from . import cuda as _C`, nerfacc's
@@ -1794,10 +1805,10 @@ function analyzeTree(
       let best = bestReference(c.references, name);
       let at = chain;
       let known = name;
-      // a method called on a name a rule knows: `torch.version.cuda.replace(".", "")`
+      // a method called on a name a rule knows by itself: `torch.version.cuda.replace(".", "")`
       const dot = best || !called ? -1 : name.lastIndexOf('.');
       if (dot > 0 && name.indexOf('.') < dot) {
-        best = bestReference(c.references, name.slice(0, dot));
+        best = namedReference(c, name.slice(0, dot));
         const object = best && chain.childForFieldName('object');
         if (object) {
           at = object;
@@ -1956,13 +1967,10 @@ function analyzeTree(
     // (`np.double(…)`) is no finding, torch's is where no call rule speaks for it already
     // (`F.silu(gate) * x` is the gated-activation call; `torch.silu(gate) * x` has no call rule)
     const object = attr.childForFieldName('object');
-    if (
-      called &&
-      object &&
-      moduleFunction(c, canonicalName(object, aliases), identText) &&
-      !shadowedName(object, source)
-    )
-      continue;
+    if (called && object) {
+      const module = canonicalName(object, aliases);
+      if (moduleFunction(c, module, identText) && !shadowedName(object, source)) continue;
+    }
     if (called) {
       // the arguments only where a rule reads them (most `.cuda()` calls are read by name alone)
       let args: Node[] | undefined;

@@ -20,7 +20,7 @@ export const SCRIPT_FILE =
 
 /** A script or config without one of these holds nothing SCRIPT_PATTERNS looks for. */
 export const SCRIPT_WORDS =
-  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused_|FLASH|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged|trtexec|openmmlab|mim\s+install|["']GPU["']|cutlass|CUTLASS|\bcu\d{3}\b|whl\/\$|wheels\/\$|python[\d.]*\s+-c\b|:[ \t]*["']?(?:gpu|GPU)\b|\bcudf\b|runs-on:|faiss|cupy|sage_?attn|sage_?attention|nproc[_-]per[_-]node(?:=|\s+)["']?gpu\b|[Nn]orm\w*["']?\s*[:=]|tf32/;
+  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused|FLASH|apex|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged|trtexec|openmmlab|mim\s+install|["']GPU["']|cutlass|CUTLASS|\bcu\d{3}\b|whl\/\$|wheels\/\$|python[\d.]*\s+-c\b|:[ \t]*["']?(?:gpu|GPU)\b|\bcudf\b|runs-on:|faiss|cupy|sage_?attn|sage_?attention|nproc[_-]per[_-]node(?:=|\s+)["']?gpu\b|[Nn]orm\w*["']?\s*[:=]|tf32/;
 
 /** Launch scripts and configs: what a porter changes in them, line by line (not Python). */
 const SCRIPT_PATTERNS: {
@@ -442,9 +442,20 @@ const SCRIPT_PATTERNS: {
     },
   },
   {
+    // mixed precision through apex chosen in a config (`amp_backend: apex`, `backend: apex`)
+    re: /(?<=\b\w*backend["']?\s*[:=]\s*["']?)apex(?![\w.-])/,
+    say: {
+      en: 'Mixed precision through NVIDIA apex, which has no NPU build: choose the native backend (torch.autocast on the NPU with a GradScaler).',
+      'zh-CN':
+        '通过 NVIDIA apex 做混合精度，apex 没有 NPU 版本：改用原生后端（NPU 上的 torch.autocast 配合 GradScaler）。',
+    },
+    edit: () => 'native',
+  },
+  {
     // a config naming apex's CUDA fused optimizers: `optim_G: FusedAdam`, `name: fused_adam`,
-    // `type: sat.ops.FusedEmaAdam`, OpenNMT's `optim: "fusedadam"`, NeMo's `distributed_fused_adam`
-    re: /(?<=:[ \t]*["']?(?:[\w]+\.)*)(?:Fused\w*?(?:Adam[Ww]?|SGD|LAMB|Lamb|NovoGrad|Adagrad)|(?:(?:distributed|apex)_)?fused_?(?:adamw?|sgd|lamb|novograd|adagrad))(?![\w-])/,
+    // `type: sat.ops.FusedEmaAdam`, OpenNMT's `optim: "fusedadam"`, NeMo's `distributed_fused_adam`,
+    // timm's `--opt fusedlamb` on a command line
+    re: /(?<=(?::[ \t]*|--\w*opt\w*(?:=|\s+))["']?(?:[\w]+\.)*)(?:Fused\w*?(?:Adam[Ww]?|SGD|LAMB|Lamb|NovoGrad|Adagrad)|(?:(?:distributed|apex)_)?fused_?(?:adamw?|sgd|lamb|novograd|adagrad))(?![\w-])/,
     say: {
       en: "apex's fused optimizer, CUDA kernels: on NPU the torch_npu one (torch_npu.optim.NpuFusedAdamW, NpuFusedSGD, NpuFusedLamb…) or torch's own (AdamW, SGD).",
       'zh-CN':

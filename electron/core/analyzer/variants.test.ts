@@ -744,9 +744,14 @@ const EXPECTED: Record<string, string[]> = {
     'config.yaml:15:script.cuda-env',
     'config.yaml:18:script.cuda-env',
     'fit.sh:2:script.cuda-env',
+    // timm's apex FusedLAMB named on a command line (plain lamb quiet)
+    'folds.sh:3:script.cuda-env',
+    // Lightning 1.x's apex AMP backend, in code and in a config (native quiet)
+    'gan_apex.py:6:amp.apex-backend',
     // Lightning 1.x's gpus= (devices= quiet)
     'legacy_trainer.py:7:device.lightning-gpus',
     'legacy_trainer.py:10:device.lightning-gpus',
+    'seg.yaml:3:script.cuda-env',
     'train.py:8:device.lightning-gpu',
     'train.py:27:device.lightning-gpu',
     'train.py:28:device.cuda-string',

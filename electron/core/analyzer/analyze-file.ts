@@ -304,13 +304,14 @@ export function compile(rules: Rule[]): Compiled {
     extensions: of('extension'),
     extensionName: (() => {
       const res = of('extension').map((r) => new RegExp(r.match.modules));
+      const named = new Set(of('extension').flatMap((r) => r.match.names ?? []));
       // asked for every imported name of every file: the same few names recur
       const known = new Map<string, boolean>();
       return (name: string) => {
         let is = known.get(name);
         if (is === undefined) {
           const last = name.slice(name.lastIndexOf('.') + 1);
-          is = res.some((re) => re.test(last));
+          is = named.has(last) || res.some((re) => re.test(last));
           if (known.size > 20000) known.clear();
           known.set(ownText(name), is);
         }
@@ -2742,11 +2743,18 @@ function dictIn(key: Node, name: string): boolean {
 
 /**
  * A string that is the value of a keyword argument, a parameter's default or a dict entry named
- * like `name` (a regex).
+ * like `name` (a regex), itself or as a branch of a conditional expression there.
  */
 function isSettingOf(value: Node, name: string): boolean {
-  const up = value.parent;
-  if (up?.childForFieldName('value')?.startIndex !== value.startIndex) return false;
+  // the value chosen by a condition: `accelerator="gpu" if torch.cuda.is_available() else "cpu"`
+  let v = value;
+  while (
+    v.parent?.type === 'conditional_expression' ||
+    v.parent?.type === 'parenthesized_expression'
+  )
+    v = v.parent;
+  const up = v.parent;
+  if (up?.childForFieldName('value')?.startIndex !== v.startIndex) return false;
   const key =
     up.type === 'keyword_argument' ||
     up.type === 'default_parameter' ||

@@ -679,6 +679,10 @@ describe('scan on worker threads', () => {
       for (let i = 0; i < 12; i++)
         for (const name of ['hstu-recsys', 'fastchat-serve', 'cuda-ext', 'nanogpt-ddp'])
           cpSync(join(FIXTURES, name), join(root, `copy${i}`, name), { recursive: true });
+      // a project whose setup.py names its CUDA extensions: the workers are told the names too
+      cpSync(join(FIXTURES, 'variants', 'ext-project'), join(root, 'ext-project'), {
+        recursive: true,
+      });
       const progress: number[] = [];
       const inWorkers = await scanProject(root, {
         workerThreshold: 1,
@@ -687,6 +691,11 @@ describe('scan on worker threads', () => {
       const inProcess = await scanProject(root, { workerThreshold: Infinity });
       expect(inWorkers.findings.length).toBeGreaterThan(500);
       expect(where(inWorkers)).toEqual(where(inProcess));
+      expect(
+        inWorkers.findings.filter(
+          (f) => f.file === 'ext-project/slam/video.py' && f.ruleId === 'ext.extension-call',
+        ),
+      ).toHaveLength(3);
       expect(inWorkers.lines).toBe(inProcess.lines);
       expect([...inWorkers.sources.keys()].sort()).toEqual([...inProcess.sources.keys()].sort());
       expect(progress.at(-1)).toBeGreaterThan(0);

@@ -174,6 +174,11 @@ const Match = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('extension'),
     modules: z.string(),
+    /**
+     * Module names the scanned project's own build declares as CUDA extensions (setup.py's
+     * `CUDAExtension("droid_backends", …)`): set per scan (withExtensionNames), never in the data.
+     */
+    names: z.array(z.string()).optional(),
     loaders: z.array(z.string()),
     /**
      * This rule also flags, once per torch.autograd.Function whose forward/backward calls the
@@ -279,6 +284,39 @@ export const Rule = z.object({
 export type Rule = z.infer<typeof Rule>;
 
 let cached: Rule[] | undefined;
+
+const withNames = new Map<string, Rule[]>();
+/**
+ * The rules with the extension rule also knowing these module names (the scanned project's
+ * CUDA extensions, whatever they are called): one array per set of names, so what is compiled
+ * from it is compiled once.
+ */
+export function withExtensionNames(rules: Rule[], names: readonly string[]): Rule[] {
+  if (!names.length) return rules;
+  const key = [...names].sort().join(' ');
+  let out = withNames.get(key);
+  if (!out) {
+    if (withNames.size > 16) withNames.clear();
+    out = rules.map((r) =>
+      r.match.kind === 'extension' ? { ...r, match: { ...r.match, names: [...names] } } : r,
+    );
+    withNames.set(key, out);
+  }
+  return out;
+}
+
+/**
+ * The modules a setup.py builds with CUDAExtension (their last segment, as code imports them):
+ * `CUDAExtension("droid_backends", …)`, `CUDAExtension(name="lietorch_backends", sources=…)`.
+ */
+export function cudaExtensionNames(setupPy: string): string[] {
+  const out = new Set<string>();
+  for (const m of setupPy.matchAll(
+    /\bCUDAExtension\s*\(\s*(?:name\s*=\s*)?["']([\w.]+)["']|\bCUDAExtension\s*\((?:[^()]|\([^()]*\))*?\bname\s*=\s*["']([\w.]+)["']/g,
+  ))
+    out.add((m[1] ?? m[2])!.split('.').pop()!);
+  return [...out];
+}
 
 /** The analyzer's rules from resources/knowledge/rules/*.json, validated once. */
 export function loadRules(): Rule[] {

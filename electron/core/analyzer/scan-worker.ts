@@ -4,7 +4,7 @@ import { parentPort } from 'node:worker_threads';
 import type { Language } from '../../../shared/api';
 import { analyzePythonFile, type PythonResult } from './python-file';
 import { pythonParser } from './python-parser';
-import { loadRules } from './rules';
+import { loadRules, withExtensionNames } from './rules';
 
 export interface ScanRequest {
   id: number;
@@ -13,6 +13,8 @@ export interface ScanRequest {
   keepSources: boolean;
   /** ScanOptions.fileBudgetMs. */
   budgetMs?: number;
+  /** The project's own CUDA extension modules (from its setup.py files). */
+  extensionNames?: string[];
 }
 
 const BATCH = 25;
@@ -21,9 +23,10 @@ const rules = loadRules();
 parentPort!.on('message', (req: ScanRequest) => {
   // results go back in batches: one message per file costs the main thread more than the batch
   let batch: PythonResult[] = [];
+  const known = withExtensionNames(rules, req.extensionNames ?? []);
   for (const f of req.files) {
     batch.push(
-      analyzePythonFile(parser, f.abs, f.rel, rules, req.lang, req.keepSources, req.budgetMs),
+      analyzePythonFile(parser, f.abs, f.rel, known, req.lang, req.keepSources, req.budgetMs),
     );
     if (batch.length === BATCH) {
       parentPort!.postMessage({ id: req.id, results: batch });

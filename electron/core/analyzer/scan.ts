@@ -22,7 +22,7 @@ import {
 } from './python-file';
 import { pythonParser } from './python-parser';
 import { SCRIPT_FILE, SCRIPT_WORDS, scanScript } from './script-files';
-import { loadRules, ruleMsg, type Rule } from './rules';
+import { cudaExtensionNames, loadRules, ruleMsg, withExtensionNames, type Rule } from './rules';
 import { msg, type Msg } from '../../../shared/api/text';
 
 /**
@@ -96,9 +96,10 @@ async function inProcess(
   opts: ScanOptions,
   before: number,
   total: number,
+  extensionNames: string[],
 ): Promise<PythonResult[]> {
   const parser = await pythonParser();
-  const rules = loadRules();
+  const rules = withExtensionNames(loadRules(), extensionNames);
   const out: PythonResult[] = [];
   for (const [i, f] of python.entries()) {
     if (i % 25 === 0) {
@@ -150,6 +151,7 @@ async function inWorkers(
   opts: ScanOptions,
   before: number,
   total: number,
+  extensionNames: string[],
 ): Promise<PythonResult[]> {
   const ws = workers();
   const id = nextRequest++;
@@ -192,6 +194,7 @@ async function inWorkers(
               lang,
               keepSources: opts.keepSources ?? true,
               budgetMs: opts.fileBudgetMs,
+              extensionNames,
               files: python.filter((_, i) => i % ws.length === n),
             });
           }),
@@ -333,6 +336,8 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
   const sources = new Map<string, SourceFile>();
   let lines = 0;
   let pyFiles = 0;
+  /** Modules the project's setup.py files build with CUDAExtension. */
+  const extensionNames = new Set<string>();
   const finding = (
     ruleId: string,
     file: string,
@@ -438,6 +443,9 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
       // the text the fixes edit (a setup.py with Python findings gets its Python source below)
       if (lineRules(rel, src, (t) => scanPackageDependencies(rel, t, finding)))
         sources.set(rel, { text: src, kind: 'text', entryPoint: false, importsTorch: false });
+      // the CUDA extensions it builds: their call sites are found by these names too
+      if (rel.endsWith('.py') && src.includes('CUDAExtension'))
+        for (const name of cudaExtensionNames(src)) extensionNames.add(name);
       if (!rel.endsWith('.py')) {
         // a uv index of CUDA wheels is edited too: the text kept for that fix as well
         if (
@@ -473,8 +481,12 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
   const results =
     python.length >= (opts.workerThreshold ?? (pool ? WARM_THRESHOLD : WORKER_THRESHOLD)) &&
     workerScript()
-      ? await inWorkers(python, lang, opts, files.length - python.length, files.length)
-      : await inProcess(python, lang, opts, files.length - python.length, files.length);
+      ? await inWorkers(python, lang, opts, files.length - python.length, files.length, [
+          ...extensionNames,
+        ])
+      : await inProcess(python, lang, opts, files.length - python.length, files.length, [
+          ...extensionNames,
+        ]);
   const entries: Extract<PythonResult, { lines: number }>[] = [];
   const importing: { rel: string; imports: string[] }[] = [];
   let backend: { file: string; line: number; name: string; member: string } | undefined;

@@ -107,6 +107,9 @@ const EXPECTED: Record<string, string[]> = {
     'flash_shim.py:4:lib.flash-attn',
     'flash_shim.py:7:lib.flash-attn',
     'flash_shim.py:13:lib.flash-attn-call',
+    // transformers' older use_flash_attention_2=True (False quiet), SDPA's enable_flash_sdp switch
+    'hf_legacy.py:8:attn.use-flash-attention-2',
+    'hf_legacy.py:10:attn.sdp-kernel',
     // latent-diffusion's `attn_type: "vanilla-xformers"` (commented, vanilla quiet)
     'ldm.yaml:5:script.cuda-env',
     // any setting whose value is flash_attn (`implementation: flash_attn`), not a name that merely starts so
@@ -144,6 +147,21 @@ const EXPECTED: Record<string, string[]> = {
     'train_hvd.py:21:optim.npu-fused',
     'train_hvd.py:22:dist.horovod-call',
     'train_hvd.py:23:dist.horovod-call',
+  ],
+  'ext-project': [
+    // the project's setup.py names its CUDA extensions (CUDAExtension("droid_backends", …),
+    // name="lie.lie_backends"): their imports and calls are found by those names
+    'setup.py:2:ext.cuda-extension',
+    'setup.py:7:ext.setup-ext-modules',
+    'setup.py:8:ext.cuda-extension',
+    'setup.py:8:ext.cuda-sources',
+    'setup.py:9:ext.cuda-extension',
+    'setup.py:10:ext.cuda-sources',
+    'slam/video.py:4:ext.extension-import',
+    'slam/video.py:5:ext.extension-import',
+    'slam/video.py:13:ext.extension-call',
+    'slam/video.py:16:ext.extension-call',
+    'slam/video.py:19:ext.extension-call',
   ],
   'ext-calls': [
     // extension modules imported by name (MONAI's optional_import, importlib): each op called
@@ -664,6 +682,9 @@ const EXPECTED: Record<string, string[]> = {
     'CMakeLists.txt:2:script.cuda-env',
     'CMakeLists.txt:6:script.cuda-env',
     'CMakeLists.txt:9:script.cuda-env',
+    // a Dockerfile named `cuda.Dockerfile`
+    'cuda.Dockerfile:1:script.cuda-env',
+    'cuda.Dockerfile:2:script.cuda-env',
     'docker-compose.yml:3:script.cuda-env',
     'docker-compose.yml:4:script.cuda-env',
     'docker-compose.yml:9:script.cuda-env',
@@ -748,6 +769,14 @@ const EXPECTED: Record<string, string[]> = {
     'folds.sh:3:script.cuda-env',
     // Lightning 1.x's apex AMP backend, in code and in a config (native quiet)
     'gan_apex.py:6:amp.apex-backend',
+    // accelerator "gpu" in a trainer_kwargs dict, as a parameter's default and as a conditional's
+    // branch ("cpu" and the log line quiet)
+    'kwargs.py:3:add.import-torch-npu',
+    'kwargs.py:7:device.lightning-gpu',
+    'kwargs.py:10:device.lightning-gpu',
+    'kwargs.py:13:device.lightning-gpu',
+    'kwargs.py:13:cuda.api',
+    'kwargs.py:14:cuda.api',
     // Lightning 1.x's gpus= (devices= quiet)
     'legacy_trainer.py:7:device.lightning-gpus',
     'legacy_trainer.py:10:device.lightning-gpus',

@@ -2161,7 +2161,8 @@ function analyzeTree(
         extensionCall(call, attr.text.replace(/\s+/g, ''), opsAt, functions);
         used.add(local);
       }
-      // the op taken as a value: `nms = amp.float_function(_C.nms)`, `fn = _C.roi_pool_forward`
+      // the op taken as a value: `nms = amp.float_function(_C.nms)`, `fn = _C.roi_pool_forward`,
+      // `fwd, bwd = _C.expm, _C.expm_backward`
       const ref = new RegExp(`\\b${escape(local)}${GAP}\\.${GAP}\\w+\\b(?!${GAP}[(.])`, 'g');
       for (const m of matches(ref, source)) {
         const start = m[0];
@@ -2171,11 +2172,15 @@ function analyzeTree(
         if (!firstChild(attr, id)) continue;
         const op = attr.childForFieldName('attribute')?.text ?? '';
         if (/(^|_)cpu(_|$)|^__/.test(op)) continue;
-        const up = attr.parent;
+        // one of several taken at once (lietorch's `forward_op, backward_op = ext.expm,
+        // ext.expm_backward`) is read as that whole value
+        const several = attr.parent?.type === 'expression_list' || attr.parent?.type === 'tuple';
+        const taken = several ? attr.parent! : attr;
+        const up = taken.parent;
         const value =
           up?.type === 'argument_list' ||
           up?.type === 'return_statement' ||
-          (up?.type === 'assignment' && up.childForFieldName('right')?.equals(attr));
+          (up?.type === 'assignment' && up.childForFieldName('right')?.equals(taken));
         if (value) {
           extensionCall(attr, attr.text.replace(/\s+/g, ''), opsAt, functions);
           used.add(local);

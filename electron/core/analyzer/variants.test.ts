@@ -162,6 +162,9 @@ const EXPECTED: Record<string, string[]> = {
     'slam/video.py:13:ext.extension-call',
     'slam/video.py:16:ext.extension-call',
     'slam/video.py:19:ext.extension-call',
+    // two ops taken as values on one line
+    'slam/video.py:29:ext.extension-call',
+    'slam/video.py:29:ext.extension-call',
   ],
   'ext-calls': [
     // extension modules imported by name (MONAI's optional_import, importlib): each op called

@@ -394,6 +394,38 @@ export function isCondaEnvironment(rel: string, src: string): boolean {
   );
 }
 
+/**
+ * The pip packages a YAML config lists for its runtime (Ray's `runtime_env: pip:`, bentofile's
+ * `python: packages:`, a job spec's `requirements:`): each item read as a requirements line.
+ */
+export function scanYamlPackageLists(rel: string, src: string, finding: AddFinding): void {
+  const starts = newlineStarts(src);
+  /** The list key being read and its indentation, while its items follow it. */
+  let list: { indent: number } | null = null;
+  for (const [i, raw] of src.split('\n').entries()) {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    const key = /^([ \t]*)(?:-[ \t]+)?([A-Za-z_][\w-]*):[ \t]*(?:#.*)?$/.exec(line);
+    if (key) {
+      list = PACKAGE_LIST_KEYS.test(key[2]!) ? { indent: key[1]!.length } : null;
+      continue;
+    }
+    const item = /^([ \t]*)-[ \t]+["']?([^#\s"'](?:[^#"']*[^#\s"'])?)/.exec(line);
+    if (!item) {
+      if (/\S/.test(line) && !/^\s*#/.test(line)) list = null;
+      continue;
+    }
+    if (!list || item[1]!.length < list.indent) continue;
+    const value = item[2]!;
+    const col = line.indexOf(value, item[1]!.length);
+    requirementEntry(rel, value, i, starts[i]! + col, col, finding, {
+      start: starts[i]!,
+      end: Math.min(starts[i]! + raw.length + 1, src.length),
+      text: '',
+    });
+  }
+}
+const PACKAGE_LIST_KEYS = /^(?:pip|packages|python_packages|pip_packages|requirements)$/;
+
 /** conda's CUDA stack: pytorch's CUDA pin, the toolkit, compiler, runtime, cuDNN and NCCL. */
 const CONDA_CUDA =
   /^(?:pytorch-cuda|cudatoolkit(?:-dev)?|cuda(?:-[a-z-]+)?|cudnn|nccl|magma-cuda\d*|cutensor|libcu[a-z]+(?:-dev)?|libnccl|nvidia-[a-z0-9-]+)$/;

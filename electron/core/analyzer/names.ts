@@ -33,17 +33,27 @@ export function importAliases(statements: ImportStatement[]): Map<string, string
 
 /**
  * Names bound by a call instead of an import statement: RLlib's `torch, nn = try_import_torch()`
- * binds torch and torch.nn as `import torch` and `from torch import nn` would.
+ * binds torch and torch.nn as `import torch` and `from torch import nn` would; a lazily loaded
+ * module (data-juicer's `torch = LazyLoader("torch")`, `lazy_import("torch.distributed")`,
+ * `importlib.import_module("torch")`) binds its name as `import torch` would.
  */
 export function callBindings(source: string, into: Map<string, string>): void {
-  if (!source.includes('try_import_torch')) return;
-  for (const m of source.matchAll(
-    /^[ \t]*(\w+)[ \t]*,[ \t]*(\w+)[ \t]*=[ \t]*try_import_torch\(/gm,
-  )) {
-    into.set(m[1]!, 'torch');
-    into.set(m[2]!, 'torch.nn');
-  }
+  if (source.includes('try_import_torch'))
+    for (const m of source.matchAll(
+      /^[ \t]*(\w+)[ \t]*,[ \t]*(\w+)[ \t]*=[ \t]*try_import_torch\(/gm,
+    )) {
+      into.set(m[1]!, 'torch');
+      into.set(m[2]!, 'torch.nn');
+    }
+  if (
+    source.includes('LazyLoader(') ||
+    source.includes('lazy_import(') ||
+    source.includes('import_module(')
+  )
+    for (const m of source.matchAll(LAZY_BINDING)) if (!into.has(m[1]!)) into.set(m[1]!, m[2]!);
 }
+const LAZY_BINDING =
+  /^[ \t]*(\w+)[ \t]*=[ \t]*(?:[\w.]+\.)?(?:LazyLoader|lazy_import|import_module)\([ \t]*(?:name[ \t]*=[ \t]*)?["']([A-Za-z_][\w.]*)["'][ \t]*(?:,[^)\n]*)?\)/gm;
 
 /**
  * The dotted name an expression stands for, through the aliases: `T.cuda.is_available` →

@@ -10,6 +10,7 @@ import { byText, TooCostly, type Edit, type Finding } from './analyze-file';
 import {
   isCondaEnvironment,
   scanCondaEnvironment,
+  scanYamlPackageLists,
   scanPackageDependencies,
   scanRequirements,
 } from './dependency-files';
@@ -34,6 +35,10 @@ export const REQUIREMENTS_FILE =
   /(?:^|\/)(?:[^/]*[-_.])?req(?:uirement)?s(?:[-_.][^/]*)?\.(?:txt|in)$|(?:^|\/)requirements\/[^/]+\.(?:txt|in)$/;
 
 export type { Effort };
+
+/** A YAML key that lists pip packages (scanYamlPackageLists reads which). */
+const PACKAGE_LIST =
+  /^[ \t]*(?:-[ \t]+)?(?:pip|packages|python_packages|pip_packages|requirements):[ \t]*(?:#.*)?\r?$/m;
 
 export interface SourceFile {
   text: string;
@@ -466,9 +471,12 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
       const src = text(abs, rel);
       if (src === null) continue;
       // conda's environment.yml is a dependency list first (and may set variables too)
-      const conda =
-        isCondaEnvironment(rel, src) &&
-        lineRules(rel, src, (t) => scanCondaEnvironment(rel, t, finding));
+      const conda = isCondaEnvironment(rel, src)
+        ? lineRules(rel, src, (t) => scanCondaEnvironment(rel, t, finding))
+        : // a runtime's pip list in another YAML (Ray's runtime_env, a bentofile)
+          /\.ya?ml$/i.test(rel) &&
+          PACKAGE_LIST.test(src) &&
+          lineRules(rel, src, (t) => scanYamlPackageLists(rel, t, finding));
       const script =
         SCRIPT_WORDS.test(src) &&
         lineRules(rel, src, (t, deadline) => scanScript(rel, t, lang, finding, deadline));

@@ -313,6 +313,23 @@ const SCRIPT_PATTERNS: {
     },
   },
   {
+    // a config switching on an apex kernel (`use_apex_gn: true`, `apex: True`)
+    re: /(?<=^\s*["']?\w*apex\w*["']?\s*:\s*)(?:true|True)\b/,
+    say: {
+      en: "Switches on NVIDIA apex (CUDA kernels, no NPU build): set it off, so the model uses torch's own op (or torch_npu's fused one).",
+      'zh-CN': '开启了 NVIDIA apex（CUDA 内核，没有 NPU 版本）：关闭它，让模型使用 torch 自带的算子（或 torch_npu 的融合算子）。',
+    },
+  },
+  {
+    // Horovod built on NCCL for GPU tensors (`HOROVOD_GPU_OPERATIONS=NCCL`, `HOROVOD_NCCL_LINK`)
+    re: /\bHOROVOD_(?:GPU|NCCL|CUDA)_\w+/,
+    say: {
+      en: "Builds Horovod's GPU collectives on NCCL: Horovod has no HCCL build. Use torch.distributed with the hccl backend (DistributedDataParallel) instead.",
+      'zh-CN':
+        '把 Horovod 的 GPU 集合通信构建在 NCCL 上：Horovod 没有 HCCL 版本。改用 torch.distributed 的 hccl 后端（DistributedDataParallel）。',
+    },
+  },
+  {
     // a switch putting FAISS's index on the GPU (`--faiss_on_gpu`, `--use-gpu-faiss`)
     re: /(?<![\w-])--?[\w-]*(?:faiss[\w-]*gpu|gpu[\w-]*faiss)[\w-]*/,
     say: {

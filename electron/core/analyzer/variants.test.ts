@@ -42,6 +42,8 @@ const EXPECTED: Record<string, string[]> = {
     'apex_train.py:2:add.import-torch-npu',
     'apex_train.py:6:lib.apex-call',
     'apex_train.py:9:lib.apex-call',
+    // an apex kernel switched on in a config (false, and a key merely starting so, quiet)
+    'corrdiff.yaml:2:script.cuda-env',
     'fp32_train.py:18:amp.fp32-training',
     // the autocast state and dtype asked of CUDA (no device); a device named, and the CPU's own
     // function, quiet
@@ -136,6 +138,8 @@ const EXPECTED: Record<string, string[]> = {
   // under a decorator (`@unique`)
   'backend-flag': ['kernels.py:9:project.backend-switch'],
   horovod: [
+    // Horovod built on NCCL (its other build switches quiet)
+    'Dockerfile.hvd:2:script.cuda-env',
     // the imports, and every use through the alias or an imported name
     'train_hvd.py:3:dist.horovod',
     'train_hvd.py:4:dist.horovod',
@@ -536,6 +540,9 @@ const EXPECTED: Record<string, string[]> = {
     'pytorchjob.yaml:27:script.cuda-env',
     // a config's device_type (device_map: auto quiet)
     'pytorchjob.yaml:29:script.cuda-env',
+    // Ray Serve's runtime_env pip list read as requirements (a tags list naming xformers quiet)
+    'serve_config.yaml:7:lib.xformers',
+    'serve_config.yaml:8:lib.flash-attn',
     'submit.py:5:add.import-torch-npu',
     'submit.py:5:add.compile-mode',
     // the resource requested from Python; per-device backend lists (a sentence naming one quiet)
@@ -574,6 +581,14 @@ const EXPECTED: Record<string, string[]> = {
     // torchaudio's CUDA CTC decoder, imported and called
     'ctc_decode.py:2:lib.torchaudio-cuda-ctc',
     'ctc_decode.py:6:lib.torchaudio-cuda-ctc',
+    // cuDF chosen as the dataframe backend (a default, Dask's setting; pandas quiet), a Dask-CUDA
+    // cluster by cluster_type, torch bound by data-juicer's LazyLoader
+    'curate.py:6:add.import-torch-npu',
+    'curate.py:12:lib.gbdt-gpu-device',
+    'curate.py:15:lib.cudf-backend',
+    'curate.py:16:lib.cudf-backend',
+    'curate.py:21:cuda.api',
+    'curate.py:21:cuda.api',
     // DGL's layers and sparse matrices where they are used (its imports and dgl.graph quiet)
     'graph_sage.py:11:lib.dgl-call',
     'graph_sage.py:11:lib.dgl-call',
@@ -960,6 +975,8 @@ const EXPECTED: Record<string, string[]> = {
     'ddp_tutorial.py:22:add.set-device',
     'ddp_tutorial.py:23:dist.nccl',
     'ddp_tutorial.py:28:cuda.api',
+    // CUDA_VISIBLE_DEVICES given as a keyword of a child's environment (OMP_NUM_THREADS quiet)
+    'feature_workers.py:10:env.cuda-visible-devices-kwarg',
     'launch.py:2:add.import-torch-npu',
     'launch.py:6:cuda.api',
     'launch.py:7:add.set-device',

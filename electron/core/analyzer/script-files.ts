@@ -317,7 +317,8 @@ const SCRIPT_PATTERNS: {
     re: /(?<=^\s*["']?\w*apex\w*["']?\s*:\s*)(?:true|True)\b/,
     say: {
       en: "Switches on NVIDIA apex (CUDA kernels, no NPU build): set it off, so the model uses torch's own op (or torch_npu's fused one).",
-      'zh-CN': '开启了 NVIDIA apex（CUDA 内核，没有 NPU 版本）：关闭它，让模型使用 torch 自带的算子（或 torch_npu 的融合算子）。',
+      'zh-CN':
+        '开启了 NVIDIA apex（CUDA 内核，没有 NPU 版本）：关闭它，让模型使用 torch 自带的算子（或 torch_npu 的融合算子）。',
     },
   },
   {

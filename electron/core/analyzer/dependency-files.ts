@@ -426,6 +426,8 @@ export function scanYamlPackageLists(rel: string, src: string, finding: AddFindi
 }
 const PACKAGE_LIST_KEYS = /^(?:pip|packages|python_packages|pip_packages|requirements)$/;
 
+const CONDA_CUDA_BUILD = /^[\w.-]+\s*=[^=\s]+=\S*(?:cuda\d|_cu\d{2,3}\b)/;
+
 /** conda's CUDA stack: pytorch's CUDA pin, the toolkit, compiler, runtime, cuDNN and NCCL. */
 const CONDA_CUDA =
   /^(?:pytorch-cuda|cudatoolkit(?:-dev)?|cuda(?:-[a-z-]+)?|cudnn|nccl|magma-cuda\d*|cutensor|libcu[a-z]+(?:-dev)?|libnccl|nvidia-[a-z0-9-]+)$/;
@@ -486,6 +488,10 @@ export function scanCondaEnvironment(rel: string, src: string, finding: AddFindi
       if (!name) continue;
       if (CONDA_CUDA.test(name))
         finding('req.cuda-wheel', rel, where, { vars: { text: value }, edits: [wholeLine] });
+      // a CUDA build pinned by its build string (`pytorch=1.8.0=py3.6_cuda10.2_cudnn7.6.5_0`,
+      // `torchvision=0.9.0=py36_cu102`)
+      else if (CONDA_CUDA_BUILD.test(value))
+        finding('req.cuda-wheel', rel, where, { vars: { text: value } });
       else {
         const ruleId = packageRule(name);
         if (ruleId) finding(ruleId, rel, where, { vars: { name } });

@@ -15,9 +15,9 @@ import {
 } from './dependency-files';
 
 // with the templates users copy (`config.env.example`, `.env.sample`): porters edit those too;
-// Dockerfiles by any of their names (`cuda.Dockerfile`, `Containerfile`)
+// Dockerfiles by any of their names (`cuda.Dockerfile`, IOPaint's `GPUDockerfile`, `Containerfile`)
 export const SCRIPT_FILE =
-  /(\.(sh|bash|zsh|ya?ml|cfg|ini|toml|env|sbatch|slurm|pbs|cmake|json|pbtxt|gin)(?:\.(?:example|sample|template|tmpl|dist))?|(^|\/)(?:Dockerfile[^/]*|[^/]+\.Dockerfile|Containerfile[^/]*|Makefile|CMakeLists\.txt))$/;
+  /(\.(sh|bash|zsh|ya?ml|cfg|ini|toml|env|sbatch|slurm|pbs|cmake|json|pbtxt|gin)(?:\.(?:example|sample|template|tmpl|dist))?|(^|\/)(?:(?![^/]*\.py$)[^/]*Dockerfile[^/]*|Containerfile[^/]*|Makefile|CMakeLists\.txt))$/;
 
 /** A script or config without one of these holds nothing SCRIPT_PATTERNS looks for. */
 export const SCRIPT_WORDS =

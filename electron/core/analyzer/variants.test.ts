@@ -734,10 +734,17 @@ const EXPECTED: Record<string, string[]> = {
     // conda's names for PyG's compiled extensions (pyg channel)
     'environment.yml:7:lib.pyg-ext',
     'environment.yml:8:lib.pyg-ext',
+    // conda packages pinned to CUDA builds by their build strings (numpy's plain build quiet)
+    'environment.yml:9:req.cuda-wheel',
+    'environment.yml:9:req.torch-npu',
+    'environment.yml:10:req.cuda-wheel',
     // a GPU runner, an NVIDIA image and a container given GPUs
     'gpu-tests.yml:5:script.cuda-env',
     'gpu-tests.yml:7:script.cuda-env',
     'gpu-tests.yml:8:script.cuda-env',
+    // IOPaint's `GPUDockerfile`
+    'GPUDockerfile:1:script.cuda-env',
+    'GPUDockerfile:3:script.cuda-env',
     // settings whose whole value is CUDA (a kernel backend, a context, a platform); names,
     // sentences and list items quiet
     'kernels.yaml:3:script.cuda-env',

@@ -1,0 +1,136 @@
+#!/bin/bash
+# Sets up a conda environment for pytracking / ltr (training and evaluation of DiMP, PrDiMP, KYS, ATOM ...)
+#
+#   bash install.sh <conda_install_path> <environment_name>
+#
+# e.g. bash install.sh ~/anaconda3 pytracking
+
+if [ "$#" -ne 2 ]; then
+    echo "ERROR! Illegal number of parameters. Usage: bash install.sh conda_install_path environment_name"
+    exit 0
+fi
+
+conda_install_path=$1
+conda_env_name=$2
+
+source $conda_install_path/etc/profile.d/conda.sh
+echo "****************** Creating conda environment ${conda_env_name} python=3.8 ******************"
+conda create -y --name $conda_env_name python=3.8
+
+echo ""
+echo ""
+echo "****************** Activating conda environment ${conda_env_name} ******************"
+conda activate $conda_env_name
+
+echo ""
+echo ""
+echo "****************** Installing pytorch with cuda 11.3 ******************"
+conda install -y pytorch==1.10.1 torchvision==0.11.2 cudatoolkit=11.3 -c pytorch -c conda-forge
+
+echo ""
+echo ""
+echo "****************** Installing matplotlib ******************"
+conda install -y matplotlib
+
+echo ""
+echo ""
+echo "****************** Installing pandas ******************"
+conda install -y pandas
+
+echo ""
+echo ""
+echo "****************** Installing tqdm ******************"
+conda install -y tqdm
+
+echo ""
+echo ""
+echo "****************** Installing opencv ******************"
+pip install opencv-python
+
+echo ""
+echo ""
+echo "****************** Installing tensorboard ******************"
+pip install tb-nightly
+
+echo ""
+echo ""
+echo "****************** Installing visdom ******************"
+pip install visdom
+
+echo ""
+echo ""
+echo "****************** Installing scikit-image ******************"
+pip install scikit-image
+
+echo ""
+echo ""
+echo "****************** Installing tikzplotlib ******************"
+pip install tikzplotlib
+
+echo ""
+echo ""
+echo "****************** Installing gdown ******************"
+pip install gdown
+
+echo ""
+echo ""
+echo "****************** Installing cython ******************"
+conda install -y cython
+
+echo ""
+echo ""
+echo "****************** Installing coco toolkit ******************"
+pip install pycocotools
+
+echo ""
+echo ""
+echo "****************** Installing LVIS toolkit ******************"
+pip install lvis
+
+echo ""
+echo ""
+echo "****************** Installing spatial-correlation-sampler (needs nvcc from the CUDA toolkit) ******************"
+export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda-11.3}
+export TORCH_CUDA_ARCH_LIST="6.1;7.0;7.5;8.0;8.6"
+FORCE_CUDA=1 pip install spatial-correlation-sampler
+
+echo ""
+echo ""
+echo "****************** Installing jpeg4py python wrapper ******************"
+apt-get install libturbojpeg
+pip install jpeg4py
+
+echo ""
+echo ""
+echo "****************** Setting up environment ******************"
+python -c "from pytracking.evaluation.environment import create_default_local_file; create_default_local_file()"
+python -c "from ltr.admin.environment import create_default_local_file; create_default_local_file()"
+
+echo ""
+echo ""
+echo "****************** Installing ninja-build to compile PreROIPooling ******************"
+echo "************************* Need sudo privilege ******************"
+sudo apt-get install ninja-build
+
+echo ""
+echo ""
+echo "****************** Pre-building the PreciseRoIPooling CUDA extension ******************"
+python -c "import torch; assert torch.cuda.is_available(), 'CUDA is required to build PrRoIPooling'; from ltr.external.PreciseRoIPooling.pytorch.prroi_pool.functional import _import_prroi_pooling; _import_prroi_pooling()"
+
+echo ""
+echo ""
+echo "****************** Downloading networks ******************"
+mkdir -p pytracking/networks
+
+echo ""
+echo ""
+echo "****************** DiMP50 Network ******************"
+gdown https://drive.google.com/uc\?id\=1qgachgqks2UGjKx-GdO1qylBDdB1f9KN -O pytracking/networks/dimp50.pth
+
+echo ""
+echo ""
+echo "****************** Installation complete! ******************"
+
+echo ""
+echo ""
+echo "****************** More networks can be downloaded from the google drive folder https://drive.google.com/drive/folders/1WVhJqvdu-_JG1U-V0IqfxTUa1SBPnL0O ******************"

@@ -245,8 +245,14 @@ export function scanInlineImports(
       const hit = modules
         .map((mod) => {
           const top = mod.split('.')[0]!;
-          const ruleId = packageRule(top) ?? (/^\w+_cuda$/.test(top) ? 'lib.cuda-ops' : undefined);
-          return ruleId ? { mod, top, ruleId } : undefined;
+          // a compiled module: named for CUDA (`pointnet2_batch_cuda`), or a package's extension
+          // (`ctr_ops._C`, `pkg._ext`), a build's check that its kernels load
+          const ruleId =
+            packageRule(top) ??
+            (/^\w+_cuda$/.test(top) || /^\w+(?:\.\w+)*\.(?:_C|_ext)$/.test(mod)
+              ? 'lib.cuda-ops'
+              : undefined);
+          return ruleId ? { mod, top: ruleId === 'lib.cuda-ops' ? mod : top, ruleId } : undefined;
         })
         .find((x) => x);
       if (!hit) continue;

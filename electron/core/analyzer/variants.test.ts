@@ -635,8 +635,6 @@ const EXPECTED: Record<string, string[]> = {
     'state.py:9:device.cuda-string',
     'state.py:10:device.other-accelerator-check',
     'state.py:18:device.other-accelerator-name',
-    // a tensor's device index given to .to() (its .device quiet)
-    'state.py:26:device.to-get-device',
   ],
   trainers: [
     // axolotl-style config: a bitsandbytes 8-bit optimizer, flash-attn and xformers switched on

@@ -896,44 +896,46 @@ function rebound(source: string, name: string): boolean {
     reboundNames.clear();
   }
   let is = reboundNames.get(name);
-  if (is === undefined) {
-    is = false;
-    // each place the name is written: a binding follows it (`name =`, `name: T =`, `name, x =`,
-    // `for name in`); a search for the literal, not a regex tried at every line
-    for (let at = source.indexOf(name); at >= 0 && !is; at = source.indexOf(name, at + 1)) {
-      const before = at > 0 ? source.charCodeAt(at - 1) : 10;
-      if (before === 46 || WORD_CHAR.test(source[at - 1] ?? '')) continue;
-      BINDING.lastIndex = at + name.length;
-      is = BINDING.test(source);
-    }
-    reboundNames.set(name, is);
-  }
+  if (is === undefined) reboundNames.set(name, (is = bindsName(source, name, 0, source.length)));
   return is;
 }
-/** What follows a name that binds it: an assignment, a tuple's, an annotation's, a loop's `in`. */
-const BINDING = /(?![\w.])[ \t]*(?:(?::[^=\n]*|,[^=\n]*)?=(?!=)|in\b)/y;
-const WORD_CHAR = /\w/;
 /** rebound's answers for the file being read (one file at a time) */
 let reboundIn = '';
 const reboundNames = new Map<string, boolean>();
 /**
+ * Whether `name` is bound between `from` and `to`: written at a statement's start with a binding
+ * after it (`name =`, `name: T =`, `name, x =`, `a, name =`, `for name in`). A search for the literal, not a regex
+ * tried at every line.
+ */
+function bindsName(source: string, name: string, from: number, to: number): boolean {
+  for (let at = source.indexOf(name, from); at >= 0 && at < to; at = source.indexOf(name, at + 1)) {
+    if (at > 0 && WORD_OR_DOT.test(source[at - 1]!)) continue;
+    BINDING.lastIndex = at + name.length;
+    if (!BINDING.test(source)) continue;
+    // the statement's own target, not a word of prose or an argument (`# torch, then x = …`)
+    if (BINDING_HEAD.test(source.slice(source.lastIndexOf('\n', at - 1) + 1, at))) return true;
+  }
+  return false;
+}
+/** What follows a name that binds it: an assignment, a tuple's, an annotation's, a loop's `in`. */
+const BINDING = /(?![\w.])[ \t]*(?:(?::[^=\n]*|,[^=\n]*)?=(?!=)|in\b)/y;
+const WORD_OR_DOT = /[\w.]/;
+/** What may stand before a bound name on its line: indentation, `for`, a tuple's names. */
+const BINDING_HEAD = /^[ \t]*(?:for\s+)?(?:[\w.]+\s*,\s*)*$/;
+/**
  * A plain name the enclosing function (or the module, above it) binds itself (a parameter,
- * `name = …`, `for name in`), so not the module of that name the file imports: `import model` (a package registering models),
- * then `model = create_model(…)` and `model.cuda()` in main().
+ * `name = …`, `for name in`), so not the module of that name the file imports: `import model`
+ * (a package registering models), then `model = create_model(…)` and `model.cuda()` in main().
  */
 function shadowedName(object: Node, source: string): boolean {
   if (object.type !== 'identifier') return false;
   let fn = object.parent;
   while (fn && fn.type !== 'function_definition') fn = fn.parent;
-  const name = escape(object.text);
+  const name = object.text;
   const params = fn?.childForFieldName('parameters')?.text ?? '';
-  if (new RegExp(`(?:^|[(,*\\s])${name}\\s*(?:[:=,)]|$)`).test(params)) return true;
+  if (new RegExp(`(?:^|[(,*\\s])${escape(name)}\\s*(?:[:=,)]|$)`).test(params)) return true;
   // in a function, what it binds before the call; at module level, what the module does
-  const body = source.slice(fn?.startIndex ?? 0, object.startIndex);
-  return new RegExp(
-    `^[ \\t]*(?:${name}\\s*(?::[^=\\n]*)?=(?!=)|(?:[\\w.]+\\s*,\\s*)*${name}\\s*(?:,[^=\\n]*)?=(?!=)|for\\s+(?:[\\w\\s,]*\\b)?${name}\\b[\\w\\s,]*\\bin\\b)`,
-    'm',
-  ).test(body);
+  return bindsName(source, name, fn?.startIndex ?? 0, object.startIndex);
 }
 const OBJECT_CHAR = /[\w.]/;
 /** What may end an expression an object chain would then belong to (`f().x`, `a[0].x`, `"s".x`). */

@@ -486,15 +486,12 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
     }
     if (rel.endsWith('.py')) python.push({ abs, rel });
   }
+  const named = [...extensionNames];
   const results =
     python.length >= (opts.workerThreshold ?? (pool ? WARM_THRESHOLD : WORKER_THRESHOLD)) &&
     workerScript()
-      ? await inWorkers(python, lang, opts, files.length - python.length, files.length, [
-          ...extensionNames,
-        ])
-      : await inProcess(python, lang, opts, files.length - python.length, files.length, [
-          ...extensionNames,
-        ]);
+      ? await inWorkers(python, lang, opts, files.length - python.length, files.length, named)
+      : await inProcess(python, lang, opts, files.length - python.length, files.length, named);
   const entries: Extract<PythonResult, { lines: number }>[] = [];
   const importing: { rel: string; imports: string[] }[] = [];
   let backend: { file: string; line: number; name: string; member: string } | undefined;

@@ -2578,6 +2578,12 @@ function analyzeTree(
     else if (importEnd >= 0) break;
   }
   if (plainEnd >= 0) importEnd = plainEnd;
+  // a comment closing the last import's line stays with it (`import model  # registers models`)
+  if (importEnd >= 0) {
+    const eol = source.indexOf('\n', importEnd);
+    const lineEnd = eol < 0 ? source.length : source[eol - 1] === '\r' ? eol - 1 : eol;
+    if (/^[ \t]*#/.test(source.slice(importEnd, lineEnd))) importEnd = lineEnd;
+  }
   // An import the fixes rewrite to torch.npu (`from torch.npu.amp import autocast`) runs only
   // once torch_npu is loaded, which torch does by itself from torch_npu 2.5.1 on: `import
   // torch_npu` goes above the first such statement of the block, not after the block.

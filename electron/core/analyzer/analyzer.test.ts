@@ -100,6 +100,19 @@ describe('scan of a nanoGPT-style project (AMP + DDP)', () => {
     expect(scan.effort.dimensions).toMatchObject({ mixedPrecision: 2, multiCard: 1 });
   });
 
+  it('import torch_npu goes below the last import, after the comment that ends its line', async () => {
+    const root = tempDir();
+    writeFileSync(
+      join(root, 'train.py'),
+      'import torch\nimport model  # registers the architectures\n\nx = torch.zeros(2).cuda()\n',
+    );
+    const scan = await scanProject(root);
+    const after = migratedFiles(scan, 'rewrite', await pythonParser()).get('train.py')!.after;
+    expect(after).toBe(
+      'import torch\nimport model  # registers the architectures\nimport torch_npu\n\nx = torch.zeros(2).npu()\n',
+    );
+  });
+
   it('rewrite mode: every changed file still parses (by Python itself) and reads like NPU code', async () => {
     const scan = await scanProject(NANOGPT);
     const changed = migratedFiles(scan, 'rewrite', await pythonParser());

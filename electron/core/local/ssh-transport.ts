@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import type { Client, ClientChannel } from 'ssh2';
+import type { Client } from 'ssh2';
 import { AmwError } from '../../../shared/errors';
 import { msg } from '../../../shared/api/text';
-import { exec } from '../ssh/exec';
+import { exec, runCommand } from '../ssh/exec';
 import { remoteCommand } from '../ssh/quote';
 import type { HostTransport, StreamOptions, TransferResult } from './local-exec';
 import { sftpOf } from '../ssh/sftp';
@@ -11,66 +11,11 @@ import { sftpOf } from '../ssh/sftp';
 /** Borrows a pooled connection for one operation (HostService.pool.use with the host's target). */
 export type UseClient = <T>(fn: (client: Client) => Promise<T>) => Promise<T>;
 
-function streamOver(client: Client, command: string, opts: StreamOptions) {
-  const started = Date.now();
-  return new Promise<{ code: number | null; signal: string | null; durationMs: number }>(
-    (resolve, reject) => {
-      if (opts.signal?.aborted)
-        return reject(new AmwError('CANCELLED', 'Cancelled before the command started.'));
-      client.exec(command, (err, ch: ClientChannel) => {
-        if (err)
-          return reject(
-            new AmwError(
-              'DISCONNECTED',
-              msg('errors.text.commandStartFailed', { error: err.message }),
-            ),
-          );
-        let settled = false;
-        const stop = (e: AmwError) => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          try {
-            ch.signal('KILL');
-          } catch {
-            // servers without signal support still end the session when the channel closes
-          }
-          ch.close();
-          reject(e);
-        };
-        const onAbort = () => stop(new AmwError('CANCELLED', 'The remote command was cancelled.'));
-        const timer = opts.timeoutMs
-          ? setTimeout(
-              () =>
-                stop(
-                  new AmwError(
-                    'COMMAND_TIMEOUT',
-                    msg('errors.text.commandTimeout', {
-                      seconds: Math.round(opts.timeoutMs! / 1000),
-                    }),
-                    { timeoutMs: opts.timeoutMs },
-                  ),
-                ),
-              opts.timeoutMs,
-            )
-          : undefined;
-        opts.signal?.addEventListener('abort', onAbort, { once: true });
-        ch.on('data', (c: Buffer) => opts.onStdout?.(c));
-        ch.stderr.on('data', (c: Buffer) => opts.onStderr?.(c));
-        ch.on('close', (code: number | null, signal?: string) => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          opts.signal?.removeEventListener('abort', onAbort);
-          if ((code === null || code === undefined) && !signal)
-            return reject(new AmwError('DISCONNECTED', msg('errors.text.droppedDuring')));
-          resolve({ code: code ?? null, signal: signal ?? null, durationMs: Date.now() - started });
-        });
-        ch.end(opts.stdin ?? '');
-      });
-    },
-  );
-}
+const streamOver = (client: Client, command: string, opts: StreamOptions) =>
+  runCommand(client, command, opts, (channel) => {
+    channel.on('data', (c: Buffer) => opts.onStdout?.(c));
+    channel.stderr.on('data', (c: Buffer) => opts.onStderr?.(c));
+  });
 
 async function localSha256(path: string): Promise<{ sha256: string; bytes: number }> {
   const h = createHash('sha256');

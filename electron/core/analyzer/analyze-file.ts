@@ -340,7 +340,7 @@ export function compile(rules: Rule[]): Compiled {
               of('extension').flatMap((r) => r.match.loaders.map((l) => l.split('.').pop()!)),
             ),
           ],
-          '\\s*\\(',
+          `${GAP}\\(`,
         )
       : null,
     conditionNames: of('condition-name').map((r) => ({ r, re: new RegExp(r.match.regex) })),
@@ -508,12 +508,29 @@ function dynamicExtensions(c: Compiled, source: string): string[] {
   return out;
 }
 
-export const LOADED = /^[ \t]*(\w+)\s*=\s*[\w.]*?\b(?:load_ext|load|load_inline)\s*\(/gm;
+/** `name = …load(`, the call's parenthesis perhaps on the next line (`load \\` then `(`). */
+export const LOADED =
+  /^[ \t]*(\w+)\s*=\s*[\w.]*?\b(?:load_ext|load|load_inline)(?:\s|\\\r?\n)*\(/gm;
 /** LOADED's call alone: every LOADED match ends with one (`torch.load(` is in most files). */
-const LOADER_CALL = /\b(?:load_ext|load|load_inline)\s*\(/g;
+const LOADER_CALL = /\b(?:load_ext|load|load_inline)(?:\s|\\\r?\n)*\(/g;
 const LOADED_AT = new RegExp(LOADED.source.slice(1), 'my');
 const SPACE = /\s/;
 const WORD = /[\w.]/;
+
+/**
+ * The names an extension module is given again by a plain assignment (`ext_c = exllamav2_ext`,
+ * `_C = _backend`): its calls through them are its calls.
+ */
+function extensionAliases(source: string, ext: Set<string>): string[] {
+  if (!ext.size) return [];
+  const re = new RegExp(
+    `^[ \\t]*(\\w+)[ \\t]*=[ \\t]*(?:${[...ext].map(escape).join('|')})[ \\t]*(?:#.*)?$`,
+    'gm',
+  );
+  const out: string[] = [];
+  for (const m of source.matchAll(re)) if (!ext.has(m[1]!)) out.push(m[1]!);
+  return out;
+}
 
 /**
  * LOADED's matches, tried only at the line start each loader call leads back to (the call's
@@ -811,6 +828,7 @@ export function candidateOffsets(
   // `ext = load_ext(…)`: a loader call that can bind one (`state = torch.load(…)` cannot)
   if (loader) for (const m of loadedMatches(source)) ext.add(m[1]!);
   for (const local of dynamicExtensions(c, source)) ext.add(local);
+  for (const local of extensionAliases(source, ext)) ext.add(local);
   if (ext.size) {
     all(wordsThen([...ext], `${GAP}\\.`));
     // an autograd forward's ctx attributes: where ctx.device goes
@@ -2148,6 +2166,7 @@ function analyzeTree(
       if (loads && target?.type === 'identifier') bound.add(target.text);
     }
     for (const local of dynamicExtensions(c, source)) bound.add(local);
+    for (const local of extensionAliases(source, bound)) bound.add(local);
     for (const local of bound) {
       const re = new RegExp(`\\b${escape(local)}${GAP}\\.${GAP}\\w+${GAP}\\(`, 'g');
       for (const m of matches(re, source)) {

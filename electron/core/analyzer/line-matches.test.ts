@@ -27,7 +27,7 @@ const found = (re: RegExp, text: string) =>
 const SEARCHES = [
   /^[ \t]*(?:import|from)[ \t]/gm,
   /^[ \t]*(?:import[ \t]+([^\n#;]+)|from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+))/gm,
-  /^[ \t]*(\w+)\s*=\s*[\w.]*?\b(?:load_ext|load|load_inline)\s*\(/gm,
+  /^[ \t]*(\w+)\s*=\s*[\w.]*?\b(?:load_ext|load|load_inline)(?:\s|\\\r?\n)*\(/gm,
   /^[ \t]*raise\b/gm,
   /^[ \t]*ctx\.\w+\s*=/gm,
   /^(?:from|import)\s+([A-Za-z_]\w*)/gm,

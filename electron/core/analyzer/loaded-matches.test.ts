@@ -42,8 +42,11 @@ describe('loader-bound extensions', () => {
       "ext\n= load_ext('x')\n",
       "ops = load_ext ('x')\r\nother = load('y')\r\n",
       '# ext = load_ext("in a comment")\ns = "y = load(1)"\n',
+      // exllamav2's layout: the parenthesis on the line after a backslash
+      "    kernels = load \\\n    (\n        name = 'k',\n    )\n",
     ];
     for (const text of texts) expect(found(text), text).toEqual(reference(text));
     expect(found(texts[4]!).map((m) => m[2])).toEqual(['state', 'model']);
+    expect(found(texts[8]!).map((m) => m[2])).toEqual(['kernels']);
   });
 });

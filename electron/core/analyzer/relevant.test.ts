@@ -164,6 +164,28 @@ def build():
     expect(narrowed.findings.some((f) => f.ruleId === 'ext.extension-call')).toBe(false);
   });
 
+  it('an extension loaded with its parenthesis after a backslash, and called under another name', async () => {
+    const src = `import torch
+from torch.utils.cpp_extension import load
+${FILLER}
+
+kernels = load \\
+(
+    name="q_kernels",
+    sources=["q_gemm.cu"],
+)
+ext_c = kernels  # the module under a shorter name
+
+def gemm(a, b):
+    return ext_c.gemm_half(a, b)
+`;
+    const { narrowed, whole } = await both(src);
+    expect(at(narrowed)).toEqual(at(whole));
+    const lines = src.split('\n');
+    const calls = narrowed.findings.filter((f) => f.ruleId === 'ext.extension-call');
+    expect(calls.map((f) => lines[f.line - 1])).toEqual(['    return ext_c.gemm_half(a, b)']);
+  });
+
   it('`else: raise` after an import in a function makes the library required, elsewhere a raise is not read', async () => {
     const required = `import torch
 ${FILLER}

@@ -1754,6 +1754,7 @@ function analyzeTree(
       if (r.match.settingName && !isSettingOf(node, r.match.settingName)) continue;
       if (r.match.envSet && !envSet(node)) continue;
       if (r.match.inCallOf && !calleeMatches(node, r.match.inCallOf)) continue;
+      if (r.match.notInCallOf && insideCallOf(node, r.match.notInCallOf)) continue;
       if (r.match.nextArg && !nextArgMatches(node, r.match.nextArg)) continue;
       if (r.match.onlyCompared) {
         const comparison = comparedIn(node);
@@ -1780,7 +1781,16 @@ function analyzeTree(
               },
             ]
           : undefined;
-      add(r, node, { text: content.value }, edits);
+      // a replacement inside a string of several lines (a job script's template) is reported on
+      // its own line
+      const edit = edits?.[0];
+      const spans = edit && source.lastIndexOf('\n', edit.start) >= node.startIndex;
+      add(
+        r,
+        spans ? { startIndex: edit.start, endIndex: edit.end } : node,
+        { text: content.value },
+        edits,
+      );
     }
   }
 
@@ -2458,10 +2468,19 @@ function analyzeTree(
         const called = fn ? canonicalName(fn, aliases) : null;
         if (called && r.match.notInCallOf.some((p) => nameMatches(p, called))) continue;
       }
+      const args = kw.parent;
+      const other = r.match.withKeyword;
+      if (
+        other &&
+        !args?.namedChildren.some(
+          (a) => a?.type === 'keyword_argument' && a.childForFieldName('name')?.text === other,
+        )
+      )
+        continue;
       const rw = r.rewrite;
       add(
         r,
-        kw,
+        r.match.atCall && args?.parent?.type === 'call' ? args.parent : kw,
         { text: v.text },
         rw?.kind === 'replace-expression'
           ? [{ start: kw.startIndex, end: kw.endIndex, text: rw.to }]
@@ -2954,6 +2973,20 @@ function calleeMatches(str: Node, re: string): boolean {
   return test.test(last.text);
 }
 const calleeRegexes = new Map<string, RegExp>();
+
+/** Whether a node is in the arguments of a call whose function's last name matches `re`. */
+function insideCallOf(node: Node, re: string): boolean {
+  for (let n: Node | null = node.parent; n && !n.type.endsWith('statement'); n = n.parent) {
+    if (n.type !== 'argument_list') continue;
+    const fn = n.parent?.childForFieldName('function');
+    const last = fn?.type === 'attribute' ? fn.childForFieldName('attribute') : fn;
+    if (!last || last.type !== 'identifier') continue;
+    let test = calleeRegexes.get(re);
+    if (!test) calleeRegexes.set(re, (test = new RegExp(re)));
+    if (test.test(last.text)) return true;
+  }
+  return false;
+}
 
 /**
  * Whether a string names an environment variable being set: the key of `os.environ[…] = …`

@@ -60,6 +60,12 @@ const Match = z.discriminatedUnion('kind', [
      */
     inCallOf: z.string().optional(),
     /**
+     * Not inside the arguments of a call whose function's last name matches this regex, however
+     * deep in the statement: a message (`print("export CUDA_VISIBLE_DEVICES=" + ids)`,
+     * `parser.add_argument(…, help="…")`) tells, it sets nothing.
+     */
+    notInCallOf: z.string().optional(),
+    /**
      * With inCallOf: the argument after it is a string that matches this regex (the default of
      * `os.environ.get("BUILD_EXT", "1")`).
      */
@@ -111,6 +117,10 @@ const Match = z.discriminatedUnion('kind', [
      * library): numpy's `meshgrid(…, sparse=True)` is no embedding.
      */
     notInCallOf: z.array(z.string()).optional(),
+    /** Only where the same call also has this keyword argument: `grid=` beside `block=`. */
+    withKeyword: z.string().optional(),
+    /** Reported on the whole call, from its first line, not on the argument. */
+    atCall: z.boolean().optional(),
   }),
   z.object({
     kind: z.literal('reference'),

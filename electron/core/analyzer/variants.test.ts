@@ -173,6 +173,13 @@ const EXPECTED: Record<string, string[]> = {
   'ext-calls': [
     // extension modules imported by name (MONAI's optional_import, importlib): each op called
     // through them (numpy by name, and an example in a comment, quiet)
+    // a CuPy kernel compiled from CUDA C, launched with grid=/block= (grid_sample's grid=, and a
+    // function merely taking both names, quiet)
+    'cupy_kernels.py:2:lib.cupy',
+    'cupy_kernels.py:14:lib.nvidia-only-call',
+    'cupy_kernels.py:16:lib.nvidia-only-call',
+    'cupy_kernels.py:22:ext.raw-kernel-launch',
+    'cupy_kernels.py:25:lib.nvidia-only-call',
     'filtering.py:16:ext.autograd-function',
     'filtering.py:18:ext.extension-call',
     'filtering.py:22:ext.extension-call',
@@ -988,6 +995,10 @@ const EXPECTED: Record<string, string[]> = {
     'ddp_tutorial.py:28:cuda.api',
     // CUDA_VISIBLE_DEVICES given as a keyword of a child's environment (OMP_NUM_THREADS quiet)
     'feature_workers.py:10:env.cuda-visible-devices-kwarg',
+    // command lines a launcher builds with CUDA_VISIBLE_DEVICES=… (a job script's template on
+    // its own line); printed, logged, Windows' `set` and a help text, quiet
+    'gpu_jobs.py:13:env.cuda-visible-devices-command',
+    'gpu_jobs.py:18:env.cuda-visible-devices-command',
     'launch.py:2:add.import-torch-npu',
     'launch.py:6:cuda.api',
     'launch.py:7:add.set-device',

@@ -186,6 +186,19 @@ export function scanInstallCommands(
       if (w[1]) break;
       const token = w[3];
       if (!token) continue;
+      // an extra named for a package installs it, on a path as on a name (an editable one's too:
+      // `pip install -e .[deepspeed,flash-attn]`)
+      const extras = /\[([^\]]*)\]/.exec(token);
+      if (extras && !/\s@\s/.test(token))
+        for (const extra of extras[1]!.matchAll(/[A-Za-z0-9_.-]+/g)) {
+          const ruleId = packageRule(extra[0]);
+          if (!ruleId) continue;
+          const at = w.index + w[2]!.length + extras.index + 1 + extra.index;
+          const i = lineOf(at);
+          const column = at - starts[i]! + 1;
+          const where = { line: i + 1, column, endColumn: column + extra[0].length };
+          finding(ruleId, rel, where, { vars: { name: extra[0] } });
+        }
       if (takesValue) {
         takesValue = false;
         continue;

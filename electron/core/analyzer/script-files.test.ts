@@ -40,5 +40,11 @@ describe('scripts and configs', () => {
     ]);
     // printed or commented, it installs nothing
     expect(scan('echo "then pip install xformers"\n# pip install xformers\n')).toEqual([]);
+    // an extra named for a package installs it, on the project's own path too (a variable and
+    // an extra no rule knows, quiet)
+    expect(scan('pip install -e .[flash-attn,$EXTRAS,dev] "lm-eval[xformers]"\n')).toEqual([
+      { ruleId: 'lib.flash-attn', line: 1, column: 18 },
+      { ruleId: 'lib.xformers', line: 1, column: 51 },
+    ]);
   });
 });

@@ -2473,7 +2473,9 @@ function analyzeTree(
       if (
         other &&
         !args?.namedChildren.some(
-          (a) => a?.type === 'keyword_argument' && a.childForFieldName('name')?.text === other,
+          (a) =>
+            a?.type === 'keyword_argument' &&
+            new RegExp(other).test(a.childForFieldName('name')?.text ?? ''),
         )
       )
         continue;

@@ -117,7 +117,7 @@ const Match = z.discriminatedUnion('kind', [
      * library): numpy's `meshgrid(…, sparse=True)` is no embedding.
      */
     notInCallOf: z.array(z.string()).optional(),
-    /** Only where the same call also has this keyword argument: `grid=` beside `block=`. */
+    /** Only where the same call also has a keyword argument whose name matches this regex (whole): `grid=` beside `block=` or `args=`. */
     withKeyword: z.string().optional(),
     /** Reported on the whole call, from its first line, not on the argument. */
     atCall: z.boolean().optional(),

@@ -173,13 +173,14 @@ const EXPECTED: Record<string, string[]> = {
   'ext-calls': [
     // extension modules imported by name (MONAI's optional_import, importlib): each op called
     // through them (numpy by name, and an example in a comment, quiet)
-    // a CuPy kernel compiled from CUDA C, launched with grid=/block= (grid_sample's grid=, and a
-    // function merely taking both names, quiet)
+    // CuPy kernels compiled from CUDA C, launched with grid= and block= or args= (grid_sample's
+    // grid=, and a function merely taking both names, quiet)
     'cupy_kernels.py:2:lib.cupy',
     'cupy_kernels.py:14:lib.nvidia-only-call',
     'cupy_kernels.py:16:lib.nvidia-only-call',
     'cupy_kernels.py:22:ext.raw-kernel-launch',
     'cupy_kernels.py:25:lib.nvidia-only-call',
+    'cupy_kernels.py:32:ext.raw-kernel-launch',
     'filtering.py:16:ext.autograd-function',
     'filtering.py:18:ext.extension-call',
     'filtering.py:22:ext.extension-call',

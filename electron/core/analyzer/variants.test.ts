@@ -427,6 +427,9 @@ const EXPECTED: Record<string, string[]> = {
     // index quiet)
     'launch_utils.py:8:device.cuda-wheel-index',
     'launch_utils.py:12:device.cuda-wheel-index',
+    // Rye's locked requirements (a dev lock by its own name)
+    'requirements-dev.lock:6:req.cuda-wheel',
+    'requirements-dev.lock:8:req.torch-npu',
     'requirements.txt:1:req.torch-npu',
     'requirements.txt:2:req.cuda-wheel',
     'requirements.txt:3:lib.pyg-ext',

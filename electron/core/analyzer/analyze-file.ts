@@ -104,6 +104,12 @@ interface Compiled {
   callNeedOf: (name: string) => CallNeed | null;
   /** What the value of a keyword argument starts with where a rule can take it (call-needs). */
   keywordLeads: Map<string, string[]>;
+  /**
+   * Per keyword name whose every rule wants another keyword beside it in the call (withKeyword):
+   * that other keyword as written (`block=` or `args=` beside `grid=`). A file without it
+   * anywhere has no such call, and its `grid = lambda META: …` launch grids are not parsed for.
+   */
+  keywordCompanions: Map<string, RegExp>;
   /** Last segments of the calls whose argument is also read by its value above (argAssigned). */
   assignedCalls: string[];
   imports: RuleOf<'import'>[];
@@ -283,6 +289,14 @@ export function compile(rules: Rule[]): Compiled {
       };
     })(),
     keywordLeads: keywordLeads(keywords),
+    keywordCompanions: new Map(
+      [...new Set(keywords.map((r) => r.match.name))].flatMap((name) => {
+        const of = keywords.filter((r) => r.match.name === name);
+        if (!of.every((r) => r.match.withKeyword)) return [];
+        const names = of.map((r) => r.match.withKeyword!.replace(/^\^|\$$/g, ''));
+        return [[name, new RegExp(`\\b(?:${names.join('|')})\\s*=(?!=)`)] as const];
+      }),
+    ),
     callRulesOf: (() => {
       const known = new Map<string, RuleOf<'call'>[]>();
       return (name: string) => {
@@ -961,9 +975,19 @@ const AFTER_OBJECT = /[\w.)\]}'"]/;
 
 /** Whether a keyword rule can take the `name =` found at `m` (see Compiled.keywordLeads). */
 function keywordCanMatch(c: Compiled, source: string, m: [number, number, string]): boolean {
-  const leads = c.keywordLeads.get(/^\w+/.exec(m[2])?.[0] ?? '');
+  const name = /^\w+/.exec(m[2])?.[0] ?? '';
+  const companion = c.keywordCompanions.get(name);
+  if (companion && !companionIn(source, companion)) return false;
+  const leads = c.keywordLeads.get(name);
   return !leads || valueMayMatch(source, m[1], leads);
 }
+/** Whether a keyword's companion (Compiled.keywordCompanions) is written in the file. */
+function companionIn(source: string, re: RegExp): boolean {
+  if (companionOf?.[0] !== source || companionOf[1] !== re)
+    companionOf = [source, re, re.test(source)];
+  return companionOf[2];
+}
+let companionOf: [string, RegExp, boolean] | null = null;
 
 /**
  * Whether a rule can take the dotted name found at `m`: a reference rule names it, or it is

@@ -987,6 +987,11 @@ const EXPECTED: Record<string, string[]> = {
     'train.sh:3:script.cuda-env',
   ],
   spawn: [
+    // a project's own DataParallel (CenterNet's, with chunk sizes): its import and its call
+    'chunked_dp.py:2:dist.vendored-data-parallel',
+    'chunked_dp.py:3:add.import-torch-npu',
+    'chunked_dp.py:8:perf.ddp-bucket',
+    'chunked_dp.py:9:dist.vendored-data-parallel',
     // buckets left at DDP's default (set, or passed on in **kwargs: quiet)
     'ddp_buckets.py:7:perf.ddp-bucket',
     'ddp_tutorial.py:5:add.import-torch-npu',

@@ -205,8 +205,9 @@ const SCRIPT_PATTERNS: {
   },
   {
     // PyTorch's CUDA wheels: `--index-url …/whl/cu121`, a uv index, `torch==2.1.0+cu118`, the
-    // version from a variable (`+cu${CUDA_VER}`)
-    re: /(?<=download\.pytorch\.org\/whl\/(?:nightly\/|test\/)?)cu(?:\d+\b|\$\{?\w+\}?)|(?<=\btorch[\w-]*\s*==\s*[\d.]+)\+cu(?:\d+\b|\$\{?\w+\}?)/,
+    // version from a variable (`+cu${CUDA_VER}`), Poetry's `torch = "2.1.2+cu118"` and
+    // `{ version = "2.1.2+cu118", source = "pytorch" }`
+    re: /(?<=download\.pytorch\.org\/whl\/(?:nightly\/|test\/)?)cu(?:\d+\b|\$\{?\w+\}?)|(?<=\btorch[\w-]*\s*==\s*[\d.]+|(?:\btorch[\w-]*|\bversion)\s*=\s*["'][\d.]+)\+cu(?:\d+\b|\$\{?\w+\}?)/,
     say: {
       en: "PyTorch's CUDA build: on Ascend install the CPU build (the torch_npu release for that torch runs it on the NPU).",
       'zh-CN': 'PyTorch 的 CUDA 版本：昇腾上安装 CPU 版本（再配上该 torch 版本对应的 torch_npu）。',

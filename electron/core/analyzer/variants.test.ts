@@ -907,6 +907,10 @@ const EXPECTED: Record<string, string[]> = {
     'pyproject.toml:7:req.torch-npu',
     'pyproject.toml:8:lib.flash-attn',
     'pyproject.toml:9:lib.xformers',
+    // CUDA builds pinned by their local version, in an inline table and as a plain string (the
+    // other platform's constraint and a plain version quiet)
+    'pyproject.toml:12:script.cuda-env',
+    'pyproject.toml:15:script.cuda-env',
   ],
   profiling: [
     // nsys, and its capture range opened by the CUDA profiler API on a continued line

@@ -338,6 +338,9 @@ const EXPECTED: Record<string, string[]> = {
     'graph_store.py:7:lib.nvidia-only-call',
     'graph_store.py:7:cuda.api',
     'graph_store.py:8:lib.nvidia-only-call',
+    // Dao-AILab's Hadamard kernel (QuIP#'s incoherence processing): its import and each call
+    'hadamard.py:3:lib.cuda-ops',
+    'hadamard.py:8:lib.cuda-ops-call',
     'inference.py:5:lib.nvidia-only',
     'inference.py:6:lib.nvidia-only',
     'inference.py:7:lib.nvidia-only',
@@ -376,6 +379,7 @@ const EXPECTED: Record<string, string[]> = {
     'requirements.txt:6:lib.nvidia-only',
     'requirements.txt:7:lib.nvidia-only',
     'requirements.txt:8:lib.cupy',
+    'requirements.txt:9:lib.cuda-ops',
     'serve.py:3:lib.nvidia-only',
     // and each use of it, as of TensorRT's
     'serve.py:7:lib.nvidia-only-call',

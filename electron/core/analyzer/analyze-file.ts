@@ -2723,8 +2723,16 @@ function analyzeTree(
 }
 
 /** The modules an import statement names (`from a.b import c`: a.b; `import a.b as x`: a.b). */
+/**
+ * The modules an import statement may bring in: `from pkg import sub` names the package and, as
+ * far as text tells, a submodule (`from cuda import cudart` is cuda-python's runtime, `from nvidia
+ * import dali` is DALI).
+ */
 function importedModules(stmt: ImportStatement): string[] {
-  return stmt.from ? [stmt.module?.text ?? ''] : stmt.names.map((n) => n.name);
+  if (!stmt.from) return stmt.names.map((n) => n.name);
+  const module = stmt.module?.text ?? '';
+  if (!module || module.startsWith('.')) return [module];
+  return [module, ...stmt.names.filter((n) => n.name).map((n) => `${module}.${n.name}`)];
 }
 
 /**

@@ -386,6 +386,14 @@ const EXPECTED: Record<string, string[]> = {
     // an ImportError handler that prints why, then exits: required (one that goes on, quiet)
     'tcnn_field.py:5:lib.cuda-ops',
     'tcnn_field.py:19:lib.cuda-ops-call',
+    // cuda-python's runtime and Polygraphy's CUDA wrapper, imported as submodules of their
+    // packages (`from cuda import cudart`), and each call through them
+    'trt_runtime.py:3:lib.nvidia-only',
+    'trt_runtime.py:4:lib.nvidia-only',
+    'trt_runtime.py:9:lib.nvidia-only-call',
+    'trt_runtime.py:10:lib.nvidia-only-call',
+    'trt_runtime.py:11:lib.nvidia-only-call',
+    'trt_runtime.py:14:lib.nvidia-only-call',
   ],
   'vision-ops': [
     'detect.py:11:lib.torchvision-ops',

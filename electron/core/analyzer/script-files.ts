@@ -92,8 +92,9 @@ const SCRIPT_PATTERNS: {
   {
     // a native build configured for CUDA (`cmake .. -DUSE_CUDA=ON`: decord's NVDEC reader, a
     // library's GPU kernels; COLMAP's `-DCUDA_ENABLED=ON`, scikit-build's
-    // `--config-settings=cmake.define.USE_CUDA=ON`, LAMMPS' `-D Kokkos_ENABLE_CUDA=ON`, `-D PKG_GPU=ON`)
-    re: /(?<=(?:\s-D[ \t]?|\bcmake\.define\.)(?:(?:[A-Za-z]\w*_)?(?:USE|WITH|ENABLE|BUILD)_CUDA\w*|CUDA_ENABLED|GGML_CUDA|\w+_CUBLAS|PKG_GPU)=)(?:ON|On|on|1|TRUE|True|true|YES|yes)\b/,
+    // `--config-settings=cmake.define.USE_CUDA=ON`, LAMMPS' `-D Kokkos_ENABLE_CUDA=ON`, `-D PKG_GPU=ON`,
+    // llama.cpp's in quotes: `CMAKE_ARGS="-DGGML_CUDA=on"`)
+    re: /(?<=(?:[\s"'[,]-D[ \t]?|\bcmake\.define\.)(?:(?:[A-Za-z]\w*_)?(?:USE|WITH|ENABLE|BUILD)_CUDA\w*|CUDA_ENABLED|GGML_CUDA|\w+_CUBLAS|PKG_GPU)=)(?:ON|On|on|1|TRUE|True|true|YES|yes)\b/,
     say: {
       en: 'A native build switched to CUDA, which an Ascend host does not have: build it with the switch off (the CPU path; an NPU backend, where the library has one, is its own option).',
       'zh-CN':

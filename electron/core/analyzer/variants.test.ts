@@ -741,6 +741,8 @@ const EXPECTED: Record<string, string[]> = {
     // COLMAP's -DCUDA_ENABLED=ON; CUDA wheels named through a build argument (+cu${CUDA_VER})
     'Dockerfile.decord:18:script.cuda-env',
     'Dockerfile.decord:20:script.cuda-env',
+    // llama.cpp's CUDA switch inside CMAKE_ARGS' quotes
+    'Dockerfile.decord:22:script.cuda-env',
     // a build's check that the package's compiled extension loads (`import ctr_ops._C`)
     'Dockerfile.ext:3:lib.cuda-ops',
     // CUDA libraries as apt packages (libjpeg quiet)

@@ -81,8 +81,9 @@ const SCRIPT_PATTERNS: {
     },
   },
   {
-    // a cluster's environment modules: `module load cuda/12.1 nccl/2.18`
-    re: /^\s*module\s+(?:load|add)\b.*\b(?:cuda|cudnn|nccl)\b/i,
+    // a cluster's environment modules: `module load cuda/12.1 nccl/2.18`, also as an item of a
+    // launcher config's setup list (`- module load cuda/12.1`, submitit / Hydra)
+    re: /^\s*(?:-\s+)?["']?module\s+(?:load|add)\b.*\b(?:cuda|cudnn|nccl)\b/i,
     say: {
       en: 'CUDA / NCCL environment modules: on Ascend source CANN instead (source /usr/local/Ascend/ascend-toolkit/set_env.sh).',
       'zh-CN':

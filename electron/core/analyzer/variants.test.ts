@@ -994,6 +994,8 @@ const EXPECTED: Record<string, string[]> = {
     'sft.yaml:3:script.cuda-env',
     // a batch directive's NGC image (a comment naming one quiet)
     'shifter.sbatch:4:script.cuda-env',
+    // a launcher config's setup list loading CUDA's modules (python's quiet)
+    'submitit.yaml:5:script.cuda-env',
     'train_mem.py:4:add.import-torch-npu',
     'train_mem.py:4:add.compile-mode',
     'train_mem.py:6:attn.flash-patch-call',

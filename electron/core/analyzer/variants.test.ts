@@ -1007,6 +1007,11 @@ const EXPECTED: Record<string, string[]> = {
     'train.sh:3:script.cuda-env',
   ],
   spawn: [
+    // torch's DataParallel imported from its defining module, subclassed (Transformer-XL's
+    // BalancedDataParallel)
+    'balanced_dp.py:2:dist.data-parallel',
+    'balanced_dp.py:2:add.import-torch-npu',
+    'balanced_dp.py:5:dist.data-parallel',
     // a project's own DataParallel (CenterNet's, with chunk sizes): its import and its call
     'chunked_dp.py:2:dist.vendored-data-parallel',
     'chunked_dp.py:3:add.import-torch-npu',

@@ -358,6 +358,12 @@ const EXPECTED: Record<string, string[]> = {
     'kernels.py:5:lib.numba-cuda',
     // OpenMM's CUDA platform (the CPU one, a printed "CUDA" quiet)
     'md_sim.py:7:lib.openmm-cuda-platform',
+    // a body-model fit's CUDA rasteriser (neural_renderer) and collision kernels
+    // (torch-mesh-isect): their imports and calls
+    'mesh_render.py:2:lib.cuda-ops',
+    'mesh_render.py:3:lib.cuda-ops',
+    'mesh_render.py:7:lib.cuda-ops-call',
+    'mesh_render.py:7:lib.cuda-ops-call',
     'monitor.py:1:lib.pynvml',
     'monitor.py:2:lib.pynvml',
     'monitor.py:12:lib.nvidia-only-call',

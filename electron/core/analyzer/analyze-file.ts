@@ -154,6 +154,8 @@ interface Compiled {
   usedRoots: Set<string>;
   /** Per imported module: the import rules that cover it, and which of those take it. */
   importRulesOf: (module: string) => ImportRulesOf;
+  /** The first segments of the modules the import rules name (`cuda` of `cuda.cudart`). */
+  importRoots: Set<string>;
   /** Per imported name (`local\0full`), the regex of the chains a rule can match from it. */
   chainRegexes: Map<string, RegExp | null>;
 }
@@ -395,6 +397,7 @@ export function compile(rules: Rule[]): Compiled {
     roots: new Set(patterns.map((n) => n.split('.')[0]!)),
     patterns,
     importRulesOf: importRulesOf(of('import')),
+    importRoots: new Set(of('import').flatMap((r) => r.match.modules.map(rootOf))),
     usedRoots: new Set(
       references.filter((r) => r.uses).flatMap((r) => r.match.names.map((n) => n.split('.')[0]!)),
     ),
@@ -1180,7 +1183,7 @@ function aliasedReference(c: Compiled, n: ImportedName): Best | undefined {
 
 /** Whether the analysis reads an import statement's node: a rule reports or edits it. */
 function nodeNeeded(c: Compiled, s: ImportStatement): boolean {
-  if (importedModules(s).some((m) => c.importRulesOf(m).covered)) return true;
+  if (importRuleModules(c, s).some((m) => c.importRulesOf(m).covered)) return true;
   // `from torch.cuda.amp import autocast`: a reference rule's finding and edit are on it
   if (s.from && s.module && c.roots.has(s.module.text.split('.')[0]!) && importReference(c, s))
     return true;
@@ -1689,7 +1692,7 @@ function analyzeTree(
   const demanded = demandedTries(source, importStatements, indented);
   const imported = importStatements.map((stmt, i) => ({
     stmt,
-    modules: importedModules(stmt),
+    modules: importRuleModules(c, stmt),
     // a statement of the module's own is under no try or if
     optional:
       indented[i]! &&
@@ -2723,15 +2726,20 @@ function analyzeTree(
 }
 
 /** The modules an import statement names (`from a.b import c`: a.b; `import a.b as x`: a.b). */
-/**
- * The modules an import statement may bring in: `from pkg import sub` names the package and, as
- * far as text tells, a submodule (`from cuda import cudart` is cuda-python's runtime, `from nvidia
- * import dali` is DALI).
- */
 function importedModules(stmt: ImportStatement): string[] {
-  if (!stmt.from) return stmt.names.map((n) => n.name);
-  const module = stmt.module?.text ?? '';
-  if (!module || module.startsWith('.')) return [module];
+  return stmt.from ? [stmt.module?.text ?? ''] : stmt.names.map((n) => n.name);
+}
+
+/**
+ * The modules an import statement may bring in as an import rule reads them: `from pkg import
+ * sub` names the package and, where an import rule names modules under it, a submodule as far
+ * as text tells (`from cuda import cudart` is cuda-python's runtime, `from nvidia import dali` is
+ * DALI).
+ */
+function importRuleModules(c: Compiled, stmt: ImportStatement): string[] {
+  const modules = importedModules(stmt);
+  const module = modules[0]!;
+  if (!stmt.from || !c.importRoots.has(rootOf(module))) return modules;
   return [module, ...stmt.names.filter((n) => n.name).map((n) => `${module}.${n.name}`)];
 }
 

@@ -1122,6 +1122,8 @@ const EXPECTED: Record<string, string[]> = {
     'registry.py:10:device.cuda-dispatch-key',
     'registry.py:14:device.cuda-dispatch-key',
     'registry.py:20:device.cuda-dispatch-key-kwarg',
+    // the autograd key kept by a helper, wherever it is registered
+    'registry.py:25:device.autograd-cuda-key',
     'shim_pow.py:8:triton.libdevice',
     'shim_pow.py:11:lib.triton-kernel',
     'softmax_occupancy.py:6:triton.active-device',
@@ -1551,6 +1553,7 @@ describe('what the variants say and fix', () => {
     expect(reg.after).toContain('        "PrivateUse1",\n    )');
     expect(reg.after).toContain('print("CUDA")');
     expect(reg.after).toContain('VENDOR = dict(vendor_name="nvidia", dispatch_key="PrivateUse1")');
+    expect(reg.after).toContain('return "AutogradPrivateUse1" if autograd else "CUDA"');
   });
 
   it("a branch for another accelerator says where the NPU's goes, in both languages", async () => {

@@ -2502,7 +2502,7 @@ function analyzeTree(
         !args?.namedChildren.some(
           (a) =>
             a?.type === 'keyword_argument' &&
-            new RegExp(other).test(a.childForFieldName('name')?.text ?? ''),
+            regexOf(other).test(a.childForFieldName('name')?.text ?? ''),
         )
       )
         continue;
@@ -3005,30 +3005,32 @@ function unlessFile(re: string, source: string): boolean {
 /** A string that is a positional argument of a call whose function's last name matches `re`. */
 function calleeMatches(str: Node, re: string): boolean {
   const args = str.parent;
-  const call = args?.type === 'argument_list' ? args.parent : null;
-  if (call?.type !== 'call') return false;
-  const fn = call.childForFieldName('function');
-  const last = fn?.type === 'attribute' ? fn.childForFieldName('attribute') : fn;
-  if (!last || last.type !== 'identifier') return false;
-  let test = calleeRegexes.get(re);
-  if (!test) calleeRegexes.set(re, (test = new RegExp(re)));
-  return test.test(last.text);
+  return args?.type === 'argument_list' && argsOfCallee(args, re);
 }
-const calleeRegexes = new Map<string, RegExp>();
 
 /** Whether a node is in the arguments of a call whose function's last name matches `re`. */
 function insideCallOf(node: Node, re: string): boolean {
-  for (let n: Node | null = node.parent; n && !n.type.endsWith('statement'); n = n.parent) {
-    if (n.type !== 'argument_list') continue;
-    const fn = n.parent?.childForFieldName('function');
-    const last = fn?.type === 'attribute' ? fn.childForFieldName('attribute') : fn;
-    if (!last || last.type !== 'identifier') continue;
-    let test = calleeRegexes.get(re);
-    if (!test) calleeRegexes.set(re, (test = new RegExp(re)));
-    if (test.test(last.text)) return true;
-  }
+  for (let n: Node | null = node.parent; n && !n.type.endsWith('statement'); n = n.parent)
+    if (n.type === 'argument_list' && argsOfCallee(n, re)) return true;
   return false;
 }
+
+/** Whether an argument list is a call's whose function's last name matches `re`. */
+function argsOfCallee(args: Node, re: string): boolean {
+  const call = args.parent;
+  if (call?.type !== 'call') return false;
+  const fn = call.childForFieldName('function');
+  const last = fn?.type === 'attribute' ? fn.childForFieldName('attribute') : fn;
+  return !!last && last.type === 'identifier' && regexOf(re).test(last.text);
+}
+
+/** A rule's regex source compiled once. */
+function regexOf(source: string): RegExp {
+  let re = ruleRegexes.get(source);
+  if (!re) ruleRegexes.set(source, (re = new RegExp(source)));
+  return re;
+}
+const ruleRegexes = new Map<string, RegExp>();
 
 /**
  * Whether a string names an environment variable being set: the key of `os.environ[…] = …`

@@ -186,18 +186,22 @@ export function scanInstallCommands(
       if (w[1]) break;
       const token = w[3];
       if (!token) continue;
+      const tokenAt = w.index + w[2]!.length;
+      /** The rule's finding for `name`, on `length` characters from `at`. */
+      const report = (ruleId: string, at: number, length: number, name: string) => {
+        const i = lineOf(at);
+        const column = at - starts[i]! + 1;
+        const where = { line: i + 1, column, endColumn: column + length };
+        finding(ruleId, rel, where, { vars: { name } });
+      };
       // an extra named for a package installs it, on a path as on a name (an editable one's too:
       // `pip install -e .[deepspeed,flash-attn]`)
       const extras = /\[([^\]]*)\]/.exec(token);
       if (extras && !/\s@\s/.test(token))
         for (const extra of extras[1]!.matchAll(/[A-Za-z0-9_.-]+/g)) {
           const ruleId = packageRule(extra[0]);
-          if (!ruleId) continue;
-          const at = w.index + w[2]!.length + extras.index + 1 + extra.index;
-          const i = lineOf(at);
-          const column = at - starts[i]! + 1;
-          const where = { line: i + 1, column, endColumn: column + extra[0].length };
-          finding(ruleId, rel, where, { vars: { name: extra[0] } });
+          const at = tokenAt + extras.index + 1 + extra.index;
+          if (ruleId) report(ruleId, at, extra[0].length, extra[0]);
         }
       if (takesValue) {
         takesValue = false;
@@ -217,12 +221,7 @@ export function scanInstallCommands(
       if (!fromUrl && !versioned && /[/$\\]|^\.|\.whl$/.test(token)) continue;
       const spelled = fromUrl ?? /^[A-Za-z0-9_.-]+/.exec(token)?.[0];
       const ruleId = spelled ? packageRule(spelled) : undefined;
-      if (!ruleId) continue;
-      const at = w.index + w[2]!.length;
-      const i = lineOf(at);
-      const column = at - starts[i]! + 1;
-      const where = { line: i + 1, column, endColumn: column + token.length };
-      finding(ruleId, rel, where, { vars: { name: spelled! } });
+      if (ruleId) report(ruleId, tokenAt, token.length, spelled!);
     }
   }
 }

@@ -8,6 +8,7 @@ import type { Effort, Language } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
 import { byText, TooCostly, type Edit, type Finding } from './analyze-file';
 import {
+  type AddFinding,
   isCondaEnvironment,
   scanCondaEnvironment,
   scanYamlPackageLists,
@@ -447,16 +448,25 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
       const src = text(abs, rel);
       if (src === null) continue;
       // the text the fixes edit (a setup.py with Python findings gets its Python source below)
-      if (lineRules(rel, src, (t) => scanPackageDependencies(rel, t, finding)))
+      const flagged = new Set<number>();
+      const dependency: AddFinding = (ruleId, file, at, o) => {
+        flagged.add(at.line);
+        finding(ruleId, file, at, o);
+      };
+      if (lineRules(rel, src, (t) => scanPackageDependencies(rel, t, dependency)))
         sources.set(rel, { text: src, kind: 'text', entryPoint: false, importsTorch: false });
       // the CUDA extensions it builds: their call sites are found by these names too
       if (rel.endsWith('.py') && src.includes('CUDAExtension'))
         for (const name of cudaExtensionNames(src)) extensionNames.add(name);
       if (!rel.endsWith('.py')) {
         // a uv index of CUDA wheels is edited too: the text kept for that fix as well
+        // a dependency already flagged is one finding: `"xformers @ …/whl/cu121/…"` is xformers'
+        const unflagged: AddFinding = (ruleId, file, at, o) => {
+          if (!flagged.has(at.line)) finding(ruleId, file, at, o);
+        };
         if (
           SCRIPT_WORDS.test(src) &&
-          lineRules(rel, src, (t, deadline) => scanScript(rel, t, lang, finding, deadline))
+          lineRules(rel, src, (t, deadline) => scanScript(rel, t, lang, unflagged, deadline))
         )
           sources.set(rel, { text: src, kind: 'text', entryPoint: false, importsTorch: false });
         continue;

@@ -909,15 +909,17 @@ const EXPECTED: Record<string, string[]> = {
     'pyproject.toml:6:req.torch-npu',
     'pyproject.toml:10:lib.fbgemm-gpu',
     'pyproject.toml:11:lib.xformers',
-    'pyproject.toml:15:lib.pynvml',
-    'pyproject.toml:16:lib.cupy',
-    'pyproject.toml:16:lib.flash-attn',
-    'pyproject.toml:16:lib.triton',
-    'pyproject.toml:17:req.cuda-wheel',
-    'pyproject.toml:19:req.cuda-wheel',
+    // a library's CUDA wheel by URL is the library's one finding, not also a CUDA build's
+    'pyproject.toml:12:lib.flash-attn',
+    'pyproject.toml:16:lib.pynvml',
+    'pyproject.toml:17:lib.cupy',
+    'pyproject.toml:17:lib.flash-attn',
+    'pyproject.toml:17:lib.triton',
+    'pyproject.toml:18:req.cuda-wheel',
+    'pyproject.toml:20:req.cuda-wheel',
     // uv's source naming the CUDA index, and the index itself
-    'pyproject.toml:24:script.cuda-env',
-    'pyproject.toml:28:script.cuda-env',
+    'pyproject.toml:25:script.cuda-env',
+    'pyproject.toml:29:script.cuda-env',
     'setup.py:4:req.torch-npu',
     'setup.py:6:lib.flash-attn',
     'setup.py:13:lib.triton',
@@ -1369,6 +1371,8 @@ describe('what the variants say and fix', () => {
     );
     const pyproject = (await after('packaging', 'pyproject.toml')).after;
     expect(pyproject).toContain('runtime = [\n  "einops",\n]');
+    // a library's CUDA wheel by URL is told, not pointed at a CPU index that has no such wheel
+    expect(pyproject).toContain('"flash-attn @ https://download.pytorch.org/whl/cu121/flash_attn-');
     // inline, the wheel is told, not cut out of the list
     expect(pyproject).toContain('cuda = ["nvidia-cudnn-cu12>=9", "numpy"]');
     // conda: the nvidia channel and the CUDA stack go, torch_npu joins the pip list

@@ -548,6 +548,9 @@ const EXPECTED: Record<string, string[]> = {
     'engine_ops.py:2:lib.vllm',
     'engine_ops.py:6:ext.extension-call',
     'engine_ops.py:10:ext.extension-call',
+    'engine_ops.py:21:fused.rms-norm',
+    // a CustomOp's CUDA forward picked by a graph runner (its definition quiet)
+    'engine_ops.py:30:ext.custom-op-forward-cuda',
     // InvokeAI's attention implementation chosen by name
     'invokeai.yaml:4:script.cuda-env',
     // serving engines' CUDA kernel libraries chosen by name; an NGC image run by docker
@@ -803,9 +806,11 @@ const EXPECTED: Record<string, string[]> = {
     'nightly-ci.yml:6:script.cuda-env',
     'nightly-ci.yml:8:script.cuda-env',
     'nightly-ci.yml:10:script.cuda-env',
-    // setup.py switches that build the CUDA extensions by default (off by default, a path quiet)
+    // setup.py switches that build the CUDA extensions by default, one that skips them only when set
+    // (off by default, skipping by default, a path quiet)
     'setup_ext.py:7:ext.cuda-build-default',
     'setup_ext.py:8:ext.cuda-build-default',
+    'setup_ext.py:11:ext.cuda-build-skip-default',
     // TORCH_CUDA_ARCH_LIST where it is set, not where it is read or tested
     'setup.py:3:env.torch-cuda-arch-list',
     'setup.py:4:env.torch-cuda-arch-list',

@@ -60,7 +60,7 @@ export interface FileAnalysis {
    * An enum that chooses kernels by backend with a pure-PyTorch member (TRITON / CUDA / PYTORCH):
    * the project can run on NPU by selecting that member, before porting a single kernel.
    */
-  backendSwitch: { line: number; name: string; member: string } | null;
+  backendSwitch: BackendSwitch | null;
   /**
    * Where a finding of a rule with `unlessSource` is kept: the modules the file imports, as
    * written (`hstu.model`, `.model`, and `pkg.name` for `from pkg import name`), so that the scan
@@ -3352,9 +3352,26 @@ function mainGuard(
   return statements();
 }
 
+/** An enum choosing kernels by backend, with a pure-PyTorch member. */
+export interface BackendSwitch {
+  line: number;
+  name: string;
+  /** The pure-PyTorch member, and its string value where it has one. */
+  member: string;
+  value?: string;
+  /** The members that choose GPU kernels (TRITON, TRITON_CC, CUDA …), with their string values. */
+  gpu: { member: string; value?: string }[];
+}
+
+/** An enum named for what it switches: `HammerKernel`, `WKVBackend`, `AttnImpl`. */
+const KERNEL_SWITCH = /Kernel|Backend|Impl|Provider/i;
+
+/** A member whose kernels are written for NVIDIA GPUs (`TRITON_CC`, `CUTLASS_FP8` too). */
+const GPU_MEMBER = /TRITON|CUDA|CUTLASS|FLASH|FBGEMM|GPU|CUDNN|TENSORRT|TRT/i;
+
 /**
  * `class KernelBackend(Enum): TRITON = …; CUDA = …; PYTORCH = …` — kernels chosen by a switch
- * that has a pure-PyTorch member. Returns the enum and that member.
+ * that has a pure-PyTorch member. Returns the enum, that member and the GPU ones.
  */
 function findBackendSwitch(
   /** The module's statements (built when asked for). */
@@ -3374,13 +3391,26 @@ function findBackendSwitch(
     const members = (n.childForFieldName('body')?.namedChildren ?? [])
       .map((st) => (st?.type === 'expression_statement' ? st.namedChildren[0] : null))
       .filter((a): a is Node => a?.type === 'assignment')
-      .map((a) => a.childForFieldName('left')?.text ?? '');
-    const torch = members.find((m) => TORCH_MEMBERS.test(m));
-    if (torch && members.some((m) => BACKEND_MEMBERS.test(m)))
+      .map((a) => {
+        const right = a.childForFieldName('right');
+        const value =
+          right?.type === 'string' ? /^(["'])(\w+)\1$/.exec(right.text)?.[2] : undefined;
+        return { member: a.childForFieldName('left')?.text ?? '', value };
+      });
+    const name = n.childForFieldName('name')?.text ?? '';
+    const torch = members.find((m) => TORCH_MEMBERS.test(m.member));
+    // a switch of kernels by its name or by a Triton member (accelerate's RNGType has TORCH and
+    // CUDA members: random generators, not kernels)
+    if (
+      torch &&
+      members.some((m) => BACKEND_MEMBERS.test(m.member)) &&
+      (KERNEL_SWITCH.test(name) || members.some((m) => /TRITON/i.test(m.member)))
+    )
       return {
         line: pos(n.startIndex).line,
-        name: n.childForFieldName('name')?.text ?? '',
-        member: torch,
+        name,
+        ...torch,
+        gpu: members.filter((m) => m !== torch && GPU_MEMBER.test(m.member)),
       };
   }
   return null;

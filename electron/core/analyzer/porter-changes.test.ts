@@ -130,6 +130,14 @@ describe('Triton tuning and occupancy', () => {
     expect(where(scan)).toEqual([
       'fastops/backend.py:4:project.backend-switch',
       'fastops/backend.py:6:device.cuda-string',
+      // where the project chooses a GPU backend: a default, a setting by its value, a return, an
+      // argument (comparisons, a dispatch table and a value's name read it: quiet)
+      'fastops/backend.py:10:project.backend-choice',
+      'fastops/config.py:10:project.backend-choice',
+      'fastops/config.py:16:project.backend-choice',
+      'fastops/config.py:26:project.backend-choice',
+      // a choice under a CUDA check is the PyTorch path's on an NPU already: only the check told
+      'fastops/config.py:31:device.is-cuda',
       'fastops/silu.py:5:add.import-torch-npu',
       'fastops/silu.py:32:device.cuda-method',
     ]);
@@ -139,6 +147,19 @@ describe('Triton tuning and occupancy', () => {
     expect(f.message).toContain('(PYTORCH)');
     expect(f.message).toContain('3 Triton findings left out');
     expect(f.fix?.description).toContain('KernelBackend.PYTORCH');
+    expect(find(scan, 'fastops/config.py:10:project.backend-choice').message).toBe(
+      '"triton" chooses KernelBackend\'s GPU kernels: on NPU choose "pytorch", the PyTorch path.',
+    );
+    const after = migratedFiles(scan, 'rewrite', await pythonParser());
+    expect(after.get('fastops/backend.py')!.after).toContain('DEFAULT = KernelBackend.PYTORCH\n');
+    const config = after.get('fastops/config.py')!;
+    expect(config.parses).toBe(true);
+    expect(config.after).toContain(
+      'kernel_backend: str = "pytorch"\n    log_backend: str = "triton"',
+    );
+    expect(config.after).toContain('return KernelBackend.PYTORCH\n');
+    expect(config.after).toContain('return silu(x, backend=KernelBackend.PYTORCH)');
+    expect(config.after).toContain('if backend in (KernelBackend.TRITON, KernelBackend.CUDA):');
   });
 
   it("a backend switch speaks for its own project's kernels, not for a project scanned beside it", async () => {
@@ -146,6 +167,7 @@ describe('Triton tuning and occupancy', () => {
     expect(where(scan)).toEqual([
       'fastrec/fastrec/backend.py:4:project.backend-switch',
       'fastrec/fastrec/backend.py:6:device.cuda-string',
+      'fastrec/fastrec/backend.py:10:project.backend-choice',
       'fastrec/fastrec/silu.py:5:add.import-torch-npu',
       'fastrec/fastrec/silu.py:32:device.cuda-method',
       'vision/norm.py:6:lib.triton-kernel',

@@ -6,7 +6,8 @@ import { Worker } from 'node:worker_threads';
 import { appRoot } from '../paths';
 import type { Effort, Language } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
-import { byText, TooCostly, type Edit, type Finding } from './analyze-file';
+import { byText, TooCostly, type BackendSwitch, type Edit, type Finding } from './analyze-file';
+import { backendChoices } from './backend-choices';
 import {
   type AddFinding,
   isCondaEnvironment,
@@ -505,7 +506,7 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
       : await inProcess(python, lang, opts, files.length - python.length, files.length, named);
   const entries: Extract<PythonResult, { lines: number }>[] = [];
   const importing: { rel: string; imports: string[] }[] = [];
-  let backend: { file: string; line: number; name: string; member: string } | undefined;
+  let backend: (BackendSwitch & { file: string }) | undefined;
   for (const r of results) {
     if (!r) continue;
     if ('error' in r) {
@@ -598,6 +599,37 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
         },
       },
     );
+    // and where the project chooses a GPU backend: the lines that select the PyTorch one
+    for (const { abs, rel } of python) {
+      if (!rel.startsWith(scope)) continue;
+      let text = sources.get(rel)?.text;
+      if (text === undefined)
+        try {
+          text = readFileSync(abs, 'utf8');
+        } catch {
+          continue; // unreadable now: told with the file's own analysis
+        }
+      const choices = backendChoices(text, backend);
+      for (const c of choices)
+        finding(
+          'project.backend-choice',
+          rel,
+          { line: c.line, column: c.column, endColumn: c.endColumn },
+          {
+            vars: {
+              text: c.text,
+              name: backend.name,
+              // as the choice is written: the member, or the setting's string
+              member: c.text.startsWith(backend.name)
+                ? `${backend.name}.${backend.member}`
+                : c.replacement,
+            },
+            edits: [{ start: c.start, end: c.end, text: c.replacement }],
+          },
+        );
+      if (choices.length && !sources.has(rel))
+        sources.set(rel, { text, kind: 'python', entryPoint: false, importsTorch: false });
+    }
   }
   opts.onProgress?.(files.length, files.length);
   findings.sort((a, b) => byText(a.file, b.file) || a.line - b.line || a.column - b.column);

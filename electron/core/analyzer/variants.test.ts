@@ -136,7 +136,7 @@ const EXPECTED: Record<string, string[]> = {
     'varlen.py:14:lib.flash-attn-call',
   ],
   // under a decorator (`@unique`)
-  'backend-flag': ['kernels.py:9:project.backend-switch'],
+  'backend-flag': ['kernels.py:9:project.backend-switch', 'kernels.py:21:project.backend-choice'],
   horovod: [
     // Horovod built on NCCL (its other build switches quiet)
     'Dockerfile.hvd:2:script.cuda-env',
@@ -661,12 +661,15 @@ const EXPECTED: Record<string, string[]> = {
     // where the NPU's goes (a file that has one already, ported.py, quiet; a file merely saying
     // "input" does not count as one). Apple's MPS checks are its own workarounds, which real
     // ports leave (0 of 9 changed in the development corpus): quiet
-    'state.py:2:add.import-torch-npu',
-    'state.py:6:device.cuda-string',
-    'state.py:8:cuda.api',
-    'state.py:9:device.cuda-string',
-    'state.py:10:device.other-accelerator-check',
-    'state.py:18:device.other-accelerator-name',
+    'state.py:3:add.import-torch-npu',
+    'state.py:7:device.cuda-string',
+    'state.py:9:cuda.api',
+    'state.py:10:device.cuda-string',
+    'state.py:11:device.other-accelerator-check',
+    'state.py:19:device.other-accelerator-name',
+    // an enum of random generators by device: its "cuda" told (accelerate's gained an NPU member),
+    // no kernel backend switch
+    'state.py:28:device.cuda-string',
   ],
   trainers: [
     // axolotl-style config: a bitsandbytes 8-bit optimizer, flash-attn and xformers switched on
@@ -1567,11 +1570,11 @@ describe('what the variants say and fix', () => {
 
   it("a branch for another accelerator says where the NPU's goes, in both languages", async () => {
     const en = await scanProject(join(VARIANTS, 'accelerators'));
-    expect(find(en, 'state.py:10:device.other-accelerator-check').message).toBe(
+    expect(find(en, 'state.py:11:device.other-accelerator-check').message).toBe(
       'is_xpu_available(): a branch for another accelerator, and this file has none for the NPU.',
     );
     const zh = await scanProject(join(VARIANTS, 'accelerators'), { lang: 'zh-CN' });
-    expect(find(zh, 'state.py:18:device.other-accelerator-name').fix?.description).toContain(
+    expect(find(zh, 'state.py:19:device.other-accelerator-name').fix?.description).toContain(
       '在旁边加上 NPU 的分支',
     );
   });

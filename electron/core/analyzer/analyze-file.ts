@@ -1163,7 +1163,7 @@ function importReference(
   const names = s.names.length ? s.names : [{ name: '' }];
   for (let i = 0; i < names.length; i++) {
     const name = `${module}.${names[i]!.name}`;
-    const best = bestReference(c.references, name);
+    const best = importedReference(c, name);
     if (best) return { name, best };
   }
   return undefined;
@@ -1177,8 +1177,14 @@ function importReference(
 function aliasedReference(c: Compiled, n: ImportedName): Best | undefined {
   if (n.alias === null || !c.roots.has(rootOf(n.name))) return undefined;
   // the module itself, or one a rule takes whole (`torch.cuda`: every `torch.cuda.*`)
-  const best = bestReference(c.references, n.name) ?? bestReference(c.references, `${n.name}.*`);
+  const best = importedReference(c, n.name) ?? importedReference(c, `${n.name}.*`);
   return best && !best.r.uses ? best : undefined;
+}
+
+/** A reference rule that can speak of an import: not one of values only (`torch.cuda` kept). */
+function importedReference(c: Compiled, name: string): Best | undefined {
+  const best = bestReference(c.references, name);
+  return best?.r.match.asValue ? undefined : best;
 }
 
 /** Whether the analysis reads an import statement's node: a rule reports or edits it. */
@@ -1349,6 +1355,12 @@ function findBestReference(rules: RuleOf<'reference'>[], name: string): Best | u
     if (!best || p.length > best.p.length) best = { r, p };
   }
   return best;
+}
+
+/** The node is a value kept or handed back: assigned, returned, or a conditional's branch. */
+function isValue(node: Node, up: Node | null, upType: string | undefined): boolean {
+  if (upType === 'return_statement' || upType === 'conditional_expression') return true;
+  return upType === 'assignment' && !!up!.childForFieldName('right')?.equals(node);
 }
 
 /** Whitespace, or a line continuation, between the segments of a dotted name. */
@@ -1873,6 +1885,7 @@ function analyzeTree(
           known = name.slice(0, dot);
         } else best = undefined;
       }
+      if (best?.r.match.asValue && !isValue(chain, above, aboveType)) best = undefined;
       if (best && !(best.r.uses && optionalLibs.has(name.split('.')[0]!)))
         add(best.r, at, { name: known }, renameSegment(best.r, at, source, known));
       if (called) checkCall(above!, name);

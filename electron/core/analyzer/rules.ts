@@ -126,6 +126,11 @@ const Match = z.discriminatedUnion('kind', [
     kind: z.literal('reference'),
     names: z.array(z.string()),
     except: z.array(z.string()).optional(),
+    /**
+     * Only where the name itself is a value: assigned, returned, or a branch of a conditional
+     * expression (`device_module = torch.cuda`), not an argument (`hasattr(torch.cuda, …)`).
+     */
+    asValue: z.boolean().optional(),
   }),
   z.object({
     kind: z.literal('call'),

@@ -1,0 +1,566 @@
+# Labels for probe136 (embedding / reranking / evaluation libraries, CUDA -> Ascend NPU).
+# One C(...) per upstream line a careful porter would edit; see README.md for the policy.
+ENTRIES = []
+
+
+def C(sub, kind, change_type, required, ported, note):
+    return {"sub": sub, "kind": kind, "change_type": change_type, "required": required, "ported": ported, "note": note}
+
+
+def E(id, path, style, imitates, changes):
+    ENTRIES.append({"id": id, "path": path, "style": style, "imitates": imitates, "changes": changes})
+
+
+E("st_sentence_transformer", "sentence_transformers/SentenceTransformer.py", "device_branch_or_abstraction",
+  "sentence-transformers v2.6-era SentenceTransformer (encode, multi-process pool)",
+  [
+      C("            if torch.cuda.is_available():", "torch_cuda_api", "add_branch", True,
+        'elif is_torch_npu_available(): target_devices = [f"npu:{i}" for i in range(torch.npu.device_count())]',
+        "on an NPU host torch.cuda.is_available() is False, so the pool silently starts 4 CPU workers; add an NPU branch next to the CUDA one"),
+  ])
+
+E("st_util", "sentence_transformers/util.py", "device_branch_or_abstraction",
+  "sentence-transformers util.py (cos_sim, semantic_search, community_detection, get_device_name)",
+  [
+      C('        if embeddings.device.type == "cuda":', "device_type", "replace", False,
+        'if embeddings.device.type in ["cuda", "npu"]:',
+        "NPU embeddings take the loop-heavy per-row topk path; results are identical, only slower (performance)"),
+      C("    if torch.cuda.is_available():", "torch_cuda_api", "add_branch", True,
+        'elif is_torch_npu_available(): return "npu"',
+        "default-device helper used by SentenceTransformer(); without an NPU branch every model silently runs on CPU"),
+  ])
+
+E("st_cross_encoder", "sentence_transformers/cross_encoder/CrossEncoder.py", "device_branch_or_abstraction",
+  "sentence-transformers v2.x CrossEncoder (fit with use_amp, predict, rank)",
+  [
+      C('            device = "cuda" if torch.cuda.is_available() else "cpu"', "device_type", "replace", True,
+        "device = util.get_device_name()",
+        "default device falls back to CPU on an NPU host; reuse the shared helper that gains an NPU branch"),
+      C("            from torch.cuda.amp import autocast", "amp", "replace", True,
+        "autocast = functools.partial(torch.autocast, device_type=self._target_device.type)",
+        "torch.cuda.amp.autocast disables itself with a warning when CUDA is absent, so use_amp silently trains in fp32"),
+      C("            scaler = torch.cuda.amp.GradScaler()", "amp", "replace", True,
+        "scaler = torch.amp.GradScaler(self._target_device.type)",
+        "the CUDA GradScaler turns itself off without CUDA; once autocast runs fp16 on NPU the loss is no longer scaled"),
+  ])
+
+E("st_fit_mixin", "sentence_transformers/fit_mixin.py", "device_branch_or_abstraction",
+  "sentence-transformers legacy SentenceTransformer.fit loop (use_amp, checkpoints)",
+  [
+      C("            scaler = torch.cuda.amp.GradScaler(enabled=not use_bf16)", "amp", "replace", True,
+        "scaler = torch.amp.GradScaler(self.device.type, enabled=not use_bf16)",
+        "CUDA GradScaler disables itself without CUDA; fp16 autocast on NPU would then run without loss scaling"),
+      C('                        with torch.autocast(device_type="cuda", dtype=amp_dtype):', "amp", "replace", True,
+        "with torch.autocast(device_type=self.device.type, dtype=amp_dtype):",
+        "autocast for device_type 'cuda' is disabled with a warning on an NPU host, so AMP silently does nothing"),
+      C("        if torch.cuda.is_available():", "torch_cuda_api", "add_branch", False,
+        'elif torch.npu.is_available(): rng_states["npu"] = torch.npu.random.get_rng_state_all()',
+        "NPU RNG state is not saved with the checkpoint; only exact reproducibility of resumed runs is affected"),
+      C('            if "cuda" in checkpoint_rng_state and torch.cuda.is_available():', "torch_cuda_api", "add_branch", False,
+        'elif "npu" in checkpoint_rng_state and torch.npu.is_available(): torch.npu.random.set_rng_state_all(checkpoint_rng_state["npu"])',
+        "counterpart of the save side: restores the NPU RNG on resume; reproducibility only"),
+  ])
+
+E("st_quantization", "sentence_transformers/quantization.py", "device_branch_or_abstraction",
+  "sentence-transformers quantization.py (faiss search, embedding quantization)",
+  [
+      # Deliberately no labels: the FAISS GPU move is wrapped in suppress(AttributeError, RuntimeError) and
+      # guarded by faiss.get_num_gpus(), so with faiss-cpu on an NPU host it already keeps the CPU index.
+  ])
+
+E("st_cached_mnrl", "sentence_transformers/losses/CachedMultipleNegativesRankingLoss.py", "device_branch_or_abstraction",
+  "sentence-transformers CachedMultipleNegativesRankingLoss (GradCache RandContext)",
+  [
+      C("        self._fork = torch.random.fork_rng(devices=self.fwd_gpu_devices, enabled=True)", "device_type", "replace", True,
+        "self._fork = torch.random.fork_rng(devices=self.fwd_gpu_devices, enabled=True, device_type=self.fwd_device_type)",
+        "fork_rng defaults to device_type='cuda' and calls torch.cuda.get_rng_state for the NPU device ids -> fails on an NPU host"),
+      C("        set_device_states(self.fwd_gpu_devices, self.fwd_gpu_states)", "device_type", "replace", True,
+        "set_device_states(self.fwd_gpu_devices, self.fwd_gpu_states, device_type=self.fwd_device_type)",
+        "without device_type, set_device_states uses DefaultDeviceType ('cuda') and calls torch.cuda.set_rng_state -> fails; the NPU dropout state must be restored for exact GradCache re-forward"),
+  ])
+
+E("st_multi_gpu_example", "examples/applications/computing-embeddings/computing_embeddings_multi_gpu.py", "explicit_replacement",
+  "sentence-transformers example computing_embeddings_multi_gpu.py",
+  [
+      C("=import torch", "import_torch_npu", "npu_only_addition", False,
+        "import torch_npu",
+        "entry script; torch_npu is autoloaded since torch 2.5 / torch_npu 2.5.1, explicit import still recommended"),
+      C('        target_devices = [f"cuda:{i}" for i in range(torch.cuda.device_count())]', "device_type", "replace", True,
+        'target_devices = [f"npu:{i}" for i in range(torch.npu.device_count())]',
+        "torch.cuda.device_count() is 0 on an NPU host -> empty device list, a pool without workers, and encode_multi_process fails (no process to split chunks over)"),
+  ])
+
+E("ex_semantic_search_wiki", "examples/applications/semantic-search/semantic_search_wikipedia_qa.py", "explicit_replacement",
+  "sentence-transformers example semantic_search_wikipedia_qa.py",
+  [
+      C("=import torch", "import_torch_npu", "npu_only_addition", False,
+        "import torch_npu",
+        "entry script; autoload covers torch>=2.5, explicit import recommended"),
+      C("    if torch.cuda.is_available():", "torch_cuda_api", "replace", False,
+        "if torch.npu.is_available():",
+        "unchanged, the corpus stays on CPU and util.semantic_search moves the NPU query embedding to CPU: correct results, slower search"),
+      C('        corpus_embeddings = corpus_embeddings.to("cuda")', "tensor_to_device", "replace", False,
+        'corpus_embeddings = corpus_embeddings.to("npu")',
+        "body of the guard above; only moves the search onto the NPU (performance)"),
+  ])
+
+E("ex_retrieve_rerank", "examples/applications/retrieve_rerank/retrieve_rerank_simple_wikipedia.py", "explicit_replacement",
+  "sentence-transformers retrieve & re-rank Simple Wikipedia example (bi-encoder + cross-encoder + BM25)",
+  [
+      C("=import torch", "import_torch_npu", "npu_only_addition", False,
+        "import torch_npu",
+        "entry script; autoload covers torch>=2.5, explicit import recommended"),
+      C("if not torch.cuda.is_available():", "torch_cuda_api", "replace", False,
+        "if not torch.npu.is_available():",
+        "only prints a misleading 'No GPU found' warning on an NPU host; nothing else depends on it"),
+      C("    question_embedding = question_embedding.cuda()", "tensor_to_device", "replace", True,
+        "question_embedding = question_embedding.npu()",
+        "Tensor.cuda() raises on an NPU host (torch not compiled with CUDA); the corpus embeddings already live on npu"),
+  ])
+
+E("ex_training_msmarco_ce", "examples/training/ms_marco/train_cross-encoder_scratch.py", "explicit_replacement",
+  "sentence-transformers MS MARCO cross-encoder training example",
+  [
+      C("=import torch", "import_torch_npu", "npu_only_addition", False,
+        "import torch_npu",
+        "entry script; autoload covers torch>=2.5, explicit import recommended"),
+      C('parser.add_argument("--device", default="cuda:0", help="torch device the CrossEncoder is trained on")', "device_type", "replace", True,
+        'parser.add_argument("--device", default="npu:0", help="torch device the CrossEncoder is trained on")',
+        "default device string is passed straight to CrossEncoder(device=...) -> torch.device('cuda:0') fails when the model is moved"),
+      C("torch.cuda.manual_seed_all(args.seed)", "torch_cuda_api", "replace", False,
+        "torch.npu.manual_seed_all(args.seed)",
+        "lazy no-op without CUDA; torch.manual_seed already seeds the NPU generator"),
+      C("torch.cuda.empty_cache()", "torch_cuda_api", "replace", False,
+        "torch.npu.empty_cache()",
+        "silent no-op without CUDA (only frees cache when CUDA is initialised); NPU cache is simply not released"),
+  ])
+
+E("fe_bge_m3", "FlagEmbedding/bge_m3.py", "device_branch_or_abstraction",
+  "FlagEmbedding v1.2 BGEM3FlagModel (dense / sparse / colbert encode, compute_score)",
+  [
+      C("            if torch.cuda.is_available():", "torch_cuda_api", "add_branch", True,
+        'elif is_torch_npu_available(): self.device = torch.device("npu")',
+        "without an NPU branch the model lands on CPU and use_fp16 is forced off; add the branch the later upstream added"),
+      # Deliberately unlabelled: `self.num_gpus = torch.cuda.device_count()` and the nn.DataParallel wrap below it.
+      # On an NPU host the count is 0, so DataParallel (unsupported on Ascend) is never reached and the model
+      # runs on npu:0; batch_size is only multiplied when num_gpus > 1 (or > 0 in compute_score).
+  ])
+
+E("fe_flag_models", "FlagEmbedding/flag_models.py", "device_branch_or_abstraction",
+  "FlagEmbedding v1.0/1.1 FlagModel and LLMEmbedder",
+  [
+      C('        self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")', "device_type", "replace", True,
+        'self.device = torch.device("cuda" if torch.cuda.is_available() else "npu" if is_torch_npu_available() else "cpu")',
+        "FlagModel silently runs on CPU (and drops fp16) on an NPU host"),
+      C("        if torch.cuda.is_available():", "torch_cuda_api", "add_branch", True,
+        'elif is_torch_npu_available(): self.device = torch.device("npu")',
+        "LLMEmbedder: same CPU fallback; add an NPU branch next to CUDA/MPS"),
+      # Deliberately unlabelled: both `self.num_gpus = torch.cuda.device_count()` / nn.DataParallel pairs
+      # (0 on an NPU host, so the unsupported DataParallel wrap is skipped and one NPU is used).
+  ])
+
+E("fe_flag_reranker", "FlagEmbedding/flag_reranker.py", "device_branch_or_abstraction",
+  "FlagEmbedding v1.2 FlagReranker and FlagLLMReranker (bge-reranker-v2-gemma style)",
+  [
+      C("            if torch.cuda.is_available():", "torch_cuda_api", "add_branch", True,
+        'elif is_torch_npu_available(): self.device = torch.device(f"npu:{device}" if device is not None else "npu")',
+        "FlagReranker falls back to CPU (fp16 off) on an NPU host; an int device id would also need the npu prefix"),
+      C('            use_bf16 = torch.cuda.is_available() and torch.cuda.is_bf16_supported()', "device_capability_check", "replace", False,
+        "use_bf16 = (torch.cuda.is_available() and torch.cuda.is_bf16_supported()) or is_torch_npu_available()",
+        "short-circuits to False on NPU, so the LLM reranker loads in fp32: correct scores, 2x memory and slower (Atlas A2 supports bf16)"),
+      C('            self.device = torch.device("cuda:{}".format(device))', "device_type", "replace", True,
+        'self.device = torch.device("{}:{}".format("npu" if is_torch_npu_available() else "cuda", device))',
+        "an explicit integer device id is turned into a CUDA device -> model.to() fails on an NPU host"),
+      C("        elif torch.cuda.is_available():", "torch_cuda_api", "add_branch", True,
+        'elif is_torch_npu_available(): self.device = torch.device("npu")',
+        "FlagLLMReranker default device falls back to CPU on an NPU host"),
+      # Deliberately unlabelled: `is_flash_attn_2_available()` is False on NPU (flash-attn cannot be installed), so
+      # transformers keeps its default attention (sdpa, which dispatches to the NPU fused attention).
+      # Also unlabelled: FlagReranker's torch.cuda.device_count()/DataParallel pair (0 on NPU, DP skipped).
+  ])
+
+E("fe_abs_embedder", "FlagEmbedding/abc/inference/AbsEmbedder.py", "device_branch_or_abstraction",
+  "FlagEmbedding v1.3 AbsEmbedder (get_target_devices, multi-process pool)",
+  [
+      C("            torch.cuda.empty_cache()", "torch_cuda_api", "replace", False,
+        "torch.npu.empty_cache() if self.target_devices[0].startswith('npu') else torch.cuda.empty_cache()",
+        "silent no-op without CUDA (and wrapped in try/except); NPU cache stays reserved after the pool stops"),
+      C("            if torch.cuda.is_available():", "torch_cuda_api", "add_branch", True,
+        'elif is_torch_npu_available(): return [f"npu:{i}" for i in range(torch.npu.device_count())]',
+        "devices=None resolves to ['cpu'] on an NPU host, so every embedder/reranker built on this base runs on CPU"),
+      C('            return [f"cuda:{devices}"]', "device_type", "replace", True,
+        'return [f"{_default_device_type()}:{devices}"]',
+        "an integer device id (devices=0) becomes 'cuda:0' and encode_single_device fails on an NPU host"),
+      C('                return [f"cuda:{device}" for device in devices]', "device_type", "replace", True,
+        'return [f"{_default_device_type()}:{device}" for device in devices]',
+        "same for a list of integer ids (devices=[0, 1])"),
+  ])
+
+E("fe_load_model", "FlagEmbedding/finetune/embedder/decoder_only/base/load_model.py", "device_branch_or_abstraction",
+  "FlagEmbedding v1.3 decoder-only embedder fine-tuning load_model.py (LoRA, flash-attn flag)",
+  [
+      C("    major, minor = torch.cuda.get_device_capability()", "device_capability_check", "add_branch", True,
+        'if is_torch_npu_available(): return False  # no flash-attn package on Ascend; sdpa is used instead',
+        "reached whenever --use_flash_attn is set (finetune.sh sets it); get_device_capability initialises CUDA and raises on an NPU host"),
+      C('            attn_implementation="flash_attention_2" if use_flash_attn else "eager",', "attention_kernel", "replace", False,
+        'attn_implementation="flash_attention_2" if use_flash_attn else "sdpa",',
+        "with the capability branch above the flag is False on NPU, so the model falls back to eager attention: correct but slow and memory-hungry; sdpa maps to the NPU fused attention"),
+  ])
+
+E("fe_finetune_sh", "examples/finetune/embedder/decoder_only/base.sh", "explicit_replacement",
+  "FlagEmbedding v1.3 decoder-only embedder fine-tuning launcher (torchrun + DeepSpeed)",
+  [
+      C("#!/bin/bash", "env_var", "npu_only_addition", True,
+        "source /usr/local/Ascend/ascend-toolkit/set_env.sh",
+        "CANN environment must be sourced before torch_npu can load its libraries (libhccl.so, ASCEND_OPP_PATH)"),
+      C("export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0,1,2,3,4,5,6,7}", "env_var", "replace", True,
+        "export ASCEND_RT_VISIBLE_DEVICES=${ASCEND_RT_VISIBLE_DEVICES:-0,1,2,3,4,5,6,7}",
+        "CUDA_VISIBLE_DEVICES is ignored by the Ascend runtime, so the device selection the launcher relies on silently does nothing"),
+      C("export TORCH_NCCL_ASYNC_ERROR_HANDLING=1", "env_var", "replace", False,
+        "export HCCL_ASYNC_ERROR_HANDLING=1",
+        "NCCL watchdog knob has no effect under HCCL; torch_npu's counterpart defaults to 1 already"),
+      C("""num_gpus=$(echo "$CUDA_VISIBLE_DEVICES" | tr ',' '\\n' | wc -l)""", "env_var", "replace", True,
+        """num_gpus=$(echo "$ASCEND_RT_VISIBLE_DEVICES" | tr ',' '\\n' | wc -l)""",
+        "process count is derived from the renamed variable; left on CUDA_VISIBLE_DEVICES it silently launches the wrong number of ranks"),
+  ])
+
+E("fe_eval_msmarco", "FlagEmbedding/baai_general_embedding/finetune/eval_msmarco.py", "explicit_replacement",
+  "FlagEmbedding MS MARCO dense-retrieval evaluation script (faiss index + MRR/Recall)",
+  [
+      C("=import torch", "import_torch_npu", "npu_only_addition", False,
+        "import torch_npu",
+        "entry script; autoload covers torch>=2.5, explicit import recommended"),
+      C('        default_factory=lambda: ["cuda:0"],', "device_type", "replace", True,
+        'default_factory=lambda: ["npu:0"],',
+        "default encode device is passed to FlagModel(devices=...) and the worker moves the model to cuda:0 -> fails on an NPU host"),
+      # Deliberately unlabelled: the faiss GPU sharding is guarded by target devices starting with "cuda",
+      # so with npu devices (and faiss-cpu) the index stays on CPU, which is what an Ascend host needs.
+  ])
+
+E("lm_huggingface", "lm_eval/models/huggingface.py", "device_branch_or_abstraction",
+  "lm-evaluation-harness v0.4 HFLM wrapper (accelerate data parallel, parallelize/max_memory_per_gpu, auto batch size)",
+  [
+      C('        device: Optional[str] = "cuda",', "device_type", "replace", True,
+        'device: Optional[str] = "npu" if is_torch_npu_available() else "cuda",',
+        "used whenever no device is passed: 'cuda' is in the accepted list, so device_map={'': 'cuda'} is handed to from_pretrained and loading fails on an NPU host"),
+      C("            gpus = torch.cuda.device_count()", "torch_cuda_api", "replace", True,
+        "gpus = torch.npu.device_count() if is_torch_npu_available() else torch.cuda.device_count()",
+        "0 on an NPU host: with parallelize=True the max_memory_per_gpu map is built over range(0) and comes out empty, and `gpus > 1` skips the accelerate rank/world_size setup, so every launched process evaluates (and writes) the full task as rank 0"),
+      C('                    + [f"cuda:{i}" for i in range(gpus)]', "device_type", "replace", True,
+        '+ [f"cuda:{i}" for i in range(gpus)] + ["npu"] + [f"npu:{i}" for i in range(gpus)]',
+        "--device npu:0 is not in the accepted list, so HFLM logs 'Device not specified' and silently picks CPU"),
+      C("=if torch.cuda.is_available()", "torch_cuda_api", "add_branch", True,
+        'else torch.device("npu") if is_torch_npu_available()',
+        "device=None fallback chooses CPU on an NPU host"),
+  ])
+
+E("lm_model_utils", "lm_eval/models/utils.py", "device_branch_or_abstraction",
+  "lm-evaluation-harness models/utils.py (clear_torch_cache, stopping criteria, Collator, batch-size probe)",
+  [
+      C("    torch.cuda.empty_cache()", "torch_cuda_api", "replace", False,
+        "torch.npu.empty_cache() if is_torch_npu_available() else torch.cuda.empty_cache()",
+        "silent no-op without CUDA; the NPU caching allocator is not trimmed between batch-size probes (memory headroom only)"),
+      C("        except torch.cuda.OutOfMemoryError:", "torch_cuda_api", "replace", False,
+        'except (torch.cuda.OutOfMemoryError, RuntimeError) as e:  # re-raise unless "out of memory" in str(e)',
+        "unconfirmed: the knowledge base does not say whether an NPU OOM is raised as torch.OutOfMemoryError or a plain RuntimeError; if the latter, batch_size=auto crashes instead of halving"),
+  ])
+
+E("lm_run_sh", "scripts/run_eval_multi_gpu.sh", "explicit_replacement",
+  "lm-evaluation-harness launcher script (accelerate data parallel / parallelize=True model parallel)",
+  [
+      C("set -euo pipefail", "env_var", "npu_only_addition", True,
+        "set +u; source /usr/local/Ascend/ascend-toolkit/set_env.sh; set -u",
+        "CANN environment must be sourced before torch_npu loads; set_env.sh trips over `set -u` (unbound CMAKE_PREFIX_PATH), hence the +u/-u bracket"),
+      C("export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0,1,2,3}", "env_var", "replace", True,
+        "export ASCEND_RT_VISIBLE_DEVICES=${ASCEND_RT_VISIBLE_DEVICES:-0,1,2,3}",
+        "ignored by the Ascend runtime: the job silently sees every NPU instead of the four it was given"),
+      C("export NCCL_P2P_DISABLE=${NCCL_P2P_DISABLE:-1}", "env_var", "removal", False,
+        None,
+        "NCCL-only workaround for PCIe GPU boxes; HCCL ignores it"),
+      C('NUM_GPUS=$(python -c "import torch; print(torch.cuda.device_count())")', "torch_cuda_api", "replace", True,
+        'NUM_GPUS=$(python -c "import torch, torch_npu; print(torch.npu.device_count())")',
+        "prints 0 on an NPU host, so `accelerate launch --num_processes 0` is started"),
+      C("        --device cuda:0 \\", "device_type", "replace", True,
+        "--device npu:0 \\",
+        "with parallelize=True and no accelerate launch, HFLM keeps torch.device('cuda:0') for its input tensors -> fails"),
+  ])
+
+E("srv_requirements", "examples/serving/requirements.txt", "explicit_replacement",
+  "requirements.txt of a BGE-M3 embedding / rerank service",
+  [
+      C("--extra-index-url https://download.pytorch.org/whl/cu121", "custom_cuda_extension", "replace", True,
+        "--extra-index-url https://download.pytorch.org/whl/cpu",
+        "CUDA wheel index; torch_npu needs the CPU build of torch (x86) or plain PyPI torch (aarch64)"),
+      C("torch==2.1.2+cu121", "custom_cuda_extension", "replace", True,
+        "torch==2.1.0",
+        "+cu121 local build does not exist for aarch64 and torch_npu 2.1.0.postN requires exactly torch 2.1.0"),
+      C("transformers==4.40.1", "import_torch_npu", "npu_only_addition", True,
+        "torch-npu==2.1.0.post10",
+        "the torch_npu wheel matching torch 2.1.0 (CANN 8.0.x); without it there is no npu device at all"),
+      C("faiss-gpu==1.7.2", "custom_cuda_extension", "replace", True,
+        "faiss-cpu==1.7.4",
+        "faiss-gpu wheels are CUDA/x86-only and do not install on an Ascend (aarch64) host"),
+      C("flash-attn==2.5.6", "attention_kernel", "removal", True,
+        None,
+        "flash-attn needs nvcc/CUDA to build and cannot be installed on NPU; transformers falls back to sdpa"),
+      C("nvidia-ml-py==12.535.133", "custom_cuda_extension", "removal", False,
+        None,
+        "pure-Python NVML bindings install anywhere; only the server's NVML calls fail, so the pin is dead weight"),
+  ])
+
+E("srv_embedding_server", "examples/serving/embedding_server.py", "explicit_replacement",
+  "FastAPI embedding / rerank service around FlagEmbedding BGEM3FlagModel + FlagReranker",
+  [
+      C('os.environ.setdefault("CUDA_VISIBLE_DEVICES", "0")', "env_var", "replace", True,
+        'os.environ.setdefault("ASCEND_RT_VISIBLE_DEVICES", "0")',
+        "replicas are pinned through this variable; the Ascend runtime ignores it, so every replica lands on npu:0"),
+      C("=import pynvml", "torch_cuda_api", "removal", False,
+        None,
+        "the import itself works (pure-Python bindings); it only goes away with the NVML calls below"),
+      C("=import torch", "import_torch_npu", "npu_only_addition", True,
+        "import torch_npu",
+        "the service pins torch 2.1 (no device-backend autoload), and the ported file calls torch.npu.*"),
+      C('DEVICE = os.getenv("EMBED_DEVICE", "cuda:0")', "device_type", "replace", True,
+        'DEVICE = os.getenv("EMBED_DEVICE", "npu:0")',
+        "default device string is handed to BGEM3FlagModel/FlagReranker(device=...) -> model.to('cuda:0') fails"),
+      C("    pynvml.nvmlInit()", "torch_cuda_api", "removal", True,
+        None,
+        "NVML is not present on an Ascend host: nvmlInit raises NVMLError_LibraryNotFound at startup"),
+      C('    _state["nvml_handle"] = pynvml.nvmlDeviceGetHandleByIndex(0)', "torch_cuda_api", "removal", True,
+        None,
+        "NVML device handle; no NVML on NPU"),
+      C('    with torch.autocast("cuda", dtype=torch.float16):', "amp", "replace", False,
+        'with torch.autocast("npu", dtype=torch.float16):',
+        "both models are already .half() (use_fp16=True); the CUDA autocast only disables itself with a warning"),
+      C('    logger.info(f"Models ready on {torch.cuda.get_device_name(DEVICE)}")', "torch_cuda_api", "replace", True,
+        'logger.info(f"Models ready on {torch.npu.get_device_name(DEVICE)}")',
+        "torch.cuda.get_device_name initialises CUDA and raises on an NPU host, aborting startup"),
+      C("    torch.cuda.empty_cache()", "torch_cuda_api", "replace", False,
+        "torch.npu.empty_cache()",
+        "silent no-op without CUDA at shutdown"),
+      C("    pynvml.nvmlShutdown()", "torch_cuda_api", "removal", True,
+        None,
+        "raises (NVML uninitialised / library missing) in the shutdown hook"),
+      C("    torch.cuda.synchronize()", "torch_cuda_api", "replace", True,
+        "torch.npu.synchronize()",
+        "raises on every request (no CUDA) -> all endpoints return 500"),
+      C("    free, total = torch.cuda.mem_get_info(DEVICE)", "torch_cuda_api", "replace", True,
+        "free, total = torch.npu.mem_get_info(DEVICE)",
+        "raises on an NPU host; /health fails"),
+      C('    util = pynvml.nvmlDeviceGetUtilizationRates(_state["nvml_handle"]).gpu', "torch_cuda_api", "replace", True,
+        "util = torch.npu.utilization(DEVICE)",
+        "NVML utilisation query; torch_npu exposes torch.npu.utilization"),
+      C('        "gpu_name": torch.cuda.get_device_name(DEVICE),', "torch_cuda_api", "replace", True,
+        '"gpu_name": torch.npu.get_device_name(DEVICE),',
+        "raises on an NPU host"),
+  ])
+
+E("bench_encode_speed", "examples/benchmark/benchmark_encode_speed.py", "explicit_replacement",
+  "encode() throughput / latency / peak-memory benchmark script for sentence-transformers models",
+  [
+      C("=import torch", "import_torch_npu", "npu_only_addition", False,
+        "import torch_npu",
+        "entry script; autoload covers torch>=2.5, explicit import recommended"),
+      C('    parser.add_argument("--device", default="cuda")', "device_type", "replace", True,
+        'parser.add_argument("--device", default="npu")',
+        "default device goes to SentenceTransformer(device=...) -> moving the model to cuda fails"),
+      C("    torch.cuda.synchronize()  # drain warm-up work before timing", "torch_cuda_api", "replace", True,
+        "torch.npu.synchronize()  # drain warm-up work before timing",
+        "raises without CUDA (after the warm-up batches)"),
+      C("        start = torch.cuda.Event(enable_timing=True)", "torch_cuda_api", "replace", True,
+        "start = torch.npu.Event(enable_timing=True)",
+        "CUDA events cannot be created on a CUDA-less build; the NPU event API is the same"),
+      C("        end = torch.cuda.Event(enable_timing=True)", "torch_cuda_api", "replace", True,
+        "end = torch.npu.Event(enable_timing=True)",
+        "same as the start event"),
+      C("=torch.cuda.synchronize()", "torch_cuda_api", "replace", True,
+        "torch.npu.synchronize()",
+        "per-batch sync before elapsed_time; raises without CUDA"),
+      C("    device_name = torch.cuda.get_device_name(0)", "torch_cuda_api", "replace", True,
+        "device_name = torch.npu.get_device_name(0)",
+        "initialises CUDA and raises on an NPU host"),
+      C("    total_mem_gib = torch.cuda.get_device_properties(0).total_memory / 2**30", "torch_cuda_api", "replace", True,
+        "total_mem_gib = torch.npu.get_device_properties(0).total_memory / 2**30",
+        "raises on an NPU host; total_memory is one of the properties torch_npu does provide"),
+      C('        model[0].auto_model = torch.compile(model[0].auto_model, mode="reduce-overhead", dynamic=True)', "compile_mode", "replace", False,
+        'model[0].auto_model = torch.compile(model[0].auto_model, backend="npugraphs", dynamic=True)',
+        "opt-in flag; mode='reduce-overhead' means CUDA graphs. Ascend lists backend='npugraphs' as the cudagraphs counterpart; unconfirmed how the default inductor path behaves on NPU for this torch version"),
+      C("        torch.cuda.empty_cache()", "torch_cuda_api", "replace", False,
+        "torch.npu.empty_cache()",
+        "silent no-op without CUDA; the next batch size may start with a fuller NPU cache"),
+      C("        torch.cuda.reset_peak_memory_stats()", "torch_cuda_api", "replace", False,
+        "torch.npu.reset_peak_memory_stats()",
+        "memory statistics only; silently does nothing without CUDA"),
+      C("        peak_mib = torch.cuda.max_memory_allocated() / 2**20", "torch_cuda_api", "replace", False,
+        "peak_mib = torch.npu.max_memory_allocated() / 2**20",
+        "memory statistics only: returns 0 without CUDA, so the reported peak is meaningless but nothing fails"),
+  ])
+
+E("mteb_run", "scripts/run_mteb.py", "explicit_replacement",
+  "MTEB evaluation runner for sentence-transformers checkpoints",
+  [
+      C("=import torch", "import_torch_npu", "npu_only_addition", False,
+        "import torch_npu",
+        "entry script; autoload covers torch>=2.5, explicit import recommended"),
+      C('    device = "cuda" if torch.cuda.is_available() else "cpu"', "device_type", "replace", True,
+        'device = "npu" if torch.npu.is_available() else "cpu"',
+        "the whole MTEB run silently executes on CPU on an NPU host"),
+      C('    batch_size = args.batch_size or (128 if device == "cuda" else 16)', "device_type", "replace", False,
+        'batch_size = args.batch_size or (128 if device == "npu" else 16)',
+        "only the default batch size (16 instead of 128): slower, same scores"),
+      C("        torch.backends.cuda.sdp_kernel(enable_flash=True, enable_math=False, enable_mem_efficient=False)", "attention_kernel", "removal", False,
+        None,
+        "torch.backends.cuda.sdp_kernel is listed as unsupported on Ascend; unconfirmed whether it is a no-op or breaks SDPA dispatch on NPU, so drop the --flash_sdp path"),
+      C('        "device": torch.cuda.get_device_name(0) if device == "cuda" else "cpu",', "torch_cuda_api", "replace", False,
+        '"device": torch.npu.get_device_name(0) if device == "npu" else "cpu",',
+        "only the summary: once device is 'npu' the CUDA branch is skipped and 'cpu' is reported"),
+      C('        "peak_mem_gib": round(torch.cuda.max_memory_allocated() / 2**30, 2) if device == "cuda" else None,', "torch_cuda_api", "replace", False,
+        '"peak_mem_gib": round(torch.npu.max_memory_allocated() / 2**30, 2) if device == "npu" else None,',
+        "summary statistic only (None on NPU)"),
+  ])
+
+E("srv_dockerfile", "examples/serving/Dockerfile", "explicit_replacement",
+  "Dockerfile of the embedding / rerank service (CUDA runtime base image)",
+  [
+      C("FROM nvidia/cuda:12.1.1-cudnn8-runtime-ubuntu22.04", "custom_cuda_extension", "replace", True,
+        "FROM ascendai/cann:8.0.0-910b-ubuntu22.04-py3.10",
+        "CUDA runtime base image; an Ascend image with CANN (and its set_env exports) is needed instead"),
+      C("    && pip install torch==2.1.2+cu121 --extra-index-url https://download.pytorch.org/whl/cu121 \\", "custom_cuda_extension", "replace", True,
+        "&& pip install torch==2.1.0 torch-npu==2.1.0.post10 \\",
+        "CUDA wheel of torch; torch_npu needs the matching plain torch 2.1.0 and its own wheel"),
+      C("ENV CUDA_VISIBLE_DEVICES=0 \\", "env_var", "replace", True,
+        "ENV ASCEND_RT_VISIBLE_DEVICES=0 \\",
+        "device pinning through a variable the Ascend runtime ignores"),
+      C("    NVIDIA_VISIBLE_DEVICES=all \\", "env_var", "removal", False,
+        None,
+        "nvidia-container-runtime knob; Ascend containers get devices via ASCEND_VISIBLE_DEVICES / --device /dev/davinciN"),
+      C("    NVIDIA_DRIVER_CAPABILITIES=compute,utility \\", "env_var", "removal", False,
+        None,
+        "nvidia-container-runtime knob; no effect on an Ascend host"),
+      C("    EMBED_DEVICE=cuda:0 \\", "device_type", "replace", True,
+        "EMBED_DEVICE=npu:0 \\",
+        "overrides the server's default device; 'cuda:0' makes model loading fail"),
+  ])
+
+E("fe_environment_yml", "environment.yml", "explicit_replacement",
+  "conda environment for FlagEmbedding fine-tuning / evaluation",
+  [
+      C("  - nvidia", "custom_cuda_extension", "removal", True,
+        None,
+        "NVIDIA conda channel only carries CUDA runtime packages"),
+      C("  - pytorch=2.1.2", "import_torch_npu", "replace", True,
+        "- pytorch=2.1.0=*cpu*",
+        "torch_npu 2.1.0.postN requires exactly torch 2.1.0, CPU build"),
+      C("  - pytorch-cuda=12.1", "custom_cuda_extension", "removal", True,
+        None,
+        "selects the CUDA build of pytorch; not installable/usable on an Ascend host"),
+      C("  - faiss-gpu=1.7.4", "custom_cuda_extension", "replace", True,
+        "- faiss-cpu=1.7.4",
+        "CUDA build of faiss"),
+      C("  - cudatoolkit-dev=11.7", "custom_cuda_extension", "removal", True,
+        None,
+        "nvcc toolchain (only needed to build flash-attn / CUDA extensions)"),
+      C("      - accelerate==0.34.2", "import_torch_npu", "npu_only_addition", True,
+        "- torch-npu==2.1.0.post10",
+        "torch_npu wheel (pip) matching torch 2.1.0; placed with the other pip pins"),
+      C("      - flash-attn==2.6.3", "attention_kernel", "removal", True,
+        None,
+        "cannot be built without CUDA; decoder-only fine-tuning uses sdpa on NPU"),
+  ])
+
+_CB = "only reached once use_gpu is made NPU-aware; unchanged, the codec runs its CPU path (correct, slow)"
+E("colbert_residual", "colbert/indexing/codecs/residual.py", "kernel_rewrite",
+  "ColBERT v2 / PLAID ResidualCodec (JIT-built decompress_residuals / packbits CUDA extensions)",
+  [
+      C("        self.use_gpu = config.total_visible_gpus > 0", "device_type", "replace", False,
+        "self.use_gpu = config.total_visible_gpus > 0 or torch.npu.is_available()",
+        "total_visible_gpus counts CUDA devices (0 on NPU), so compression/decompression silently run on CPU: correct but slow indexing and search"),
+      C("        ResidualCodec.try_load_torch_extensions(self.use_gpu)", "custom_cuda_extension", "replace", False,
+        "ResidualCodec.try_load_torch_extensions(self.use_gpu and torch.cuda.is_available())",
+        "the .cu sources need nvcc; once use_gpu is true on NPU the JIT build must be skipped and the torch-op path used"),
+      C("            self.centroids = centroids.cuda().half()", "tensor_to_device", "replace", False,
+        "self.centroids = centroids.to(self.device).half()", _CB),
+      C("                self.avg_residual = self.avg_residual.cuda().half()", "tensor_to_device", "replace", False,
+        "self.avg_residual = self.avg_residual.to(self.device).half()", _CB),
+      C("                bucket_cutoffs = bucket_cutoffs.cuda()", "tensor_to_device", "replace", False,
+        "bucket_cutoffs = bucket_cutoffs.to(self.device)", _CB),
+      C("                bucket_weights = bucket_weights.half().cuda()", "tensor_to_device", "replace", False,
+        "bucket_weights = bucket_weights.half().to(self.device)", _CB),
+      C("        self.arange_bits = torch.arange(0, self.nbits, device='cuda' if self.use_gpu else 'cpu', dtype=torch.uint8)", "device_type", "replace", False,
+        "self.arange_bits = torch.arange(0, self.nbits, device=self.device, dtype=torch.uint8)", _CB),
+      C("            self.reversed_bit_map = self.reversed_bit_map.cuda()", "tensor_to_device", "replace", False,
+        "self.reversed_bit_map = self.reversed_bit_map.to(self.device)", _CB),
+      C("                self.decompression_lookup_table = self.decompression_lookup_table.cuda()", "tensor_to_device", "replace", False,
+        "self.decompression_lookup_table = self.decompression_lookup_table.to(self.device)", _CB),
+      C("                batch = batch.cuda().half()", "tensor_to_device", "replace", False,
+        "batch = batch.to(self.device).half()", _CB),
+      C("            residuals_packed = ResidualCodec.packbits(residuals.contiguous().flatten())", "custom_cuda_extension", "replace", False,
+        "residuals_packed = ResidualCodec.packbits(residuals.contiguous().flatten()) if self.device.type == 'cuda' else _packbits_torch(residuals.contiguous().flatten())",
+        "packbits CUDA kernel; on NPU rewrite as shifts + sum over groups of 8 bits in torch ops"),
+      C("                indices = (self.centroids @ batch.T.cuda().half()).max(dim=0).indices.to(device=out_device)", "tensor_to_device", "replace", False,
+        "indices = (self.centroids @ batch.T.to(self.device).half()).max(dim=0).indices.to(device=out_device)", _CB),
+      C("                centroids.append(self.centroids[batch.cuda().long()].to(device=out_device))", "tensor_to_device", "replace", False,
+        "centroids.append(self.centroids[batch.to(self.device).long()].to(device=out_device))", _CB),
+      C("                codes_, residuals_ = codes_.cuda(), residuals_.cuda()", "tensor_to_device", "replace", False,
+        "codes_, residuals_ = codes_.to(self.device), residuals_.to(self.device)", _CB),
+      C("                centroids_ = ResidualCodec.decompress_residuals(", "custom_cuda_extension", "replace", False,
+        "centroids_ = self.lookup_centroids(codes_, out_device=self.device) + self.decompress_residuals(residuals_)",
+        "fused decompress_residuals CUDA kernel; on NPU use the existing torch-op lookup path (gather + add) on device"),
+      C("                ).cuda()", "tensor_to_device", "removal", False,
+        None,
+        "tail of the CUDA-kernel call replaced above"),
+  ])
+
+E("gc_grad_cache", "src/grad_cache/grad_cache.py", "explicit_replacement",
+  "luyug/GradCache core (chunked contrastive training with cached representation gradients)",
+  [
+      C("from torch.cuda.amp import GradScaler, autocast", "amp", "replace", True,
+        "from torch_npu.npu.amp import GradScaler, autocast",
+        "the bare autocast() used in model_call/build_cache is CUDA autocast, which disables itself without CUDA: fp16=True silently trains in fp32 while the caller's scaler still scales"),
+      # Deliberately unlabelled: `with autocast() if self.fp16 else nullcontext():` call sites (fixed by the import),
+      # RandContext usage (lives in context_managers.py, not part of this file), model.no_sync / DDP checks.
+  ])
+
+E("gc_train_ddp", "examples/train_dense_retriever_ddp.py", "explicit_replacement",
+  "GradCache-style DPR training driver with torchrun / DDP (research-repo idioms)",
+  [
+      C("=import torch", "import_torch_npu", "npu_only_addition", False,
+        "import torch_npu",
+        "entry script; autoload covers torch>=2.5, explicit import recommended (torch_npu.optim is imported explicitly below anyway)"),
+      C("    from apex.optimizers import FusedAdam as AdamW  # noqa: N811", "fused_optimizer", "replace", False,
+        "from torch_npu.optim import NpuFusedAdamW as AdamW  # noqa: N811",
+        "NVIDIA apex is absent on NPU so the ImportError fallback (torch AdamW) already works; the NPU fused AdamW is a speed-up only"),
+      C("    torch.cuda.manual_seed_all(seed)", "torch_cuda_api", "replace", False,
+        "torch.npu.manual_seed_all(seed)",
+        "lazy no-op without CUDA; torch.manual_seed already seeds the NPU generator"),
+      C('    device = torch.device("cuda") if dist.get_backend() == "nccl" else torch.device("cpu")', "dist_backend", "replace", True,
+        'device = torch.device("npu") if dist.get_backend() == "hccl" else torch.device("cpu")',
+        "backend-string comparison is not rewritten by any shim; under HCCL it picks a CPU tensor, which the HCCL group cannot all_reduce"),
+      C('        dist.init_process_group(backend="nccl")', "dist_backend", "replace", True,
+        'dist.init_process_group(backend="hccl")',
+        "NCCL backend is unavailable on Ascend; HCCL is the collective library"),
+      C("        torch.cuda.set_device(local_rank)", "torch_cuda_api", "replace", True,
+        "torch.npu.set_device(local_rank)",
+        "raises without CUDA"),
+      C("    q_encoder = Encoder(args.model_name).cuda()", "tensor_to_device", "replace", True,
+        "q_encoder = Encoder(args.model_name).npu()",
+        "Module.cuda() raises without CUDA"),
+      C("    p_encoder = Encoder(args.model_name).cuda()", "tensor_to_device", "replace", True,
+        "p_encoder = Encoder(args.model_name).npu()",
+        "Module.cuda() raises without CUDA"),
+      C("        pin_memory=True,", "pin_memory", "replace", False,
+        "pin_memory=True, pin_memory_device='npu',",
+        "host-to-device copy speed only; pinning for the accelerator is not active by default on an NPU host"),
+      C("    scaler = torch.cuda.amp.GradScaler(enabled=args.fp16)", "amp", "replace", True,
+        "scaler = torch.npu.amp.GradScaler(enabled=args.fp16)",
+        "CUDA GradScaler disables itself on an NPU host; with GradCache's (ported) NPU autocast the fp16 loss would be unscaled"),
+      C("            q_batch = {k: v.cuda(non_blocking=True) for k, v in q_batch.items()}", "tensor_to_device", "replace", True,
+        "q_batch = {k: v.npu(non_blocking=True) for k, v in q_batch.items()}",
+        "Tensor.cuda() raises without CUDA"),
+      C("            p_batch = {k: v.cuda(non_blocking=True) for k, v in p_batch.items()}", "tensor_to_device", "replace", True,
+        "p_batch = {k: v.npu(non_blocking=True) for k, v in p_batch.items()}",
+        "Tensor.cuda() raises without CUDA"),
+      C("                    mem = torch.cuda.max_memory_allocated() / 2**30", "torch_cuda_api", "replace", False,
+        "mem = torch.npu.max_memory_allocated() / 2**30",
+        "logging statistic only: returns 0 without CUDA"),
+  ])

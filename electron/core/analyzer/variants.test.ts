@@ -670,6 +670,10 @@ const EXPECTED: Record<string, string[]> = {
     'device_module.py:6:cuda.module-value',
     'device_module.py:9:cuda.module-value',
     'device_module.py:9:cuda.api',
+    // diffusers' CPU offload without device= (which goes to "cuda"); with one quiet
+    'offload.py:3:add.import-torch-npu',
+    'offload.py:6:device.diffusers-model-offload',
+    'offload.py:7:device.diffusers-sequential-offload',
     'state.py:3:add.import-torch-npu',
     'state.py:7:device.cuda-string',
     'state.py:9:cuda.api',

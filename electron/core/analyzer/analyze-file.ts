@@ -1290,18 +1290,26 @@ function statementEnd(t: SourceTokens, at: number, end: number): number {
  * Whether a node is in the branch of an `if` taken for CUDA tensors only (`if x.is_cuda:`,
  * `if x.device.type == "cuda":`): the other branch is what an NPU tensor runs.
  */
-function cudaBranch(node: Node): boolean {
+function cudaBranch(node: Node, test = CUDA_TENSOR_TEST): boolean {
   for (let n: Node | null = node; n && n.type !== 'function_definition'; n = n.parent) {
     const up: Node | null = n.parent;
     if (
       (up?.type === 'if_statement' || up?.type === 'elif_clause') &&
       up.childForFieldName('consequence')?.equals(n) &&
-      /\bis_cuda\b|==\s*["']cuda["']/.test(up.childForFieldName('condition')?.text ?? '')
+      test.test(up.childForFieldName('condition')?.text ?? '')
     )
       return true;
   }
   return false;
 }
+
+/** A test for a CUDA tensor: `x.is_cuda`, `x.device.type == "cuda"`. */
+const CUDA_TENSOR_TEST = /\bis_cuda\b|==\s*["']cuda["']/;
+/**
+ * A test for CUDA at all: a CUDA tensor, a CUDA platform (`current_platform.is_cuda()`,
+ * `_is_cuda`), or CUDA available (`torch.cuda.is_available()`).
+ */
+export const CUDA_TEST = /\b_?is_cuda\b|==\s*["']cuda["']|\bcuda\s*\.\s*is_available\s*\(/;
 
 /** `Fn.apply(`: an autograd Function called. */
 const APPLY_CALL = /\b\w+[ \t]*\.[ \t]*apply[ \t]*\(/g;
@@ -2091,6 +2099,8 @@ function analyzeTree(
     } else {
       for (const r of c.attributes) {
         if (identText !== r.match.name) continue;
+        // chosen only where the platform is CUDA's: the NPU takes the other branch
+        if (r.match.notInCudaBranch && cudaBranch(attr, CUDA_TEST)) continue;
         const edits =
           r.rewrite?.kind === 'attribute-rename'
             ? [{ start: ident.startIndex, end: ident.endIndex, text: r.rewrite.to }]
@@ -3377,7 +3387,7 @@ export interface BackendSwitch {
 }
 
 /** An enum named for what it switches: `HammerKernel`, `WKVBackend`, `AttnImpl`. */
-const KERNEL_SWITCH = /Kernel|Backend|Impl|Provider/i;
+const KERNEL_SWITCH = /(?:Kernel|Backend|Impl|Provider)(?![a-z])/;
 
 /** A member whose kernels are written for NVIDIA GPUs (`TRITON_CC`, `CUTLASS_FP8` too). */
 const GPU_MEMBER = /TRITON|CUDA|CUTLASS|FLASH|FBGEMM|GPU|CUDNN|TENSORRT|TRT/i;

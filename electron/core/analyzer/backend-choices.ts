@@ -7,7 +7,7 @@
  * `set_hammer_kernel(HammerKernel.TRITON)`), and a string default of a setting named after the
  * enum (`hammer_kernel: str = "TRITON"`). Comparisons and dispatch tables only read the choice.
  */
-import type { BackendSwitch } from './analyze-file';
+import { CUDA_TEST, type BackendSwitch } from './analyze-file';
 import { newlineStarts } from './line-matches';
 
 export interface BackendChoice {
@@ -32,8 +32,11 @@ function snake(name: string): string {
     .toLowerCase();
 }
 
-/** What comes right before a choice: `=` (not `==`, `!=`, `<=`, `>=`), `return`, `else`, `f(`. */
-const CHOOSING = /(?:(?<![=!<>])=|\breturn|\belse|\b\w+\()\s*$/;
+/**
+ * What comes right before a choice: `=` (not `==`, `!=`, `<=`, `>=`), `return`, `else`, a
+ * setter's parenthesis (`set_hammer_kernel(`); not any call's (`@register(K.TRITON)`, a lookup).
+ */
+const CHOOSING = /(?:(?<![=!<>])=|\breturn|\belse|\b(?:set|use|select|choose)_\w*\()\s*$/;
 
 export function backendChoices(source: string, sw: BackendSwitch): BackendChoice[] {
   if (!sw.gpu.length || !source.includes(sw.name)) return [];
@@ -42,18 +45,26 @@ export function backendChoices(source: string, sw: BackendSwitch): BackendChoice
   const members = sw.gpu.map((m) => escape(m.member)).join('|');
   const reference = new RegExp(`\\b${escape(sw.name)}\\.(${members})\\b(?!\\s*\\.|\\s*\\()`, 'g');
   const values = sw.value ? sw.gpu.flatMap((m) => (m.value ? [escape(m.value)] : [])) : [];
-  // `hammer_kernel: str = "TRITON"`, `self._hammer_kernel = "CUDA"`, `hammer_kernel="TRITON"`
+  // `hammer_kernel: str = "TRITON"`, `self._hammer_kernel = "CUDA"`, `hammer_kernel="TRITON"`:
+  // the setting's own name (`device_backend` is another setting)
   const setting = values.length
     ? new RegExp(
-        `\\b\\w*${escape(snake(sw.name))}\\s*(?::\\s*[\\w.\\[\\], ]+)?=\\s*(["'])(${values.join('|')})\\1`,
+        `(?<![\\w.])(?:\\w+\\.)*_?${escape(snake(sw.name))}\\s*(?::\\s*[\\w.\\[\\]]+\\s*)?=\\s*(["'])(${values.join('|')})\\1`,
         'g',
       )
     : null;
   const lines = source.split('\n');
+  let inDocstring = false;
   lines.forEach((line, i) => {
-    if (/^\s*#/.test(line) || underCudaCheck(lines, i)) return;
+    // a docstring's lines, and the lines that open or close one, show code; they run none
+    const quotes = line.match(/"""|'''/g)?.length ?? 0;
+    const skip = inDocstring || quotes > 0;
+    if (quotes % 2) inDocstring = !inDocstring;
+    if (skip || /^\s*[#@]/.test(line)) return;
+    const code = codeEnd(line);
     // [start, end) is shown; from `edit` to end is replaced
-    const add = (start: number, end: number, edit: number, replacement: string) =>
+    const add = (start: number, end: number, edit: number, replacement: string) => {
+      if (end > code || underCudaCheck(lines, i, start)) return;
       out.push({
         line: i + 1,
         column: start + 1,
@@ -63,6 +74,7 @@ export function backendChoices(source: string, sw: BackendSwitch): BackendChoice
         replacement,
         text: line.slice(start, end),
       });
+    };
     for (const m of line.matchAll(reference)) {
       if (!CHOOSING.test(line.slice(0, m.index))) continue;
       const end = m.index! + m[0].length;
@@ -78,16 +90,39 @@ export function backendChoices(source: string, sw: BackendSwitch): BackendChoice
   return out;
 }
 
+/** Where a line's comment starts (its length if none): the first `#` outside a string. */
+function codeEnd(line: string): number {
+  let quote = '';
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i]!;
+    if (quote) {
+      if (ch === '\\') i++;
+      else if (ch === quote) quote = '';
+    } else if (ch === '"' || ch === "'") quote = ch;
+    else if (ch === '#') return i;
+  }
+  return line.length;
+}
+
+/** An `if` / `elif` header that tests for CUDA itself (not its absence). */
+const CUDA_IF = (header: string) =>
+  /^\s*(?:el)?if\b/.test(header) && CUDA_TEST.test(header) && !NOT_CUDA.test(header);
+/** CUDA's absence tested: `not x.is_cuda`, `not torch.cuda.is_available()`, `!= "cuda"`. */
+const NOT_CUDA = /\bnot\s+[\w.]*(?:is_cuda|cuda\s*\.\s*is_available)\b|!=\s*["']cuda["']/;
+
 /**
- * The line's block is under `if torch.cuda.is_available():` / `if x.is_cuda …:` — a choice made
- * only on a CUDA device, already the PyTorch path's elsewhere.
+ * The choice at `column` is made only where CUDA is: under `if torch.cuda.is_available():`,
+ * `if x.is_cuda:` (or after one on the same line); the NPU takes the PyTorch path already.
  */
-function underCudaCheck(lines: string[], i: number): boolean {
-  const indent = /^\s*/.exec(lines[i]!)![0].length;
+function underCudaCheck(lines: string[], i: number, column: number): boolean {
+  const line = lines[i]!;
+  const head = line.slice(0, column);
+  if (/^\s*(?:el)?if\b/.test(head) && head.includes(':')) return CUDA_IF(head);
+  const indent = /^\s*/.exec(line)![0].length;
   for (let j = i - 1; j >= 0 && j >= i - 50; j--) {
-    const line = lines[j]!;
-    if (!line.trim() || /^\s*#/.test(line)) continue;
-    if (/^\s*/.exec(line)![0].length < indent) return /^\s*(?:el)?if\b.*cuda/i.test(line);
+    const above = lines[j]!;
+    if (!above.trim() || /^\s*#/.test(above)) continue;
+    if (/^\s*/.exec(above)![0].length < indent) return CUDA_IF(above);
   }
   return false;
 }

@@ -386,12 +386,12 @@ function requirementEntry(
   if (ruleId)
     finding(ruleId, rel, where, {
       vars: { name: spelled! },
-      edits: wheel ? [cudaWheelEdit(text, at, removal)] : undefined,
+      edits: wheel ? cudaWheelEdit(text, at, removal) : undefined,
     });
   else if (wheel)
     finding('req.cuda-wheel', rel, where, {
       vars: { text: text.trim() },
-      edits: [cudaWheelEdit(text, at, removal)],
+      edits: cudaWheelEdit(text, at, removal),
     });
   // a package built from source with its CUDA switch on (`lightgbm --config-settings=
   // cmake.define.USE_CUDA=ON`)
@@ -547,19 +547,33 @@ export function scanCondaEnvironment(rel: string, src: string, finding: AddFindi
 }
 
 /** torch==2.1.0+cu118 → torch==2.1.0; the cu118 index → the CPU one; CUDA runtime wheels go. */
-function cudaWheelEdit(line: string, at: number, removal: Edit): Edit {
+function cudaWheelEdit(line: string, at: number, removal: Edit): Edit[] {
   // PyG's index names the torch build: its CPU wheels are under +cpu
   const pyg = /(data\.pyg\.org\/whl\/torch-[\d.]+)\+cu\d+/.exec(line);
   if (pyg) {
     const s = at + pyg.index + pyg[1]!.length;
-    return { start: s, end: at + pyg.index + pyg[0].length, text: '+cpu' };
+    return [{ start: s, end: at + pyg.index + pyg[0].length, text: '+cpu' }];
+  }
+  // a wheel's own URL names its build twice (`whl/cu121/torch-2.1.0%2Bcu121-…whl`): the CPU
+  // wheel is `whl/cpu/torch-2.1.0%2Bcpu-…whl`
+  const wheel = /(download\.pytorch\.org\/whl\/)(cu\d+)\/[\w.-]+-[\d.]+(?:%2B|\+)(cu\d+)\b/.exec(
+    line,
+  );
+  if (wheel) {
+    const dir = at + wheel.index + wheel[1]!.length;
+    const build = at + wheel.index + wheel[0].length - wheel[3]!.length;
+    return [
+      { start: dir, end: dir + wheel[2]!.length, text: 'cpu' },
+      { start: build, end: build + wheel[3]!.length, text: 'cpu' },
+    ];
   }
   const local = /\+cu(?:\d+|\$\{?\w+\}?)/.exec(line);
-  if (local) return { start: at + local.index, end: at + local.index + local[0].length, text: '' };
+  if (local)
+    return [{ start: at + local.index, end: at + local.index + local[0].length, text: '' }];
   const index = /(download\.pytorch\.org\/whl\/)(cu(?:\d+|\$\{?\w+\}?))/.exec(line);
   if (index) {
     const s = at + index.index + index[1]!.length;
-    return { start: s, end: s + index[2]!.length, text: 'cpu' };
+    return [{ start: s, end: s + index[2]!.length, text: 'cpu' }];
   }
-  return removal;
+  return [removal];
 }

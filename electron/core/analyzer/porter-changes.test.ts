@@ -138,6 +138,10 @@ describe('Triton tuning and occupancy', () => {
       'fastops/config.py:26:project.backend-choice',
       // a choice under a CUDA check is the PyTorch path's on an NPU already: only the check told
       'fastops/config.py:31:device.is-cuda',
+      // a registration, a lookup, a comment, a docstring and another setting's string choose
+      // nothing; under a test for a device that is not CUDA's, the choice is the NPU's
+      'fastops/config.py:59:device.cuda-string',
+      'fastops/config.py:60:project.backend-choice',
       'fastops/silu.py:5:add.import-torch-npu',
       'fastops/silu.py:32:device.cuda-method',
     ]);

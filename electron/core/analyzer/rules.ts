@@ -180,7 +180,13 @@ const Match = z.discriminatedUnion('kind', [
    * An attribute read that is not a call: `x.is_cuda`. With `callers`, a module function that
    * returns it (`def num_sms(): return props.multi_processor_count`) is flagged where it is called.
    */
-  z.object({ kind: z.literal('attribute'), name: z.string(), callers: z.boolean().optional() }),
+  z.object({
+    kind: z.literal('attribute'),
+    name: z.string(),
+    callers: z.boolean().optional(),
+    /** Not in the branch of an `if` that tests for CUDA (`if current_platform.is_cuda():`). */
+    notInCudaBranch: z.boolean().optional(),
+  }),
   /**
    * Calls into a compiled extension module: a name imported as `_C` / `_ext` / `*_cuda` (any
    * `from … import` whose name matches `modules`), or bound by a loader call

@@ -237,6 +237,23 @@ const isPackage = (dir: string) =>
       return false;
     }
   })();
+/**
+ * The columns of the quoted string around a finding on its line (`"xformers @ https://…"`), or
+ * the finding's own where it is not in quotes.
+ */
+function quotedSpan(src: string, at: { line: number; column: number; endColumn: number }) {
+  let start = 0;
+  for (let n = 1; n < at.line && start >= 0; n++) start = src.indexOf('\n', start) + 1;
+  const end = src.indexOf('\n', start);
+  const line = src.slice(start, end < 0 ? undefined : end);
+  const open = Math.max(line.lastIndexOf('"', at.column - 2), line.lastIndexOf("'", at.column - 2));
+  const close = open < 0 ? -1 : line.indexOf(line[open]!, at.endColumn - 1);
+  return (open < 0 || close < 0 ? [at.column, at.endColumn] : [open + 1, close + 1]) as [
+    number,
+    number,
+  ];
+}
+
 /** What marks a project's root folder. */
 const PROJECT_FILES = ['setup.py', 'setup.cfg', 'pyproject.toml'];
 
@@ -448,23 +465,27 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
     if (/(^|\/)(setup\.py|pyproject\.toml|setup\.cfg)$/.test(rel)) {
       const src = text(abs, rel);
       if (src === null) continue;
-      // the text the fixes edit (a setup.py with Python findings gets its Python source below)
-      const flagged = new Set<number>();
+      // each flagged dependency's quoted requirement, by line: [first, last] columns
+      const flagged = new Map<number, [number, number][]>();
       const dependency: AddFinding = (ruleId, file, at, o) => {
-        flagged.add(at.line);
+        const spans = flagged.get(at.line) ?? [];
+        spans.push(quotedSpan(src, at));
+        flagged.set(at.line, spans);
         finding(ruleId, file, at, o);
       };
+      // the text the fixes edit (a setup.py with Python findings gets its Python source below)
       if (lineRules(rel, src, (t) => scanPackageDependencies(rel, t, dependency)))
         sources.set(rel, { text: src, kind: 'text', entryPoint: false, importsTorch: false });
       // the CUDA extensions it builds: their call sites are found by these names too
       if (rel.endsWith('.py') && src.includes('CUDAExtension'))
         for (const name of cudaExtensionNames(src)) extensionNames.add(name);
       if (!rel.endsWith('.py')) {
-        // a uv index of CUDA wheels is edited too: the text kept for that fix as well
         // a dependency already flagged is one finding: `"xformers @ …/whl/cu121/…"` is xformers'
         const unflagged: AddFinding = (ruleId, file, at, o) => {
-          if (!flagged.has(at.line)) finding(ruleId, file, at, o);
+          const within = flagged.get(at.line)?.some(([a, b]) => at.column >= a && at.column <= b);
+          if (!within) finding(ruleId, file, at, o);
         };
+        // a uv index of CUDA wheels is edited too: the text kept for that fix as well
         if (
           SCRIPT_WORDS.test(src) &&
           lineRules(rel, src, (t, deadline) => scanScript(rel, t, lang, unflagged, deadline))
@@ -610,7 +631,19 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
           continue; // unreadable now: told with the file's own analysis
         }
       const choices = backendChoices(text, backend);
-      for (const c of choices)
+      for (const c of choices) {
+        // the setting's string is the switch's value, not a device (`backend = "cuda"`)
+        for (let i = findings.length - 1; i >= 0; i--) {
+          const f = findings[i]!;
+          if (
+            f.file === rel &&
+            f.line === c.line &&
+            f.ruleId === 'device.cuda-string' &&
+            f.column < c.endColumn &&
+            c.column < f.endColumn
+          )
+            findings.splice(i, 1);
+        }
         finding(
           'project.backend-choice',
           rel,
@@ -627,6 +660,7 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
             edits: [{ start: c.start, end: c.end, text: c.replacement }],
           },
         );
+      }
       if (choices.length && !sources.has(rel))
         sources.set(rel, { text, kind: 'python', entryPoint: false, importsTorch: false });
     }

@@ -208,8 +208,9 @@ const SCRIPT_PATTERNS: {
   {
     // PyTorch's CUDA wheels: `--index-url …/whl/cu121`, a uv index, `torch==2.1.0+cu118`, the
     // version from a variable (`+cu${CUDA_VER}`), Poetry's `torch = "2.1.2+cu118"` and
-    // `{ version = "2.1.2+cu118", source = "pytorch" }`
-    re: /(?<=download\.pytorch\.org\/whl\/(?:nightly\/|test\/)?)cu(?:\d+\b|\$\{?\w+\}?)|(?<=\btorch[\w-]*\s*==\s*[\d.]+|(?:\btorch[\w-]*|\bversion)\s*=\s*["'][\d.]+)\+cu(?:\d+\b|\$\{?\w+\}?)/,
+    // `{ version = "2.1.2+cu118", source = "pytorch" }`; a wheel's own URL has its build in its
+    // name too (`whl/cu121/torch-2.1.0%2Bcu121-…whl`: both become cpu, a wheel that exists)
+    re: /(?<=download\.pytorch\.org\/whl\/(?:nightly\/|test\/)?)cu(?:\d+\b|\$\{?\w+\}?)|(?<=download\.pytorch\.org\/whl\/(?:nightly\/|test\/)?cu\d+\/[\w.-]+-[\d.]+(?:%2B|\+))cu\d+\b|(?<=\btorch[\w-]*\s*==\s*[\d.]+|(?:\btorch[\w-]*|\bversion)\s*=\s*["'][\d.]+)\+cu(?:\d+\b|\$\{?\w+\}?)/,
     say: {
       en: "PyTorch's CUDA build: on Ascend install the CPU build (the torch_npu release for that torch runs it on the NPU).",
       'zh-CN': 'PyTorch 的 CUDA 版本：昇腾上安装 CPU 版本（再配上该 torch 版本对应的 torch_npu）。',

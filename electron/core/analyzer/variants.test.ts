@@ -824,9 +824,10 @@ const EXPECTED: Record<string, string[]> = {
     'nightly-ci.yml:10:script.cuda-env',
     // setup.py switches that build the CUDA extensions by default, one that skips them only when set
     // (off by default, skipping by default, a path quiet)
-    'setup_ext.py:7:ext.cuda-build-default',
     'setup_ext.py:8:ext.cuda-build-default',
-    'setup_ext.py:11:ext.cuda-build-skip-default',
+    'setup_ext.py:9:ext.cuda-build-default',
+    'setup_ext.py:12:ext.cuda-build-skip-default',
+    'setup_ext.py:14:ext.cuda-build-default',
     // TORCH_CUDA_ARCH_LIST where it is set, not where it is read or tested
     'setup.py:3:env.torch-cuda-arch-list',
     'setup.py:4:env.torch-cuda-arch-list',
@@ -932,15 +933,20 @@ const EXPECTED: Record<string, string[]> = {
     'pyproject.toml:11:lib.xformers',
     // a library's CUDA wheel by URL is the library's one finding, not also a CUDA build's
     'pyproject.toml:12:lib.flash-attn',
-    'pyproject.toml:16:lib.pynvml',
-    'pyproject.toml:17:lib.cupy',
-    'pyproject.toml:17:lib.flash-attn',
-    'pyproject.toml:17:lib.triton',
-    'pyproject.toml:18:req.cuda-wheel',
-    'pyproject.toml:20:req.cuda-wheel',
+    // a library and PyTorch's CUDA wheel side by side: each told
+    'pyproject.toml:14:lib.xformers',
+    'pyproject.toml:14:script.cuda-env',
+    'pyproject.toml:17:lib.pynvml',
+    'pyproject.toml:18:lib.cupy',
+    'pyproject.toml:18:lib.flash-attn',
+    'pyproject.toml:18:lib.triton',
+    'pyproject.toml:19:req.cuda-wheel',
+    'pyproject.toml:21:req.cuda-wheel',
     // uv's source naming the CUDA index, and the index itself
-    'pyproject.toml:25:script.cuda-env',
-    'pyproject.toml:29:script.cuda-env',
+    'pyproject.toml:26:script.cuda-env',
+    'pyproject.toml:30:script.cuda-env',
+    'requirements.txt:1:req.cuda-wheel',
+    'requirements.txt:1:req.torch-npu',
     'setup.py:4:req.torch-npu',
     'setup.py:6:lib.flash-attn',
     'setup.py:13:lib.triton',
@@ -1392,8 +1398,14 @@ describe('what the variants say and fix', () => {
     );
     const pyproject = (await after('packaging', 'pyproject.toml')).after;
     expect(pyproject).toContain('runtime = [\n  "einops",\n]');
-    // a library's CUDA wheel by URL is told, not pointed at a CPU index that has no such wheel
+    // a library's CUDA wheel by URL is told, not pointed at a CPU index that has no such wheel;
+    // PyTorch's own wheel becomes the CPU wheel of that release, index and build both
     expect(pyproject).toContain('"flash-attn @ https://download.pytorch.org/whl/cu121/flash_attn-');
+    const cpuWheel = 'download.pytorch.org/whl/cpu/torch-2.1.0%2Bcpu-cp310-cp310-linux_x86_64.whl';
+    expect(pyproject).toContain(`wheels = ["xformers", "torch @ https://${cpuWheel}"]`);
+    expect((await after('packaging', 'requirements.txt')).after).toBe(
+      `torch @ https://${cpuWheel}\n`,
+    );
     // inline, the wheel is told, not cut out of the list
     expect(pyproject).toContain('cuda = ["nvidia-cudnn-cu12>=9", "numpy"]');
     // conda: the nvidia channel and the CUDA stack go, torch_npu joins the pip list

@@ -2945,14 +2945,34 @@ function demands(source: string, name: string): boolean {
 function unconditional(source: string, at: number): boolean {
   const t = tokensOf(source);
   const i = lastAtOrBefore(t.lineStarts, at);
-  const indent = t.lineIndents[i]!;
+  let indent = t.lineIndents[i]!;
   if (!indent) return true;
+  // an option on by default is taken unless turned off: `def __init__(…, enable_flash=True)` …
+  // `if enable_flash: assert flash_attn is not None` (Point Transformer V3's)
+  let flag: string | undefined;
   for (let j = i - 1; j >= 0; j--)
     if (t.lineIndents[j]! < indent) {
       const text = t.lineStarts[j]! + t.lineIndents[j]!;
-      return /^(?:async[ \t]+)?def\b/.test(source.slice(text, text + 12));
+      const head = source.slice(text, text + 80);
+      if (/^(?:async[ \t]+)?def\b/.test(head))
+        return (
+          !flag ||
+          new RegExp(`[(,\\s]${flag}[ \\t]*(?::[^,=)]*)?=[ \\t]*True\\b`).test(
+            signature(source, text),
+          )
+        );
+      const option = flag ? null : /^if[ \t]+(?:self\.)?(\w+)[ \t]*:/.exec(head);
+      if (!option) return false;
+      flag = option[1]!;
+      indent = t.lineIndents[j]!;
     }
   return false;
+}
+
+/** A `def`'s parameter list, from the `def` at `at` to the colon that ends its header. */
+function signature(source: string, at: number): string {
+  const end = source.slice(at, at + 4000).search(/\)[ \t]*(?:->[^:\n]*)?:[ \t]*(?:#[^\n]*)?\r?\n/);
+  return source.slice(at, end < 0 ? at + 4000 : at + end + 1);
 }
 
 /**

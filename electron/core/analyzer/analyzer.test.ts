@@ -761,7 +761,8 @@ describe('memory over many files', () => {
     analyzeAll(5, 65);
     gc();
     const grown = process.memoryUsage().heapUsed - before;
-    // 60 texts of ~108 KB (6.5 MB): kept alive, the heap would grow by all of them
-    expect(grown).toBeLessThan(file(0).length * 10);
+    // 60 texts of ~108 KB (6.5 MB): kept alive, the heap would grow by all of them; what does
+    // grow (the memos' names, compiled code, V8's feedback) measured 1.1–1.3 MB on a loaded host
+    expect(grown).toBeLessThan(file(0).length * 20);
   });
 });

@@ -116,6 +116,11 @@ const EXPECTED: Record<string, string[]> = {
     'ldm.yaml:5:script.cuda-env',
     // any setting whose value is flash_attn (`implementation: flash_attn`), not a name that merely starts so
     'pfn.yaml:4:script.cuda-env',
+    // flash-attn demanded by an option on by default (Point Transformer V3's enable_flash=True);
+    // off by default it stays optional (ptv3_optional.py quiet)
+    'ptv3_flash.py:1:add.import-torch-npu',
+    'ptv3_flash.py:4:lib.flash-attn',
+    'ptv3_flash.py:18:lib.flash-attn-call',
     // SageAttention and FlashAttention-3's `flash_attn_interface`: imports and calls (SDPA kept)
     'sage_fa3.py:5:lib.flash-attn',
     'sage_fa3.py:6:lib.cuda-ops',
@@ -903,6 +908,9 @@ const EXPECTED: Record<string, string[]> = {
     'hf_args.py:8:optim.hf-cuda-optim',
     'hf_args.py:13:optim.hf-cuda-optim',
     'hf_args.py:14:optim.hf-cuda-optim',
+    // the same names as a declared or command-line default
+    'hf_args.py:23:optim.hf-cuda-optim-default',
+    'hf_args.py:27:optim.hf-cuda-optim-default',
     // transformers' CUDA-only availability helpers (its NPU one quiet)
     'precision_flags.py:1:hf.cuda-availability-helper',
     'precision_flags.py:4:hf.cuda-availability-helper',

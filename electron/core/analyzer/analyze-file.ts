@@ -502,25 +502,25 @@ const DYNAMIC_IMPORT = wordLed(/\b(?:import_module|optional_import)\s*\(\s*(["']
 const ASSIGNED_FIRST = /^[ \t]*\(?[ \t]*(\w+)[ \t]*(?:,[^=\n]*)?\)?[ \t]*=[ \t]*[\w.]*$/;
 
 const DYNAMIC_IMPORT_AT = new RegExp(DYNAMIC_IMPORT.source, 'y');
-let dynamicOf: [Compiled, string[]] | null = null;
+let dynamicOf: [Compiled, [string, number][]] | null = null;
 
 /**
  * The names bound to an extension module imported by its name as a string (DYNAMIC_IMPORT), in
- * code (not a comment's or a docstring's example).
+ * code (not a comment's or a docstring's example), each with where its line starts.
  */
-function dynamicExtensions(c: Compiled, source: string): string[] {
+function dynamicExtensions(c: Compiled, source: string): [string, number][] {
   matches(null, source);
   // asked twice per file (candidates, analysis): read once
   if (dynamicOf?.[0] === c) return dynamicOf[1];
-  const out: string[] = [];
+  const out: [string, number][] = [];
   dynamicOf = [c, out];
   for (const [start] of codeMatches(DYNAMIC_IMPORT, source)) {
     DYNAMIC_IMPORT_AT.lastIndex = start;
     const m = DYNAMIC_IMPORT_AT.exec(source);
     if (!m || !c.extensionName(m[2]!)) continue;
-    const before = source.slice(source.lastIndexOf('\n', start) + 1, start);
-    const target = ASSIGNED_FIRST.exec(before);
-    if (target) out.push(target[1]!);
+    const lineStart = source.lastIndexOf('\n', start) + 1;
+    const target = ASSIGNED_FIRST.exec(source.slice(lineStart, start));
+    if (target) out.push([target[1]!, lineStart + /^[ \t]*/.exec(target[0])![0].length]);
   }
   return out;
 }
@@ -844,7 +844,7 @@ export function candidateOffsets(
   if (extFns.length) all(wordsThen(extFns, '\\s*\\('));
   // `ext = load_ext(…)`: a loader call that can bind one (`state = torch.load(…)` cannot)
   if (loader) for (const m of loadedMatches(source)) ext.add(m[1]!);
-  for (const local of dynamicExtensions(c, source)) ext.add(local);
+  for (const [local] of dynamicExtensions(c, source)) ext.add(local);
   for (const local of extensionAliases(source, ext)) ext.add(local);
   if (ext.size) {
     all(wordsThen([...ext], `${GAP}\\.`));
@@ -2225,7 +2225,11 @@ function analyzeTree(
       const target = assign?.type === 'assignment' ? assign.childForFieldName('left') : null;
       if (loads && target?.type === 'identifier') bound.add(target.text);
     }
-    for (const local of dynamicExtensions(c, source)) bound.add(local);
+    // `fused_layer_norm_cuda = importlib.import_module("fused_layer_norm_cuda")` is its import
+    for (const [local, at] of dynamicExtensions(c, source)) {
+      bound.add(local);
+      if (!importedAt.has(local)) importedAt.set(local, at);
+    }
     for (const local of extensionAliases(source, bound)) bound.add(local);
     for (const local of bound) {
       const re = new RegExp(`\\b${escape(local)}${GAP}\\.${GAP}\\w+${GAP}\\(`, 'g');

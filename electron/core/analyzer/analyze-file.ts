@@ -1704,6 +1704,15 @@ function analyzeTree(
     }
   }
   const aliases = importAliases(importStatements);
+  // `from benchmarks.utils import *` where that module imports torch: a file that never binds
+  // `torch` itself and still writes `torch.cuda.Event()` has it from there (nothing else is
+  // called torch)
+  if (
+    !aliases.has('torch') &&
+    importStatements.some((s) => s.from && !s.names.length && s.module) &&
+    /\btorch[ \t]*\./.test(source)
+  )
+    aliases.set('torch', 'torch');
   callBindings(source, aliases);
   // libraries imported only optionally (`try: import apex … except ImportError`, `if
   // is_xformers_available(): import xformers`): the project already runs without them, so

@@ -763,8 +763,21 @@ export function planBindings(source: string, c: Compiled): TextBindings {
       }
     }
   }
+  starTorch(source, to.aliases);
   callBindings(source, to.aliases);
   return to;
+}
+
+/** `from benchmarks.communication.utils import *`, `from .common import *`. */
+const STAR_IMPORT = /^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+\*/m;
+
+/**
+ * `torch` from a project module's star import: a file that never binds the name itself and still
+ * writes `torch.cuda.Event()` has it from there (nothing else is called torch).
+ */
+function starTorch(source: string, aliases: Map<string, string>): void {
+  if (!aliases.has('torch') && STAR_IMPORT.test(source) && /\btorch[ \t]*\./.test(source))
+    aliases.set('torch', 'torch');
 }
 
 /**
@@ -1704,15 +1717,7 @@ function analyzeTree(
     }
   }
   const aliases = importAliases(importStatements);
-  // `from benchmarks.utils import *` where that module imports torch: a file that never binds
-  // `torch` itself and still writes `torch.cuda.Event()` has it from there (nothing else is
-  // called torch)
-  if (
-    !aliases.has('torch') &&
-    importStatements.some((s) => s.from && !s.names.length && s.module) &&
-    /\btorch[ \t]*\./.test(source)
-  )
-    aliases.set('torch', 'torch');
+  starTorch(source, aliases);
   callBindings(source, aliases);
   // libraries imported only optionally (`try: import apex … except ImportError`, `if
   // is_xformers_available(): import xformers`): the project already runs without them, so

@@ -170,7 +170,8 @@ let collate: Intl.Collator['compare'] | undefined;
  */
 export const byText = (a: string, b: string): number =>
   (collate ??= new Intl.Collator().compare)(a, b);
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** Text matched literally inside a regex. */
+export const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** `\b(?:word|…)` then `rest`, global, searched from its words (wordLed). */
 const wordsThen = (words: string[], rest: string) =>

@@ -2,12 +2,13 @@
  * Where a project with a kernel backend switch (analyze-file's BackendSwitch: `HammerKernel` with
  * TRITON / CUDA / PYTORCH members) chooses a GPU backend: the lines a porter edits to run the
  * PyTorch path on NPU. Read from the text, in every Python file of the switch's project: a
- * default, an assignment, a keyword argument, a return or a call's argument naming a GPU member
+ * default, an assignment, a keyword argument, a return or a setter's argument naming a GPU member
  * (`_DEFAULT = HammerKernel.TRITON`, `return HammerKernel.TRITON_CC`,
  * `set_hammer_kernel(HammerKernel.TRITON)`), and a string default of a setting named after the
- * enum (`hammer_kernel: str = "TRITON"`). Comparisons and dispatch tables only read the choice.
+ * enum (`hammer_kernel: str = "TRITON"`). Comparisons, dispatch tables and registrations only
+ * read the choice.
  */
-import { CUDA_TEST, type BackendSwitch } from './analyze-file';
+import { CUDA_TEST, escape, type BackendSwitch } from './analyze-file';
 import { newlineStarts } from './line-matches';
 
 export interface BackendChoice {
@@ -21,8 +22,6 @@ export interface BackendChoice {
   /** As written: `HammerKernel.TRITON`, `"TRITON"`. */
   text: string;
 }
-
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** `HammerKernel` → `hammer_kernel`. */
 function snake(name: string): string {

@@ -1,13 +1,12 @@
 import { readFileSync } from 'node:fs';
 import type { Parser } from 'web-tree-sitter';
 import type { Language } from '../../../shared/api';
-import { analyzeSource, TooCostly, type FileAnalysis, type Finding } from './analyze-file';
+import { analyzeSource, escape, TooCostly, type FileAnalysis, type Finding } from './analyze-file';
 import { allMatches, ledBy, newlineStarts, ownText } from './line-matches';
 import { callNameWords, ruleMsg, type Rule } from './rules';
 
 const prefilters = new WeakMap<Rule[], RegExp>();
 const CUDA_ISH = /cuda|cudnn|nccl|nvtx/i;
-const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * The words a file must contain for any rule to match it, derived from the rules: a rule's dotted

@@ -241,11 +241,7 @@ const isPackage = (dir: string) =>
  * The columns of the quoted string around a finding on its line (`"xformers @ https://…"`), or
  * the finding's own where it is not in quotes.
  */
-function quotedSpan(src: string, at: { line: number; column: number; endColumn: number }) {
-  let start = 0;
-  for (let n = 1; n < at.line && start >= 0; n++) start = src.indexOf('\n', start) + 1;
-  const end = src.indexOf('\n', start);
-  const line = src.slice(start, end < 0 ? undefined : end);
+function quotedSpan(line: string, at: { column: number; endColumn: number }) {
   const open = Math.max(line.lastIndexOf('"', at.column - 2), line.lastIndexOf("'", at.column - 2));
   const close = open < 0 ? -1 : line.indexOf(line[open]!, at.endColumn - 1);
   return (open < 0 || close < 0 ? [at.column, at.endColumn] : [open + 1, close + 1]) as [
@@ -467,9 +463,10 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
       if (src === null) continue;
       // each flagged dependency's quoted requirement, by line: [first, last] columns
       const flagged = new Map<number, [number, number][]>();
+      let lines: string[] | undefined;
       const dependency: AddFinding = (ruleId, file, at, o) => {
         const spans = flagged.get(at.line) ?? [];
-        spans.push(quotedSpan(src, at));
+        spans.push(quotedSpan((lines ??= src.split('\n'))[at.line - 1] ?? '', at));
         flagged.set(at.line, spans);
         finding(ruleId, file, at, o);
       };

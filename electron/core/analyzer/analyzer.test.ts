@@ -133,6 +133,56 @@ describe('scan of a nanoGPT-style project (AMP + DDP)', () => {
     execFileSync('python3', ['-m', 'py_compile', join(out, 'train.py')]);
   });
 
+  it('a branch whose every statement is removed keeps a pass, so the migrated file still compiles', async () => {
+    const root = tempDir();
+    const src = [
+      'import os',
+      '',
+      'import torch',
+      '',
+      'if os.environ.get("USE_XFORMERS") == "1":',
+      '\t# V100: no flash-attn kernels for sm70',
+      '\tfrom llama_xformers_attn_monkey_patch import replace_llama_attn_with_xformers_attn',
+      '',
+      '\treplace_llama_attn_with_xformers_attn()',
+      'else:',
+      '\tfrom llama_flash_attn_monkey_patch import replace_llama_attn_with_flash_attn',
+      '\treplace_llama_attn_with_flash_attn()',
+      '',
+      'x = torch.zeros(2).cuda()',
+      '',
+    ].join('\n');
+    writeFileSync(join(root, 'train_mem.py'), src);
+    const scan = await scanProject(root);
+    for (const mode of ['rewrite', 'transfer'] as const) {
+      const migrated = migratedFiles(scan, mode, await pythonParser()).get('train_mem.py')!;
+      expect(migrated.after).not.toContain('monkey_patch');
+      expect(migrated.after).toContain('== "1":\n\tpass\n\t# V100'); // in the file's own indentation
+      expect(migrated.after).toContain('else:\n\tpass\n');
+      expect(migrated.parses).toBe(true);
+      const out = tempDir();
+      writeFileSync(join(out, 'train_mem.py'), migrated.after);
+      execFileSync('python3', ['-m', 'py_compile', join(out, 'train_mem.py')]);
+    }
+  });
+
+  it('transfer mode: the compile mode comes after the torch_npu import, even when set-up code precedes torch', async () => {
+    const root = tempDir();
+    writeFileSync(
+      join(root, 'sft.py'),
+      'import os\n\nos.environ["TOKENIZERS_PARALLELISM"] = "true"\n\nimport torch\n\n' +
+        'if __name__ == "__main__":\n    x = torch.zeros(1).cuda()\n',
+    );
+    const scan = await scanProject(root);
+    const after = migratedFiles(scan, 'transfer', await pythonParser()).get('sft.py')!.after;
+    expect(after).toBe(
+      'import os\n\nos.environ["TOKENIZERS_PARALLELISM"] = "true"\n\nimport torch\n' +
+        'import torch_npu\nfrom torch_npu.contrib import transfer_to_npu\n' +
+        'torch_npu.npu.set_compile_mode(jit_compile=False)\n\n' +
+        'if __name__ == "__main__":\n    x = torch.zeros(1).cuda()\n',
+    );
+  });
+
   it('the patch applies cleanly with git apply; transfer mode adds transfer_to_npu at the entry point only', async () => {
     const scan = await scanProject(NANOGPT);
     const patch = unifiedPatch(migratedFiles(scan, 'rewrite', await pythonParser()));

@@ -580,6 +580,7 @@ describe('realistic fixtures: exactly what a porter changes', () => {
       'requirements.txt:2:lib.fbgemm-gpu',
       'requirements.txt:3:lib.torchrec',
       'requirements.txt:4:lib.triton',
+      'run.sh:1:script.cann-env',
       'run.sh:3:script.cuda-env',
       'run.sh:4:script.cuda-env',
       'train.py:8:add.import-torch-npu',

@@ -34,6 +34,28 @@ describe('scripts and configs', () => {
       expect(scan(src, rel)).toEqual([]);
   });
 
+  it("a launcher with something to port is told to source CANN's set_env.sh, once, where it goes", () => {
+    const cann = (src: string, rel = 'run.sh') =>
+      scan(src, rel).filter((f) => f.ruleId === 'script.cann-env');
+    const launcher = 'export CUDA_VISIBLE_DEVICES=0,1\ntorchrun --nproc_per_node 2 train.py\n';
+    // below the shebang and a `set -x`, above a `set -u` (set_env.sh reads unset variables)
+    expect(cann(`#!/bin/bash\n# train\nset -x\n${launcher}`)).toEqual([
+      { ruleId: 'script.cann-env', line: 3, column: 1 },
+    ]);
+    expect(cann(`#!/bin/bash\nset -euo pipefail\n${launcher}`)).toEqual([
+      { ruleId: 'script.cann-env', line: 2, column: 1 },
+    ]);
+    const job = '#SBATCH -N 2\nexport NCCL_IB_HCA=mlx5\nsrun --ntasks=16 python -u train.py\n';
+    expect(cann(job, 'job.sbatch')).toEqual([{ ruleId: 'script.cann-env', line: 1, column: 1 }]);
+    // already set up, nothing launched, a `python -c` check, nothing else to port: quiet
+    expect(cann(`source /usr/local/Ascend/ascend-toolkit/set_env.sh\n${launcher}`)).toEqual([]);
+    expect(cann('export CUDA_VISIBLE_DEVICES=0\npip install -r requirements.txt\n')).toEqual([]);
+    expect(cann('export CUDA_VISIBLE_DEVICES=0\npython -c "import torch"\n')).toEqual([]);
+    expect(cann('#!/bin/bash\ntorchrun --nproc_per_node 8 train.py\n')).toEqual([]);
+    // a config is not a launcher
+    expect(cann('CUDA_VISIBLE_DEVICES: "0"\ncommand: python train.py\n', 'job.yaml')).toEqual([]);
+  });
+
   it('pip install: packages with rules, wherever the command sits on its line', () => {
     expect(scan('cd x && pip3 install -U "flash-attn>=2" einops; echo done\n')).toEqual([
       { ruleId: 'lib.flash-attn', line: 1, column: 26 },

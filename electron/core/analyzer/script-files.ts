@@ -676,6 +676,13 @@ export function scanScript(
   deadline = Infinity,
 ): void {
   const starts = newlineStarts(src);
+  // the launcher's CANN environment is told where the script has something to port
+  let found = false;
+  const told = finding;
+  finding = (...args) => {
+    found = true;
+    told(...args);
+  };
   src.split('\n').forEach((whole, i) => {
     if (performance.now() > deadline) throw new TooCostly();
     const line = whole.length > MAX_LINE ? whole.slice(0, MAX_LINE) : whole;
@@ -708,4 +715,52 @@ export function scanScript(
   // the packages it installs: the same rules as a requirements file's; those inline Python imports
   scanInstallCommands(rel, src, finding, deadline);
   scanInlineImports(rel, src, finding, deadline);
+  if (found) cannEnvironment(rel, src, finding);
+}
+
+/** Shell launchers and batch jobs: what runs the program, so what needs CANN's environment. */
+const SHELL_SCRIPT = /\.(?:sh|bash|zsh|sbatch|slurm|pbs)$/;
+/** A command line starting a program in Python or a launcher of one (not a `python -c` check). */
+const LAUNCHES_PYTHON =
+  /^[ \t]*(?:(?:[A-Za-z_]\w*=\S*|exec|nohup|srun|mpirun|time)[ \t]+(?:-{1,2}[\w-]+(?:[= ]\S+)?[ \t]+)*)*(?:python[\d.]*|torchrun|deepspeed|accelerate[ \t]+launch|horovodrun|\$\{?PYTHON\w*\}?)(?![\w.-])(?![ \t]+-c\b)/m;
+/** The environment already set up here (or a line that says where it comes from). */
+const SETS_CANN = /set_env\.sh|ascend-toolkit|ASCEND_HOME|ASCEND_TOOLKIT_HOME|\bCANN\b/;
+const SET_ENV = 'source /usr/local/Ascend/ascend-toolkit/set_env.sh';
+
+/**
+ * A launcher with CUDA settings runs the program on the NPU once they are ported, and torch_npu
+ * loads CANN's libraries only from the environment set_env.sh exports: the line porters add,
+ * after the shebang, a batch job's directives and `set` options, but before a `set -u` (the
+ * script reads variables that may be unset).
+ */
+function cannEnvironment(rel: string, src: string, finding: AddFinding): void {
+  if (!SHELL_SCRIPT.test(rel) || SETS_CANN.test(src) || !LAUNCHES_PYTHON.test(src)) return;
+  const lines = src.split('\n', 200);
+  let after = -1; // the header line the source goes below (-1: above the first)
+  let before = -1; // or the `set -u` it must come before
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!.trim();
+    if (/^set[ \t]+-\w*u/.test(l) || /^set[ \t]+-o[ \t]+nounset\b/.test(l)) {
+      before = i;
+      break;
+    }
+    if ((i === 0 && l.startsWith('#!')) || /^#(?:SBATCH|PBS|BSUB)\b|^set[ \t]+[-+]/.test(l))
+      after = i;
+    else if (l && !l.startsWith('#')) break;
+  }
+  const starts = newlineStarts(src);
+  const at = before >= 0 ? before : Math.max(after, 0); // the line the finding is told on
+  const edit =
+    before >= 0
+      ? { start: starts[before]!, end: starts[before]!, text: `${SET_ENV}\n` }
+      : after >= 0
+        ? { start: starts[after]! + lines[after]!.length, end: 0, text: `\n${SET_ENV}` }
+        : { start: 0, end: 0, text: `${SET_ENV}\n` };
+  edit.end = edit.start;
+  finding(
+    'script.cann-env',
+    rel,
+    { line: at + 1, column: 1, endColumn: lines[at]!.length + 1 },
+    { edits: [edit] },
+  );
 }

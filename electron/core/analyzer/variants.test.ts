@@ -472,6 +472,7 @@ const EXPECTED: Record<string, string[]> = {
     'rl.yaml:4:script.cuda-env',
     'rl.yaml:5:script.cuda-env',
     'rl.yaml:8:script.cuda-env',
+    'run.sh:2:script.cann-env',
     'run.sh:3:lib.nvidia-only',
     'run.sh:3:lib.cuda-ops',
     'run.sh:4:script.cuda-env',
@@ -565,6 +566,7 @@ const EXPECTED: Record<string, string[]> = {
     'engine_ops.py:30:ext.custom-op-forward-cuda',
     // InvokeAI's attention implementation chosen by name
     'invokeai.yaml:4:script.cuda-env',
+    'launch.sh:1:script.cann-env',
     // serving engines' CUDA kernel libraries chosen by name; an NGC image run by docker
     'launch.sh:2:script.cuda-env',
     'launch.sh:4:script.cuda-env',
@@ -652,6 +654,7 @@ const EXPECTED: Record<string, string[]> = {
     'requirements.txt:6:req.mmcv-cuda-ops',
     // a direct reference to one of flash-attention's CUDA extension packages
     'requirements.txt:7:lib.flash-attn',
+    'run_ts.sh:1:script.cann-env',
     // Time-Series-Library's multi-GPU switch (a run without it quiet)
     'run_ts.sh:3:script.cuda-env',
     // RAPIDS imported and used; XGBoost's GPU algorithms and predictor, LightGBM's GPU build
@@ -710,6 +713,7 @@ const EXPECTED: Record<string, string[]> = {
     // path quiet)
     'Dockerfile:4:script.cuda-env',
     'Dockerfile:6:lib.flash-attn',
+    'finetune.sh:1:script.cann-env',
     // transformers' TF32 on the command line and in a config (off quiet)
     'finetune.sh:3:script.cuda-env',
     'fsdp_qlora.yaml:2:script.cuda-env',
@@ -724,6 +728,7 @@ const EXPECTED: Record<string, string[]> = {
     'grad_cache.py:2:add.import-torch-npu',
     'grad_cache.py:13:device.fork-rng-cuda',
     'grad_cache.py:22:device.fork-rng-cuda',
+    'lora.sh:1:script.cann-env',
     // kohya's AdamW8bit and bare --xformers, HF's paged optimizer (--xformers_checkpoint_dir quiet)
     'lora.sh:3:script.cuda-env',
     'lora.sh:4:script.cuda-env',
@@ -745,6 +750,7 @@ const EXPECTED: Record<string, string[]> = {
     'rllib_policy.py:8:cuda.api',
     'rllib_policy.py:9:device.cuda-string',
     'rllib_policy.py:13:cuda.api',
+    'snn_dvs.sh:2:script.cann-env',
     // torchrun's `--nproc_per_node gpu`, single-dash `-device cuda:0` and `-cupy`, a yacs override
     // `MODEL.DEVICE "cuda:0"`, `--faiss_on_gpu` (a count, a CPU device and look-alike flags quiet)
     'snn_dvs.sh:3:script.cuda-env',
@@ -858,7 +864,9 @@ const EXPECTED: Record<string, string[]> = {
     // apex's fused Adam named in a config, also OpenNMT's `fusedadam` (adamw, adam quiet)
     'config.yaml:15:script.cuda-env',
     'config.yaml:18:script.cuda-env',
+    'fit.sh:1:script.cann-env',
     'fit.sh:2:script.cuda-env',
+    'folds.sh:1:script.cann-env',
     // timm's apex FusedLAMB named on a command line (plain lamb quiet)
     'folds.sh:3:script.cuda-env',
     // Lightning 1.x's apex AMP backend, in code and in a config (native quiet)
@@ -882,9 +890,22 @@ const EXPECTED: Record<string, string[]> = {
   // an operator library's uses are told only where its NPU counterpart is not a drop-in
   // (mx_driving.spconv is), and not mamba_ssm's Triton kernels (triton-ascend runs Triton)
   'op-libs': [
+    // Transformer Engine and its extension module (transformer_engine_torch, as tex)
+    'fp8.py:2:lib.transformer-engine',
+    'fp8.py:3:lib.transformer-engine',
+    'fp8.py:7:lib.transformer-engine-call',
+    'fp8.py:8:lib.transformer-engine-call',
+    'fp8.py:11:lib.transformer-engine-call',
+    'fp8.py:11:lib.transformer-engine-call',
     'gnn.py:2:lib.pyg-ext',
     'gnn.py:7:lib.pyg-ext-call',
     'gnn.py:11:lib.pyg-ext-call',
+    // PyTorch3D: the operators on pytorch3d._C at their calls (smoothing, Meshes quiet)
+    'mesh.py:11:lib.pytorch3d-ops-call',
+    'mesh.py:12:lib.pytorch3d-ops-call',
+    'mesh.py:13:lib.pytorch3d-ops-call',
+    'mesh.py:16:lib.pytorch3d-ops-call',
+    'mesh.py:17:lib.pytorch3d-ops-call',
     'moe.py:2:lib.cuda-ops',
     'moe.py:3:lib.cuda-ops',
     'moe.py:7:lib.cuda-ops-call',
@@ -977,6 +998,7 @@ const EXPECTED: Record<string, string[]> = {
     'pyproject.toml:15:script.cuda-env',
   ],
   profiling: [
+    'nsys.sh:1:script.cann-env',
     // nsys, and its capture range opened by the CUDA profiler API on a continued line
     'nsys.sh:3:script.cuda-env',
     'nsys.sh:5:script.cuda-env',
@@ -1008,6 +1030,7 @@ const EXPECTED: Record<string, string[]> = {
     'env.py:3:env.cuda-alloc-conf',
     'env.py:4:env.cuda-launch-blocking',
     'env.py:10:env.cuda-launch-blocking',
+    'launch_sft.sh:3:script.cann-env',
     'launch_sft.sh:4:script.cuda-env',
     'launch_sft.sh:6:script.cuda-env',
     'launch_sft.sh:9:script.cuda-env',
@@ -1019,6 +1042,7 @@ const EXPECTED: Record<string, string[]> = {
     'launch_sft.sh:18:script.cuda-env',
     'launch_sft.sh:19:script.cuda-env',
     'launch_sft.sh:20:script.cuda-env',
+    'launch.sbatch:3:script.cann-env',
     'launch.sbatch:4:script.cuda-env',
     'launch.sbatch:6:lib.flash-attn',
     'launch.sbatch:8:script.cuda-env',
@@ -1053,6 +1077,7 @@ const EXPECTED: Record<string, string[]> = {
     'train_mem.py:17:lib.flash-attn-call',
     'train_mem.py:18:attn.sdpa',
     'train_mem.py:23:cuda.jit-fuser',
+    'train.sh:1:script.cann-env',
     'train.sh:2:script.cuda-env',
     'train.sh:3:script.cuda-env',
   ],
@@ -1340,7 +1365,14 @@ describe('what the variants say and fix', () => {
     expect(env).toContain('os.environ["PYTORCH_NPU_ALLOC_CONF"] = "expandable_segments:True"');
     expect(env).toContain('os.environ.get("ASCEND_LAUNCH_BLOCKING") == "1"');
     expect(changed.get('removals/train.sh')).toBe(
-      '#!/bin/bash\nexport PYTORCH_NPU_ALLOC_CONF=expandable_segments:True\nASCEND_LAUNCH_BLOCKING=1 torchrun --nproc_per_node=8 train_mem.py\n',
+      '#!/bin/bash\nsource /usr/local/Ascend/ascend-toolkit/set_env.sh\nexport PYTORCH_NPU_ALLOC_CONF=expandable_segments:True\nASCEND_LAUNCH_BLOCKING=1 torchrun --nproc_per_node=8 train_mem.py\n',
+    );
+    // CANN's environment before `set -u` (set_env.sh reads unset variables), after a job's directives
+    expect(changed.get('removals/launch_sft.sh')).toContain(
+      'source /usr/local/Ascend/ascend-toolkit/set_env.sh\nset -euo pipefail\n',
+    );
+    expect(changed.get('removals/launch.sbatch')).toContain(
+      '#SBATCH --nodes=2\nsource /usr/local/Ascend/ascend-toolkit/set_env.sh\n',
     );
     // removals proposed as removals: the patch call with its import, the nvFuser switch
     const mem = changed.get('removals/train_mem.py')!;

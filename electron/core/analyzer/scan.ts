@@ -29,13 +29,14 @@ import { cudaExtensionNames, loadRules, ruleMsg, withExtensionNames, type Rule }
 import { msg, type Msg } from '../../../shared/api/text';
 
 /**
- * pip's requirements files by the names projects give them: requirements*.txt, a prefixed one
+ * pip's requirements files by the names projects give them: requirements*.txt (or insightface's
+ * singular `requirement.txt`), a prefixed one
  * (`vim_requirements.txt`, `dev-requirements.txt`), `reqs.txt`, pip-tools' `.in`, Rye's and
  * pip-compile's locked `requirements.lock` / `requirements-dev.lock`, and any file of a
  * `requirements/` folder.
  */
 export const REQUIREMENTS_FILE =
-  /(?:^|\/)(?:[^/]*[-_.])?req(?:uirement)?s(?:[-_.][^/]*)?\.(?:txt|in)$|(?:^|\/)requirements(?:[-_.][^/]*)?\.lock$|(?:^|\/)requirements\/[^/]+\.(?:txt|in)$/;
+  /(?:^|\/)(?:[^/]*[-_.])?req(?:uirements?|s)(?:[-_.][^/]*)?\.(?:txt|in)$|(?:^|\/)requirements(?:[-_.][^/]*)?\.lock$|(?:^|\/)requirements\/[^/]+\.(?:txt|in)$/;
 
 export type { Effort };
 

@@ -457,6 +457,10 @@ const EXPECTED: Record<string, string[]> = {
     // index quiet)
     'launch_utils.py:8:device.cuda-wheel-index',
     'launch_utils.py:12:device.cuda-wheel-index',
+    // the list named in the singular (arcface_torch's requirement.txt)
+    'requirement.txt:2:req.cuda-wheel',
+    'requirement.txt:2:req.torch-npu',
+    'requirement.txt:4:lib.nvidia-only',
     // Rye's locked requirements (a dev lock by its own name)
     'requirements-dev.lock:6:req.cuda-wheel',
     'requirements-dev.lock:8:req.torch-npu',

@@ -52,6 +52,11 @@ describe('scripts and configs', () => {
     expect(cann('export CUDA_VISIBLE_DEVICES=0\npip install -r requirements.txt\n')).toEqual([]);
     expect(cann('export CUDA_VISIBLE_DEVICES=0\npython -c "import torch"\n')).toEqual([]);
     expect(cann('#!/bin/bash\ntorchrun --nproc_per_node 8 train.py\n')).toEqual([]);
+    // a line of flags without a command (a regex backtracked exponentially on 40 of them)
+    expect(cann(`export CUDA_VISIBLE_DEVICES=0\nsrun ${'-a '.repeat(100_000)}x\n`)).toEqual([]);
+    expect(
+      cann(`export CUDA_VISIBLE_DEVICES=0\n${'A=1 '.repeat(100)}/usr/bin/python3 -u t.py\n`),
+    ).toHaveLength(1);
     // a config is not a launcher
     expect(cann('CUDA_VISIBLE_DEVICES: "0"\ncommand: python train.py\n', 'job.yaml')).toEqual([]);
   });

@@ -720,9 +720,37 @@ export function scanScript(
 
 /** Shell launchers and batch jobs: what runs the program, so what needs CANN's environment. */
 const SHELL_SCRIPT = /\.(?:sh|bash|zsh|sbatch|slurm|pbs)$/;
-/** A command line starting a program in Python or a launcher of one (not a `python -c` check). */
-const LAUNCHES_PYTHON =
-  /^[ \t]*(?:(?:[A-Za-z_]\w*=\S*|exec|nohup|srun|mpirun|time)[ \t]+(?:-{1,2}[\w-]+(?:[= ]\S+)?[ \t]+)*)*(?:python[\d.]*|torchrun|deepspeed|accelerate[ \t]+launch|horovodrun|\$\{?PYTHON\w*\}?)(?![\w.-])(?![ \t]+-c\b)/m;
+/** What runs a program in Python, by its command word (a path's last part). */
+const PYTHON_COMMAND =
+  /^(?:python[\d.]*|torchrun|deepspeed|horovodrun|\$\{?(?:PYTHON|python)\w*\}?)$/;
+/** Words that run the command after them (with their flags and variables). */
+const WRAPPERS = new Set(['exec', 'nohup', 'srun', 'mpirun', 'mpiexec', 'time', 'env', 'numactl']);
+
+/**
+ * Whether a line of the script starts a program in Python or a launcher of one (not a `python -c`
+ * check): its command word after variables, wrappers and their flags. Read a word at a time, as
+ * a regex of those repetitions backtracked exponentially on a line of flags without a command.
+ */
+function launchesPython(src: string): boolean {
+  for (const whole of src.split('\n')) {
+    const line = whole.length > MAX_LINE ? whole.slice(0, MAX_LINE) : whole;
+    const words = line.trim().split(/[ \t]+/);
+    let flagValue = false; // the word after a flag without `=` may be its value
+    for (let i = 0; i < words.length; i++) {
+      const word = words[i]!.replace(/^["']|["']$/g, '');
+      const command = word.slice(word.lastIndexOf('/') + 1);
+      if (PYTHON_COMMAND.test(command) || (command === 'accelerate' && words[i + 1] === 'launch')) {
+        if (words[i + 1] !== '-c') return true;
+        break;
+      }
+      if (WRAPPERS.has(command) || /^[A-Za-z_]\w*=/.test(word)) flagValue = false;
+      else if (word.startsWith('-')) flagValue = !word.includes('=');
+      else if (flagValue) flagValue = false;
+      else break;
+    }
+  }
+  return false;
+}
 /** The environment already set up here (or a line that says where it comes from). */
 const SETS_CANN = /set_env\.sh|ascend-toolkit|ASCEND_HOME|ASCEND_TOOLKIT_HOME|\bCANN\b/;
 const SET_ENV = 'source /usr/local/Ascend/ascend-toolkit/set_env.sh';
@@ -734,7 +762,7 @@ const SET_ENV = 'source /usr/local/Ascend/ascend-toolkit/set_env.sh';
  * script reads variables that may be unset).
  */
 function cannEnvironment(rel: string, src: string, finding: AddFinding): void {
-  if (!SHELL_SCRIPT.test(rel) || SETS_CANN.test(src) || !LAUNCHES_PYTHON.test(src)) return;
+  if (!SHELL_SCRIPT.test(rel) || SETS_CANN.test(src) || !launchesPython(src)) return;
   const lines = src.split('\n', 200);
   let after = -1; // the header line the source goes below (-1: above the first)
   let before = -1; // or the `set -u` it must come before

@@ -894,6 +894,11 @@ const EXPECTED: Record<string, string[]> = {
   // an operator library's uses are told only where its NPU counterpart is not a drop-in
   // (mx_driving.spconv is), and not mamba_ssm's Triton kernels (triton-ascend runs Triton)
   'op-libs': [
+    // BMTrain: the import, and where its CUDA extension runs (its Python helpers quiet)
+    'bmt_train.py:1:lib.bmtrain',
+    'bmt_train.py:6:lib.bmtrain-call',
+    'bmt_train.py:7:lib.bmtrain-call',
+    'bmt_train.py:11:lib.bmtrain-call',
     // Transformer Engine and its extension module (transformer_engine_torch, as tex)
     'fp8.py:2:lib.transformer-engine',
     'fp8.py:3:lib.transformer-engine',
@@ -928,6 +933,7 @@ const EXPECTED: Record<string, string[]> = {
     'requirements.txt:1:req.torch-npu',
     'requirements.txt:2:lib.cuda-ops',
     'requirements.txt:3:lib.cuda-ops',
+    'requirements.txt:5:lib.bmtrain',
     'sampler.py:3:lib.cuda-ops',
     'sampler.py:8:lib.cuda-ops-call',
     'sparse_backbone.py:2:lib.cuda-ops',

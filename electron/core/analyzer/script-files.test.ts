@@ -57,6 +57,11 @@ describe('scripts and configs', () => {
     expect(
       cann(`export CUDA_VISIBLE_DEVICES=0\n${'A=1 '.repeat(100)}/usr/bin/python3 -u t.py\n`),
     ).toHaveLength(1);
+    // a command kept in a variable counts, a variable naming the interpreter alone does not
+    expect(
+      cann('export NCCL_DEBUG=WARN\nLAUNCH="python -m torch.distributed.launch"\n$LAUNCH t.py\n'),
+    ).toHaveLength(1);
+    expect(cann('export NCCL_DEBUG=WARN\npython=python3  # the interpreter\n')).toEqual([]);
     // a config is not a launcher
     expect(cann('CUDA_VISIBLE_DEVICES: "0"\ncommand: python train.py\n', 'job.yaml')).toEqual([]);
   });

@@ -738,12 +738,18 @@ function launchesPython(src: string): boolean {
     let flagValue = false; // the word after a flag without `=` may be its value
     for (let i = 0; i < words.length; i++) {
       const word = words[i]!.replace(/^["']|["']$/g, '');
-      const command = word.slice(word.lastIndexOf('/') + 1);
+      // a command kept in a variable to run later (`LAUNCH="python -m torch.distributed.launch`)
+      const assigned = /^[A-Za-z_]\w*=["']?(.*)$/.exec(word)?.[1];
+      const run = assigned ?? word;
+      const command = run.slice(run.lastIndexOf('/') + 1);
       if (PYTHON_COMMAND.test(command) || (command === 'accelerate' && words[i + 1] === 'launch')) {
-        if (words[i + 1] !== '-c') return true;
+        // a variable naming the interpreter alone (`python=python3`) runs nothing yet
+        const next = words[i + 1];
+        if (next !== '-c' && (assigned === undefined || (next && !next.startsWith('#'))))
+          return true;
         break;
       }
-      if (WRAPPERS.has(command) || /^[A-Za-z_]\w*=/.test(word)) flagValue = false;
+      if (WRAPPERS.has(command) || assigned !== undefined) flagValue = false;
       else if (word.startsWith('-')) flagValue = !word.includes('=');
       else if (flagValue) flagValue = false;
       else break;

@@ -91,15 +91,17 @@ function emptyBlockHeaders(root: SyntaxNode): SyntaxNode[] {
   return colons;
 }
 
+/** The indentation of the line `at` is on, up to `at`. */
+const lineIndent = (text: string, at: number): string =>
+  /^[ \t]*/.exec(text.slice(text.lastIndexOf('\n', at - 1) + 1, at))![0];
+
 /** The file's own indent step: what its first block with a statement adds to its header's. */
 function indentUnit(root: SyntaxNode, text: string): string {
-  const lineIndent = (at: number): string =>
-    /^[ \t]*/.exec(text.slice(text.lastIndexOf('\n', at - 1) + 1, at))![0];
   for (const block of root.descendantsOfType('block')) {
     const first = block?.namedChildren.find((c) => c && c.type !== 'comment');
     if (!first || !block?.parent) continue;
-    const inner = lineIndent(first.startIndex);
-    const outer = lineIndent(block.parent.startIndex);
+    const inner = lineIndent(text, first.startIndex);
+    const outer = lineIndent(text, block.parent.startIndex);
     if (inner.startsWith(outer) && inner.length > outer.length) return inner.slice(outer.length);
   }
   // no block left with a statement in it: the first indented line says how deep a level is
@@ -122,8 +124,7 @@ export function withEmptyBlocksFilled(
   if (holes.length) {
     const unit = indentUnit(tree.rootNode, text);
     const inserts = holes.map((colon) => {
-      const header = colon.parent?.startIndex ?? colon.startIndex;
-      const indent = /^[ \t]*/.exec(text.slice(text.lastIndexOf('\n', header - 1) + 1, header))![0];
+      const indent = lineIndent(text, colon.parent?.startIndex ?? colon.startIndex);
       const eol = text.indexOf('\n', colon.endIndex);
       const at = eol < 0 ? text.length : eol;
       return { start: at, end: at, text: `\n${indent}${unit}pass` };

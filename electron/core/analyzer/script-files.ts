@@ -678,10 +678,9 @@ export function scanScript(
   const starts = newlineStarts(src);
   // the launcher's CANN environment is told where the script has something to port
   let found = false;
-  const told = finding;
-  finding = (...args) => {
+  const tell: AddFinding = (...args) => {
     found = true;
-    told(...args);
+    finding(...args);
   };
   src.split('\n').forEach((whole, i) => {
     if (performance.now() > deadline) throw new TooCostly();
@@ -700,7 +699,7 @@ export function scanScript(
             text: edit(e),
           }))
         : undefined;
-      finding(
+      tell(
         'script.cuda-env',
         rel,
         { line: i + 1, column: m.index + 1, endColumn: m.index + m[0].length + 1 },
@@ -713,9 +712,9 @@ export function scanScript(
     }
   });
   // the packages it installs: the same rules as a requirements file's; those inline Python imports
-  scanInstallCommands(rel, src, finding, deadline);
-  scanInlineImports(rel, src, finding, deadline);
-  if (found) cannEnvironment(rel, src, finding);
+  scanInstallCommands(rel, src, tell, deadline);
+  scanInlineImports(rel, src, tell, deadline);
+  if (found) cannEnvironment(rel, src, starts, finding);
 }
 
 /** Shell launchers and batch jobs: what runs the program, so what needs CANN's environment. */
@@ -767,7 +766,12 @@ const SET_ENV = 'source /usr/local/Ascend/ascend-toolkit/set_env.sh';
  * after the shebang, a batch job's directives and `set` options, but before a `set -u` (the
  * script reads variables that may be unset).
  */
-function cannEnvironment(rel: string, src: string, finding: AddFinding): void {
+function cannEnvironment(
+  rel: string,
+  src: string,
+  starts: ArrayLike<number>,
+  finding: AddFinding,
+): void {
   if (!SHELL_SCRIPT.test(rel) || SETS_CANN.test(src) || !launchesPython(src)) return;
   const lines = src.split('\n', 200);
   let after = -1; // the header line the source goes below (-1: above the first)
@@ -782,19 +786,14 @@ function cannEnvironment(rel: string, src: string, finding: AddFinding): void {
       after = i;
     else if (l && !l.startsWith('#')) break;
   }
-  const starts = newlineStarts(src);
   const at = before >= 0 ? before : Math.max(after, 0); // the line the finding is told on
-  const edit =
-    before >= 0
-      ? { start: starts[before]!, end: starts[before]!, text: `${SET_ENV}\n` }
-      : after >= 0
-        ? { start: starts[after]! + lines[after]!.length, end: 0, text: `\n${SET_ENV}` }
-        : { start: 0, end: 0, text: `${SET_ENV}\n` };
-  edit.end = edit.start;
+  const offset =
+    before >= 0 ? starts[before]! : after >= 0 ? starts[after]! + lines[after]!.length : 0;
+  const text = before < 0 && after >= 0 ? `\n${SET_ENV}` : `${SET_ENV}\n`;
   finding(
     'script.cann-env',
     rel,
     { line: at + 1, column: 1, endColumn: lines[at]!.length + 1 },
-    { edits: [edit] },
+    { edits: [{ start: offset, end: offset, text }] },
   );
 }

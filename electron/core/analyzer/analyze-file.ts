@@ -1813,7 +1813,11 @@ function analyzeTree(
       if (compared && r.match.notCompared) continue;
       if (r.match.dictKey && !dictKey) continue;
       if (r.match.dictIn && !dictIn(node, r.match.dictIn)) continue;
-      if (r.match.settingName && !isSettingOf(node, r.match.settingName)) continue;
+      if (
+        r.match.settingName &&
+        !isSettingOf(node, r.match.settingName, r.match.settingAssigned === true)
+      )
+        continue;
       if (r.match.envSet && !envSet(node)) continue;
       if (r.match.inCallOf && !calleeMatches(node, r.match.inCallOf)) continue;
       if (r.match.notInCallOf && insideCallOf(node, r.match.notInCallOf)) continue;
@@ -2880,7 +2884,7 @@ function dictIn(key: Node, name: string): boolean {
  * A string that is the value of a keyword argument, a parameter's default or a dict entry named
  * like `name` (a regex), itself or as a branch of a conditional expression there.
  */
-function isSettingOf(value: Node, name: string): boolean {
+function isSettingOf(value: Node, name: string, assigned: boolean): boolean {
   // the value chosen by a condition: `accelerator="gpu" if torch.cuda.is_available() else "cpu"`
   let v = value;
   while (
@@ -2889,6 +2893,23 @@ function isSettingOf(value: Node, name: string): boolean {
   )
     v = v.parent;
   const up = v.parent;
+  // set on a config object or a kwargs dict (`cfg.trainer.accelerator = "gpu"`,
+  // `trainer_kwargs["accelerator"] = "gpu"`), for rules whose setting has no other meaning; a
+  // bare variable is not yet a setting
+  if (
+    assigned &&
+    up?.type === 'assignment' &&
+    up.childForFieldName('right')?.startIndex === v.startIndex
+  ) {
+    const left = up.childForFieldName('left');
+    const key =
+      left?.type === 'attribute'
+        ? left.childForFieldName('attribute')?.text
+        : left?.type === 'subscript' && left.childForFieldName('subscript')
+          ? stringContent(left.childForFieldName('subscript')!)?.value
+          : undefined;
+    return key !== undefined && new RegExp(`^(?:${name})$`).test(key);
+  }
   if (up?.childForFieldName('value')?.startIndex !== v.startIndex) return false;
   const key =
     up.type === 'keyword_argument' ||

@@ -49,6 +49,8 @@ const Match = z.discriminatedUnion('kind', [
      * (whole): LightGBM's `device_type="gpu"`, CatBoost's `{"task_type": "GPU"}`.
      */
     settingName: z.string().optional(),
+    /** The setting may also be assigned: `cfg.accelerator = "gpu"`, `kwargs["accelerator"] = "gpu"`. */
+    settingAssigned: z.boolean().optional(),
     /**
      * Only where it names a variable being set: `os.environ["X"] = …`,
      * `os.environ.setdefault("X", …)`, `os.putenv("X", …)`; not where it is read.

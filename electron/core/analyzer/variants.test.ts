@@ -875,14 +875,17 @@ const EXPECTED: Record<string, string[]> = {
     'folds.sh:3:script.cuda-env',
     // Lightning 1.x's apex AMP backend, in code and in a config (native quiet)
     'gan_apex.py:6:amp.apex-backend',
-    // accelerator "gpu" in a trainer_kwargs dict, as a parameter's default and as a conditional's
-    // branch ("cpu" and the log line quiet)
+    // accelerator "gpu" in a trainer_kwargs dict, as a parameter's default, as a conditional's
+    // branch and assigned on a config or into kwargs ("cpu", the log line, a bare variable and a
+    // record of what ran quiet)
     'kwargs.py:3:add.import-torch-npu',
     'kwargs.py:7:device.lightning-gpu',
     'kwargs.py:10:device.lightning-gpu',
     'kwargs.py:13:device.lightning-gpu',
     'kwargs.py:13:cuda.api',
     'kwargs.py:14:cuda.api',
+    'kwargs.py:27:device.lightning-gpu',
+    'kwargs.py:28:device.lightning-gpu',
     // Lightning 1.x's gpus= (devices= quiet)
     'legacy_trainer.py:7:device.lightning-gpus',
     'legacy_trainer.py:10:device.lightning-gpus',
@@ -909,6 +912,10 @@ const EXPECTED: Record<string, string[]> = {
     'gnn.py:2:lib.pyg-ext',
     'gnn.py:7:lib.pyg-ext-call',
     'gnn.py:11:lib.pyg-ext-call',
+    // FlashFFTConv: the import and its two kernels' construction (the torch.fft path quiet)
+    'long_conv.py:4:lib.cuda-ops',
+    'long_conv.py:17:lib.cuda-ops-call',
+    'long_conv.py:18:lib.cuda-ops-call',
     // PyTorch3D: the operators on pytorch3d._C at their calls (smoothing, Meshes quiet)
     'mesh.py:11:lib.pytorch3d-ops-call',
     'mesh.py:12:lib.pytorch3d-ops-call',
@@ -934,6 +941,7 @@ const EXPECTED: Record<string, string[]> = {
     'requirements.txt:2:lib.cuda-ops',
     'requirements.txt:3:lib.cuda-ops',
     'requirements.txt:5:lib.bmtrain',
+    'requirements.txt:6:lib.cuda-ops',
     'sampler.py:3:lib.cuda-ops',
     'sampler.py:8:lib.cuda-ops-call',
     'sparse_backbone.py:2:lib.cuda-ops',

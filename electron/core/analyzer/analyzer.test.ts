@@ -113,6 +113,46 @@ describe('scan of a nanoGPT-style project (AMP + DDP)', () => {
     );
   });
 
+  it('a script that never imports torch but moves a model to "cuda" imports torch_npu itself; a module does not', async () => {
+    const root = tempDir();
+    const script = [
+      'import argparse',
+      'from segment_anything import sam_model_registry',
+      '',
+      'parser = argparse.ArgumentParser()',
+      'parser.add_argument("--device", default="cuda")',
+      '',
+      'if __name__ == "__main__":',
+      '    args = parser.parse_args()',
+      '    sam_model_registry["vit_h"]("sam.pth").to(device=args.device)',
+      '',
+    ].join('\n');
+    writeFileSync(join(root, 'amg.py'), script);
+    // the same code as a library module: whoever starts the program imports torch_npu
+    writeFileSync(join(root, 'helpers.py'), script.replace(/\nif __name__[^]*$/, '\n'));
+    // a script whose "cuda" is another library's device (CTranslate2): no torch in the process
+    writeFileSync(
+      join(root, 'chat.py'),
+      'import ctranslate2\n\nif __name__ == "__main__":\n    ctranslate2.Generator("m", device="cuda")\n',
+    );
+    const scan = await scanProject(root);
+    const ids = (file: string) =>
+      scan.findings.filter((f) => f.file === file).map((f) => `${f.line}:${f.ruleId}`);
+    expect(ids('amg.py')).toEqual([
+      '2:add.import-torch-npu',
+      '2:add.compile-mode',
+      '5:device.cuda-string',
+      '8:add.select-device',
+    ]);
+    expect(ids('helpers.py')).toEqual(['5:device.cuda-string']);
+    expect(ids('chat.py')).toEqual(['4:device.cuda-string']);
+    const migrated = migratedFiles(scan, 'rewrite', await pythonParser());
+    expect(migrated.get('amg.py')!.after).toContain(
+      'from segment_anything import sam_model_registry\nimport torch_npu\n',
+    );
+    expect(migrated.get('amg.py')!.parses).toBe(true);
+  });
+
   it('rewrite mode: every changed file still parses (by Python itself) and reads like NPU code', async () => {
     const scan = await scanProject(NANOGPT);
     const changed = migratedFiles(scan, 'rewrite', await pythonParser());

@@ -172,7 +172,18 @@ export function analyzePythonFile(
   // torch_npu is imported where the file uses the device (torch.npu, "npu", HCCL, NPU autocast)
   // or starts the program; advice about kernels and ops alone names the torch_npu op to use
   const device = usesDevice(rules);
-  if (result.importsTorch && (result.entryPoint ? findings.length : findings.some(device)))
+  // a script that never imports torch itself but moves a model to a device it names (SAM's
+  // amg.py: `--device cuda`, then `sam.to(device=args.device)`) is where the program starts, so
+  // torch_npu is imported there; other libraries' devices (XGBoost, Warp, CTranslate2) are not
+  if (
+    result.importsTorch
+      ? result.entryPoint
+        ? findings.length
+        : findings.some(device)
+      : result.entryPoint &&
+        findings.some((f) => f.ruleId === 'device.cuda-string') &&
+        /\.to\((?:device=)?[\w.]*device\b/.test(src)
+  )
     findings.push(...additions(src, rel, result, rules, lang));
   if (result.entryPoint && findings.some(device)) {
     const select = selectDevice(src, rel, rules, lang);

@@ -2937,31 +2937,71 @@ function tryOf(stmt: Node): Node | null {
 /**
  * The try statements (their starts) whose imports the code then demands: a name they bind tested
  * and the program stopped without it (`if flash_attn_func is None: raise …`, `assert gmm_ops is
- * not None`). The handler's fallback is no fallback: the imports are required, as under an
- * `except ImportError: raise`.
+ * not None`), or the flag they set (`FLASH_ATTN_2_AVAILABLE = True`, `= False` in the handler)
+ * asserted (Wan's `assert FLASH_ATTN_2_AVAILABLE`). The handler's fallback is no fallback: the
+ * imports are required, as under an `except ImportError: raise`.
  */
 function demandedTries(source: string, statements: ImportStatement[], indented: boolean[]) {
   const out = new Set<number>();
+  const tries = new Map<number, { node: Node; names: string[] }>();
   statements.forEach((st, i) => {
     const t = indented[i] && st.node ? tryOf(st.node) : null;
-    if (!t || out.has(t.startIndex)) return;
+    if (!t) return;
+    const entry = tries.get(t.startIndex) ?? { node: t, names: [] };
+    tries.set(t.startIndex, entry);
     for (const { name, alias } of st.names) {
       const local = alias ?? (st.from ? name : name?.split('.')[0]);
-      if (local && demands(source, local)) {
-        out.add(t.startIndex);
-        return;
-      }
+      if (local) entry.names.push(local);
     }
   });
+  const flagsOf = new Map([...tries].map(([at, { node }]) => [at, availabilityFlags(node)]));
+  const allFlags = new Set([...flagsOf.values()].flat());
+  for (const [at, { names }] of tries) {
+    if (
+      names.some((n) => demands(source, n, false, allFlags)) ||
+      flagsOf.get(at)!.some((f) => demands(source, f, true, allFlags))
+    )
+      out.add(at);
+  }
   return out;
 }
 
 /**
- * Whether the code stops without `name`, where its function always runs: `assert name is not
- * None`, `if name is None: raise …`, `if not name: raise …`. Read from each place the name is
- * written (a search of every line start cost more than the rest of the import analysis).
+ * The names a try statement sets True in its body and False in a handler: whether the library
+ * it imports is there (`FLASH_ATTN_2_AVAILABLE`, `HAS_APEX`).
  */
-function demands(source: string, name: string): boolean {
+function availabilityFlags(tryNode: Node): string[] {
+  const set = (block: Node | null | undefined, value: string) =>
+    (block?.namedChildren ?? []).flatMap((st) => {
+      const a = st?.type === 'expression_statement' ? st.namedChildren[0] : null;
+      return a?.type === 'assignment' &&
+        a.childForFieldName('left')?.type === 'identifier' &&
+        a.childForFieldName('right')?.text === value
+        ? [a.childForFieldName('left')!.text]
+        : [];
+    });
+  const yes = set(tryNode.childForFieldName('body'), 'True');
+  if (!yes.length) return [];
+  const no = new Set(
+    tryNode.namedChildren
+      .filter((h) => h?.type === 'except_clause')
+      .flatMap((h) =>
+        set(
+          h!.namedChildren.find((x) => x?.type === 'block'),
+          'False',
+        ),
+      ),
+  );
+  return yes.filter((n) => no.has(n));
+}
+
+/**
+ * Whether the code stops without `name`, where its function always runs: `assert name is not
+ * None`, `if name is None: raise …`, `if not name: raise …`, and for an availability flag a bare
+ * `assert name`. Read from each place the name is written (a search of every line start cost more
+ * than the rest of the import analysis).
+ */
+function demands(source: string, name: string, flag: boolean, flags: Set<string>): boolean {
   for (let at = source.indexOf(name); at >= 0; at = source.indexOf(name, at + name.length)) {
     const lineStart = source.lastIndexOf('\n', at - 1) + 1;
     const lead = /^[ \t]*(assert|if)[ \t]+(not[ \t]+)?$/.exec(source.slice(lineStart, at));
@@ -2969,10 +3009,12 @@ function demands(source: string, name: string): boolean {
     const rest = source.slice(at + name.length, at + name.length + 300);
     const ok =
       lead[1] === 'assert'
-        ? !lead[2] && /^[ \t]+is[ \t]+not[ \t]+None\b/.test(rest)
+        ? !lead[2] &&
+          (/^[ \t]+is[ \t]+not[ \t]+None\b/.test(rest) ||
+            (flag && /^[ \t]*(?:[,#\r\n]|$)/.test(rest)))
         : (lead[2] ? /^[ \t]*:/ : /^[ \t]+is[ \t]+None[ \t]*:/).test(rest) &&
           /^[ \t]*(?:#[^\n]*)?\n?[ \t]*raise\b/.test(rest.slice(rest.indexOf(':') + 1));
-    if (ok && unconditional(source, lineStart)) return true;
+    if (ok && unconditional(source, lineStart, flags)) return true;
   }
   return false;
 }
@@ -2980,9 +3022,11 @@ function demands(source: string, name: string): boolean {
 /**
  * Whether the statement on the line starting at `at` runs whenever its function does (or the
  * module): the nearest statement line above indented less is the `def` (under `if args.horovod:`
- * it is an opt-in feature's demand, optional still).
+ * it is an opt-in feature's demand, optional still). The `else:` of a test of another library's
+ * availability flag is the path taken without that library, as on an NPU host (Wan's `if
+ * FLASH_ATTN_3_AVAILABLE: … else: assert FLASH_ATTN_2_AVAILABLE`).
  */
-function unconditional(source: string, at: number): boolean {
+function unconditional(source: string, at: number, flags: Set<string>): boolean {
   const t = tokensOf(source);
   const i = lastAtOrBefore(t.lineStarts, at);
   let indent = t.lineIndents[i]!;
@@ -3001,11 +3045,35 @@ function unconditional(source: string, at: number): boolean {
             signature(source, text),
           )
         );
+      if (/^else[ \t]*:/.test(head) && flags.size && elseOfFlagTest(source, t, j, flags)) {
+        indent = t.lineIndents[j]!;
+        continue;
+      }
       const option = flag ? null : /^if[ \t]+(?:self\.)?(\w+)[ \t]*:/.exec(head);
       if (!option) return false;
       flag = option[1]!;
       indent = t.lineIndents[j]!;
     }
+  return false;
+}
+
+/** Whether the `else:` on line `j` closes an if / elif chain that tests an availability flag. */
+function elseOfFlagTest(
+  source: string,
+  t: ReturnType<typeof tokensOf>,
+  j: number,
+  flags: Set<string>,
+): boolean {
+  const indent = t.lineIndents[j]!;
+  for (let k = j - 1; k >= 0; k--) {
+    if (t.lineIndents[k]! > indent) continue;
+    if (t.lineIndents[k]! < indent) return false;
+    const text = t.lineStarts[k]! + indent;
+    const head = /^(?:el)?if\b([^:]*)/.exec(source.slice(text, text + 300));
+    if (!head) return false;
+    if ([...flags].some((f) => new RegExp(`\\b${f}\\b`).test(head[1]!))) return true;
+    if (head[0].startsWith('if')) return false;
+  }
   return false;
 }
 

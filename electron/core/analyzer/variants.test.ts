@@ -97,6 +97,13 @@ const EXPECTED: Record<string, string[]> = {
     'demanded.py:58:attn.sdpa',
     'diffusers_cli.py:6:attn.xformers-flag',
     'diffusers_train.py:6:attn.diffusers-xformers',
+    // an availability flag asserted where the other library's branch falls through (Wan's `else:
+    // assert FLASH_ATTN_2_AVAILABLE`); FA3's branch, a flag asserted under an opt-in switch and
+    // one only tested, quiet
+    'flags.py:1:add.import-torch-npu',
+    'flags.py:13:lib.flash-attn',
+    'flags.py:40:lib.flash-attn-call',
+    'flags.py:47:attn.sdpa',
     // a function whose handler stops it (`except: raise`) needs flash-attn; the same under an
     // opt-in `if use_xformers:` is a feature's, optional still (no finding on lines 22-25)
     'flash_fn.py:2:add.import-torch-npu',

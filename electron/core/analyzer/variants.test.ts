@@ -408,6 +408,10 @@ const EXPECTED: Record<string, string[]> = {
     'serve.py:3:lib.nvidia-only',
     // and each use of it, as of TensorRT's
     'serve.py:7:lib.nvidia-only-call',
+    // spaCy's and thinc's GPU requests, through CuPy (the CPU request quiet)
+    'spacy_gpu.py:3:lib.spacy-gpu',
+    'spacy_gpu.py:9:lib.spacy-gpu',
+    'spacy_gpu.py:14:lib.spacy-gpu',
     // an ImportError handler that prints why, then exits: required (one that goes on, quiet)
     'tcnn_field.py:5:lib.cuda-ops',
     'tcnn_field.py:19:lib.cuda-ops-call',

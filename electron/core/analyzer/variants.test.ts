@@ -375,6 +375,11 @@ const EXPECTED: Record<string, string[]> = {
     'inference.py:42:lib.nvidia-only-call',
     'int8_lora.py:5:lib.bnb-int8',
     'kernels.py:5:lib.numba-cuda',
+    // ManiSkill's GPU-simulated environments (the CPU backend and a render backend quiet)
+    'maniskill.py:3:add.import-torch-npu',
+    'maniskill.py:5:device.cuda-string',
+    'maniskill.py:5:cuda.api',
+    'maniskill.py:9:lib.gpu-sim-backend',
     // OpenMM's CUDA platform (the CPU one, a printed "CUDA" quiet)
     'md_sim.py:7:lib.openmm-cuda-platform',
     // a body-model fit's CUDA rasteriser (neural_renderer) and collision kernels

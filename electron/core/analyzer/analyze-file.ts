@@ -2956,14 +2956,47 @@ function demandedTries(source: string, statements: ImportStatement[], indented: 
   });
   const flagsOf = new Map([...tries].map(([at, { node }]) => [at, availabilityFlags(node)]));
   const allFlags = new Set([...flagsOf.values()].flat());
-  for (const [at, { names }] of tries) {
+  for (const [at, { node, names }] of tries) {
+    const none = handlerBound(node, 'None');
     if (
       names.some((n) => demands(source, n, false, allFlags)) ||
-      flagsOf.get(at)!.some((f) => demands(source, f, true, allFlags))
+      flagsOf.get(at)!.some((f) => demands(source, f, true, allFlags)) ||
+      names.some((n) => none.has(n) && calledBare(source, n, allFlags))
     )
       out.add(at);
   }
   return out;
+}
+
+/** The names a try statement's handlers set to `value` (`flash_attn_varlen_func = None`). */
+function handlerBound(tryNode: Node, value: string): Set<string> {
+  const out = new Set<string>();
+  for (const h of tryNode.namedChildren) {
+    if (h?.type !== 'except_clause') continue;
+    for (const st of h.namedChildren.find((x) => x?.type === 'block')?.namedChildren ?? []) {
+      const a = st?.type === 'expression_statement' ? st.namedChildren[0] : null;
+      if (a?.type === 'assignment' && a.childForFieldName('right')?.text === value) {
+        const left = a.childForFieldName('left');
+        if (left?.type === 'identifier') out.add(left.text);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Whether a name the handler left None is called where its function always runs, as the
+ * statement's value (`x = flash_attn_varlen_func(…)`, `return …(…)`): calling None stops it.
+ */
+function calledBare(source: string, name: string, flags: Set<string>): boolean {
+  for (let at = source.indexOf(name); at >= 0; at = source.indexOf(name, at + name.length)) {
+    if (source[at + name.length] !== '(' || /[\w.]/.test(source[at - 1] ?? '')) continue;
+    const lineStart = source.lastIndexOf('\n', at - 1) + 1;
+    if (!/^[ \t]*(?:return[ \t]+|[\w.,[\] \t*]+=[ \t]*)?$/.test(source.slice(lineStart, at)))
+      continue;
+    if (unconditional(source, lineStart, flags)) return true;
+  }
+  return false;
 }
 
 /**
@@ -3034,6 +3067,7 @@ function unconditional(source: string, at: number, flags: Set<string>): boolean 
   // an option on by default is taken unless turned off: `def __init__(…, enable_flash=True)` …
   // `if enable_flash: assert flash_attn is not None` (Point Transformer V3's)
   let flag: string | undefined;
+  let value: string | undefined;
   for (let j = i - 1; j >= 0; j--)
     if (t.lineIndents[j]! < indent) {
       const text = t.lineStarts[j]! + t.lineIndents[j]!;
@@ -3041,17 +3075,23 @@ function unconditional(source: string, at: number, flags: Set<string>): boolean 
       if (/^(?:async[ \t]+)?def\b/.test(head))
         return (
           !flag ||
-          new RegExp(`[(,\\s]${flag}[ \\t]*(?::[^,=)]*)?=[ \\t]*True\\b`).test(
-            signature(source, text),
-          )
+          new RegExp(
+            `[(,\\s]${flag}[ \\t]*(?::[^,=)]*)?=[ \\t]*${value ? `["']${value}["']` : 'True\\b'}`,
+          ).test(signature(source, text))
         );
       if (/^else[ \t]*:/.test(head) && flags.size && elseOfFlagTest(source, t, j, flags)) {
         indent = t.lineIndents[j]!;
         continue;
       }
-      const option = flag ? null : /^if[ \t]+(?:self\.)?(\w+)[ \t]*:/.exec(head);
+      // or a mode chosen by default: `def attention(…, mode="flash")` … `elif mode == "flash":`
+      // (HunyuanVideo's)
+      const option = flag
+        ? null
+        : (/^if[ \t]+(?:self\.)?(\w+)[ \t]*:/.exec(head) ??
+          /^(?:el)?if[ \t]+(?:self\.)?(\w+)[ \t]*==[ \t]*(["'])([\w.-]+)\2[ \t]*:/.exec(head));
       if (!option) return false;
       flag = option[1]!;
+      value = option[3];
       indent = t.lineIndents[j]!;
     }
   return false;

@@ -121,6 +121,15 @@ const EXPECTED: Record<string, string[]> = {
     'hf_legacy.py:10:attn.sdp-kernel',
     // latent-diffusion's `attn_type: "vanilla-xformers"` (commented, vanilla quiet)
     'ldm.yaml:5:script.cuda-env',
+    // a name the handler leaves None, called on the path a mode's default takes (HunyuanVideo's
+    // `mode="flash"` … `elif mode == "flash":`); another default, and a call where the name is
+    // tested, quiet
+    'mode_default.py:1:add.import-torch-npu',
+    'mode_default.py:5:lib.flash-attn',
+    'mode_default.py:23:attn.sdpa',
+    'mode_default.py:25:lib.flash-attn-call',
+    'mode_default.py:32:attn.sdpa',
+    'mode_default.py:38:attn.sdpa',
     // any setting whose value is flash_attn (`implementation: flash_attn`), not a name that merely starts so
     'pfn.yaml:4:script.cuda-env',
     // flash-attn demanded by an option on by default (Point Transformer V3's enable_flash=True);

@@ -1819,6 +1819,8 @@ function analyzeTree(
       )
         continue;
       if (r.match.envSet && !envSet(node)) continue;
+      if (r.match.envValue && !new RegExp(r.match.envValue).test(envValueOf(node) ?? '\0'))
+        continue;
       if (r.match.inCallOf && !calleeMatches(node, r.match.inCallOf)) continue;
       if (r.match.notInCallOf && insideCallOf(node, r.match.notInCallOf)) continue;
       if (r.match.nextArg && !nextArgMatches(node, r.match.nextArg)) continue;
@@ -3241,6 +3243,30 @@ function envSet(node: Node): boolean {
   return (
     /(?:\.setdefault|\bputenv)$/.test(callee) && up.namedChildren[0]?.startIndex === node.startIndex
   );
+}
+
+/**
+ * The value an environment variable named by this string is given: what `os.environ[…] = …`
+ * assigns, `setdefault` / `putenv` set, or `get` / `getenv` fall back to; null where none is
+ * written as a string.
+ */
+function envValueOf(node: Node): string | null {
+  const up = node.parent;
+  let value: Node | null | undefined;
+  if (up?.type === 'subscript') {
+    const stmt = up.parent;
+    if (stmt?.type === 'assignment' && stmt.childForFieldName('left')?.startIndex === up.startIndex)
+      value = stmt.childForFieldName('right');
+  } else if (
+    up?.type === 'argument_list' &&
+    up.parent?.type === 'call' &&
+    up.namedChildren[0]?.startIndex === node.startIndex &&
+    /(?:\.setdefault|\bputenv|environ\.get|\bgetenv)$/.test(
+      up.parent.childForFieldName('function')?.text ?? '',
+    )
+  )
+    value = up.namedChildren[1];
+  return value?.type === 'string' ? (stringContent(value)?.value ?? null) : null;
 }
 
 /** The comparison a node is an operand of, itself or as a call's argument (`float("inf")`). */

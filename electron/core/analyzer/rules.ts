@@ -57,6 +57,11 @@ const Match = z.discriminatedUnion('kind', [
      */
     envSet: z.boolean().optional(),
     /**
+     * Only where the variable is given a value matching this regex: set (`os.environ["X"] =
+     * "v"`, `setdefault("X", "v")`) or read with it as the default (`os.environ.get("X", "v")`).
+     */
+    envValue: z.string().optional(),
+    /**
      * Only as a positional argument of a call whose function's last name matches this regex:
      * the dispatch key of `lib.impl("abs", abs, "CUDA")`, not a `"CUDA"` printed or compared.
      */

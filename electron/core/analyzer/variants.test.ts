@@ -80,6 +80,11 @@ const EXPECTED: Record<string, string[]> = {
     'attn.py:61:attn.masked-softmax',
     'attn.py:77:attn.masked-softmax-method',
     'attn.py:92:attn.masked-softmax',
+    // an attention kernel chosen through an environment variable, set or as a read's default
+    // (TRELLIS's ATTN_BACKEND, vLLM's VLLM_ATTENTION_BACKEND); sdpa, a read, a message quiet
+    'backend_env.py:4:attn.backend-env',
+    'backend_env.py:5:attn.backend-env',
+    'backend_env.py:6:attn.backend-env',
     // a settings template users copy (`config.env.example`): SageAttention chosen by value, the prose quiet
     'config.env.example:3:script.cuda-env',
     // optional imports the code then demands (`if flash_attn_func is None: raise`, `assert

@@ -44,6 +44,11 @@ const EXPECTED: Record<string, string[]> = {
     'apex_train.py:9:lib.apex-call',
     // an apex kernel switched on in a config (false, and a key merely starting so, quiet)
     'corrdiff.yaml:2:script.cuda-env',
+    // the device type cut from a device string (LivePortrait's `device_type=self.device[:4]`:
+    // "npu:0"[:4] is "npu:"); the type taken from torch.device quiet
+    'device_type_slice.py:3:add.import-torch-npu',
+    'device_type_slice.py:7:device.cuda-string',
+    'device_type_slice.py:13:device.type-slice',
     'fp32_train.py:18:amp.fp32-training',
     // the autocast state and dtype asked of CUDA (no device); a device named, and the CPU's own
     // function, quiet

@@ -34,7 +34,7 @@ describe('scripts and configs', () => {
       expect(scan(src, rel)).toEqual([]);
   });
 
-  it("a launcher with something to port is told to source CANN's set_env.sh, once, where it goes", () => {
+  it("a launcher with something to port, or a distributed one, is told to source CANN's set_env.sh, once, where it goes", () => {
     const cann = (src: string, rel = 'run.sh') =>
       scan(src, rel).filter((f) => f.ruleId === 'script.cann-env');
     const launcher = 'export CUDA_VISIBLE_DEVICES=0,1\ntorchrun --nproc_per_node 2 train.py\n';
@@ -47,11 +47,20 @@ describe('scripts and configs', () => {
     ]);
     const job = '#SBATCH -N 2\nexport NCCL_IB_HCA=mlx5\nsrun --ntasks=16 python -u train.py\n';
     expect(cann(job, 'job.sbatch')).toEqual([{ ruleId: 'script.cann-env', line: 1, column: 1 }]);
-    // already set up, nothing launched, a `python -c` check, nothing else to port: quiet
+    // a distributed launch needs HCCL from CANN's environment even with nothing else to port
+    expect(cann('#!/bin/bash\ntorchrun --nproc_per_node 8 train.py\n')).toEqual([
+      { ruleId: 'script.cann-env', line: 1, column: 1 },
+    ]);
+    expect(
+      cann('set -x\npython -m torch.distributed.launch --nproc_per_node=4 t.py\n'),
+    ).toHaveLength(1);
+    // already set up, nothing launched, a `python -c` check, one plain process with nothing
+    // else to port: quiet
     expect(cann(`source /usr/local/Ascend/ascend-toolkit/set_env.sh\n${launcher}`)).toEqual([]);
     expect(cann('export CUDA_VISIBLE_DEVICES=0\npip install -r requirements.txt\n')).toEqual([]);
     expect(cann('export CUDA_VISIBLE_DEVICES=0\npython -c "import torch"\n')).toEqual([]);
-    expect(cann('#!/bin/bash\ntorchrun --nproc_per_node 8 train.py\n')).toEqual([]);
+    expect(cann('#!/bin/bash\npython train.py --epochs 3\n')).toEqual([]);
+    expect(cann('# torchrun is documented in README.md\npython train.py\n')).toEqual([]);
     // a line of flags without a command (a regex backtracked exponentially on 40 of them)
     expect(cann(`export CUDA_VISIBLE_DEVICES=0\nsrun ${'-a '.repeat(100_000)}x\n`)).toEqual([]);
     expect(

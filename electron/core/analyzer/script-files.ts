@@ -714,8 +714,16 @@ export function scanScript(
   // the packages it installs: the same rules as a requirements file's; those inline Python imports
   scanInstallCommands(rel, src, tell, deadline);
   scanInlineImports(rel, src, tell, deadline);
-  if (found) cannEnvironment(rel, src, starts, finding);
+  // a distributed launch needs HCCL, which loads from CANN's environment, whatever else it says
+  if (found || DISTRIBUTED_LAUNCH.test(src.replace(COMMENT_LINE, '')))
+    cannEnvironment(rel, src, starts, finding);
 }
+
+const COMMENT_LINE = /^[ \t]*#.*$/gm;
+
+/** torchrun and its older spelling, DeepSpeed's and Accelerate's launchers. */
+const DISTRIBUTED_LAUNCH =
+  /(?:^|[\s;&|(])(?:torchrun|python3?\s+-m\s+torch\.distributed\.(?:launch|run)|deepspeed|accelerate\s+launch)\s/m;
 
 /** Shell launchers and batch jobs: what runs the program, so what needs CANN's environment. */
 const SHELL_SCRIPT = /\.(?:sh|bash|zsh|sbatch|slurm|pbs)$/;

@@ -903,6 +903,11 @@ const EXPECTED: Record<string, string[]> = {
     // apex's fused Adam named in a config, also OpenNMT's `fusedadam` (adamw, adam quiet)
     'config.yaml:15:script.cuda-env',
     'config.yaml:18:script.cuda-env',
+    // DDP and FSDP strategies (and 1.5's DDPPlugin) left to pick gloo on a device not CUDA; the
+    // backend named, or options that may hold it, quiet
+    'ddp.py:8:dist.lightning-ddp-backend',
+    'ddp.py:13:dist.lightning-ddp-backend',
+    'ddp.py:18:dist.lightning-ddp-backend',
     'fit.sh:1:script.cann-env',
     'fit.sh:2:script.cuda-env',
     'folds.sh:1:script.cann-env',

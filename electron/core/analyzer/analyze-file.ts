@@ -1815,7 +1815,11 @@ function analyzeTree(
       if (r.match.dictIn && !dictIn(node, r.match.dictIn)) continue;
       if (
         r.match.settingName &&
-        !isSettingOf(node, r.match.settingName, r.match.settingAssigned === true)
+        !isSettingOf(
+          node,
+          r.match.settingName,
+          r.match.settingBare ? 'any' : r.match.settingAssigned ? 'member' : 'none',
+        )
       )
         continue;
       if (r.match.envSet && !envSet(node)) continue;
@@ -2886,7 +2890,7 @@ function dictIn(key: Node, name: string): boolean {
  * A string that is the value of a keyword argument, a parameter's default or a dict entry named
  * like `name` (a regex), itself or as a branch of a conditional expression there.
  */
-function isSettingOf(value: Node, name: string, assigned: boolean): boolean {
+function isSettingOf(value: Node, name: string, assigned: 'none' | 'member' | 'any'): boolean {
   // the value chosen by a condition: `accelerator="gpu" if torch.cuda.is_available() else "cpu"`
   let v = value;
   while (
@@ -2897,9 +2901,9 @@ function isSettingOf(value: Node, name: string, assigned: boolean): boolean {
   const up = v.parent;
   // set on a config object or a kwargs dict (`cfg.trainer.accelerator = "gpu"`,
   // `trainer_kwargs["accelerator"] = "gpu"`), for rules whose setting has no other meaning; a
-  // bare variable is not yet a setting
+  // bare variable only where its name says nothing else (`strategy = "ddp" if n > 1 else "auto"`)
   if (
-    assigned &&
+    assigned !== 'none' &&
     up?.type === 'assignment' &&
     up.childForFieldName('right')?.startIndex === v.startIndex
   ) {
@@ -2909,7 +2913,9 @@ function isSettingOf(value: Node, name: string, assigned: boolean): boolean {
         ? left.childForFieldName('attribute')?.text
         : left?.type === 'subscript' && left.childForFieldName('subscript')
           ? stringContent(left.childForFieldName('subscript')!)?.value
-          : undefined;
+          : left?.type === 'identifier' && assigned === 'any'
+            ? left.text
+            : undefined;
     return key !== undefined && new RegExp(`^(?:${name})$`).test(key);
   }
   if (up?.childForFieldName('value')?.startIndex !== v.startIndex) return false;

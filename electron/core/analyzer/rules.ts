@@ -51,6 +51,8 @@ const Match = z.discriminatedUnion('kind', [
     settingName: z.string().optional(),
     /** The setting may also be assigned: `cfg.accelerator = "gpu"`, `kwargs["accelerator"] = "gpu"`. */
     settingAssigned: z.boolean().optional(),
+    /** A plain variable of that name counts too: `strategy = "ddp" if n > 1 else "auto"`. */
+    settingBare: z.boolean().optional(),
     /**
      * Only where it names a variable being set: `os.environ["X"] = …`,
      * `os.environ.setdefault("X", …)`, `os.putenv("X", …)`; not where it is read.

@@ -21,7 +21,7 @@ export const SCRIPT_FILE =
 
 /** A script or config without one of these holds nothing SCRIPT_PATTERNS looks for. */
 export const SCRIPT_WORDS =
-  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused|FLASH|apex|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged|trtexec|openmmlab|mim\s+install|["']GPU["']|cutlass|CUTLASS|\bcu\d{3}\b|whl\/\$|wheels\/\$|python[\d.]*\s+-c\b|:[ \t]*["']?(?:gpu|GPU)\b|\bcudf\b|runs-on:|faiss|cupy|sage_?attn|sage_?attention|nproc[_-]per[_-]node(?:=|\s+)["']?gpu\b|[Nn]orm\w*["']?\s*[:=]|tf32/;
+  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused|FLASH|apex|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged|trtexec|openmmlab|mim\s+install|["']GPU["']|cutlass|CUTLASS|\bcu\d{3}\b|whl\/\$|wheels\/\$|python[\d.]*\s+-c\b|:[ \t]*["']?(?:gpu|GPU)\b|strategy["']?\s*[:= ]\s*["']?(?:ddp|fsdp)|\bcudf\b|runs-on:|faiss|cupy|sage_?attn|sage_?attention|nproc[_-]per[_-]node(?:=|\s+)["']?gpu\b|[Nn]orm\w*["']?\s*[:=]|tf32/;
 
 /** Launch scripts and configs: what a porter changes in them, line by line (not Python). */
 const SCRIPT_PATTERNS: {
@@ -559,6 +559,16 @@ const SCRIPT_PATTERNS: {
       en: 'accelerator gpu selects Lightning\'s CUDA accelerator, which finds no GPU on an Ascend host: give the Trainer an NPU accelerator (an Accelerator on torch.npu registered as "npu", or your Lightning NPU adapter\'s).',
       'zh-CN':
         'accelerator gpu 选择的是 Lightning 的 CUDA 加速器，在昇腾主机上找不到 GPU：为 Trainer 提供 NPU 加速器（基于 torch.npu、注册为 "npu" 的 Accelerator，或所用 Lightning NPU 适配包提供的加速器）。',
+    },
+  },
+  {
+    // Lightning's DDP or FSDP by name from a config or its CLI: `strategy: ddp`,
+    // `--trainer.strategy=fsdp`
+    re: /(?<=\bstrategy["']?\s*[:=]\s*["']?|--(?:trainer\.)?strategy[= ]["']?)(?:ddp(?:_spawn|_fork|_notebook)?(?:_find_unused_parameters_(?:true|false))?|fsdp(?:_cpu_offload)?)\b/,
+    say: {
+      en: 'Lightning\'s DDP or FSDP named as a string picks gloo for a device that is not CUDA, and gloo does not reduce NPU tensors: give the Trainer DDPStrategy(process_group_backend="hccl") (in a config: class_path lightning.pytorch.strategies.DDPStrategy, init_args process_group_backend: hccl).',
+      'zh-CN':
+        '以字符串指定的 Lightning DDP / FSDP 在设备不是 CUDA 时选用 gloo，而 gloo 不能对 NPU 张量做归约：为 Trainer 传入 DDPStrategy(process_group_backend="hccl")（配置中写 class_path lightning.pytorch.strategies.DDPStrategy，init_args 中 process_group_backend: hccl）。',
     },
   },
   {

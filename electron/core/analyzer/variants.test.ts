@@ -908,6 +908,9 @@ const EXPECTED: Record<string, string[]> = {
     'ddp.py:8:dist.lightning-ddp-backend',
     'ddp.py:13:dist.lightning-ddp-backend',
     'ddp.py:18:dist.lightning-ddp-backend',
+    // DDP named as a string, as a plain variable or into kwargs (deepspeed, a log line quiet)
+    'ddp.py:27:dist.lightning-ddp-name',
+    'ddp.py:28:dist.lightning-ddp-name',
     'fit.sh:1:script.cann-env',
     'fit.sh:2:script.cuda-env',
     'folds.sh:1:script.cann-env',
@@ -930,7 +933,12 @@ const EXPECTED: Record<string, string[]> = {
     'legacy_trainer.py:7:device.lightning-gpus',
     'legacy_trainer.py:10:device.lightning-gpus',
     'seg.yaml:3:script.cuda-env',
+    // the same in a config: DDP and FSDP by name (DeepSpeed, a comment quiet)
+    'sweep.yaml:3:script.cuda-env',
+    'sweep.yaml:4:script.cuda-env',
+    'sweep.yaml:7:script.cuda-env',
     'train.py:8:device.lightning-gpu',
+    'train.py:10:dist.lightning-ddp-name',
     'train.py:27:device.lightning-gpu',
     'train.py:28:device.cuda-string',
   ],

@@ -957,6 +957,11 @@ const EXPECTED: Record<string, string[]> = {
     'fp8.py:8:lib.transformer-engine-call',
     'fp8.py:11:lib.transformer-engine-call',
     'fp8.py:11:lib.transformer-engine-call',
+    // flash-attn's compiled layer-norm extension, imported and called (its PyTorch reference
+    // gets the fused-norm suggestion only)
+    'fused_norm.py:3:lib.cuda-ops',
+    'fused_norm.py:7:lib.cuda-ops-call',
+    'fused_norm.py:15:fused.rms-norm',
     'gnn.py:2:lib.pyg-ext',
     'gnn.py:7:lib.pyg-ext-call',
     'gnn.py:11:lib.pyg-ext-call',

@@ -1823,8 +1823,10 @@ function analyzeTree(
       )
         continue;
       if (r.match.envSet && !envSet(node)) continue;
-      if (r.match.envValue && !new RegExp(r.match.envValue).test(envValueOf(node) ?? '\0'))
-        continue;
+      if (r.match.envValue) {
+        const value = envValueOf(node);
+        if (value === null || !new RegExp(r.match.envValue).test(value)) continue;
+      }
       if (r.match.inCallOf && !calleeMatches(node, r.match.inCallOf)) continue;
       if (r.match.notInCallOf && insideCallOf(node, r.match.notInCallOf)) continue;
       if (r.match.nextArg && !nextArgMatches(node, r.match.nextArg)) continue;
@@ -2963,40 +2965,53 @@ function demandedTries(source: string, statements: ImportStatement[], indented: 
     }
   });
   const flagsOf = new Map([...tries].map(([at, { node }]) => [at, availabilityFlags(node)]));
-  const allFlags = new Set([...flagsOf.values()].flat());
+  const all = [...flagsOf.values()].flat();
+  // a test of any of them (elseOfFlagTest)
+  const flags = all.length ? new RegExp(`\\b(?:${all.join('|')})\\b`) : null;
   for (const [at, { node, names }] of tries) {
-    const none = handlerBound(node, 'None');
+    let none: Set<string> | undefined; // read only where the first two find nothing
     if (
-      names.some((n) => demands(source, n, false, allFlags)) ||
-      flagsOf.get(at)!.some((f) => demands(source, f, true, allFlags)) ||
-      names.some((n) => none.has(n) && calledBare(source, n, allFlags))
+      names.some((n) => demands(source, n, false, flags)) ||
+      flagsOf.get(at)!.some((f) => demands(source, f, true, flags)) ||
+      names.some(
+        (n) => (none ??= handlerBound(node, 'None')).has(n) && calledBare(source, n, flags),
+      )
     )
       out.add(at);
   }
   return out;
 }
 
+/** The plain names a block's own statements set to `value` (`HAS_APEX = True`). */
+function assignedIn(block: Node | null | undefined, value: string): string[] {
+  return (block?.namedChildren ?? []).flatMap((st) => {
+    const a = st?.type === 'expression_statement' ? st.namedChildren[0] : null;
+    const left = a?.type === 'assignment' ? a.childForFieldName('left') : null;
+    return left?.type === 'identifier' && a!.childForFieldName('right')?.text === value
+      ? [left.text]
+      : [];
+  });
+}
+
 /** The names a try statement's handlers set to `value` (`flash_attn_varlen_func = None`). */
 function handlerBound(tryNode: Node, value: string): Set<string> {
-  const out = new Set<string>();
-  for (const h of tryNode.namedChildren) {
-    if (h?.type !== 'except_clause') continue;
-    for (const st of h.namedChildren.find((x) => x?.type === 'block')?.namedChildren ?? []) {
-      const a = st?.type === 'expression_statement' ? st.namedChildren[0] : null;
-      if (a?.type === 'assignment' && a.childForFieldName('right')?.text === value) {
-        const left = a.childForFieldName('left');
-        if (left?.type === 'identifier') out.add(left.text);
-      }
-    }
-  }
-  return out;
+  return new Set(
+    tryNode.namedChildren
+      .filter((h) => h?.type === 'except_clause')
+      .flatMap((h) =>
+        assignedIn(
+          h!.namedChildren.find((x) => x?.type === 'block'),
+          value,
+        ),
+      ),
+  );
 }
 
 /**
  * Whether a name the handler left None is called where its function always runs, as the
  * statement's value (`x = flash_attn_varlen_func(…)`, `return …(…)`): calling None stops it.
  */
-function calledBare(source: string, name: string, flags: Set<string>): boolean {
+function calledBare(source: string, name: string, flags: RegExp | null): boolean {
   for (let at = source.indexOf(name); at >= 0; at = source.indexOf(name, at + name.length)) {
     if (source[at + name.length] !== '(' || /[\w.]/.test(source[at - 1] ?? '')) continue;
     const lineStart = source.lastIndexOf('\n', at - 1) + 1;
@@ -3012,27 +3027,9 @@ function calledBare(source: string, name: string, flags: Set<string>): boolean {
  * it imports is there (`FLASH_ATTN_2_AVAILABLE`, `HAS_APEX`).
  */
 function availabilityFlags(tryNode: Node): string[] {
-  const set = (block: Node | null | undefined, value: string) =>
-    (block?.namedChildren ?? []).flatMap((st) => {
-      const a = st?.type === 'expression_statement' ? st.namedChildren[0] : null;
-      return a?.type === 'assignment' &&
-        a.childForFieldName('left')?.type === 'identifier' &&
-        a.childForFieldName('right')?.text === value
-        ? [a.childForFieldName('left')!.text]
-        : [];
-    });
-  const yes = set(tryNode.childForFieldName('body'), 'True');
+  const yes = assignedIn(tryNode.childForFieldName('body'), 'True');
   if (!yes.length) return [];
-  const no = new Set(
-    tryNode.namedChildren
-      .filter((h) => h?.type === 'except_clause')
-      .flatMap((h) =>
-        set(
-          h!.namedChildren.find((x) => x?.type === 'block'),
-          'False',
-        ),
-      ),
-  );
+  const no = handlerBound(tryNode, 'False');
   return yes.filter((n) => no.has(n));
 }
 
@@ -3042,7 +3039,7 @@ function availabilityFlags(tryNode: Node): string[] {
  * `assert name`. Read from each place the name is written (a search of every line start cost more
  * than the rest of the import analysis).
  */
-function demands(source: string, name: string, flag: boolean, flags: Set<string>): boolean {
+function demands(source: string, name: string, flag: boolean, flags: RegExp | null): boolean {
   for (let at = source.indexOf(name); at >= 0; at = source.indexOf(name, at + name.length)) {
     const lineStart = source.lastIndexOf('\n', at - 1) + 1;
     const lead = /^[ \t]*(assert|if)[ \t]+(not[ \t]+)?$/.exec(source.slice(lineStart, at));
@@ -3067,7 +3064,7 @@ function demands(source: string, name: string, flag: boolean, flags: Set<string>
  * availability flag is the path taken without that library, as on an NPU host (Wan's `if
  * FLASH_ATTN_3_AVAILABLE: … else: assert FLASH_ATTN_2_AVAILABLE`).
  */
-function unconditional(source: string, at: number, flags: Set<string>): boolean {
+function unconditional(source: string, at: number, flags: RegExp | null): boolean {
   const t = tokensOf(source);
   const i = lastAtOrBefore(t.lineStarts, at);
   let indent = t.lineIndents[i]!;
@@ -3087,7 +3084,7 @@ function unconditional(source: string, at: number, flags: Set<string>): boolean 
             `[(,\\s]${flag}[ \\t]*(?::[^,=)]*)?=[ \\t]*${value ? `["']${value}["']` : 'True\\b'}`,
           ).test(signature(source, text))
         );
-      if (/^else[ \t]*:/.test(head) && flags.size && elseOfFlagTest(source, t, j, flags)) {
+      if (flags && /^else[ \t]*:/.test(head) && elseOfFlagTest(source, t, j, flags)) {
         indent = t.lineIndents[j]!;
         continue;
       }
@@ -3110,7 +3107,7 @@ function elseOfFlagTest(
   source: string,
   t: ReturnType<typeof tokensOf>,
   j: number,
-  flags: Set<string>,
+  flags: RegExp,
 ): boolean {
   const indent = t.lineIndents[j]!;
   for (let k = j - 1; k >= 0; k--) {
@@ -3119,7 +3116,7 @@ function elseOfFlagTest(
     const text = t.lineStarts[k]! + indent;
     const head = /^(?:el)?if\b([^:]*)/.exec(source.slice(text, text + 300));
     if (!head) return false;
-    if ([...flags].some((f) => new RegExp(`\\b${f}\\b`).test(head[1]!))) return true;
+    if (flags.test(head[1]!)) return true;
     if (head[0].startsWith('if')) return false;
   }
   return false;

@@ -725,7 +725,7 @@ export function scanScript(
   scanInstallCommands(rel, src, tell, deadline);
   scanInlineImports(rel, src, tell, deadline);
   // a distributed launch needs HCCL, which loads from CANN's environment, whatever else it says
-  if (found || DISTRIBUTED_LAUNCH.test(src.replace(COMMENT_LINE, '')))
+  if (found || (SHELL_SCRIPT.test(rel) && DISTRIBUTED_LAUNCH.test(src.replace(COMMENT_LINE, ''))))
     cannEnvironment(rel, src, starts, finding);
 }
 

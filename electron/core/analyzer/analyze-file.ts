@@ -2112,8 +2112,10 @@ function analyzeTree(
               first.childForFieldName('name')?.text === 'device'
                 ? first.childForFieldName('value')
                 : null;
-          if (!first || !['identifier', 'attribute'].includes(first.type)) continue;
-          if (!r.match.firstArgIdentifier.includes(first.text.split('.').pop()!)) continue;
+          // an element of a device list too (`x.to(device=self.gpu_ids[0])`)
+          const named = first?.type === 'subscript' ? first.childForFieldName('value') : first;
+          if (!first || !named || !['identifier', 'attribute'].includes(named.type)) continue;
+          if (!r.match.firstArgIdentifier.includes(named.text.split('.').pop()!)) continue;
           add(r, call, { text: first.text });
           continue;
         }

@@ -495,6 +495,16 @@ const SCRIPT_PATTERNS: {
     },
   },
   {
+    // an image build that insists on a CUDA build of torch (`assert torch.version.cuda is not None`):
+    // the CPU torch under torch_npu has none, so the build stops there; printing it stays quiet
+    re: /\bassert\s+(?:not\s+)?torch\.version\.cuda\b/,
+    say: {
+      en: 'Asserts a CUDA build of torch: the torch under torch_npu has torch.version.cuda None; assert that torch_npu imports and torch.npu.is_available() instead.',
+      'zh-CN':
+        '断言 torch 为 CUDA 版本：torch_npu 所配的 torch 中 torch.version.cuda 为 None；改为断言 torch_npu 可导入且 torch.npu.is_available()。',
+    },
+  },
+  {
     // `backend: nccl`, `process_group_backend: nccl` (Lightning), `--distributed-backend nccl`,
     // Habitat's Hydra override `distrib_backend=NCCL` (the case kept)
     re: /(?<=\b\w*(?:backend|BACKEND)["']?\s*[:=]\s*["']?|--(?:\w+[-_])?backend[= ]["']?)(?:nccl|NCCL)\b/,
@@ -554,7 +564,7 @@ const SCRIPT_PATTERNS: {
   },
   {
     // Lightning's Trainer from a config or its CLI: `accelerator: gpu`, `--trainer.accelerator gpu`
-    re: /(?<=\baccelerator["']?\s*[:=]\s*["']?|--(?:trainer\.)?accelerator[= ]["']?)(?:gpu|cuda)\b/,
+    re: /(?<=\b(?:accelerator|ACCELERATOR)["']?\s*[:=]\s*["']?|--(?:trainer\.)?accelerator[= ]["']?)(?:gpu|cuda)\b/,
     say: {
       en: 'accelerator gpu selects Lightning\'s CUDA accelerator, which finds no GPU on an Ascend host: give the Trainer an NPU accelerator (an Accelerator on torch.npu registered as "npu", or your Lightning NPU adapter\'s).',
       'zh-CN':

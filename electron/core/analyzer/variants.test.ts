@@ -76,6 +76,11 @@ const EXPECTED: Record<string, string[]> = {
     'train.py:35:device.cuda-string',
   ],
   attention: [
+    // aten's CUDA attention kernels called for the log-sum-exp (a save list naming one quiet)
+    'aten_kernels.py:13:attn.aten-cuda-kernel',
+    'aten_kernels.py:20:attn.aten-cuda-kernel',
+    'aten_kernels.py:25:attn.aten-cuda-kernel',
+    'aten_kernels.py:33:attn.sdpa',
     'attn.py:13:attn.inf-mask',
     'attn.py:19:attn.masked-fill-inf',
     'attn.py:20:attn.masked-softmax-method',
@@ -462,6 +467,7 @@ const EXPECTED: Record<string, string[]> = {
     'check.sh:3:lib.flash-attn',
     'check.sh:4:lib.cuda-ops',
     'check.sh:5:lib.deepspeed',
+    'check.sh:10:script.cuda-env',
     // conda's CUDA toolkit installed from a script (faiss-cpu quiet)
     'conda_setup.sh:3:script.cuda-env',
     // conda-forge's CUDA specs on a continued `micromamba create` (a CPU build string quiet)
@@ -903,6 +909,8 @@ const EXPECTED: Record<string, string[]> = {
     // apex's fused Adam named in a config, also OpenNMT's `fusedadam` (adamw, adam quiet)
     'config.yaml:15:script.cuda-env',
     'config.yaml:18:script.cuda-env',
+    // the accelerator under an upper-case key, with a comment after it
+    'config.yaml:21:script.cuda-env',
     // DDP and FSDP strategies (and 1.5's DDPPlugin) left to pick gloo on a device not CUDA; the
     // backend named, or options that may hold it, quiet
     'ddp.py:8:dist.lightning-ddp-backend',
@@ -1069,6 +1077,12 @@ const EXPECTED: Record<string, string[]> = {
     'pyproject.toml:15:script.cuda-env',
   ],
   profiling: [
+    // the legacy autograd profiler timing CUDA events (use_cuda=False and no flag quiet)
+    'legacy.py:3:add.import-torch-npu',
+    'legacy.py:7:prof.autograd-use-cuda',
+    'legacy.py:9:prof.autograd-use-cuda',
+    'legacy.py:11:prof.autograd-use-cuda',
+    'legacy.py:11:device.cuda-string',
     'nsys.sh:1:script.cann-env',
     // nsys, and its capture range opened by the CUDA profiler API on a continued line
     'nsys.sh:3:script.cuda-env',
@@ -1203,6 +1217,7 @@ const EXPECTED: Record<string, string[]> = {
     'rank_devices.py:6:device.torch-device-rank',
     'rank_devices.py:8:device.to-rank',
     'rank_devices.py:9:device.torch-device-rank',
+    'rank_devices.py:10:device.to-rank',
     // RPC over TensorPipe (imported and through the module), its backend renamed NPU_TENSORPIPE
     'rpc_worker.py:5:dist.rpc-tensorpipe-options',
     'rpc_worker.py:5:add.import-torch-npu',

@@ -2116,7 +2116,8 @@ function analyzeTree(
           const named = first?.type === 'subscript' ? first.childForFieldName('value') : first;
           if (!first || !named || !['identifier', 'attribute'].includes(named.type)) continue;
           if (!r.match.firstArgIdentifier.includes(named.text.split('.').pop()!)) continue;
-          add(r, call, { text: first.text });
+          // told at the device argument: a chained `.to(\n rank\n)` is edited there
+          add(r, first, { text: first.text });
           continue;
         }
         const edits =
@@ -2172,8 +2173,12 @@ function analyzeTree(
     const opsAt: [number, string][] = [];
     const functions = new Set<string>();
     // an import already guarded (`try: from . import _C` … `except ImportError:`) is not told
+    /** The import statement binding each of those names. */
+    const importedBy = new Map<string, number>();
     const bindAt = (local: string, i: number) => {
-      if (!imported[i]!.optional) importedAt.set(local, importStarts[i]!);
+      if (imported[i]!.optional) return;
+      importedAt.set(local, importStarts[i]!);
+      importedBy.set(local, i);
     };
     // the extension's CPU kernels (`ext.op_cpu_forward`) run anywhere
     importStatements.forEach((stmt, i) => {
@@ -2305,6 +2310,8 @@ function analyzeTree(
     for (const r of c.extensions) {
       const importRule = r.match.importRule && rules.find((x) => x.id === r.match.importRule);
       if (!importRule) continue;
+      const raiseRule = r.match.raiseRule && rules.find((x) => x.id === r.match.raiseRule);
+      const raised = new Set<number>();
       for (const local of used) {
         const at = importedAt.get(local);
         if (at === undefined) continue;
@@ -2316,6 +2323,13 @@ function analyzeTree(
             name: local,
           },
         );
+        // `except ImportError: raise ModuleNotFoundError("Please compile …")` (Deformable DETR's
+        // MSDA): the handler, not only the import, is what keeps the PyTorch path from running
+        const stop = raiseRule && stoppingHandler(importStatements[importedBy.get(local)!]?.node);
+        if (stop && !raised.has(stop.startIndex)) {
+          raised.add(stop.startIndex);
+          add(raiseRule, stop, { name: local });
+        }
       }
     }
     if (opsAt.length) applyCalls(functions, cpuOnlyPaths(opsAt, functions, bound));
@@ -3148,6 +3162,26 @@ function stopsAfterAll(source: string, handler: Node): boolean {
   for (const m of text.matchAll(/\n([ \t]*)(?=\S)/g))
     if (m[1]!.length === column && REQUIRED_AFTER_ALL.test(text.slice(m.index + 1))) return true;
   return false;
+}
+
+/**
+ * The statement that stops the program in a handler of the `try:` whose body holds this import
+ * (`raise …`, `sys.exit(…)`), at the handler block's own level.
+ */
+function stoppingHandler(stmt: Node | null | undefined): Node | undefined {
+  const body = stmt?.parent;
+  const tryNode = body?.parent;
+  if (body?.type !== 'block' || tryNode?.type !== 'try_statement') return undefined;
+  if (!tryNode.childForFieldName('body')?.equals(body)) return undefined;
+  for (const h of tryNode.namedChildren) {
+    if (h?.type !== 'except_clause') continue;
+    const block = h.namedChildren.find((x) => x?.type === 'block');
+    const stop = block?.namedChildren.find(
+      (st) => !!st && (st.type === 'raise_statement' || REQUIRED_AFTER_ALL.test(st.text)),
+    );
+    if (stop) return stop;
+  }
+  return undefined;
 }
 
 /** A handler that only stops the program: the import it guards is required. */

@@ -217,6 +217,8 @@ const Match = z.discriminatedUnion('kind', [
     functionRule: z.string().optional(),
     /** The rule that reports the import of an extension the file uses. */
     importRule: z.string().optional(),
+    /** Told at a handler that stops the program where the extension's import fails. */
+    raiseRule: z.string().optional(),
     /** And at the forward's last `ctx.x = …`: where `ctx.device = input.device.type` goes. */
     ctxRule: z.string().optional(),
     /**

@@ -253,6 +253,16 @@ const EXPECTED: Record<string, string[]> = {
     'lltm.py:25:ext.autograd-function',
     'lltm.py:28:ext.extension-call',
     'lookalikes.py:16:ext.torch-ops',
+    // Deformable DETR's MSDA: the import's handler raises, told where it stops (a handler
+    // falling back to None quiet)
+    'msda.py:6:ext.extension-import',
+    'msda.py:6:lib.cuda-ops',
+    'msda.py:13:ext.extension-import-raise',
+    'msda.py:24:ext.autograd-function',
+    'msda.py:25:ext.autograd-ctx-device',
+    'msda.py:26:ext.extension-call',
+    'msda.py:26:lib.cuda-ops-call',
+    'msda.py:34:ext.extension-call',
     'ops.py:4:ext.extension-import',
     'ops.py:5:ext.extension-import',
     'ops.py:6:ext.extension-import',
@@ -683,9 +693,13 @@ const EXPECTED: Record<string, string[]> = {
     'curate.py:21:cuda.api',
     'curate.py:21:cuda.api',
     // DGL's layers and sparse matrices where they are used (its imports and dgl.graph quiet)
+    'graph_sage.py:5:add.import-torch-npu',
     'graph_sage.py:11:lib.dgl-call',
     'graph_sage.py:11:lib.dgl-call',
     'graph_sage.py:20:lib.dgl-call',
+    // DGL's UVA sampling and the graph pinned in place for it (CPU sampling, torch's pin_memory quiet)
+    'graph_sage.py:28:lib.dgl-uva',
+    'graph_sage.py:29:lib.dgl-pin-graph',
     // DLPack hand-offs (imported and called, and torch's own); a cuDF frame's method quiet
     'interop.py:2:op.dlpack',
     'interop.py:6:op.dlpack',

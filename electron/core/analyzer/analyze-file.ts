@@ -551,6 +551,28 @@ function extensionAliases(source: string, ext: Set<string>): string[] {
 }
 
 /**
+ * `anti_alias_activation_cuda = load.load()` (BigVGAN's, through the project's own loader
+ * module): a name an extension would have, given by some `load(` that is no data loader's. The
+ * name, and where its line's statement starts.
+ */
+function namedLoads(c: Compiled, source: string): [string, number][] {
+  const out: [string, number][] = [];
+  for (const m of loadedMatches(source)) {
+    const name = m[1]!;
+    if (!c.extensionName(name) || NOT_EXTENSION.test(name)) continue;
+    const fn =
+      /=\s*([\w.]*?)\b(?:load_ext|load|load_inline)(?:\s|\\\r?\n)*\(/.exec(m[0])?.[1] ?? '';
+    // a plain `load(` is a known loader's or none (the loader search tells which)
+    if (!fn || DATA_LOADER.test(fn)) continue;
+    out.push([name, m.index + /^[ \t]*/.exec(m[0])![0].length]);
+  }
+  return out;
+}
+/** What a `….load(` of data is called through: `torch.load`, `json.load`, `np.load`. */
+const DATA_LOADER =
+  /^(?:torch\.(?:hub\.)?|json\.|np\.|numpy\.|pickle\.|yaml\.|joblib\.|dill\.|cloudpickle\.|safetensors\.\w+\.|h5py\.|mmcv\.|mmengine\.|srsly\.|ujson\.|orjson\.)$/;
+
+/**
  * LOADED's matches, tried only at the line start each loader call leads back to (the call's
  * dotted prefix, spaces, `=`, spaces, a name, indentation): the same matches as trying every
  * line start of the file — a sticky search at each of a large file's lines cost more than the
@@ -858,6 +880,7 @@ export function candidateOffsets(
   if (extFns.length) all(wordsThen(extFns, '\\s*\\('));
   // `ext = load_ext(…)`: a loader call that can bind one (`state = torch.load(…)` cannot)
   if (loader) for (const m of loadedMatches(source)) ext.add(m[1]!);
+  for (const [local] of namedLoads(c, source)) ext.add(local);
   for (const [local] of dynamicExtensions(c, source)) ext.add(local);
   for (const local of extensionAliases(source, ext)) ext.add(local);
   if (ext.size) {
@@ -2258,6 +2281,10 @@ function analyzeTree(
       const assign = call.parent;
       const target = assign?.type === 'assignment' ? assign.childForFieldName('left') : null;
       if (loads && target?.type === 'identifier') bound.add(target.text);
+    }
+    for (const [local, at] of namedLoads(c, source)) {
+      bound.add(local);
+      if (!importedAt.has(local)) importedAt.set(local, at);
     }
     // `fused_layer_norm_cuda = importlib.import_module("fused_layer_norm_cuda")` is its import
     for (const [local, at] of dynamicExtensions(c, source)) {

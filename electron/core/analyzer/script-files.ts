@@ -737,6 +737,40 @@ export function scanScript(
   // a distributed launch needs HCCL, which loads from CANN's environment, whatever else it says
   if (found || (SHELL_SCRIPT.test(rel) && DISTRIBUTED_LAUNCH.test(src.replace(COMMENT_LINE, ''))))
     cannEnvironment(rel, src, starts, finding);
+  torchFromBaseImage(rel, src, lang, finding);
+}
+
+/** A Dockerfile, by any of its names. */
+const DOCKERFILE = /(?:^|\/)(?:(?![^/]*\.py$)[^/]*Dockerfile[^/]*|Containerfile[^/]*)$/;
+/** A base image that brings a CUDA build of torch (PyTorch's own, NVIDIA's NGC one). */
+const TORCH_IMAGE =
+  /^[ \t]*FROM[ \t]+(?:--\S+[ \t]+)*\S*(?:\bpytorch\/pytorch|nvidia\/pytorch)\b/im;
+/** torch installed in the file itself, or torch_npu named: the port already chose its torch. */
+const OWN_TORCH =
+  /torch[-_]npu|\b(?:pip3?|conda|mamba|micromamba)[ \t]+install\b[^\n]*?[ \t]["']?torch(?:==|>=|~=|["']?(?:[ \t]|$))/im;
+const PIP_INSTALL = /^(?![ \t]*#).*\b(?:pip3?|python3?[ \t]+-m[ \t]+pip)[ \t]+install\b/m;
+
+/**
+ * A Dockerfile on a CUDA PyTorch image installs its packages around the torch that image carries
+ * (requirements with torch filtered out, `--no-deps`): an Ascend CANN image carries none, so
+ * torch and its torch_npu have to be installed first; told at the first pip install.
+ */
+function torchFromBaseImage(rel: string, src: string, lang: Language, finding: AddFinding): void {
+  if (!DOCKERFILE.test(rel) || !TORCH_IMAGE.test(src) || OWN_TORCH.test(src)) return;
+  const m = PIP_INSTALL.exec(src);
+  if (!m) return;
+  const line = src.slice(0, m.index).split('\n').length;
+  const text = {
+    en: "The PyTorch image brought torch; an Ascend CANN image has none: install torch and the torch_npu release paired with it (and with CANN) before the project's packages.",
+    'zh-CN':
+      'PyTorch 镜像自带 torch，而昇腾 CANN 镜像没有：在安装项目依赖之前先安装 torch 以及与之（和 CANN）配套的 torch_npu。',
+  };
+  finding(
+    'script.cuda-env',
+    rel,
+    { line, column: 1, endColumn: m[0].length + 1 },
+    { vars: { text: text[lang] }, text: ruleMsg('script.cuda-env', 'message', { text }) },
+  );
 }
 
 const COMMENT_LINE = /^[ \t]*#.*$/gm;

@@ -207,6 +207,13 @@ const EXPECTED: Record<string, string[]> = {
     'slam/video.py:29:ext.extension-call',
   ],
   'ext-calls': [
+    // BigVGAN's kernels loaded through the project's own loader module (data loaded into look-alike
+    // names, and a folder named cuda, quiet)
+    'bigvgan_act.py:10:ext.extension-import',
+    'bigvgan_act.py:15:ext.cuda-sources',
+    'bigvgan_act.py:20:ext.autograd-function',
+    'bigvgan_act.py:21:ext.extension-call',
+    'bigvgan_act.py:25:ext.autograd-apply',
     // extension modules imported by name (MONAI's optional_import, importlib): each op called
     // through them (numpy by name, and an example in a comment, quiet)
     // CuPy kernels compiled from CUDA C, launched with grid= and block= or args= (grid_sample's
@@ -217,6 +224,9 @@ const EXPECTED: Record<string, string[]> = {
     'cupy_kernels.py:22:ext.raw-kernel-launch',
     'cupy_kernels.py:25:lib.nvidia-only-call',
     'cupy_kernels.py:32:ext.raw-kernel-launch',
+    // cupyx's SciPy counterparts, imported in a function
+    'cupy_kernels.py:47:lib.cupy',
+    'cupy_kernels.py:49:lib.nvidia-only-call',
     // imported by name: the import told where the name is bound
     'filtering.py:7:ext.extension-import',
     'filtering.py:8:ext.extension-import',
@@ -424,8 +434,9 @@ const EXPECTED: Record<string, string[]> = {
     'mesh_render.py:7:lib.cuda-ops-call',
     'monitor.py:1:lib.pynvml',
     'monitor.py:2:lib.pynvml',
-    'monitor.py:12:lib.nvidia-only-call',
-    'monitor.py:14:lib.nvidia-only-call',
+    'monitor.py:3:lib.pynvml',
+    'monitor.py:13:lib.nvidia-only-call',
+    'monitor.py:15:lib.nvidia-only-call',
     // pynvml.smi's DeviceQuery on the instance (the docstring naming nvidia-smi quiet); FAISS's GPU
     // brute-force kNN
     'nvsmi.py:4:lib.pynvml',
@@ -473,6 +484,10 @@ const EXPECTED: Record<string, string[]> = {
     'wrappers.py:9:ext.op-wrapper',
   ],
   installs: [
+    // a Dockerfile on the PyTorch image installs around its torch: torch and torch_npu told at
+    // the first pip install (an image installing its own torch, own-torch.Dockerfile, quiet)
+    'base-torch.Dockerfile:2:script.cuda-env',
+    'base-torch.Dockerfile:7:script.cuda-env',
     // inline Python importing CUDA-only libraries (the first of each snippet)
     'check.sh:3:lib.flash-attn',
     'check.sh:4:lib.cuda-ops',
@@ -508,6 +523,8 @@ const EXPECTED: Record<string, string[]> = {
     // index quiet)
     'launch_utils.py:8:device.cuda-wheel-index',
     'launch_utils.py:12:device.cuda-wheel-index',
+    // only its NGC image (it installs torch and torch_npu itself)
+    'own-torch.Dockerfile:2:script.cuda-env',
     // the list named in the singular (arcface_torch's requirement.txt)
     'requirement.txt:2:req.cuda-wheel',
     'requirement.txt:2:req.torch-npu',
@@ -830,6 +847,7 @@ const EXPECTED: Record<string, string[]> = {
     // a Dockerfile named `cuda.Dockerfile`
     'cuda.Dockerfile:1:script.cuda-env',
     'cuda.Dockerfile:2:script.cuda-env',
+    'cuda.Dockerfile:5:script.cuda-env',
     'docker-compose.yml:3:script.cuda-env',
     'docker-compose.yml:4:script.cuda-env',
     'docker-compose.yml:9:script.cuda-env',

@@ -133,6 +133,8 @@ interface Compiled {
   /** `\b(?:load|…)\s*\(`: their calls, by last segment (see loaderHint). */
   loaderHint: RegExp | null;
   conditionNames: { r: RuleOf<'condition-name'>; re: RegExp }[];
+  /** else-raise rules and the conditions they read. */
+  elseRaises: { r: RuleOf<'else-raise'>; re: RegExp }[];
   definitions: { r: RuleOf<'definition'>; re: RegExp }[];
   definitionHint: RegExp | null;
   /**
@@ -361,6 +363,7 @@ export function compile(rules: Rule[]): Compiled {
         )
       : null,
     conditionNames: of('condition-name').map((r) => ({ r, re: new RegExp(r.match.regex) })),
+    elseRaises: of('else-raise').map((r) => ({ r, re: new RegExp(r.match.condition) })),
     definitions: of('definition').map((r) => ({ r, re: new RegExp(r.match.regex) })),
     definitionHint: of('definition').length
       ? wordLed(
@@ -910,6 +913,8 @@ export function candidateOffsets(
   if (helpers.size) all(wordsThen([...helpers], '\\s*\\('));
   // `else: raise` tells a required import from an optional one
   const inElse = codeMatches(RAISE, source).map((m) => m[0]);
+  // and stops a host without CUDA where the condition tests for it
+  if (c.elseRaises.some(({ re }) => re.test(source))) at.push(...inElse);
   const imports = codeMatches(IMPORT_HINT, source).map((m) => m[0]);
   // a definition rule reports the whole definition: it is parsed whole
   const whole = codeMatches(definitionHint(c, source), source).map((m) => m[0]);
@@ -2562,6 +2567,19 @@ function analyzeTree(
     for (const { r, re: test } of c.conditionNames)
       if (test.test(idText)) add(r, cond, { name: idText });
   }
+
+  // `else: raise …` under a test for CUDA: what a host without it does
+  const elseRules = c.elseRaises.filter(({ re }) => re.test(source));
+  if (elseRules.length)
+    for (const m of codeMatches(RAISE, source)) {
+      const stmt = nodeAt(m[0] + /^[ \t]*/.exec(source.slice(m[0], m[0] + 200))![0].length)?.parent;
+      const clause = stmt?.type === 'raise_statement' ? stmt.parent?.parent : null;
+      const ifStmt = clause?.type === 'else_clause' ? clause.parent : null;
+      const cond = ifStmt?.type === 'if_statement' ? ifStmt.childForFieldName('condition') : null;
+      // `if not torch.cuda.is_available(): … else: raise` stops where CUDA is, not where it is not
+      if (!stmt || !cond || /^not\b/.test(cond.text)) continue;
+      for (const { r, re } of elseRules) if (re.test(cond.text)) add(r, stmt, { text: cond.text });
+    }
 
   // keyword arguments: device_ids=, map_location=, pin_memory=True, fused=True
   for (const m of codeMatches(c.keywordHint, source)) {

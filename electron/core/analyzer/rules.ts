@@ -238,6 +238,12 @@ const Match = z.discriminatedUnion('kind', [
   }),
   /** A plain name (not a string, not an attribute) tested in a condition: `if is_nccl_backend:`. */
   z.object({ kind: z.literal('condition-name'), regex: z.string() }),
+  /**
+   * A `raise` (or exit) that is the `else:` of an `if` whose condition matches this regex: the
+   * branch a host without CUDA takes (`if torch.cuda.is_available() and CUDA_HOME …: … else:
+   * raise NotImplementedError("Cuda is not available")`).
+   */
+  z.object({ kind: z.literal('else-raise'), condition: z.string() }),
   /** Found by the scanner itself (what must be added, requirements, scripts), not by a pattern. */
   z.object({ kind: z.literal('none') }),
 ]);

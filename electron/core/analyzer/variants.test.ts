@@ -601,6 +601,9 @@ const EXPECTED: Record<string, string[]> = {
     'launch.sh:3:script.cuda-env',
     // Tune's with_resources given a dict (a dict of statistics quiet)
     'tune_resources.py:6:dist.ray-gpu-option',
+    // Ray's GPU count read from the cluster and a node's resources (the CPU count quiet)
+    'tune_resources.py:17:dist.ray-gpu-count',
+    'tune_resources.py:18:dist.ray-gpu-count',
   ],
   serving: [
     // BentoML's CUDA base chosen by version

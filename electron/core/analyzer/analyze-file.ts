@@ -2578,7 +2578,10 @@ function analyzeTree(
       const cond = ifStmt?.type === 'if_statement' ? ifStmt.childForFieldName('condition') : null;
       // `if not torch.cuda.is_available(): … else: raise` stops where CUDA is, not where it is not
       if (!stmt || !cond || /^not\b/.test(cond.text)) continue;
-      for (const { r, re } of elseRules) if (re.test(cond.text)) add(r, stmt, { text: cond.text });
+      // the condition as one line, cut where it runs long (a FORCE_CUDA switch after it)
+      const flat = cond.text.replace(/\s+/g, ' ');
+      const text = flat.length > 64 ? `${flat.slice(0, 61)}…` : flat;
+      for (const { r, re } of elseRules) if (re.test(cond.text)) add(r, stmt, { text });
     }
 
   // keyword arguments: device_ids=, map_location=, pin_memory=True, fused=True

@@ -515,8 +515,9 @@ const SCRIPT_PATTERNS: {
     // `device: cuda`, `sim_device: cuda:0`, `device_type: cuda`, `--device cuda`, `--rl_device cuda:0`,
     // `DEVICE=${DEVICE:-cuda:0}`, a bundle config's `map_location: cuda:0`, an exec-form
     // `CMD ["--device", "cuda"]`, SpikingJelly's `-device cuda:0`, a yacs override on a command line
-    // (`MODEL.DEVICE "cuda:0"`)
-    re: /(?<=\b(?:\w*(?:device|DEVICE)(?:_type|_TYPE)?|map_location)["']?\s*[:=]\s*["']?(?:\$\{\w+:-)?|(?<![\w-])--?(?:[\w-]*[-_])?device(?:[-_]type)?(?:[= ]|["']\s*,\s*)["']?|\b[A-Z]\w*\.(?:DEVICE|device)\s+["']?)cuda\b/,
+    // (`MODEL.DEVICE "cuda:0"`), TabNet's `"device_name": "cuda"`, nerfstudio's
+    // `--machine.device-type cuda`
+    re: /(?<=\b(?:\w*(?:device|DEVICE)(?:_type|_TYPE|_name|_NAME)?|map_location)["']?\s*[:=]\s*["']?(?:\$\{\w+:-)?|(?<![\w-])--?(?:[\w.-]*[-_.])?device(?:[-_]type)?(?:[= ]|["']\s*,\s*)["']?|\b[A-Z]\w*\.(?:DEVICE|device)\s+["']?)cuda\b/,
     say: { en: 'Device cuda: use npu.', 'zh-CN': '设备 cuda：改用 npu。' },
     edit: () => 'npu',
   },
@@ -545,7 +546,7 @@ const SCRIPT_PATTERNS: {
     // nvdiffrast's `context_type: cuda`, a simulator's `platform: CUDA`, an implementation named
     // for its CUDA kernel (RAFT-Stereo's `corr_implementation: reg_cuda`) (device keys above,
     // accelerators below)
-    re: /(?<=^\s*(?:-\s*|(?:ENV|ARG|export)\s+)?["']?[\w.-]*(?<!device|DEVICE|device_type|DEVICE_TYPE|map_location|accelerator)["']?\s*[:=]\s*["']?)(?:cuda|CUDA|Cuda|cutlass|CUTLASS|[a-z]\w*_cuda)(?=["']?\s*(?:#.*)?$)/,
+    re: /(?<=^\s*(?:-\s*|(?:ENV|ARG|export)\s+)?["']?[\w.-]*(?<!device|DEVICE|device_type|DEVICE_TYPE|device_name|DEVICE_NAME|map_location|accelerator)["']?\s*[:=]\s*["']?)(?:cuda|CUDA|Cuda|cutlass|CUTLASS|[a-z]\w*_cuda)(?=["']?\s*(?:#.*)?$)/,
     say: {
       en: "A setting that chooses CUDA (a kernel backend, a context, a platform): an Ascend host has none. Choose the library's PyTorch / native implementation, or its NPU one where it has one.",
       'zh-CN':

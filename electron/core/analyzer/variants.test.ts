@@ -544,12 +544,16 @@ const EXPECTED: Record<string, string[]> = {
     'rl.yaml:4:script.cuda-env',
     'rl.yaml:5:script.cuda-env',
     'rl.yaml:8:script.cuda-env',
+    // TabNet's device_name, told once
+    'rl.yaml:13:script.cuda-env',
     'run.sh:2:script.cann-env',
     'run.sh:3:lib.nvidia-only',
     'run.sh:3:lib.cuda-ops',
     'run.sh:4:script.cuda-env',
     // diffusers' xformers switch on the command line
     'run.sh:5:script.cuda-env',
+    // nerfstudio's dotted flag (--machine.device-type)
+    'run.sh:6:script.cuda-env',
     // FAISS's GPU API (the CPU index quiet)
     'search.py:8:lib.faiss-gpu-call',
     'search.py:9:lib.faiss-gpu-call',

@@ -559,7 +559,10 @@ function extensionAliases(source: string, ext: Set<string>): string[] {
  * name, and where its line's statement starts.
  */
 function namedLoads(c: Compiled, source: string): [string, number][] {
+  // asked twice per file (candidates, analysis): read once
+  if (namedOf?.[0] === c && namedOf[1] === source) return namedOf[2];
   const out: [string, number][] = [];
+  namedOf = [c, source, out];
   for (const m of loadedMatches(source)) {
     const name = m[1]!;
     if (!c.extensionName(name) || NOT_EXTENSION.test(name)) continue;
@@ -571,6 +574,7 @@ function namedLoads(c: Compiled, source: string): [string, number][] {
   }
   return out;
 }
+let namedOf: [Compiled, string, [string, number][]] | null = null;
 /** What a `….load(` of data is called through: `torch.load`, `json.load`, `np.load`. */
 const DATA_LOADER =
   /^(?:torch\.(?:hub\.)?|json\.|np\.|numpy\.|pickle\.|yaml\.|joblib\.|dill\.|cloudpickle\.|safetensors\.\w+\.|h5py\.|mmcv\.|mmengine\.|srsly\.|ujson\.|orjson\.)$/;
@@ -807,6 +811,41 @@ function starTorch(source: string, aliases: Map<string, string>): void {
 }
 
 /**
+ * The `raise` lines an else-raise rule can take, read from the text: the first line above with
+ * less indentation is an `else:`, and the `if` of that `else:` (the nearest line above at its
+ * indentation that opens with `if`) matches some rule's condition. Parsing every `raise` of a
+ * file that merely tests for CUDA somewhere cost a twentieth of a scan.
+ */
+function elseRaiseCandidates(source: string, raises: number[], rules: { re: RegExp }[]): number[] {
+  const out: number[] = [];
+  const indentOf = (line: string) => /^[ \t]*/.exec(line)![0].length;
+  for (const at of raises) {
+    const lineStart = source.lastIndexOf('\n', at - 1) + 1;
+    const indent = indentOf(source.slice(lineStart, at + 40));
+    let end = lineStart - 1;
+    let elseIndent = -1;
+    // up to the `else:` that holds this line, then up to its `if`
+    for (let steps = 0; end > 0 && steps < 400; steps++) {
+      const start = source.lastIndexOf('\n', end - 1) + 1;
+      const line = source.slice(start, end);
+      end = start - 1;
+      if (!line.trim() || line.trimStart().startsWith('#')) continue;
+      const n = indentOf(line);
+      if (elseIndent < 0) {
+        if (n >= indent) continue;
+        if (!/^else\s*:/.test(line.trimStart())) break;
+        elseIndent = n;
+      } else if (n < elseIndent) break;
+      else if (n === elseIndent && /^if\b/.test(line.trimStart())) {
+        if (rules.some(({ re }) => re.test(line))) out.push(at);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/**
  * Offsets where some rule may match: the analysis's own text searches, run before parsing, each
  * kept only where its rule can take it (code, or a string that a string rule matches). `inElse`:
  * a `raise` matters only in an `else:` block (it tells a required import from an optional one).
@@ -914,7 +953,8 @@ export function candidateOffsets(
   // `else: raise` tells a required import from an optional one
   const inElse = codeMatches(RAISE, source).map((m) => m[0]);
   // and stops a host without CUDA where the condition tests for it
-  if (c.elseRaises.some(({ re }) => re.test(source))) at.push(...inElse);
+  if (c.elseRaises.some(({ re }) => re.test(source)))
+    at.push(...elseRaiseCandidates(source, inElse, c.elseRaises));
   const imports = codeMatches(IMPORT_HINT, source).map((m) => m[0]);
   // a definition rule reports the whole definition: it is parsed whole
   const whole = codeMatches(definitionHint(c, source), source).map((m) => m[0]);

@@ -16,8 +16,12 @@ import {
 
 // with the templates users copy (`config.env.example`, `.env.sample`): porters edit those too;
 // Dockerfiles by any of their names (`cuda.Dockerfile`, IOPaint's `GPUDockerfile`, `Containerfile`)
-export const SCRIPT_FILE =
-  /(\.(sh|bash|zsh|ya?ml|cfg|ini|toml|env|sbatch|slurm|pbs|cmake|json|pbtxt|gin)(?:\.(?:example|sample|template|tmpl|dist))?|(^|\/)(?:(?![^/]*\.py$)[^/]*Dockerfile[^/]*|Containerfile[^/]*|Makefile|CMakeLists\.txt))$/;
+const DOCKERFILE_NAME = String.raw`(?![^/]*\.py$)[^/]*Dockerfile[^/]*|Containerfile[^/]*`;
+export const SCRIPT_FILE = new RegExp(
+  String.raw`(\.(sh|bash|zsh|ya?ml|cfg|ini|toml|env|sbatch|slurm|pbs|cmake|json|pbtxt|gin)(?:\.(?:example|sample|template|tmpl|dist))?|(^|\/)(?:${DOCKERFILE_NAME}|Makefile|CMakeLists\.txt))$`,
+);
+/** A Dockerfile, by any of its names. */
+const DOCKERFILE = new RegExp(String.raw`(?:^|\/)(?:${DOCKERFILE_NAME})$`);
 
 /** A script or config without one of these holds nothing SCRIPT_PATTERNS looks for. */
 export const SCRIPT_WORDS =
@@ -741,8 +745,6 @@ export function scanScript(
   torchFromBaseImage(rel, src, lang, finding);
 }
 
-/** A Dockerfile, by any of its names. */
-const DOCKERFILE = /(?:^|\/)(?:(?![^/]*\.py$)[^/]*Dockerfile[^/]*|Containerfile[^/]*)$/;
 /** A base image that brings a CUDA build of torch (PyTorch's own, NVIDIA's NGC one). */
 const TORCH_IMAGE =
   /^[ \t]*FROM[ \t]+(?:--\S+[ \t]+)*\S*(?:\bpytorch\/pytorch|nvidia\/pytorch)\b/im;

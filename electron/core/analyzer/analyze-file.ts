@@ -453,6 +453,11 @@ const IMPORT_PARENTS = new Set([
 
 export const IMPORT_HINT = ledBy(/^[ \t]*(?:import|from)[ \t]/gm, ['import', 'from'], true);
 
+/** `self.local_rank` ends with the name `local_rank`, `out.device.index` with `device.index`. */
+function endsWithName(text: string, name: string): boolean {
+  return text === name || text.endsWith(`.${name}`);
+}
+
 /**
  * `.name` where a method or attribute rule can match, narrowed by what the rule also needs
  * (`.to` only before `(local_rank`, `.mean` only after `.pow(2)`); every match starts at the dot.
@@ -462,11 +467,15 @@ function memberRegex(methods: RuleOf<'method'>[], attributes: RuleOf<'attribute'
   const special: string[] = [];
   for (const r of methods) {
     const name = escape(r.match.name);
-    if (r.match.firstArgIdentifier)
+    if (r.match.firstArgIdentifier) {
+      const words = r.match.firstArgIdentifier;
+      const names = words.filter((w) => w !== '0').map((w) => escape(w.replace(/\(\)$/, '')));
       special.push(
-        `${name}(?=\\s*\\(\\s*(?:device\\s*=\\s*)?(?:[\\w.]*\\.)?(?:${r.match.firstArgIdentifier.map(escape).join('|')})\\b)`,
+        `${name}(?=\\s*\\(\\s*(?:device\\s*=\\s*)?(?:${
+          words.includes('0') ? String.raw`0\s*[,)]|` : ''
+        }(?:[\\w.]*\\.)?(?:${names.join('|')})\\b))`,
       );
-    else if (r.match.objectRegex)
+    } else if (r.match.objectRegex)
       // the look-behind runs only where `.name` matched; a plain name when its value is read too
       special.push(
         `${name}\\b(?<=(?:${r.match.objectRegex.replace(/\$$/, '')}${
@@ -2182,8 +2191,26 @@ function analyzeTree(
                 : null;
           // an element of a device list too (`x.to(device=self.gpu_ids[0])`)
           const named = first?.type === 'subscript' ? first.childForFieldName('value') : first;
-          if (!first || !named || !['identifier', 'attribute'].includes(named.type)) continue;
-          if (!r.match.firstArgIdentifier.includes(named.text.split('.').pop()!)) continue;
+          if (!first || !named) continue;
+          if (named.type === 'call') {
+            // a tensor's own index (`.to(x.get_device())`), written `get_device()` in the list;
+            // a module's function of that name (`lib.get_device()`) returns a device
+            const fn = named.childForFieldName('function');
+            const receiver = fn?.childForFieldName('object');
+            if (
+              fn?.type !== 'attribute' ||
+              !receiver ||
+              named.childForFieldName('arguments')?.namedChildCount ||
+              !r.match.firstArgIdentifier.includes(
+                `${fn.childForFieldName('attribute')?.text}()`,
+              ) ||
+              aliases.has(receiver.text.split('.')[0]!)
+            )
+              continue;
+          } else if (named.type === 'integer') {
+            if (named.text !== '0' || !r.match.firstArgIdentifier.includes('0')) continue;
+          } else if (!['identifier', 'attribute'].includes(named.type)) continue;
+          else if (!r.match.firstArgIdentifier.some((w) => endsWithName(named.text, w))) continue;
           // told at the device argument: a chained `.to(\n rank\n)` is edited there
           add(r, first, { text: first.text });
           continue;

@@ -31,7 +31,9 @@ export function prefilter(rules: Rule[]): RegExp {
       }
     else if (m.kind === 'import') for (const mod of m.modules) words.add(mod.split('.')[0]!);
     else if (m.kind === 'imported-name') for (const w of m.words) words.add(w);
-    else if (m.kind === 'method') for (const w of m.firstArgIdentifier ?? [m.name]) words.add(w);
+    else if (m.kind === 'method')
+      for (const w of m.firstArgIdentifier ?? [m.name])
+        words.add(w === '0' ? `${m.name}(0` : w.replace(/\(\)$/, ''));
     else if (m.kind === 'keyword' || m.kind === 'attribute') words.add(m.name);
     else if (m.kind === 'extension') {
       // an extension is bound by importing a name like _C / _ext / *_cuda, or by a loader call

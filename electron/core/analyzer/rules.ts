@@ -102,6 +102,11 @@ const Match = z.discriminatedUnion('kind', [
     name: z.string(),
     /** The in-place form too: `masked_fill_` as well as `masked_fill`. */
     inPlace: z.boolean().optional(),
+    /**
+     * The first argument (or `device=`) is a name ending so (`rank`, `self.local_rank`, a dotted
+     * tail like `device.index`), an element of one, or a no-argument method call written with
+     * its parentheses (`get_device()`), or the literal `0`.
+     */
     firstArgIdentifier: z.array(z.string()).optional(),
     /** The object the method is called on, as written: `\\.pow\\(2\\)$` for `x.pow(2).mean(…)`. */
     objectRegex: z.string().optional(),

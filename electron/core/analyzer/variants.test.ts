@@ -1313,6 +1313,13 @@ const EXPECTED: Record<string, string[]> = {
     'legacy.py:7:cuda.api',
     'legacy.py:12:device.cuda-tensor-type',
     'legacy.py:13:device.cuda-tensor-type',
+    // a tensor's own index as the device (also across lines), a device's index, a literal 0
+    // (the tensor's device, a module's get_device(), a device from the command line quiet)
+    'own_index.py:2:add.import-torch-npu',
+    'own_index.py:7:device.to-rank',
+    'own_index.py:9:device.to-rank',
+    'own_index.py:11:device.to-rank',
+    'own_index.py:12:device.to-rank',
   ],
   triton: [
     'clusters.py:6:lib.triton-kernel',

@@ -923,6 +923,7 @@ export function candidateOffsets(
   const ext = new Set<string>();
   for (let i = 0; i < bound.length; i++) {
     const local = bound[i]![1];
+    if (ownNamed(bound[i]![0])) continue;
     if (!NOT_EXTENSION.test(bound[i]![0]) && c.extensionName(local)) ext.add(local);
     else if (autogradExtension(c, source, bound[i]![0], local)) ext.add(local);
   }
@@ -1422,16 +1423,26 @@ function extensionImports(
   for (let i = 0; i < bound.length; i++) {
     const name = bound[i]![0];
     const local = bound[i]![1];
+    const dot = name.lastIndexOf('.');
+    const module = dot > 0 ? name.slice(0, dot) : '';
+    if (ownNamed(name)) {
+      if (!NOT_EXTENSION.test(module) && c.extensionName(module)) functions.push(local);
+      continue;
+    }
     if (c.extensionName(name)) {
       if (!name.startsWith('torch.') && !c.extensionName(local)) modules.push(local);
       continue;
     }
-    const dot = name.lastIndexOf('.');
-    if (dot <= 0) continue;
-    const module = name.slice(0, dot);
+    if (!module) continue;
     if (!NOT_EXTENSION.test(module) && c.extensionName(module)) functions.push(local);
   }
   return { modules, functions };
+}
+
+/** `from .gpu_nms import gpu_nms`: a module's function of the module's own name. */
+function ownNamed(what: string): boolean {
+  const dot = what.lastIndexOf('.');
+  return dot > 0 && what.slice(0, dot).split('.').pop() === what.slice(dot + 1);
 }
 
 /** The most specific reference rule for a dotted name (longest matching pattern wins). */
@@ -1895,7 +1906,13 @@ function analyzeTree(
         !isSettingOf(
           node,
           r.match.settingName,
-          r.match.settingBare ? 'any' : r.match.settingAssigned ? 'member' : 'none',
+          r.match.settingBare
+            ? 'any'
+            : r.match.settingPassed
+              ? 'passed'
+              : r.match.settingAssigned
+                ? 'member'
+                : 'none',
         )
       )
         continue;
@@ -2321,7 +2338,7 @@ function analyzeTree(
       if (!/\w/.test(module) || !c.extensionName(module)) return;
       for (const { name, alias } of stmt.names) {
         const local = alias ?? name;
-        if (name && local && !c.extensionName(name)) {
+        if (name && local && (!c.extensionName(name) || ownNamed(`${module}.${name}`))) {
           boundFns.set(local, name);
           bindAt(local, i);
         }
@@ -3023,7 +3040,11 @@ function dictIn(key: Node, name: string): boolean {
  * A string that is the value of a keyword argument, a parameter's default or a dict entry named
  * like `name` (a regex), itself or as a branch of a conditional expression there.
  */
-function isSettingOf(value: Node, name: string, assigned: 'none' | 'member' | 'any'): boolean {
+function isSettingOf(
+  value: Node,
+  name: string,
+  assigned: 'none' | 'member' | 'passed' | 'any',
+): boolean {
   // the value chosen by a condition: `accelerator="gpu" if torch.cuda.is_available() else "cpu"`
   let v = value;
   while (
@@ -3046,10 +3067,18 @@ function isSettingOf(value: Node, name: string, assigned: 'none' | 'member' | 'a
         ? left.childForFieldName('attribute')?.text
         : left?.type === 'subscript' && left.childForFieldName('subscript')
           ? stringContent(left.childForFieldName('subscript')!)?.value
-          : left?.type === 'identifier' && assigned === 'any'
+          : left?.type === 'identifier' && (assigned === 'any' || assigned === 'passed')
             ? left.text
             : undefined;
-    return key !== undefined && new RegExp(`^(?:${name})$`).test(key);
+    if (key === undefined || !new RegExp(`^(?:${name})$`).test(key)) return false;
+    // a plain variable handed on by its own keyword: `Trainer(accelerator=accelerator)`
+    return (
+      assigned !== 'passed' ||
+      left?.type !== 'identifier' ||
+      new RegExp(`[(,]\\s*${escape(key)}\\s*=\\s*${escape(key)}\\s*[,)]`).test(
+        value.tree.rootNode.text,
+      )
+    );
   }
   if (up?.childForFieldName('value')?.startIndex !== v.startIndex) return false;
   const key =

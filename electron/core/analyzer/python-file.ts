@@ -38,6 +38,8 @@ export function prefilter(rules: Rule[]): RegExp {
     else if (m.kind === 'extension') {
       // an extension is bound by importing a name like _C / _ext / *_cuda, or by a loader call
       for (const w of ['_C', '_ext', '_cuda', ...(m.names ?? [])]) words.add(w);
+      // and the pattern's plain names (`voxel_layer`, `gpu_nms`)
+      for (const w of m.modules.match(/(?<=[|:])[A-Za-z]\w+(?=[|)])/g) ?? []) words.add(w);
       for (const l of m.loaders)
         words.add(l.split('.').pop() === 'load' ? 'cpp_extension' : l.split('.').pop()!);
     } else if (m.kind === 'condition-name') for (const w of ['nccl', 'NCCL', 'Nccl']) words.add(w);

@@ -54,6 +54,11 @@ const Match = z.discriminatedUnion('kind', [
     /** A plain variable of that name counts too: `strategy = "ddp" if n > 1 else "auto"`. */
     settingBare: z.boolean().optional(),
     /**
+     * A plain variable of that name counts where the file passes it on by the same keyword
+     * (`accelerator = "gpu"` … `pl.Trainer(accelerator=accelerator)`), not where it is a record.
+     */
+    settingPassed: z.boolean().optional(),
+    /**
      * Only where it names a variable being set: `os.environ["X"] = …`,
      * `os.environ.setdefault("X", …)`, `os.putenv("X", …)`; not where it is read.
      */

@@ -1,5 +1,13 @@
 import { gitSync, mayBeInCheckout } from '../git/safe-git';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  statSync,
+} from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -332,6 +340,25 @@ function walkedFiles(root: string): string[] {
   return files;
 }
 
+/** A file named without an extension (`scripts/parsnip_train`, `bin/serve`, `LICENSE`). */
+const NO_EXTENSION = /(?:^|\/)[^/.]+$/;
+const PYTHON_SHEBANG = /^#![^\n]*\bpython[\d.]*(?:\s|$)/;
+
+/** An executable Python script without an extension, told by its first line's `#!…python`. */
+function pythonScript(abs: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(abs, 'r');
+    const head = Buffer.alloc(128);
+    const n = readSync(fd, head, 0, head.length, 0);
+    return PYTHON_SHEBANG.test(head.toString('latin1', 0, n));
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 /** `--exclude` globs: `*` within a path segment, `**` across segments; a folder excludes its contents. */
 const glob = (pattern: string) =>
   new RegExp(
@@ -515,7 +542,8 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
         sources.set(rel, { text: src, kind: 'text', entryPoint: false, importsTorch: false });
       continue;
     }
-    if (rel.endsWith('.py')) python.push({ abs, rel });
+    if (rel.endsWith('.py') || (NO_EXTENSION.test(rel) && pythonScript(abs)))
+      python.push({ abs, rel });
   }
   const named = [...extensionNames];
   const results =

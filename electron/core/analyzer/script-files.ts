@@ -15,17 +15,19 @@ import {
 } from './dependency-files';
 
 // with the templates users copy (`config.env.example`, `.env.sample`): porters edit those too;
-// Dockerfiles by any of their names (`cuda.Dockerfile`, IOPaint's `GPUDockerfile`, `Containerfile`)
-const DOCKERFILE_NAME = String.raw`(?![^/]*\.py$)[^/]*Dockerfile[^/]*|Containerfile[^/]*`;
+// Snakemake's workflows (`Snakefile`, `rules/*.smk`), whose shell rules launch the training;
+// Dockerfiles by any of their names (`cuda.Dockerfile`, IOPaint's `GPUDockerfile`, `Containerfile`,
+// FoundationPose's `docker/dockerfile`, icefall's `torch2.1.0-cuda12.1.dockerfile`)
+const DOCKERFILE_NAME = String.raw`(?![^/]*\.py$)[^/]*Dockerfile[^/]*|dockerfile(?:\.[^/]*)?|[^/]*\.dockerfile|Containerfile[^/]*`;
 export const SCRIPT_FILE = new RegExp(
-  String.raw`(\.(sh|bash|zsh|ya?ml|cfg|ini|toml|env|sbatch|slurm|pbs|cmake|json|pbtxt|gin)(?:\.(?:example|sample|template|tmpl|dist))?|(^|\/)(?:${DOCKERFILE_NAME}|Makefile|CMakeLists\.txt))$`,
+  String.raw`(\.(sh|bash|zsh|ya?ml|cfg|ini|toml|env|sbatch|slurm|pbs|cmake|json|pbtxt|gin|smk)(?:\.(?:example|sample|template|tmpl|dist))?|(^|\/)(?:${DOCKERFILE_NAME}|Makefile|CMakeLists\.txt|Snakefile))$`,
 );
 /** A Dockerfile, by any of its names. */
 const DOCKERFILE = new RegExp(String.raw`(?:^|\/)(?:${DOCKERFILE_NAME})$`);
 
 /** A script or config without one of these holds nothing SCRIPT_PATTERNS looks for. */
 export const SCRIPT_WORDS =
-  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused|FLASH|apex|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged|trtexec|openmmlab|mim\s+install|["']GPU["']|cutlass|CUTLASS|\bcu\d{3}\b|whl\/\$|wheels\/\$|python[\d.]*\s+-c\b|:[ \t]*["']?(?:gpu|GPU)\b|strategy["']?\s*[:= ]\s*["']?(?:ddp|fsdp)|\bcudf\b|runs-on:|faiss|cupy|sage_?attn|sage_?attention|nproc[_-]per[_-]node(?:=|\s+)["']?gpu\b|[Nn]orm\w*["']?\s*[:=]|tf32/;
+  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused|FLASH|apex|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged|trtexec|openmmlab|mim\s+install|["']GPU["']|cutlass|CUTLASS|\bcu\d{3}\b|whl\/\$|wheels\/\$|python[\d.]*\s+-c\b|:[ \t]*["']?(?:gpu|GPU)\b|strategy["']?\s*[:= ]\s*["']?(?:ddp|fsdp)|\bcudf\b|runs-on:|faiss|cupy|sage_?attn|sage_?attention|nproc[_-]per[_-]node(?:=|\s+)["']?gpu\b|#SBATCH|[Nn]orm\w*["']?\s*[:=]|tf32/;
 
 /** Launch scripts and configs: what a porter changes in them, line by line (not Python). */
 const SCRIPT_PATTERNS: {
@@ -82,6 +84,16 @@ const SCRIPT_PATTERNS: {
     say: {
       en: 'nvidia-smi does not exist on Ascend: use npu-smi info (different output).',
       'zh-CN': '昇腾上没有 nvidia-smi：改用 npu-smi info（输出格式不同）。',
+    },
+  },
+  {
+    // a Slurm job asking for GPUs (`#SBATCH --gres=gpu:8`, `--gpus-per-node=4`, `-G 2`): an
+    // Ascend partition has none to grant, and names its NPUs as the site chose
+    re: /^\s*#SBATCH\s+(?:--gres[= ](?:\S*[:,])?gpu\b|--gpus(?:-per-(?:node|task|socket))?[= ]|-G\s*\d)/,
+    say: {
+      en: 'Slurm GPU request: an Ascend cluster grants none, so the job waits or fails; ask for NPUs as the site names them (often --gres=npu:N).',
+      'zh-CN':
+        'Slurm GPU 资源申请：昇腾集群没有 GPU 可分配，作业会一直排队或失败；按站点的命名申请 NPU（常见为 --gres=npu:N）。',
     },
   },
   {

@@ -242,6 +242,9 @@ const EXPECTED: Record<string, string[]> = {
     'guarded.py:12:device.is-cuda',
     'guarded.py:13:ext.extension-call',
     'guarded.py:14:lib.torchvision-ops',
+    // py-faster-rcnn's Cython gpu_nms, a function of its module's own name (cpu_nms quiet)
+    'hrnet_nms.py:5:ext.extension-import',
+    'hrnet_nms.py:10:ext.extension-call',
     // an ImportError handler that compiles the same CUDA extension is no fallback
     'jit_fallback.py:7:ext.extension-import',
     'jit_fallback.py:7:lib.cuda-ops',
@@ -448,6 +451,12 @@ const EXPECTED: Record<string, string[]> = {
     'quant.py:8:lib.cuda-ops-call',
     'quant.py:8:cuda.api',
     'quant.py:12:lib.cuda-ops-call',
+    // rapids-singlecell imported and each step of it (scanpy's own quiet)
+    'rapids_sc.py:2:lib.nvidia-only',
+    'rapids_sc.py:7:lib.nvidia-only-call',
+    'rapids_sc.py:8:lib.nvidia-only-call',
+    'rapids_sc.py:9:lib.nvidia-only-call',
+    'rapids_sc.py:12:lib.nvidia-only-call',
     'requirements.txt:3:lib.pynvml',
     'requirements.txt:4:lib.pynvml',
     'requirements.txt:5:lib.nvidia-only',
@@ -455,6 +464,7 @@ const EXPECTED: Record<string, string[]> = {
     'requirements.txt:7:lib.nvidia-only',
     'requirements.txt:8:lib.cupy',
     'requirements.txt:9:lib.cuda-ops',
+    'requirements.txt:10:lib.nvidia-only',
     'serve.py:3:lib.nvidia-only',
     // and each use of it, as of TensorRT's
     'serve.py:7:lib.nvidia-only-call',
@@ -841,6 +851,9 @@ const EXPECTED: Record<string, string[]> = {
     'snn_dvs.sh:5:script.cuda-env',
     'snn_dvs.sh:7:script.cuda-env',
     'snn_dvs.sh:8:script.cuda-env',
+    // a console script without an extension, Python by its #! line (NOTES, plain text, quiet)
+    'train_lightcurves:5:add.import-torch-npu',
+    'train_lightcurves:8:device.cuda-string',
     // detectron2's AMPTrainer, imported and chosen
     'vitdet_train.py:1:amp.detectron2-amp-trainer',
     'vitdet_train.py:5:amp.detectron2-amp-trainer',
@@ -944,6 +957,10 @@ const EXPECTED: Record<string, string[]> = {
     'setup.py:4:env.torch-cuda-arch-list',
     // a norm chosen by its Triton kernel (rmsnorm quiet)
     'titan.toml:4:script.cuda-env',
+    // a Dockerfile named by its extension: its CUDA PyTorch image, NCCL setting, first install
+    'torch2.1.0-cuda12.1.dockerfile:2:script.cuda-env',
+    'torch2.1.0-cuda12.1.dockerfile:3:script.cuda-env',
+    'torch2.1.0-cuda12.1.dockerfile:5:script.cuda-env',
     // a gin binding of the process group's backend
     'train.gin:2:script.cuda-env',
     // CUTLASS among Inductor's GEMM backends; ATen and Triton alone quiet
@@ -997,6 +1014,9 @@ const EXPECTED: Record<string, string[]> = {
     'train.py:10:dist.lightning-ddp-name',
     'train.py:27:device.lightning-gpu',
     'train.py:28:device.cuda-string',
+    // "gpu" chosen into a plain variable the Trainer then takes by keyword (kwargs.py's bare
+    // variable that is only recorded stays quiet)
+    'transcribe.py:9:device.lightning-gpu',
   ],
   // an operator library's uses are told only where its NPU counterpart is not a drop-in
   // (mx_driving.spconv is), and not mamba_ssm's Triton kernels (triton-ascend runs Triton)
@@ -1213,7 +1233,8 @@ const EXPECTED: Record<string, string[]> = {
     'setup_env.py:19:attn.flash-patch-call',
     'setup_env.py:21:device.cuda-method',
     'sft.yaml:3:script.cuda-env',
-    // a batch directive's NGC image (a comment naming one quiet)
+    // a batch directive's GPU request and NGC image (a comment naming one quiet)
+    'shifter.sbatch:3:script.cuda-env',
     'shifter.sbatch:4:script.cuda-env',
     // a launcher config's setup list loading CUDA's modules (python's quiet)
     'submitit.yaml:5:script.cuda-env',
@@ -1273,19 +1294,26 @@ const EXPECTED: Record<string, string[]> = {
     // mmengine's get_max_cuda_memory, imported and called (print_log quiet)
     'mm_memory.py:1:cuda.mmengine-cuda-memory',
     'mm_memory.py:7:cuda.mmengine-cuda-memory',
-    // the rank as a device by keyword and through torch.device; a device from the command line
-    // quiet
+    // the rank as a device by keyword and through torch.device, a config's GPU index, the first
+    // of a device_ids list; a device from the command line quiet
     'rank_devices.py:1:add.import-torch-npu',
     'rank_devices.py:6:device.torch-device-rank',
     'rank_devices.py:8:device.to-rank',
     'rank_devices.py:9:device.torch-device-rank',
     'rank_devices.py:10:device.to-rank',
+    'rank_devices.py:18:device.to-rank',
+    'rank_devices.py:19:device.to-rank',
     // RPC over TensorPipe (imported and through the module), its backend renamed NPU_TENSORPIPE
     'rpc_worker.py:5:dist.rpc-tensorpipe-options',
     'rpc_worker.py:5:add.import-torch-npu',
     'rpc_worker.py:10:dist.rpc-tensorpipe-options',
     'rpc_worker.py:16:dist.rpc-tensorpipe-backend',
     'rpc_worker.py:24:dist.rpc-tensorpipe-options',
+    // a Slurm job's GPU requests, three ways (node and task counts, the log, a partition quiet)
+    'slurm_job.sh:5:script.cuda-env',
+    'slurm_job.sh:6:script.cuda-env',
+    'slurm_job.sh:7:script.cuda-env',
+    'slurm_job.sh:10:script.cann-env',
     // the vendored Synchronized-BatchNorm's DataParallel and layers: imports and calls
     'sync_bn.py:4:dist.sync-bn-data-parallel',
     'sync_bn.py:5:dist.sync-bn-data-parallel',
@@ -1293,6 +1321,9 @@ const EXPECTED: Record<string, string[]> = {
     'sync_bn.py:12:dist.sync-bn-data-parallel',
     'sync_bn.py:17:dist.sync-bn-data-parallel',
     'sync_bn.py:18:dist.sync-bn-data-parallel',
+    // a Snakemake rule file: the GPU probe, the device pinning in its shell block
+    'train.smk:2:script.cuda-env',
+    'train.smk:10:script.cuda-env',
     'tutorial_process.py:5:add.import-torch-npu',
     'tutorial_process.py:5:add.compile-mode',
     'tutorial_process.py:9:device.cuda-method',

@@ -416,7 +416,6 @@ const EXPECTED: Record<string, string[]> = {
     'inference.py:20:lib.nvidia-only-call',
     'inference.py:22:lib.nvidia-only-call',
     'inference.py:26:lib.nvidia-only-call',
-    'inference.py:33:lib.nvidia-only-call',
     // torch2trt's TensorRT module, imported in a function
     'inference.py:40:lib.nvidia-only',
     'inference.py:42:lib.nvidia-only-call',
@@ -693,16 +692,19 @@ const EXPECTED: Record<string, string[]> = {
   ],
   tabular: [
     // LightGBM's and CatBoost's GPU named in params dicts and by keyword, DALI's "mixed" and "gpu"
-    // operators (the CPU and a label's "gpu" quiet)
+    // operators, its PyTorch iterator and a pipeline's CUDA device (the CPU, DALI's CPU operators,
+    // a pipeline without a device and a label's "gpu" quiet)
     'boosters.py:3:lib.nvidia-only',
     'boosters.py:6:lib.gbdt-gpu-device',
     'boosters.py:7:lib.gbdt-gpu-device',
     'boosters.py:13:lib.gbdt-gpu-device',
     'boosters.py:14:lib.gbdt-gpu-device',
-    'boosters.py:20:lib.nvidia-only-call',
     'boosters.py:20:lib.gbdt-gpu-device',
-    'boosters.py:21:lib.nvidia-only-call',
     'boosters.py:21:lib.gbdt-gpu-device',
+    'boosters.py:26:lib.nvidia-only',
+    'boosters.py:29:lib.nvidia-only-call',
+    'boosters.py:34:lib.nvidia-only',
+    'boosters.py:36:lib.dali-device-id',
     // a config's task type, device given as the GPU, cuDF as the dataframe backend
     'boosters.yaml:3:script.cuda-env',
     'boosters.yaml:5:script.cuda-env',

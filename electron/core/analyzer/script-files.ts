@@ -532,8 +532,8 @@ const SCRIPT_PATTERNS: {
     // `DEVICE=${DEVICE:-cuda:0}`, a bundle config's `map_location: cuda:0`, an exec-form
     // `CMD ["--device", "cuda"]`, SpikingJelly's `-device cuda:0`, a yacs override on a command line
     // (`MODEL.DEVICE "cuda:0"`), TabNet's `"device_name": "cuda"`, nerfstudio's
-    // `--machine.device-type cuda`
-    re: /(?<=\b(?:\w*(?:device|DEVICE)(?:_type|_TYPE|_name|_NAME)?|map_location)["']?\s*[:=]\s*["']?(?:\$\{\w+:-)?|(?<![\w-])--?(?:[\w.-]*[-_.])?device(?:[-_]type)?(?:[= ]|["']\s*,\s*)["']?|\b[A-Z]\w*\.(?:DEVICE|device)\s+["']?)cuda\b/,
+    // `--machine.device-type cuda`, a short `-d cuda:0` (Demucs, Kraken's ketos)
+    re: /(?<=\b(?:\w*(?:device|DEVICE)(?:_type|_TYPE|_name|_NAME)?|map_location)["']?\s*[:=]\s*["']?(?:\$\{\w+:-)?|(?<![\w-])--?(?:[\w.-]*[-_.])?device(?:[-_]type)?(?:[= ]|["']\s*,\s*)["']?|(?<![\w-])-d[ \t]+["']?|\b[A-Z]\w*\.(?:DEVICE|device)\s+["']?)cuda\b/,
     say: { en: 'Device cuda: use npu.', 'zh-CN': '设备 cuda：改用 npu。' },
     edit: () => 'npu',
   },

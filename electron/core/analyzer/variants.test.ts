@@ -407,6 +407,10 @@ const EXPECTED: Record<string, string[]> = {
     // Dao-AILab's Hadamard kernel (QuIP#'s incoherence processing): its import and each call
     'hadamard.py:3:lib.cuda-ops',
     'hadamard.py:8:lib.cuda-ops-call',
+    // PyLaia's nnutils-pytorch kernels: import and calls (torch's own pooling quiet)
+    'htr_pool.py:3:lib.cuda-ops',
+    'htr_pool.py:8:lib.cuda-ops-call',
+    'htr_pool.py:11:lib.cuda-ops-call',
     'inference.py:5:lib.nvidia-only',
     'inference.py:6:lib.nvidia-only',
     'inference.py:7:lib.nvidia-only',
@@ -464,6 +468,7 @@ const EXPECTED: Record<string, string[]> = {
     'requirements.txt:8:lib.cupy',
     'requirements.txt:9:lib.cuda-ops',
     'requirements.txt:10:lib.nvidia-only',
+    'requirements.txt:11:lib.cuda-ops',
     'serve.py:3:lib.nvidia-only',
     // and each use of it, as of TensorRT's
     'serve.py:7:lib.nvidia-only-call',
@@ -1297,7 +1302,7 @@ const EXPECTED: Record<string, string[]> = {
     'mm_memory.py:1:cuda.mmengine-cuda-memory',
     'mm_memory.py:7:cuda.mmengine-cuda-memory',
     // the rank as a device by keyword and through torch.device, a config's GPU index, the first
-    // of a device_ids list; a device from the command line quiet
+    // of a device_ids list, "cuda:{:d}".format(…); a device from the command line quiet
     'rank_devices.py:1:add.import-torch-npu',
     'rank_devices.py:6:device.torch-device-rank',
     'rank_devices.py:8:device.to-rank',
@@ -1305,17 +1310,20 @@ const EXPECTED: Record<string, string[]> = {
     'rank_devices.py:10:device.to-rank',
     'rank_devices.py:18:device.to-rank',
     'rank_devices.py:19:device.to-rank',
+    'rank_devices.py:24:device.cuda-string',
     // RPC over TensorPipe (imported and through the module), its backend renamed NPU_TENSORPIPE
     'rpc_worker.py:5:dist.rpc-tensorpipe-options',
     'rpc_worker.py:5:add.import-torch-npu',
     'rpc_worker.py:10:dist.rpc-tensorpipe-options',
     'rpc_worker.py:16:dist.rpc-tensorpipe-backend',
     'rpc_worker.py:24:dist.rpc-tensorpipe-options',
-    // a Slurm job's GPU requests, three ways (node and task counts, the log, a partition quiet)
+    // a Slurm job's GPU requests, three ways (node and task counts, the log, a partition quiet),
+    // and a short -d cuda:0 (a -d naming a folder quiet)
     'slurm_job.sh:5:script.cuda-env',
     'slurm_job.sh:6:script.cuda-env',
     'slurm_job.sh:7:script.cuda-env',
     'slurm_job.sh:10:script.cann-env',
+    'slurm_job.sh:12:script.cuda-env',
     // the vendored Synchronized-BatchNorm's DataParallel and layers: imports and calls
     'sync_bn.py:4:dist.sync-bn-data-parallel',
     'sync_bn.py:5:dist.sync-bn-data-parallel',

@@ -87,9 +87,10 @@ const SCRIPT_PATTERNS: {
     },
   },
   {
-    // a Slurm job asking for GPUs (`#SBATCH --gres=gpu:8`, `--gpus-per-node=4`, `-G 2`): an
-    // Ascend partition has none to grant, and names its NPUs as the site chose
-    re: /^\s*#SBATCH\s+(?:--gres[= ](?:\S*[:,])?gpu\b|--gpus(?:-per-(?:node|task|socket))?[= ]|-G\s*\d)/,
+    // a Slurm job asking for GPUs (`#SBATCH --gres=gpu:8`, `--gpus-per-node=4`, `-G 2`, a node
+    // feature `-C gpu` / `--constraint=a100`): an Ascend partition has none to grant, and names
+    // its NPUs as the site chose
+    re: /^\s*#SBATCH\s+(?:--gres[= ](?:\S*[:,])?gpu\b|--gpus(?:-per-(?:node|task|socket))?[= ]|-G\s*\d|(?:-C|--constraint)[= ]\S*(?:gpu|GPU|[avhlAVHL]\d{2,3}|volta|ampere|hopper)\w*\b)/,
     say: {
       en: 'Slurm GPU request: an Ascend cluster grants none, so the job waits or fails; ask for NPUs as the site names them (often --gres=npu:N).',
       'zh-CN':

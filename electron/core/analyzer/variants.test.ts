@@ -533,10 +533,11 @@ const EXPECTED: Record<string, string[]> = {
     // the CUDA build tag kept in an ARG, and the index it selects
     'Dockerfile:19:script.cuda-env',
     'Dockerfile:20:script.cuda-env',
-    // a launcher's own torch install: a CUDA wheel index or a +cu build in a string (the CPU
-    // index quiet)
+    // a launcher's own torch install: a CUDA wheel index or a +cu build in a string, also written
+    // with spaces as an extra's pin (the CPU index and extra quiet)
     'launch_utils.py:8:device.cuda-wheel-index',
     'launch_utils.py:12:device.cuda-wheel-index',
+    'launch_utils.py:22:device.cuda-wheel-index',
     // only its NGC image (it installs torch and torch_npu itself)
     'own-torch.Dockerfile:2:script.cuda-env',
     // the list named in the singular (arcface_torch's requirement.txt)
@@ -1317,13 +1318,14 @@ const EXPECTED: Record<string, string[]> = {
     'rpc_worker.py:10:dist.rpc-tensorpipe-options',
     'rpc_worker.py:16:dist.rpc-tensorpipe-backend',
     'rpc_worker.py:24:dist.rpc-tensorpipe-options',
-    // a Slurm job's GPU requests, three ways (node and task counts, the log, a partition quiet),
-    // and a short -d cuda:0 (a -d naming a folder quiet)
+    // a Slurm job's GPU requests, three ways, and a GPU node feature (node and task counts, the
+    // log, a partition quiet), and a short -d cuda:0 (a -d naming a folder quiet)
     'slurm_job.sh:5:script.cuda-env',
     'slurm_job.sh:6:script.cuda-env',
     'slurm_job.sh:7:script.cuda-env',
-    'slurm_job.sh:10:script.cann-env',
-    'slurm_job.sh:12:script.cuda-env',
+    'slurm_job.sh:8:script.cuda-env',
+    'slurm_job.sh:11:script.cann-env',
+    'slurm_job.sh:13:script.cuda-env',
     // the vendored Synchronized-BatchNorm's DataParallel and layers: imports and calls
     'sync_bn.py:4:dist.sync-bn-data-parallel',
     'sync_bn.py:5:dist.sync-bn-data-parallel',

@@ -799,7 +799,7 @@ describe('scan on worker threads', () => {
         inWorkers.findings.filter(
           (f) => f.file === 'ext-project/slam/video.py' && f.ruleId === 'ext.extension-call',
         ),
-      ).toHaveLength(5);
+      ).toHaveLength(6);
       expect(inWorkers.lines).toBe(inProcess.lines);
       expect([...inWorkers.sources.keys()].sort()).toEqual([...inProcess.sources.keys()].sort());
       expect(progress.at(-1)).toBeGreaterThan(0);

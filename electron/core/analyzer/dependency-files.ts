@@ -286,6 +286,41 @@ export function scanInlineImports(
  * (`git+https://github.com/NVlabs/tiny-cuda-nn.git@v1.7#subdirectory=bindings/torch` →
  * tiny-cuda-nn, listed under that name too).
  */
+/**
+ * `git clone <repository>` of a CUDA-only library, in a script or a Dockerfile (cloned to be built
+ * by nvcc: `git clone https://github.com/SeanNaren/warp-ctc.git && cd warp-ctc/pytorch_binding`):
+ * the repository's name looked up like a requirement's. NVIDIA's apex is told by its own script
+ * pattern (Ascend's apex is its counterpart).
+ */
+export function scanCloneCommands(
+  rel: string,
+  src: string,
+  finding: AddFinding,
+  deadline = Infinity,
+): void {
+  if (!src.includes('git clone')) return;
+  const starts = newlineStarts(src);
+  // the first URL after the command's options (`--depth 1`, `-b v1.2`, `--recursive`)
+  const clone =
+    /(?<![\w-])git\s+clone\s+(?:-{1,2}[\w-]+(?:[= ](?!https?:|git@)\S+)?\s+)*["']?(?:https?:\/\/|git@)[^\s"']*?[/:]([A-Za-z0-9_.-]+?)(?:\.git)?\/?(?=["'\s]|$)/g;
+  for (const m of src.matchAll(clone)) {
+    if (performance.now() > deadline) throw new TooCostly();
+    const repo = m[1]!;
+    const ruleId = /^apex$/i.test(repo) ? undefined : packageRule(repo);
+    if (!ruleId) continue;
+    const row = pointAt(starts, m.index).row;
+    if (/(?:^|\s)#|\b(?:echo|printf)\b/.test(src.slice(starts[row]!, m.index))) continue;
+    const at = m.index + m[0].lastIndexOf(repo);
+    const column = at - starts[row]! + 1;
+    finding(
+      ruleId,
+      rel,
+      { line: row + 1, column, endColumn: column + repo.length },
+      { vars: { name: repo } },
+    );
+  }
+}
+
 function urlPackage(token: string): string | undefined {
   if (!/^["']?(?:git|hg|svn|bzr)\+/.test(token)) return undefined;
   const egg = /[#&]egg=([A-Za-z0-9_.-]+)/.exec(token)?.[1];

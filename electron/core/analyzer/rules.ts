@@ -355,12 +355,21 @@ export function withExtensionNames(rules: Rule[], names: readonly string[]): Rul
 
 /**
  * The modules a setup.py builds with CUDAExtension (their last segment, as code imports them):
- * `CUDAExtension("droid_backends", …)`, `CUDAExtension(name="lietorch_backends", sources=…)`.
+ * `CUDAExtension("droid_backends", …)`, `CUDAExtension(name="lietorch_backends", sources=…)`,
+ * also under the name the build chose it by (`extension = CUDAExtension` … `extension(name=…)`,
+ * mmcv's and CLRNet's idiom).
  */
 export function cudaExtensionNames(setupPy: string): string[] {
   const out = new Set<string>();
+  const builders = ['CUDAExtension'];
+  for (const m of setupPy.matchAll(/\b(\w+)[ \t]*=[ \t]*CUDAExtension\b(?![ \t]*\()/g))
+    builders.push(m[1]!);
+  const b = `\\b(?:${builders.join('|')})\\s*\\(`;
   for (const m of setupPy.matchAll(
-    /\bCUDAExtension\s*\(\s*(?:name\s*=\s*)?["']([\w.]+)["']|\bCUDAExtension\s*\((?:[^()]|\([^()]*\))*?\bname\s*=\s*["']([\w.]+)["']/g,
+    new RegExp(
+      `${b}\\s*(?:name\\s*=\\s*)?["']([\\w.]+)["']|${b}(?:[^()]|\\([^()]*\\))*?\\bname\\s*=\\s*["']([\\w.]+)["']`,
+      'g',
+    ),
   ))
     out.add((m[1] ?? m[2])!.split('.').pop()!);
   return [...out];

@@ -9,6 +9,7 @@ import { ruleMsg } from './rules';
 import { TooCostly } from './analyze-file';
 import {
   MMCV_CUDA_INDEX,
+  scanCloneCommands,
   scanInlineImports,
   scanInstallCommands,
   type AddFinding,
@@ -600,6 +601,23 @@ const SCRIPT_PATTERNS: {
     },
   },
   {
+    // Lightning 1.x named its distributed mode as the accelerator: `accelerator: ddp`,
+    // `--accelerator="ddp"`
+    re: /(?<=\baccelerator["']?\s*[:=]\s*["']?|--(?:trainer\.)?accelerator[= ]["']?)ddp(?:_spawn|2)?(?![\w-])/,
+    say: {
+      en: 'accelerator ddp is Lightning 1.x\'s DDP over NCCL on CUDA GPUs, and those releases know no NPU: move to a Lightning with an NPU accelerator and give it strategy DDPStrategy(process_group_backend="hccl").',
+      'zh-CN':
+        'accelerator ddp 是 Lightning 1.x 在 CUDA GPU 上基于 NCCL 的 DDP，这些版本不认识 NPU：升级到带 NPU 加速器的 Lightning，并传入 strategy DDPStrategy(process_group_backend="hccl")。',
+    },
+  },
+  {
+    // a Python expression in a config (a MONAI bundle's `device: $torch.device('cuda:0' if …)`);
+    // a line that also asks torch.cuda is told once, by the inline-Python pattern
+    re: /(?<=\btorch\.device\(\s*f?["'])cuda\b(?!.*\btorch\.cuda\b)/,
+    say: { en: 'Device cuda: use npu.', 'zh-CN': '设备 cuda：改用 npu。' },
+    edit: () => 'npu',
+  },
+  {
     // accelerate's config: `distributed_type: MULTI_GPU`
     re: /(?<=\bdistributed_type["']?\s*[:=]\s*["']?)MULTI_GPU\b/,
     say: {
@@ -751,6 +769,7 @@ export function scanScript(
   });
   // the packages it installs: the same rules as a requirements file's; those inline Python imports
   scanInstallCommands(rel, src, tell, deadline);
+  scanCloneCommands(rel, src, tell, deadline);
   scanInlineImports(rel, src, tell, deadline);
   // a distributed launch needs HCCL, which loads from CANN's environment, whatever else it says
   if (found || (SHELL_SCRIPT.test(rel) && DISTRIBUTED_LAUNCH.test(src.replace(COMMENT_LINE, ''))))

@@ -197,6 +197,8 @@ const EXPECTED: Record<string, string[]> = {
     'setup.py:8:ext.cuda-sources',
     'setup.py:9:ext.cuda-extension',
     'setup.py:10:ext.cuda-sources',
+    // CUDAExtension under the name the build chose it by: its module found by its name too
+    'setup.py:19:ext.cuda-extension',
     'slam/video.py:4:ext.extension-import',
     'slam/video.py:5:ext.extension-import',
     'slam/video.py:13:ext.extension-call',
@@ -205,6 +207,8 @@ const EXPECTED: Record<string, string[]> = {
     // two ops taken as values on one line
     'slam/video.py:29:ext.extension-call',
     'slam/video.py:29:ext.extension-call',
+    'slam/video.py:33:ext.extension-import',
+    'slam/video.py:35:ext.extension-call',
   ],
   'ext-calls': [
     // BigVGAN's kernels loaded through the project's own loader module (data loaded into look-alike
@@ -629,6 +633,12 @@ const EXPECTED: Record<string, string[]> = {
     'bentofile.yaml:4:script.cuda-env',
     // a bundle config mapping its checkpoint onto the GPU (`map_location: cpu` quiet)
     'bundle_inference.yaml:10:script.cuda-env',
+    // and its device as a Python expression: a literal, a rank's f-string, a concatenation, a
+    // conditional (once on a line that also asks torch.cuda; the CPU quiet)
+    'bundle_inference.yaml:18:script.cuda-env',
+    'bundle_inference.yaml:19:script.cuda-env',
+    'bundle_inference.yaml:20:script.cuda-env',
+    'bundle_inference.yaml:21:script.cuda-env',
     // Triton Inference Server's GPU instance group (config.pbtxt)
     'config.pbtxt:7:script.cuda-env',
     // an NGC base image given through ARG; NVIDIA's apex cloned; packages installed from their
@@ -644,6 +654,11 @@ const EXPECTED: Record<string, string[]> = {
     'Dockerfile:11:lib.transformer-engine',
     // mmcv's CUDA wheel chosen by mim
     'Dockerfile:12:script.cuda-env',
+    // operator libraries cloned to be built, by the repository's name (after clone's options, over
+    // ssh); detectron2, an echoed clone and a commented one quiet
+    'Dockerfile:14:lib.cuda-ops',
+    'Dockerfile:16:lib.flash-attn',
+    'Dockerfile:17:lib.cuda-ops',
     // a project's CUDA requirements set and CUDA make target (the CPU set, a plain target quiet)
     'Dockerfile.engine:4:script.cuda-env',
     'Dockerfile.engine:5:script.cuda-env',
@@ -994,6 +1009,8 @@ const EXPECTED: Record<string, string[]> = {
     'ddp.py:28:dist.lightning-ddp-name',
     'fit.sh:1:script.cann-env',
     'fit.sh:2:script.cuda-env',
+    // Lightning 1.x's DDP named as the accelerator on a command line (ddp_cpu quiet)
+    'fit.sh:4:script.cuda-env',
     'folds.sh:1:script.cann-env',
     // timm's apex FusedLAMB named on a command line (plain lamb quiet)
     'folds.sh:3:script.cuda-env',
@@ -1013,6 +1030,12 @@ const EXPECTED: Record<string, string[]> = {
     // Lightning 1.x's gpus= (devices= quiet)
     'legacy_trainer.py:7:device.lightning-gpus',
     'legacy_trainer.py:10:device.lightning-gpus',
+    // and its DDP modes named as the accelerator: a keyword, a config's entry, a plain variable
+    // (ddp_cpu and a log line quiet); the same in a config
+    'legacy_trainer.py:18:dist.lightning-legacy-accelerator',
+    'legacy_trainer.py:19:dist.lightning-legacy-accelerator',
+    'legacy_trainer.py:20:dist.lightning-legacy-accelerator',
+    'legacy.yaml:3:script.cuda-env',
     'seg.yaml:3:script.cuda-env',
     // the same in a config: DDP and FSDP by name (DeepSpeed, a comment quiet)
     'sweep.yaml:3:script.cuda-env',

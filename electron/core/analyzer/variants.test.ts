@@ -1301,6 +1301,9 @@ const EXPECTED: Record<string, string[]> = {
     'ddp_tutorial.py:22:add.set-device',
     'ddp_tutorial.py:23:dist.nccl',
     'ddp_tutorial.py:28:cuda.api',
+    // a container run with the host's GPUs: nvidia-docker 1's NV_GPU, docker's --gpus
+    'docker_run.sh:5:script.cuda-env',
+    'docker_run.sh:6:script.cuda-env',
     // CUDA_VISIBLE_DEVICES given as a keyword of a child's environment (OMP_NUM_THREADS quiet)
     'feature_workers.py:10:env.cuda-visible-devices-kwarg',
     // command lines a launcher builds with CUDA_VISIBLE_DEVICES=… (a job script's template on

@@ -2052,6 +2052,14 @@ function analyzeTree(
         )
       )
         continue;
+      const most = r.match.maxPositional;
+      if (
+        most !== undefined &&
+        (argList.some((a) => a.type === 'list_splat') ||
+          argList.filter((a) => !/^(?:keyword_argument|dictionary_splat|comment)$/.test(a.type))
+            .length > most)
+      )
+        continue;
       if (r.match.inProduct && !inProduct(call)) continue;
       if (r.match.inGrid && !inGrid(call)) continue;
       // a keyword argument that matched is reported where it is written (`device_id=rank`
@@ -2087,9 +2095,11 @@ function analyzeTree(
         { name },
         rw?.kind === 'insert-first-argument' && open >= 0 && source[open] === '('
           ? [{ start: open + 1, end: open + 1, text: argList.length ? `${rw.text}, ` : rw.text }]
-          : rw?.kind === 'replace-expression' && at === call && !argList.length
-            ? [{ start: call.startIndex, end: call.endIndex, text: rw.to }]
-            : undefined,
+          : rw?.kind === 'append-argument' && args && source[args.endIndex - 1] === ')'
+            ? appendArgument(args, argList, rw.text)
+            : rw?.kind === 'replace-expression' && at === call && !argList.length
+              ? [{ start: call.startIndex, end: call.endIndex, text: rw.to }]
+              : undefined,
       );
     }
   }
@@ -2958,6 +2968,16 @@ function methodSpan(
   const name = ident.startIndex;
   const at = source.lastIndexOf('\n', name - 1);
   return at < start ? call : { startIndex: name, endIndex: call.endIndex };
+}
+
+/** `f(a, b)` → `f(a, b, text)`, after a trailing comma as written (`f(\n  a,\n)`). */
+function appendArgument(args: Node, argList: Node[], text: string): Edit[] {
+  const last = argList.filter((a) => a.type !== 'comment').at(-1);
+  if (!last) return [{ start: args.startIndex + 1, end: args.startIndex + 1, text }];
+  // what is between the last argument and the closing parenthesis
+  const comma = args.text.slice(last.endIndex - args.startIndex, -1).indexOf(',');
+  const at = comma < 0 ? last.endIndex : last.endIndex + comma + 1;
+  return [{ start: at, end: at, text: comma < 0 ? `, ${text}` : ` ${text},` }];
 }
 
 /**

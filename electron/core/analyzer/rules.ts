@@ -159,6 +159,8 @@ const Match = z.discriminatedUnion('kind', [
     withoutDevice: z.boolean().optional(),
     /** Only without this keyword argument (nor `**kwargs`, which may hold it): a setting not made. */
     withoutKeyword: z.string().optional(),
+    /** Only with at most this many positional arguments (nor `*args`): torch.load's second is map_location. */
+    maxPositional: z.number().optional(),
     /** Some argument's source text matches this (`float("-inf")` in a mask, `x + mask`). */
     argRegex: z.string().optional(),
     /** Only the first positional argument is tested against argRegex. */
@@ -280,6 +282,8 @@ const Rewrite = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('remove-argument') }),
   /** A call gets this as its first argument: `GradScaler()` → `GradScaler("npu")`. */
   z.object({ kind: z.literal('insert-first-argument'), text: z.string() }),
+  /** The argument written last: `torch.load(path)` → `torch.load(path, map_location="cpu")`. */
+  z.object({ kind: z.literal('append-argument'), text: z.string() }),
   /** The statement that is the matched call goes (its line, or `pass` if it is alone). */
   z.object({ kind: z.literal('remove-statement') }),
 ]);

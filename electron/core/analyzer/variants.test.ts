@@ -844,6 +844,12 @@ const EXPECTED: Record<string, string[]> = {
     'grad_cache.py:2:add.import-torch-npu',
     'grad_cache.py:13:device.fork-rng-cuda',
     'grad_cache.py:22:device.fork-rng-cuda',
+    // torch.load without map_location: a checkpoint a GPU run may have written (map_location given,
+    // optimizer state, the run's own best checkpoint, features, a buffer quiet)
+    'load_checkpoints.py:6:add.import-torch-npu',
+    'load_checkpoints.py:11:device.load-map-location',
+    'load_checkpoints.py:12:device.load-map-location',
+    'load_checkpoints.py:13:device.load-map-location',
     'lora.sh:1:script.cann-env',
     // kohya's AdamW8bit and bare --xformers, HF's paged optimizer (--xformers_checkpoint_dir quiet)
     'lora.sh:3:script.cuda-env',
@@ -1729,6 +1735,22 @@ describe('what the variants say and fix', () => {
     expect(find(triton, 'tma.py:16:triton.tma').message).toBe(
       'triton.tools.experimental_descriptor.create_2d_tma_descriptor：Tensor Memory Accelerator 描述符（仅 NVIDIA Hopper）。',
     );
+  });
+
+  it('rewrite mode: torch.load gets map_location="cpu" as its last argument, after a trailing comma as written', async () => {
+    const parser = await pythonParser();
+    const migrated = migratedFiles(
+      await scanProject(join(VARIANTS, 'trainers')),
+      'rewrite',
+      parser,
+    ).get('load_checkpoints.py')!;
+    expect(migrated.parses).toBe(true);
+    expect(migrated.after).toContain('ckpt = torch.load(args.weights, map_location="cpu")\n');
+    expect(migrated.after).toContain(
+      'torch.load(os.path.join(args.pretrained, "model.pth"), map_location="cpu"))',
+    );
+    expect(migrated.after).toContain('th.load(\n        args.ckpt, map_location="cpu",\n    )');
+    expect(migrated.after).toContain('pos = torch.load(args.weights, "cpu")\n');
   });
 
   it('rewrite mode: the PyTorch profiler becomes torch_npu.profiler where the module is written by its name, and the patch imports torch_npu', async () => {

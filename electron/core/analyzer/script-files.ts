@@ -267,10 +267,10 @@ const SCRIPT_PATTERNS: {
   },
   {
     // conda's CUDA packages installed from a script (`conda install pytorch cudatoolkit=11.3`,
-    // `micromamba create … pytorch-cuda=12.1`), and the specs only conda writes, wherever the
-    // command's line is continued: conda-forge's `cuda-version=12.1` and a CUDA build string
-    // (`"pytorch=2.2.*=cuda*"`)
-    re: /(?<=\b(?:conda|mamba|micromamba)\s+(?:install|create)\b.*)(?<![\w-])(?:cudatoolkit|pytorch-cuda|cuda-toolkit|cuda-runtime|cudnn)(?:[=<>][\w.*]*)?(?![\w-])|(?<![\w-])cuda-version\s*[=<>]=?\s*[\d.*]+|(?<=\bpytorch=[\w.*]+=)\*?cuda\w*\*?/,
+    // `micromamba create … pytorch-cuda=12.1`, a script's own `conda_install` wrapper), and the
+    // specs only conda writes, wherever the command's line is continued: conda-forge's
+    // `cuda-version=12.1` and a CUDA build string (`"pytorch=2.2.*=cuda*"`)
+    re: /(?<=\b(?:conda|mamba|micromamba)(?:\s+|_)(?:install|create)\b.*)(?<![\w-])(?:cudatoolkit|pytorch-cuda|cuda-toolkit|cuda-runtime|cudnn)(?:[=<>][\w.*]*)?(?![\w-])|(?<![\w-])cuda-version\s*[=<>]=?\s*[\d.*]+|(?<=\bpytorch=[\w.*]+=)\*?cuda\w*\*?/,
     say: {
       en: "conda's CUDA packages: on Ascend install torch's CPU build (pip, with the matching torch_npu) and leave the CUDA toolkit out; CANN provides the NPU runtime.",
       'zh-CN':
@@ -525,8 +525,9 @@ const SCRIPT_PATTERNS: {
   },
   {
     // `backend: nccl`, `process_group_backend: nccl` (Lightning), `--distributed-backend nccl`,
-    // Habitat's Hydra override `distrib_backend=NCCL` (the case kept)
-    re: /(?<=\b\w*(?:backend|BACKEND)["']?\s*[:=]\s*["']?|--(?:\w+[-_])?backend[= ]["']?)(?:nccl|NCCL)\b/,
+    // OpenNMT's one-dash `-gpu_backend nccl`, Habitat's Hydra override `distrib_backend=NCCL`
+    // (the case kept)
+    re: /(?<=\b\w*(?:backend|BACKEND)["']?\s*[:=]\s*["']?|(?<![\w-])--?(?:\w+[-_])?backend[= ]["']?)(?:nccl|NCCL)\b/,
     say: { en: 'Backend nccl: use hccl.', 'zh-CN': '后端 nccl：改用 hccl。' },
     edit: (m) => (m[0] === 'NCCL' ? 'HCCL' : 'hccl'),
   },

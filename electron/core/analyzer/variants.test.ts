@@ -495,6 +495,10 @@ const EXPECTED: Record<string, string[]> = {
   'vision-ops': [
     'detect.py:11:lib.torchvision-ops',
     // detection ops imported from elsewhere than torchvision or mmcv
+    // (faster-rcnn.pytorch's CFFI-built RoI layers; its config import quiet)
+    'frcnn_pytorch.py:4:ext.op-wrapper',
+    'frcnn_pytorch.py:5:ext.op-wrapper',
+    'frcnn_pytorch.py:6:ext.op-wrapper',
     'msda.py:3:ext.op-wrapper',
     'wrappers.py:6:ext.op-wrapper',
     'wrappers.py:7:ext.op-wrapper',
@@ -516,6 +520,8 @@ const EXPECTED: Record<string, string[]> = {
     // conda-forge's CUDA specs on a continued `micromamba create` (a CPU build string quiet)
     'conda_setup.sh:5:script.cuda-env',
     'conda_setup.sh:6:script.cuda-env',
+    // the same through the script's own conda_install wrapper (a variable of that name quiet)
+    'conda_setup.sh:10:script.cuda-env',
     // warp-ctc's loss and MinkowskiEngine: operator libraries without an NPU build, told at use
     'ctc.py:2:lib.cuda-ops',
     'ctc.py:6:lib.cuda-ops-call',
@@ -1334,6 +1340,9 @@ const EXPECTED: Record<string, string[]> = {
     // mmengine's get_max_cuda_memory, imported and called (print_log quiet)
     'mm_memory.py:1:cuda.mmengine-cuda-memory',
     'mm_memory.py:7:cuda.mmengine-cuda-memory',
+    // OpenNMT's one-dash -gpu_backend and a --dist_backend name NCCL (a file name quiet)
+    'onmt_train.sh:4:script.cuda-env',
+    'onmt_train.sh:5:script.cuda-env',
     // the rank as a device by keyword and through torch.device, a config's GPU index, the first
     // of a device_ids list, "cuda:{:d}".format(…), torch.device of a GPU list's element or of a
     // literal 0; a device from the command line and the CPU quiet

@@ -1,0 +1,561 @@
+"""Labels for probe272 (image-text matching / cross-modal retrieval, CUDA -> Ascend NPU).
+
+One C(...) per upstream line a careful porter would edit; see README.md for the policy.
+"""
+ENTRIES = []
+
+
+def C(sub, kind, change_type, required, ported, note):
+    return {"sub": sub, "kind": kind, "change_type": change_type, "required": required, "ported": ported, "note": note}
+
+
+def E(id, path, style, imitates, changes):
+    ENTRIES.append({"id": id, "path": path, "style": style, "imitates": imitates, "changes": changes})
+
+
+# ---------------------------------------------------------------- VSE++
+E("vsepp_model", "model.py", "explicit_replacement",
+  "VSE++ (fartashf/vsepp) model.py: VGG/ResNet + GRU encoders, hardest-negative contrastive loss",
+  [
+      C("model.features = nn.DataParallel(model.features)", "distributed_framework", "removal", True, None,
+        "nn.DataParallel is unsupported on NPU (Ascend 2.7.1 API list and msFmkTransplt); keep the plain features module, use DDP for multi-NPU"),
+      C("=model.cuda()", "tensor_to_device", "replace", True, "model.npu()",
+        ".cuda() on a host without CUDA raises; move the CNN to the NPU"),
+      C("model = nn.DataParallel(model).cuda()", "distributed_framework", "replace", True, "model = model.npu()",
+        "DataParallel unsupported on NPU and .cuda() fails; plain module on the NPU"),
+      C("self.fc = nn.Linear(self.cnn.module.fc.in_features, embed_size)", "distributed_framework", "replace", True,
+        "self.fc = nn.Linear(self.cnn.fc.in_features, embed_size)",
+        "knock-on of dropping the DataParallel wrapper for ResNet: there is no .module any more"),
+      C("self.cnn.module.fc = nn.Sequential()", "distributed_framework", "replace", True,
+        "self.cnn.fc = nn.Sequential()",
+        "knock-on of dropping the DataParallel wrapper (ResNet branch)"),
+      C("packed = pack_padded_sequence(x, lengths, batch_first=True)", "unsupported_op_workaround", "replace", False,
+        "out, _ = self.rnn(x)  # padded GRU, last state gathered by length below",
+        "pack_padded_sequence is ✘ in Ascend's 2.7.1 list / msFmkTransplt-unsupported; _pack_padded_sequence has an NPU kernel but gru.data (GRU on a PackedSequence) has no direct NPU kernel (decomposition or CPU fallback); performance rewrite"),
+      C("I = Variable(I.expand(x.size(0), 1, self.embed_size) - 1).cuda()", "tensor_to_device", "replace", True,
+        "I = Variable(I.expand(x.size(0), 1, self.embed_size) - 1).npu()",
+        "gather index must live on the same device as the GRU output; .cuda() raises without CUDA"),
+      C("=if torch.cuda.is_available():", "torch_cuda_api", "replace", True, "if torch.npu.is_available():",
+        "False on an NPU host: the diagonal mask stays on the CPU and masked_fill_ on NPU scores fails"),
+      C("=I = I.cuda()", "tensor_to_device", "replace", True, "I = I.npu()", "mask to the NPU"),
+      C("if torch.cuda.is_available():  # put both encoders on the GPU", "torch_cuda_api", "replace", True,
+        "if torch.npu.is_available():  # put both encoders on the NPU",
+        "unchanged guard is False on an NPU host, so training silently runs on the CPU"),
+      C("self.img_enc.cuda()", "tensor_to_device", "replace", True, "self.img_enc.npu()", "module to NPU"),
+      C("self.txt_enc.cuda()", "tensor_to_device", "replace", True, "self.txt_enc.npu()", "module to NPU"),
+      C("cudnn.benchmark = True", "torch_cuda_api", "removal", False, None,
+        "cuDNN autotuner flag; accepted but has no effect on NPU"),
+      C("if torch.cuda.is_available():  # move the mini-batch to the GPU", "torch_cuda_api", "replace", True,
+        "if torch.npu.is_available():  # move the mini-batch to the NPU",
+        "False on NPU host: inputs stay on CPU while encoders are on NPU"),
+      C("images = images.cuda()", "tensor_to_device", "replace", True, "images = images.npu()", "input transfer"),
+      C("captions = captions.cuda()", "tensor_to_device", "replace", True, "captions = captions.npu()", "input transfer"),
+      C("clip_grad_norm(self.params, self.grad_clip)", "unsupported_op_workaround", "replace", False,
+        "clip_grad_norm_(self.params, self.grad_clip)",
+        "deprecated torch.nn.utils.clip_grad_norm is ✘ in Ascend's 2.7.1 list; the in-place clip_grad_norm_ is ✔ (still works as an alias in torch 2.x, so not required)"),
+  ])
+
+E("vsepp_train", "train.py", "explicit_replacement",
+  "VSE++ train.py: argparse hyper-parameters, tensorboard_logger, epoch loop with validation by recall sum",
+  [
+      C("=import torch", "import_torch_npu", "npu_only_addition", True, "import torch_npu",
+        "entry script: registers the NPU backend so model.py's .npu() calls exist (needed explicitly before torch_npu 2.5.1 autoload)"),
+      C("torch.cuda.manual_seed(opt.seed)", "torch_cuda_api", "replace", False, "torch.npu.manual_seed(opt.seed)",
+        "lazy no-op without CUDA; torch.manual_seed above already seeds the default generator, NPU seeding is for reproducibility only"),
+      C("=if torch.cuda.is_available():", "torch_cuda_api", "replace", False, "if torch.npu.is_available():",
+        "only selects a log message; unchanged it prints a misleading 'CUDA is not available' warning"),
+      C("logging.info('Training on GPU: %s', torch.cuda.get_device_name(0))", "torch_cuda_api", "replace", True,
+        "logging.info('Training on NPU: %s', torch.npu.get_device_name(0))",
+        "torch.cuda.get_device_name initialises CUDA and raises on an NPU host once the guard above is ported"),
+      C("mem=torch.cuda.max_memory_allocated() / 1024.0 / 1024.0))", "torch_cuda_api", "replace", False,
+        "mem=torch.npu.max_memory_allocated() / 1024.0 / 1024.0))",
+        "returns 0 without an initialised CUDA context; log value only"),
+  ])
+
+E("vsepp_data", "data.py", "explicit_replacement",
+  "VSE++ data.py: COCO/Flickr raw-image and precomputed-feature datasets, collate_fn and DataLoaders",
+  [
+      C("=pin_memory=True,", "pin_memory", "replace", False, "pin_memory=True, pin_memory_device='npu',",
+        "pinning is tied to the CUDA host allocator; without CUDA DataLoader warns and skips it. Whether torch_npu pins here without pin_memory_device is unconfirmed - performance only"),
+      C("pin_memory=True, num_workers=num_workers,", "pin_memory", "replace", False,
+        "pin_memory=True, pin_memory_device='npu', num_workers=num_workers,",
+        "same as above for the precomputed-feature loader (unconfirmed, performance only)"),
+  ])
+
+E("vsepp_eval", "evaluation.py", "explicit_replacement",
+  "VSE++ evaluation.py: encode_data, evalrank (5-fold COCO), i2t/t2i recall with order-embedding scoring on GPU",
+  [
+      C("=import torch", "import_torch_npu", "npu_only_addition", True, "import torch_npu",
+        "evalrank is called directly from a Python shell (README workflow), so this module is an entry point and must load the NPU backend"),
+      C("checkpoint = torch.load(model_path)", "device_type", "replace", False,
+        "checkpoint = torch.load(model_path, map_location='cpu')",
+        "released VSE++ checkpoints were saved from CUDA tensors; loading them where torch.cuda.is_available() is False needs map_location (standard torch behaviour, not in the knowledge base - unconfirmed)"),
+      C("d2 = order_sim(torch.Tensor(im2).cuda(),", "tensor_to_device", "replace", True,
+        "d2 = order_sim(torch.Tensor(im2).npu(),", "order-embedding scoring on the accelerator; .cuda() raises"),
+      C("torch.Tensor(captions).cuda())", "tensor_to_device", "replace", True, "torch.Tensor(captions).npu())",
+        "same"),
+      C("d2 = order_sim(torch.Tensor(ims).cuda(),", "tensor_to_device", "replace", True,
+        "d2 = order_sim(torch.Tensor(ims).npu(),", "same (t2i direction)"),
+      C("torch.Tensor(q2).cuda())", "tensor_to_device", "replace", True, "torch.Tensor(q2).npu())", "same"),
+  ])
+
+# ---------------------------------------------------------------- VSE infinity
+E("vseinf_train", "train.py", "explicit_replacement",
+  "VSE infinity (woodfrog/vse_infty) train.py: BERT tokenizer, region/grid features, backbone warm-up schedule",
+  [
+      C("=import torch", "import_torch_npu", "npu_only_addition", True, "import torch_npu",
+        "entry script; lib/vse.py moves modules with .npu() after the port"),
+      C("n_gpus = torch.cuda.device_count()", "torch_cuda_api", "replace", False,
+        "n_gpus = 1  # nn.DataParallel is unsupported on NPU; multi-NPU needs DDP",
+        "returns 0 on an NPU host so DataParallel is simply skipped; porting it to torch.npu.device_count() would re-enable the unsupported DataParallel path"),
+      C("mem=torch.cuda.max_memory_reserved() / 1024 ** 3))", "torch_cuda_api", "replace", False,
+        "mem=torch.npu.max_memory_reserved() / 1024 ** 3))",
+        "reports 0 without a CUDA context; log value only"),
+  ])
+
+E("vseinf_vse", "lib/vse.py", "explicit_replacement",
+  "VSE infinity lib/vse.py: VSEModel wrapper with per-part learning rates, DataParallel helper, forward_emb",
+  [
+      C("=if torch.cuda.is_available():", "torch_cuda_api", "replace", True, "if torch.npu.is_available():",
+        "False on an NPU host: encoders stay on the CPU and is_cuda=False, so the whole model silently trains on CPU"),
+      C("self.img_enc.cuda()", "tensor_to_device", "replace", True, "self.img_enc.npu()", "module to NPU"),
+      C("self.txt_enc.cuda()", "tensor_to_device", "replace", True, "self.txt_enc.npu()", "module to NPU"),
+      C("cudnn.benchmark = True", "torch_cuda_api", "removal", False, None, "cuDNN autotuner flag, no effect on NPU"),
+      C("self.img_enc = nn.DataParallel(self.img_enc)", "distributed_framework", "removal", True, None,
+        "nn.DataParallel is unsupported on NPU (Ascend API list, msFmkTransplt); keep the bare module (or move to DDP)"),
+      C("self.txt_enc = nn.DataParallel(self.txt_enc)", "distributed_framework", "removal", True, None,
+        "same for the text encoder"),
+      C("if torch.cuda.is_available():  # region features come with their own lengths", "torch_cuda_api", "replace", True,
+        "if torch.npu.is_available():  # region features come with their own lengths",
+        "False on NPU host: inputs would stay on the CPU"),
+      C("images = images.cuda()", "tensor_to_device", "replace", True, "images = images.npu()", "input transfer"),
+      C("captions = captions.cuda()", "tensor_to_device", "replace", True, "captions = captions.npu()", "input transfer"),
+      C("image_lengths = image_lengths.cuda()", "tensor_to_device", "replace", True,
+        "image_lengths = image_lengths.npu()", "GPO needs the lengths on the feature device"),
+      C("images = images.cuda(non_blocking=True)", "tensor_to_device", "replace", True,
+        "images = images.npu(non_blocking=True)", "input transfer (backbone path, guarded by self.is_cuda which is fine once the init guard is ported)"),
+      C("captions = captions.cuda(non_blocking=True)", "tensor_to_device", "replace", True,
+        "captions = captions.npu(non_blocking=True)", "input transfer"),
+      C("lengths = torch.Tensor(lengths).cuda()", "tensor_to_device", "replace", True,
+        "lengths = torch.Tensor(lengths).npu()", "unconditional .cuda(): raises on every step on an NPU host"),
+  ])
+
+E("vseinf_encoders", "lib/encoders.py", "explicit_replacement",
+  "VSE infinity lib/encoders.py: region/grid image encoders with size augmentation, BERT and BiGRU text encoders",
+  [
+      C("packed = pack_padded_sequence(x_emb, lengths.cpu(), batch_first=True, enforce_sorted=False)",
+        "unsupported_op_workaround", "replace", False,
+        "out, _ = self.rnn(x_emb)  # run the BiGRU on the padded batch; GPO masks the padding",
+        "pack_padded_sequence is ✘ in Ascend's 2.7.1 list and msFmkTransplt-unsupported; the aten pack op has an NPU kernel but gru.data (GRU over a PackedSequence) has none (decomposition or CPU fallback) - performance rewrite"),
+  ])
+
+E("vseinf_gpo", "lib/modules/aggr/gpo.py", "explicit_replacement",
+  "VSE infinity GPO (generalized pooling operator): BiGRU over positional encodings producing sorted-feature weights",
+  [
+      C("self.gru.flatten_parameters()", "unsupported_op_workaround", "removal", False, None,
+        "RNNBase.flatten_parameters is listed unsupported by msFmkTransplt; it is a cuDNN weight-layout call that returns early on non-CUDA weights"),
+      C("packed = pack_padded_sequence(pes, lengths.cpu(), batch_first=True, enforce_sorted=False)",
+        "unsupported_op_workaround", "replace", False,
+        "out, _ = self.gru(pes)  # padded input; padded positions are masked to -10000 below",
+        "packed GRU (gru.data) has no direct NPU kernel (decomposition or CPU fallback) and pack_padded_sequence is ✘ in Ascend's list; GPO runs for every image and caption, so this is the hot path - performance only"),
+  ])
+
+E("vseinf_eval", "lib/evaluation.py", "explicit_replacement",
+  "VSE infinity lib/evaluation.py: encode_data, evalrank with 5-fold COCO, ensembles and CxC evaluation",
+  [
+      C("checkpoint = torch.load(model_path, map_location='cuda')", "device_type", "replace", True,
+        "checkpoint = torch.load(model_path, map_location='cpu')",
+        "map_location='cuda' fails where CUDA is unavailable; load to CPU (the model is moved to the NPU by VSEModel)"),
+      C("torch.cuda.empty_cache()", "torch_cuda_api", "replace", False, "torch.npu.empty_cache()",
+        "silent no-op without CUDA; NPU cache would not be released before the similarity step"),
+      C("caps = torch.from_numpy(captions).float().cuda()", "tensor_to_device", "replace", True,
+        "caps = torch.from_numpy(captions).float().npu()", "CxC similarity on the accelerator; .cuda() raises"),
+      C("ims = torch.from_numpy(images[start:end]).float().to('cuda', non_blocking=True)", "tensor_to_device", "replace", True,
+        "ims = torch.from_numpy(images[start:end]).float().to('npu', non_blocking=True)", "'cuda' device string"),
+  ])
+
+E("vseinf_sh", "scripts/train_coco.sh", "explicit_replacement",
+  "VSE infinity training launcher for COCO region/grid/WSL variants",
+  [
+      C("=set -e", "import_torch_npu", "npu_only_addition", True,
+        "source /usr/local/Ascend/ascend-toolkit/set_env.sh",
+        "CANN environment must be sourced or import torch_npu fails (libhccl.so / ASCEND_OPP_PATH errors)"),
+      C("CUDA_VISIBLE_DEVICES=0 python3 train.py \\", "env_var", "replace", True,
+        "ASCEND_RT_VISIBLE_DEVICES=0 python3 train.py \\",
+        "CUDA_VISIBLE_DEVICES is ignored by the Ascend runtime; the device restriction is silently lost"),
+      C("=export CUDA_VISIBLE_DEVICES=0,1", "env_var", "replace", True, "export ASCEND_RT_VISIBLE_DEVICES=0,1",
+        "device mask for the grid run (note: DataParallel is dropped on NPU, so only the first device is used without DDP)"),
+      C("export CUDA_VISIBLE_DEVICES=0,1,2,3", "env_var", "replace", True, "export ASCEND_RT_VISIBLE_DEVICES=0,1,2,3",
+        "device mask for the WSL run"),
+  ])
+
+E("vseinf_req", "requirements.txt", "explicit_replacement",
+  "VSE infinity requirements pinned to CUDA 10.1 wheels",
+  [
+      C("# Tested with CUDA 10.1", "import_torch_npu", "npu_only_addition", True, "torch-npu==2.1.0.post12",
+        "the NPU backend package, paired with torch 2.1.0 (CANN 8.1.RC1 line of the compatibility table)"),
+      C("-f https://download.pytorch.org/whl/torch_stable.html", "device_type", "replace", False,
+        "--extra-index-url https://download.pytorch.org/whl/cpu",
+        "CUDA wheel page; torch_npu expects the CPU torch build on x86 (aarch64 uses plain PyPI)"),
+      C("torch==1.7.1+cu101", "device_type", "replace", True, "torch==2.1.0",
+        "CUDA build of an old torch: no torch_npu release pairs with 1.7.1 and +cu101 wheels do not exist for aarch64"),
+      C("torchvision==0.8.2+cu101", "device_type", "replace", True, "torchvision==0.16.0",
+        "must match the new CPU torch; the +cu101 build pulls the CUDA torch back in"),
+  ])
+
+# ---------------------------------------------------------------- SCAN
+E("scan_model", "model.py", "explicit_replacement",
+  "SCAN (kuanghuei/SCAN) model.py: precomputed-region encoders, GRU text encoder, t2i/i2t stacked cross attention, hinge loss",
+  [
+      C("packed = pack_padded_sequence(x, lengths, batch_first=True)", "unsupported_op_workaround", "replace", False,
+        "out, _ = self.rnn(x)  # padded GRU; cap_len comes from lengths",
+        "pack_padded_sequence ✘ in Ascend's 2.7.1 list / msFmkTransplt; GRU over a PackedSequence (gru.data) has no direct NPU kernel - performance rewrite, not required"),
+      C("=if torch.cuda.is_available():", "torch_cuda_api", "replace", True, "if torch.npu.is_available():",
+        "False on NPU host: diagonal mask stays on CPU and masked_fill_ on NPU scores fails"),
+      C("=I = I.cuda()", "tensor_to_device", "replace", True, "I = I.npu()", "mask to NPU"),
+      C("if torch.cuda.is_available():  # single GPU training", "torch_cuda_api", "replace", True,
+        "if torch.npu.is_available():  # single NPU training",
+        "False on NPU host: SCAN silently trains on the CPU"),
+      C("self.img_enc.cuda()", "tensor_to_device", "replace", True, "self.img_enc.npu()", "module to NPU"),
+      C("self.txt_enc.cuda()", "tensor_to_device", "replace", True, "self.txt_enc.npu()", "module to NPU"),
+      C("cudnn.benchmark = True", "torch_cuda_api", "removal", False, None, "cuDNN flag, no effect on NPU"),
+      C("if torch.cuda.is_available():  # copy the batch", "torch_cuda_api", "replace", True,
+        "if torch.npu.is_available():  # copy the batch", "inputs must follow the encoders to the NPU"),
+      C("images = images.cuda()", "tensor_to_device", "replace", True, "images = images.npu()", "input transfer"),
+      C("captions = captions.cuda()", "tensor_to_device", "replace", True, "captions = captions.npu()", "input transfer"),
+  ])
+
+E("scan_train", "train.py", "explicit_replacement",
+  "SCAN train.py: argparse options (cross_attn, agg_func, precomp_enc_type), sharded cross-attention validation",
+  [
+      C("=import torch", "import_torch_npu", "npu_only_addition", True, "import torch_npu", "entry script"),
+      C("=if torch.cuda.is_available():", "torch_cuda_api", "replace", True, "if torch.npu.is_available():",
+        "unchanged, the --gpu choice is silently ignored on an NPU host (everything lands on device 0)"),
+      C("torch.cuda.set_device(opt.gpu)", "torch_cuda_api", "replace", True, "torch.npu.set_device(opt.gpu)",
+        "select the NPU; torch.cuda.set_device raises without CUDA"),
+  ])
+
+E("scan_eval", "evaluation.py", "explicit_replacement",
+  "SCAN evaluation.py: encode_data with padded word features, evalrank, sharded t2i/i2t cross-attention scoring",
+  [
+      C("=import torch", "import_torch_npu", "npu_only_addition", True, "import torch_npu",
+        "evalrank is run from a Python shell in the README workflow, so this module is an entry point"),
+      C("checkpoint = torch.load(model_path)", "device_type", "replace", False,
+        "checkpoint = torch.load(model_path, map_location='cpu')",
+        "released SCAN checkpoints hold CUDA tensors; need map_location where CUDA is absent (standard torch behaviour, unconfirmed in the knowledge base)"),
+      C("im = Variable(torch.from_numpy(images[im_start:im_end]), volatile=True).cuda()", "tensor_to_device", "replace", True,
+        "im = Variable(torch.from_numpy(images[im_start:im_end]), volatile=True).npu()", "shard to NPU"),
+      C("s = Variable(torch.from_numpy(captions[cap_start:cap_end]), volatile=True).cuda()", "tensor_to_device", "replace", True,
+        "s = Variable(torch.from_numpy(captions[cap_start:cap_end]), volatile=True).npu()", "shard to NPU"),
+      C("im_gpu = torch.from_numpy(images[im_start:im_end]).cuda()", "tensor_to_device", "replace", True,
+        "im_gpu = torch.from_numpy(images[im_start:im_end]).npu()", "shard to NPU (i2t)"),
+      C("cap_gpu = torch.from_numpy(captions[cap_start:cap_end]).cuda()", "tensor_to_device", "replace", True,
+        "cap_gpu = torch.from_numpy(captions[cap_start:cap_end]).npu()", "shard to NPU (i2t)"),
+  ])
+
+# ---------------------------------------------------------------- SGRAF
+E("sgraf_model", "model.py", "device_branch_or_abstraction",
+  "SGRAF (Paranioar/SGRAF) model.py: visual/text self-attention, SGR graph reasoning, SAF filtration, device attribute on the wrapper",
+  [
+      C("packed = pack_padded_sequence(cap_emb, lengths, batch_first=True)", "unsupported_op_workaround", "replace", False,
+        "out, _ = self.cap_rnn(cap_emb)  # padded GRU; words past cap_lens are ignored by EncoderSimilarity",
+        "pack_padded_sequence ✘ in Ascend's list; GRU over a PackedSequence has no direct NPU kernel - performance only"),
+      C("=if torch.cuda.is_available():", "torch_cuda_api", "replace", True, "if torch.npu.is_available():",
+        "False on NPU host: CPU mask against NPU scores in masked_fill_ fails"),
+      C("I = mask.cuda()", "tensor_to_device", "replace", True, "I = mask.npu()", "mask to NPU"),
+      C("self.device = torch.device('cuda:0' if torch.cuda.is_available() else 'cpu')", "device_type", "replace", True,
+        "self.device = torch.device('npu:0' if torch.npu.is_available() else 'cpu')",
+        "the single device decision for the whole model; unchanged it silently picks the CPU"),
+      C("if self.device.type == 'cuda':", "device_type", "removal", False, None,
+        "only guards the cuDNN benchmark flag below; goes away with it"),
+      C("cudnn.benchmark = True", "torch_cuda_api", "removal", False, None, "cuDNN flag, no effect on NPU"),
+  ])
+
+E("sgraf_train", "train.py", "explicit_replacement",
+  "SGRAF train.py: opts-based configuration, seeding helper, per-process GPU pinning via CUDA_VISIBLE_DEVICES",
+  [
+      C("=import torch", "import_torch_npu", "npu_only_addition", True, "import torch_npu", "entry script"),
+      C("torch.cuda.manual_seed_all(seed)", "torch_cuda_api", "replace", False, "torch.npu.manual_seed_all(seed)",
+        "lazy no-op without CUDA; reproducibility only"),
+      C("torch.backends.cudnn.deterministic = True", "torch_cuda_api", "replace", False,
+        "torch.use_deterministic_algorithms(True)",
+        "cuDNN flag is silently ignored on NPU, so --deterministic stops meaning anything; whether use_deterministic_algorithms covers every NPU kernel is unconfirmed"),
+      C("torch.backends.cudnn.benchmark = False", "torch_cuda_api", "removal", False, None, "cuDNN flag, no effect on NPU"),
+      C("os.environ[\"CUDA_VISIBLE_DEVICES\"] = str(opt.gpuid)", "env_var", "replace", True,
+        "os.environ[\"ASCEND_RT_VISIBLE_DEVICES\"] = str(opt.gpuid)",
+        "ignored by the Ascend runtime: both SAF and SGR jobs of run_f30k.sh would silently share NPU 0"),
+      C("torch.cuda.device_count())", "torch_cuda_api", "replace", False, "torch.npu.device_count())",
+        "log line only; reports 0 on an NPU host"),
+  ])
+
+E("sgraf_eval", "evaluation.py", "explicit_replacement",
+  "SGRAF evaluation.py: sharded similarity scoring through the model, SGR+SAF ensemble, __main__ entry with --gpu",
+  [
+      C("=import torch", "import_torch_npu", "npu_only_addition", True, "import torch_npu", "runnable as a script"),
+      C("checkpoint = torch.load(model_path, map_location='cuda:0')", "device_type", "replace", True,
+        "checkpoint = torch.load(model_path, map_location='cpu')",
+        "map_location to a CUDA device fails where CUDA is unavailable"),
+      C("torch.cuda.synchronize()", "torch_cuda_api", "replace", True, "torch.npu.synchronize()",
+        "initialises CUDA and raises on an NPU host; NPU sync keeps the timing honest"),
+      C("im = torch.from_numpy(img_embs[im_start:im_end]).float().cuda()", "tensor_to_device", "replace", True,
+        "im = torch.from_numpy(img_embs[im_start:im_end]).float().npu()", "shard to NPU"),
+      C("ca = torch.from_numpy(cap_embs[ca_start:ca_end]).float().cuda()", "tensor_to_device", "replace", True,
+        "ca = torch.from_numpy(cap_embs[ca_start:ca_end]).float().npu()", "shard to NPU"),
+      C("torch.cuda.empty_cache()", "torch_cuda_api", "replace", False, "torch.npu.empty_cache()",
+        "silent no-op without CUDA; frees NPU cache between ensemble members"),
+      C("os.environ['CUDA_VISIBLE_DEVICES'] = args.gpu", "env_var", "replace", True,
+        "os.environ['ASCEND_RT_VISIBLE_DEVICES'] = args.gpu",
+        "device mask silently ignored on NPU; must be set before the NPU runtime initialises"),
+  ])
+
+E("sgraf_sh", "run_f30k.sh", "explicit_replacement",
+  "SGRAF Flickr30K launcher: two trainings on two cards in parallel, then ensemble evaluation",
+  [
+      C("=#!/bin/bash", "import_torch_npu", "npu_only_addition", True,
+        "source /usr/local/Ascend/ascend-toolkit/set_env.sh", "CANN environment for torch_npu"),
+      C("export CUDA_DEVICE_ORDER=PCI_BUS_ID", "env_var", "removal", False, None,
+        "CUDA enumeration order, meaningless to the Ascend runtime (NPU logic ids are used instead)"),
+      C("nvidia-smi --query-gpu=index,name,memory.used,memory.total --format=csv", "torch_cuda_api", "replace", False,
+        "npu-smi info", "NVIDIA tool absent on Ascend hosts; without set -e the script only prints an error"),
+      C("CUDA_VISIBLE_DEVICES=${GPU_SAF} CUDA_LAUNCH_BLOCKING=0 python evaluation.py \\", "env_var", "replace", True,
+        "ASCEND_RT_VISIBLE_DEVICES=${GPU_SAF} ASCEND_LAUNCH_BLOCKING=0 python evaluation.py \\",
+        "CUDA device mask / launch-blocking switch are ignored by the Ascend runtime"),
+  ])
+
+# ---------------------------------------------------------------- VSRN
+E("vsrn_models", "model.py", "explicit_replacement",
+  "VSRN (KunpengLi1994/VSRN) model.py: GCN region reasoning + GRU, joint retrieval and caption-generation losses",
+  [
+      C("packed = pack_padded_sequence(x, lengths, batch_first=True)", "unsupported_op_workaround", "replace", False,
+        "out, _ = self.rnn(x)  # padded GRU; the last valid step is gathered below",
+        "pack_padded_sequence ✘ in Ascend's list; packed GRU has no direct NPU kernel - performance only"),
+      C("I = Variable(I.expand(x.size(0), 1, self.embed_size) - 1).cuda()", "tensor_to_device", "replace", True,
+        "I = Variable(I.expand(x.size(0), 1, self.embed_size) - 1).npu()", "gather index to NPU"),
+      C("I = torch.cuda.FloatTensor(scores.size(0), scores.size(0)).zero_()", "torch_cuda_api", "replace", True,
+        "I = torch.zeros(scores.size(0), scores.size(0), device=scores.device)",
+        "legacy torch.cuda.FloatTensor constructor raises without CUDA (only transfer_to_npu aliases it)"),
+      C("I = I + torch.eye(scores.size(0)).cuda()", "tensor_to_device", "replace", True,
+        "I = I + torch.eye(scores.size(0), device=scores.device)", "identity mask on the score device"),
+      C("=if torch.cuda.is_available():", "torch_cuda_api", "replace", True, "if torch.npu.is_available():",
+        "False on NPU host: encoders and caption model silently stay on CPU"),
+      C("self.img_enc.cuda()", "tensor_to_device", "replace", True, "self.img_enc.npu()", "module to NPU"),
+      C("self.txt_enc.cuda()", "tensor_to_device", "replace", True, "self.txt_enc.npu()", "module to NPU"),
+      C("self.caption_model.cuda()", "tensor_to_device", "replace", True, "self.caption_model.npu()", "module to NPU"),
+      C("cudnn.benchmark = True", "torch_cuda_api", "removal", False, None, "cuDNN flag, no effect on NPU"),
+      C("torch.cuda.synchronize()", "torch_cuda_api", "removal", True, None,
+        "raises on an NPU host; the per-step sync has no purpose here (use torch.npu.synchronize() if kept)"),
+      C("labels = labels.cuda()", "tensor_to_device", "replace", True, "labels = labels.npu()", "caption targets to NPU"),
+      C("masks = masks.cuda()", "tensor_to_device", "replace", True, "masks = masks.npu()", "caption masks to NPU"),
+      C("if torch.cuda.is_available():  # inputs follow the encoders", "torch_cuda_api", "replace", True,
+        "if torch.npu.is_available():  # inputs follow the encoders", "inputs must follow the encoders"),
+      C("images = images.cuda()", "tensor_to_device", "replace", True, "images = images.npu()", "input transfer"),
+      C("captions = captions.cuda()", "tensor_to_device", "replace", True, "captions = captions.npu()", "input transfer"),
+  ])
+
+E("vsrn_decoder", "misc/DecoderRNN.py", "explicit_replacement",
+  "VSRN caption decoder (S2VT-style attention GRU) with greedy, sampling and beam decoding",
+  [
+      C("dropout=rnn_dropout_p)", "unsupported_op_workaround", "replace", False,
+        "dropout=0.0)  # nn.GRU dropout argument is not supported on NPU",
+        "Ascend's 2.7.1 list says nn.GRU does not support the dropout argument; with n_layers=1 PyTorch ignores it anyway, so behaviour is unchanged (failure mode on NPU unconfirmed)"),
+      C("self.rnn.flatten_parameters()", "unsupported_op_workaround", "removal", False, None,
+        "cuDNN weight-layout call, listed unsupported by msFmkTransplt; returns early on non-CUDA weights"),
+      C("it = torch.LongTensor([self.sos_id] * batch_size).cuda()", "tensor_to_device", "replace", True,
+        "it = torch.LongTensor([self.sos_id] * batch_size).to(encoder_outputs.device)", "<bos> tokens on the model device"),
+      C("it = torch.multinomial(prob_prev, 1).cuda()", "tensor_to_device", "replace", True,
+        "it = torch.multinomial(prob_prev, 1)", "sample is already on the NPU; .cuda() raises"),
+      C("seq = torch.cuda.LongTensor(self.max_length, batch_size).zero_()", "torch_cuda_api", "replace", True,
+        "seq = torch.zeros(self.max_length, batch_size, dtype=torch.long, device=encoder_outputs.device)",
+        "legacy CUDA tensor type constructor raises without CUDA"),
+      C("seqLogprobs = torch.cuda.FloatTensor(self.max_length, batch_size)", "torch_cuda_api", "replace", True,
+        "seqLogprobs = torch.empty(self.max_length, batch_size, device=encoder_outputs.device)",
+        "legacy CUDA tensor type constructor raises without CUDA"),
+  ])
+
+E("vsrn_train", "train.py", "explicit_replacement",
+  "VSRN train.py: opts-based training loop with mid-epoch validation and checkpointing",
+  [
+      C("=import torch", "import_torch_npu", "npu_only_addition", True, "import torch_npu", "entry script"),
+      C("=if torch.cuda.is_available():", "torch_cuda_api", "replace", True, "if torch.npu.is_available():",
+        "unchanged, --gpuid is silently ignored on an NPU host"),
+      C("torch.cuda.set_device(opt.gpuid)", "torch_cuda_api", "replace", True, "torch.npu.set_device(opt.gpuid)",
+        "raises without CUDA"),
+      C("print('Use GPU {}: {}'.format(opt.gpuid, torch.cuda.get_device_name(opt.gpuid)))", "torch_cuda_api", "replace", True,
+        "print('Use NPU {}: {}'.format(opt.gpuid, torch.npu.get_device_name(opt.gpuid)))",
+        "get_device_name initialises CUDA and raises once the guard is ported"),
+      C("torch.cuda.empty_cache()", "torch_cuda_api", "replace", False, "torch.npu.empty_cache()",
+        "silent no-op without CUDA"),
+  ])
+
+E("vsrn_env", "environment.yml", "explicit_replacement",
+  "VSRN-era conda environment (PyTorch 1.1 + cudatoolkit 9.0)",
+  [
+      C("- python=3.6", "device_type", "replace", True, "- python=3.9",
+        "torch 2.1 / torch_npu 2.1 need Python 3.8-3.11; forced by the NPU stack, not by the model"),
+      C("- pytorch=1.1.0", "device_type", "replace", True, "- pytorch=2.1.0",
+        "no torch_npu pairs with 1.1.0; torch must equal the torch_npu version"),
+      C("- torchvision=0.3.0", "device_type", "replace", True, "- torchvision=0.16.0", "must match torch 2.1.0"),
+      C("- cudatoolkit=9.0", "device_type", "removal", True, None,
+        "cudatoolkit pins the CUDA variant of the pytorch package; torch_npu needs the CPU build"),
+      C("- cudnn=7.6.0", "device_type", "removal", False, None, "CUDA-only library, unused on NPU"),
+      C("=- pip:", "import_torch_npu", "npu_only_addition", True, "    - torch-npu==2.1.0.post12",
+        "NPU backend pinned to the torch version"),
+  ])
+
+# ---------------------------------------------------------------- CAMP
+E("camp_model", "model/CAMP.py", "explicit_replacement",
+  "CAMP (ICCV'19 cross-modal adaptive message passing): pairwise cross attention, gated fusion, sharded evaluation scoring",
+  [
+      C("mask = torch.cuda.ByteTensor(len(lengths), max_len).fill_(0)", "torch_cuda_api", "replace", True,
+        "mask = torch.zeros(len(lengths), max_len, dtype=torch.uint8).npu()",
+        "legacy CUDA tensor constructor raises without CUDA; the mask must live with the word features"),
+      C("packed = pack_padded_sequence(x, lengths, batch_first=True)", "unsupported_op_workaround", "replace", False,
+        "out, _ = self.rnn(x)  # padded GRU; padding is masked in the fusion attention",
+        "pack_padded_sequence ✘ in Ascend's list; packed GRU has no direct NPU kernel - performance only"),
+      C("images = images.cuda(non_blocking=True)", "tensor_to_device", "replace", True,
+        "images = images.npu(non_blocking=True)", "input transfer"),
+      C("captions = captions.cuda(non_blocking=True)", "tensor_to_device", "replace", True,
+        "captions = captions.npu(non_blocking=True)", "input transfer"),
+      C("im = torch.from_numpy(img_embs[i:i + shard_size]).float().cuda()", "tensor_to_device", "replace", True,
+        "im = torch.from_numpy(img_embs[i:i + shard_size]).float().npu()", "evaluation shard to NPU"),
+      C("ca = torch.from_numpy(cap_embs[j:j + shard_size]).float().cuda()", "tensor_to_device", "replace", True,
+        "ca = torch.from_numpy(cap_embs[j:j + shard_size]).float().npu()", "evaluation shard to NPU"),
+      C("lens = torch.cuda.LongTensor(cap_lens[j:j + shard_size])", "torch_cuda_api", "replace", True,
+        "lens = torch.LongTensor(cap_lens[j:j + shard_size])",
+        "CUDA tensor type raises without CUDA; get_mask only iterates the lengths, CPU is fine"),
+  ])
+
+E("camp_train", "train.py", "explicit_replacement",
+  "CAMP train.py: yaml/EasyDict experiment config, optional apex O1 mixed precision, single-GPU training",
+  [
+      C("=import torch", "import_torch_npu", "npu_only_addition", True, "import torch_npu", "entry script"),
+      C("from apex import amp", "amp", "replace", False, "from torch.npu.amp import autocast, GradScaler",
+        "NVIDIA apex has no NPU build: either install Ascend's apex patch (same amp.initialize/scale_loss API) or move to native torch.npu.amp; without either, --fp16 silently falls back to fp32 (slower, not wrong)"),
+      C("torch.cuda.manual_seed(opt.seed)", "torch_cuda_api", "replace", False, "torch.npu.manual_seed(opt.seed)",
+        "lazy no-op without CUDA; reproducibility only"),
+      C("torch.cuda.set_device(opt.gpu_id)", "torch_cuda_api", "replace", True, "torch.npu.set_device(opt.gpu_id)",
+        "unguarded; raises on an NPU host"),
+      C("cudnn.benchmark = True", "torch_cuda_api", "removal", False, None, "cuDNN flag, no effect on NPU"),
+      C("model = model.cuda()", "tensor_to_device", "replace", True, "model = model.npu()", "module to NPU"),
+      C("ckpt = torch.load(opt.resume, map_location='cuda:{}'.format(opt.gpu_id))", "device_type", "replace", True,
+        "ckpt = torch.load(opt.resume, map_location='npu:{}'.format(opt.gpu_id))",
+        "map_location to a CUDA device fails without CUDA"),
+      C("torch.cuda.memory_allocated(opt.gpu_id) / 2 ** 20)", "torch_cuda_api", "replace", False,
+        "torch.npu.memory_allocated(opt.gpu_id) / 2 ** 20)", "returns 0 without a CUDA context; log only"),
+  ])
+
+# ---------------------------------------------------------------- X-VLM style retrieval fine-tuning
+E("xvlm_retrieval", "Retrieval.py", "device_branch_or_abstraction",
+  "X-VLM (zengyan-97/X-VLM) Retrieval.py: ITC/ITM fine-tuning, top-k ITM re-ranking evaluation, DDP via torch.distributed.launch, optional AMP",
+  [
+      C("=import torch", "import_torch_npu", "npu_only_addition", True, "import torch_npu", "entry script of every rank"),
+      C("with torch.cuda.amp.autocast(enabled=use_amp, dtype=config.get('amp_dtype_t', torch.float16)):", "amp", "replace", True,
+        "with torch.npu.amp.autocast(enabled=use_amp, dtype=config.get('amp_dtype_t', torch.float16)):",
+        "CUDA autocast does not cover NPU tensors: with use_amp: True the fine-tuning silently runs in fp32"),
+      C("cudnn.benchmark = True", "torch_cuda_api", "removal", False, None, "cuDNN flag, no effect on NPU"),
+      C("config['amp_dtype_t'] = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16",
+        "device_capability_check", "replace", True,
+        "config['amp_dtype_t'] = torch.bfloat16 if torch.npu.is_bf16_supported() else torch.float16",
+        "torch 2.1's torch.cuda.is_bf16_supported queries the current CUDA device and raises on an NPU host (newer torch returns False, silently choosing fp16 on bf16-capable Atlas A2)"),
+      C("scaler = torch.cuda.amp.GradScaler(enabled=config['amp_dtype_t'] == torch.float16)", "amp", "replace", True,
+        "scaler = torch.npu.amp.GradScaler(enabled=config['amp_dtype_t'] == torch.float16)",
+        "the CUDA GradScaler disables itself without CUDA, so fp16 would run without loss scaling"),
+      C("torch.cuda.empty_cache()", "torch_cuda_api", "replace", False, "torch.npu.empty_cache()",
+        "silent no-op without CUDA"),
+      C("parser.add_argument('--device', default='cuda')", "device_type", "replace", True,
+        "parser.add_argument('--device', default='npu')",
+        "torch.device('cuda') and every .to(device) fail on an NPU host"),
+      C("parser.add_argument('--dist_backend', default='nccl', help='torch.distributed backend')", "dist_backend", "replace", True,
+        "parser.add_argument('--dist_backend', default='hccl', help='torch.distributed backend')",
+        "NCCL is not available with torch_npu; HCCL is the collective backend"),
+  ])
+
+E("xvlm_utils", "utils/__init__.py", "explicit_replacement",
+  "X-VLM/ALBEF-style utils: SmoothedValue/MetricLogger with GPU memory logging, init_distributed_mode, environment report",
+  [
+      C("t = torch.tensor([self.count, self.total], dtype=torch.float64, device='cuda')", "device_type", "replace", True,
+        "t = torch.tensor([self.count, self.total], dtype=torch.float64, device='npu')",
+        "HCCL all_reduce needs an NPU tensor; 'cuda' raises. fp64 support of HCCL reductions is unconfirmed (float32 would be the safe choice)"),
+      C("=if torch.cuda.is_available():", "torch_cuda_api", "replace", False, "if torch.npu.is_available():",
+        "only adds the 'max mem' field to the log format; must change together with the guard below"),
+      C("if torch.cuda.is_available():  # same condition as when building _msg", "torch_cuda_api", "replace", False,
+        "if torch.npu.is_available():  # same condition as when building _msg", "log formatting only"),
+      C("memory=torch.cuda.max_memory_allocated() / MB))", "torch_cuda_api", "replace", False,
+        "memory=torch.npu.max_memory_allocated() / MB))", "would log 0 MB on NPU once the guards are ported"),
+      C("args.gpu = args.rank % torch.cuda.device_count()", "torch_cuda_api", "replace", True,
+        "args.gpu = args.rank % torch.npu.device_count()",
+        "device_count() is 0 on an NPU host: ZeroDivisionError under SLURM"),
+      C("torch.cuda.set_device(args.gpu)", "torch_cuda_api", "replace", True, "torch.npu.set_device(args.gpu)",
+        "binds each rank to its NPU; raises without CUDA"),
+      C("args.dist_backend = getattr(args, 'dist_backend', None) or 'nccl'", "dist_backend", "replace", True,
+        "args.dist_backend = getattr(args, 'dist_backend', None) or 'hccl'",
+        "fallback used by the task scripts that do not define --dist_backend; NCCL is unavailable on NPU"),
+      C("if torch.cuda.is_available():  # GPU details for the log", "torch_cuda_api", "replace", False,
+        "if torch.npu.is_available():  # NPU details for the log", "environment report only"),
+      C("lines.append('cuda {} / cudnn {}'.format(torch.version.cuda, torch.backends.cudnn.version()))", "torch_cuda_api", "replace", False,
+        "lines.append('npu devices: {}'.format(torch.npu.device_count()))", "would print 'cuda None / cudnn None'"),
+      C("for i in range(torch.cuda.device_count()):", "torch_cuda_api", "replace", False,
+        "for i in range(torch.npu.device_count()):", "environment report only"),
+      C("lines.append('gpu{}: {}'.format(i, torch.cuda.get_device_name(i)))", "torch_cuda_api", "replace", False,
+        "lines.append('npu{}: {}'.format(i, torch.npu.get_device_name(i)))", "environment report only"),
+      C("smi = subprocess.check_output(['nvidia-smi', '-L']).decode('utf-8').strip()", "torch_cuda_api", "replace", False,
+        "smi = subprocess.check_output(['npu-smi', 'info']).decode('utf-8').strip()",
+        "nvidia-smi is absent on Ascend hosts; the except branch already handles it"),
+  ])
+
+E("xvlm_run", "run.py", "explicit_replacement",
+  "X-VLM run.py: builds torch.distributed.launch command lines per --dist preset (all nodes, f4/l4 halves, single gpuN)",
+  [
+      C("os.environ.setdefault('NCCL_IB_DISABLE', '0')", "env_var", "removal", False, None,
+        "NCCL-only switch; HCCL uses RoCE on the NPU NICs and ignores it"),
+      C("os.environ.setdefault('NCCL_SOCKET_IFNAME', 'eth0')", "env_var", "replace", False,
+        "os.environ.setdefault('HCCL_SOCKET_IFNAME', 'eth0')",
+        "HCCL_SOCKET_IFNAME is the HCCL counterpart for host NIC selection; ignored otherwise (matters only multi-node)"),
+      C("os.environ.setdefault('NCCL_DEBUG', 'WARN')", "env_var", "replace", False,
+        "os.environ.setdefault('ASCEND_GLOBAL_LOG_LEVEL', '2')", "logging level only"),
+      C("return \"CUDA_VISIBLE_DEVICES=0,1,2,3 WORLD_SIZE=4", "env_var", "replace", True,
+        "return \"ASCEND_RT_VISIBLE_DEVICES=0,1,2,3 WORLD_SIZE=4 python3 -m torch.distributed.launch --nproc_per_node=4 \" \\",
+        "device mask ignored by the Ascend runtime"),
+      C("return \"CUDA_VISIBLE_DEVICES=4,5,6,7 WORLD_SIZE=4", "env_var", "replace", True,
+        "return \"ASCEND_RT_VISIBLE_DEVICES=4,5,6,7 WORLD_SIZE=4 python3 -m torch.distributed.launch --nproc_per_node=4 \" \\",
+        "unchanged, the l4 job silently lands on NPUs 0-3 and collides with an f4 job"),
+      C("return \"CUDA_VISIBLE_DEVICES={:} WORLD_SIZE=1", "env_var", "replace", True,
+        "return \"ASCEND_RT_VISIBLE_DEVICES={:} WORLD_SIZE=1 python3 -m torch.distributed.launch --nproc_per_node=1 \" \\",
+        "--dist gpuN would always run on NPU 0"),
+      C("dist_launch = \"CUDA_LAUNCH_BLOCKING=1 \" + dist_launch", "env_var", "replace", False,
+        "dist_launch = \"ASCEND_LAUNCH_BLOCKING=1 \" + dist_launch", "debug switch only"),
+  ])
+
+E("xvlm_yaml", "configs/Retrieval_coco.yaml", "explicit_replacement",
+  "X-VLM retrieval config (COCO) extended with runtime keys read by Retrieval.py",
+  [
+      C("dist_backend: 'nccl'", "dist_backend", "replace", True, "dist_backend: 'hccl'",
+        "overrides --dist_backend in Retrieval.main; NCCL is unavailable with torch_npu"),
+  ])
+
+E("xvlm_req", "requirements.txt", "explicit_replacement",
+  "X-VLM requirements pinned to CUDA 11.3 wheels",
+  [
+      C("# CUDA 11.3 build", "import_torch_npu", "npu_only_addition", True, "torch-npu==2.1.0.post17",
+        "NPU backend, paired with torch 2.1.0 (CANN 8.3.RC1 in the compatibility table, matching the Docker base image)"),
+      C("--extra-index-url https://download.pytorch.org/whl/cu113", "device_type", "replace", False,
+        "--extra-index-url https://download.pytorch.org/whl/cpu",
+        "CUDA wheel index; torch_npu wants the CPU torch build on x86"),
+      C("torch==1.11.0+cu113", "device_type", "replace", True, "torch==2.1.0",
+        "CUDA build of a torch version no torch_npu pairs with"),
+      C("torchvision==0.12.0+cu113", "device_type", "replace", True, "torchvision==0.16.0", "must match torch 2.1.0"),
+      C("nvidia-ml-py3", "device_type", "removal", False, None,
+        "NVML bindings have no NPU counterpart (torch.npu.utilization / npu-smi instead); not imported by the retrieval code"),
+  ])
+
+E("xvlm_docker", "Dockerfile", "explicit_replacement",
+  "Docker image for X-VLM fine-tuning on an NVIDIA CUDA base",
+  [
+      C("FROM nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04", "device_type", "replace", True,
+        "FROM quay.io/ascend/cann:8.3.rc1-910b-ubuntu22.04-py3.11",
+        "CUDA base image has no CANN toolkit/driver libraries; use an Ascend CANN image (name modelled on Ascend/cann-container-image tags, unconfirmed registry path)"),
+      C("ENV NVIDIA_VISIBLE_DEVICES=all", "env_var", "replace", False, "ENV ASCEND_VISIBLE_DEVICES=0-7",
+        "read by nvidia-container-runtime only; Ascend Docker Runtime uses ASCEND_VISIBLE_DEVICES (devices are usually passed at docker run time)"),
+      C("ENV NVIDIA_DRIVER_CAPABILITIES=compute,utility", "env_var", "removal", False, None, "NVIDIA runtime only"),
+      C("ENV NCCL_DEBUG=WARN", "env_var", "replace", False, "ENV ASCEND_GLOBAL_LOG_LEVEL=2", "logging level only"),
+  ])

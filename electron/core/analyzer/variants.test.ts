@@ -493,6 +493,9 @@ const EXPECTED: Record<string, string[]> = {
     'trt_runtime.py:14:lib.nvidia-only-call',
   ],
   'vision-ops': [
+    // detectron2's config left at its default device, "cuda" (a predictor that sets
+    // MODEL.DEVICE, d2_predictor.py, quiet)
+    'd2_setup.py:8:device.detectron2-default-device',
     'detect.py:11:lib.torchvision-ops',
     // detection ops imported from elsewhere than torchvision or mmcv
     // (faster-rcnn.pytorch's CFFI-built RoI layers; its config import quiet)

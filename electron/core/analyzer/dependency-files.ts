@@ -144,6 +144,16 @@ const PIP_VALUE_OPTIONS = new Set(
 );
 
 /**
+ * A command at `at` that does not run: in a comment, or words an echo prints (`echo "pip install
+ * apex"`). What is before it on its line is read only so far back: a line of commands stays linear.
+ */
+function notRun(src: string, lineStart: number, at: number): boolean {
+  const before = src.slice(Math.max(lineStart, at - 512), at);
+  const command = before.slice(Math.max(...[';', '&', '|'].map((c) => before.lastIndexOf(c))) + 1);
+  return /(?:^|\s)#/.test(before) || /\b(?:echo|printf)\b/.test(command);
+}
+
+/**
  * `pip install …` in a script, a Dockerfile or a CI workflow (continued over `\` lines): each
  * package it names that has a rule is that rule's finding, where the name is written. Paths,
  * URLs and the values of pip's options are not packages.
@@ -167,13 +177,7 @@ export function scanInstallCommands(
     if (cmd.index < readTo) continue;
     const line = lineOf(cmd.index);
     if (performance.now() > deadline) throw new TooCostly();
-    // in a comment, or words an echo prints (`echo "pip install apex"`), it installs nothing
-    // (what is before it on its line read only so far back: a line of commands stays linear)
-    const before = src.slice(Math.max(starts[line]!, cmd.index - 512), cmd.index);
-    const command = before.slice(
-      Math.max(...[';', '&', '|'].map((c) => before.lastIndexOf(c))) + 1,
-    );
-    if (/(?:^|\s)#/.test(before) || /\b(?:echo|printf)\b/.test(command)) continue;
+    if (notRun(src, starts[line]!, cmd.index)) continue;
     word.lastIndex = cmd.index + cmd[0].length;
     let takesValue = false;
     for (;;) {
@@ -282,11 +286,6 @@ export function scanInlineImports(
 }
 
 /**
- * The package a version-control URL installs: its `#egg=` name, else the repository's
- * (`git+https://github.com/NVlabs/tiny-cuda-nn.git@v1.7#subdirectory=bindings/torch` →
- * tiny-cuda-nn, listed under that name too).
- */
-/**
  * `git clone <repository>` of a CUDA-only library, in a script or a Dockerfile (cloned to be built
  * by nvcc: `git clone https://github.com/SeanNaren/warp-ctc.git && cd warp-ctc/pytorch_binding`):
  * the repository's name looked up like a requirement's. NVIDIA's apex is told by its own script
@@ -309,7 +308,7 @@ export function scanCloneCommands(
     const ruleId = /^apex$/i.test(repo) ? undefined : packageRule(repo);
     if (!ruleId) continue;
     const row = pointAt(starts, m.index).row;
-    if (/(?:^|\s)#|\b(?:echo|printf)\b/.test(src.slice(starts[row]!, m.index))) continue;
+    if (notRun(src, starts[row]!, m.index)) continue;
     const at = m.index + m[0].lastIndexOf(repo);
     const column = at - starts[row]! + 1;
     finding(
@@ -321,6 +320,11 @@ export function scanCloneCommands(
   }
 }
 
+/**
+ * The package a version-control URL installs: its `#egg=` name, else the repository's
+ * (`git+https://github.com/NVlabs/tiny-cuda-nn.git@v1.7#subdirectory=bindings/torch` →
+ * tiny-cuda-nn, listed under that name too).
+ */
 function urlPackage(token: string): string | undefined {
   if (!/^["']?(?:git|hg|svn|bzr)\+/.test(token)) return undefined;
   const egg = /[#&]egg=([A-Za-z0-9_.-]+)/.exec(token)?.[1];

@@ -30,6 +30,8 @@ const DOCKERFILE = new RegExp(String.raw`(?:^|\/)(?:${DOCKERFILE_NAME})$`);
 export const SCRIPT_WORDS =
   /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused|FLASH|apex|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged|trtexec|openmmlab|mim\s+install|["']GPU["']|cutlass|CUTLASS|\bcu\d{3}\b|whl\/\$|wheels\/\$|python[\d.]*\s+-c\b|:[ \t]*["']?(?:gpu|GPU)\b|strategy["']?\s*[:= ]\s*["']?(?:ddp|fsdp)|\bcudf\b|runs-on:|faiss|cupy|sage_?attn|sage_?attention|nproc[_-]per[_-]node(?:=|\s+)["']?gpu\b|#SBATCH|[Nn]orm\w*["']?\s*[:=]|tf32/;
 
+const DEVICE_CUDA = { en: 'Device cuda: use npu.', 'zh-CN': '设备 cuda：改用 npu。' };
+
 /** Launch scripts and configs: what a porter changes in them, line by line (not Python). */
 const SCRIPT_PATTERNS: {
   re: RegExp;
@@ -538,7 +540,7 @@ const SCRIPT_PATTERNS: {
     // (`MODEL.DEVICE "cuda:0"`), TabNet's `"device_name": "cuda"`, nerfstudio's
     // `--machine.device-type cuda`, a short `-d cuda:0` (Demucs, Kraken's ketos)
     re: /(?<=\b(?:\w*(?:device|DEVICE)(?:_type|_TYPE|_name|_NAME)?|map_location)["']?\s*[:=]\s*["']?(?:\$\{\w+:-)?|(?<![\w-])--?(?:[\w.-]*[-_.])?device(?:[-_]type)?(?:[= ]|["']\s*,\s*)["']?|(?<![\w-])-d[ \t]+["']?|\b[A-Z]\w*\.(?:DEVICE|device)\s+["']?)cuda\b/,
-    say: { en: 'Device cuda: use npu.', 'zh-CN': '设备 cuda：改用 npu。' },
+    say: DEVICE_CUDA,
     edit: () => 'npu',
   },
   {
@@ -616,7 +618,7 @@ const SCRIPT_PATTERNS: {
     // a Python expression in a config (a MONAI bundle's `device: $torch.device('cuda:0' if …)`);
     // a line that also asks torch.cuda is told once, by the inline-Python pattern
     re: /(?<=\btorch\.device\(\s*f?["'])cuda\b(?!.*\btorch\.cuda\b)/,
-    say: { en: 'Device cuda: use npu.', 'zh-CN': '设备 cuda：改用 npu。' },
+    say: DEVICE_CUDA,
     edit: () => 'npu',
   },
   {

@@ -1431,6 +1431,9 @@ function extensionImports(
     }
     if (c.extensionName(name)) {
       if (!name.startsWith('torch.') && !c.extensionName(local)) modules.push(local);
+      // an op so named, imported from the compiled module (`from pointops._C import
+      // knn_query_cuda`): its direct calls too
+      if (module && !NOT_EXTENSION.test(module) && c.extensionName(module)) functions.push(local);
       continue;
     }
     if (!module) continue;
@@ -2348,7 +2351,9 @@ function analyzeTree(
       if (!/\w/.test(module) || !c.extensionName(module)) return;
       for (const { name, alias } of stmt.names) {
         const local = alias ?? name;
-        if (name && local && (!c.extensionName(name) || ownNamed(`${module}.${name}`))) {
+        // an op of an extension-like name (`from pointops._C import knn_query_cuda`) is still
+        // called as a function; a submodule so named is read through `bound` as well
+        if (name && local) {
           boundFns.set(local, name);
           bindAt(local, i);
         }

@@ -314,6 +314,9 @@ function selectDevice(src: string, rel: string, rules: Rule[], lang: Language): 
   };
 }
 
+/** `import torch.cuda` on its own line, at the top level. */
+const TORCH_CUDA_IMPORT = /^import torch\.cuda[ \t]*$/m;
+
 /**
  * What must be added to a file that runs on the NPU: `import torch_npu` after its leading imports,
  * and at an entry point the compile mode right after it.
@@ -357,7 +360,12 @@ export function additions(
   };
   // after the leading imports, where porters put it: every module that uses the device gets
   // its own import, so the order among the project's imports does not matter
-  if (at.importEnd >= 0)
+  // a leading `import torch.cuda` is where it goes instead: the port turns that line into it
+  const cudaImport = src.includes('import torch.cuda') ? TORCH_CUDA_IMPORT.exec(src) : null;
+  if (cudaImport && cudaImport.index < at.importEnd) {
+    const end = cudaImport.index + cudaImport[0].length;
+    push('add.import-torch-npu', cudaImport.index, { at: end, text: '\nimport torch_npu' });
+  } else if (at.importEnd >= 0)
     // the line of the block's last import (a parenthesised import: where it closes)
     push('add.import-torch-npu', Math.max(0, at.importEnd - 1), {
       at: at.importEnd,

@@ -126,8 +126,9 @@ const SCRIPT_PATTERNS: {
   {
     // a package's CUDA kernels forced into its build where no GPU is visible (`ENV FORCE_CUDA=1`
     // for mmcv / detectron2 / pytorch3d, `BUILD_EXT=1 pip install`, BasicSR's `BASICSR_EXT=True`,
-    // MinkowskiEngine's `--install-option="--force_cuda"`, GroundingDINO's `ARG USE_CUDA=1`)
-    re: /(?<![\w-])(?:FORCE_CUDA|USE_CUDA|[A-Z][A-Z0-9]*_EXT|[A-Z0-9_]*CUDA_EXT[A-Z0-9_]*)(?=["']?\s*[=:]\s*["']?(?:1|ON|On|on|TRUE|True|true|YES|yes)\b)|(?<![\w-])--force[-_]cuda(?![\w-])/,
+    // MinkowskiEngine's `--install-option="--force_cuda"`, GroundingDINO's `ARG USE_CUDA=1`,
+    // habitat-sim's `setup.py install --with-cuda`, a CMake `-DWITH_CUDA=ON`)
+    re: /(?<![\w-])(?:FORCE_CUDA|USE_CUDA|WITH_CUDA|[A-Z][A-Z0-9]*_EXT|[A-Z0-9_]*CUDA_EXT[A-Z0-9_]*)(?=["']?\s*[=:]\s*["']?(?:1|ON|On|on|TRUE|True|true|YES|yes)\b)|(?<![\w-])--(?:force|with)[-_]cuda(?![\w-])/,
     say: {
       en: "Forces the package's CUDA extensions into its build: an Ascend host has no CUDA toolkit, so the build fails (or its ops are left without a kernel). Build without the switch (the package's CPU / PyTorch ops), or with its NPU switch where it has one (mmcv: FORCE_NPU=1).",
       'zh-CN':
@@ -527,9 +528,9 @@ const SCRIPT_PATTERNS: {
   },
   {
     // `backend: nccl`, `process_group_backend: nccl` (Lightning), `--distributed-backend nccl`,
-    // OpenNMT's one-dash `-gpu_backend nccl`, Habitat's Hydra override `distrib_backend=NCCL`
-    // (the case kept)
-    re: /(?<=\b\w*(?:backend|BACKEND)["']?\s*[:=]\s*["']?|(?<![\w-])--?(?:\w+[-_])?backend[= ]["']?)(?:nccl|NCCL)\b/,
+    // OpenNMT's one-dash `-gpu_backend nccl`, torchpack's `--dist.backend nccl`, Habitat's Hydra
+    // override `distrib_backend=NCCL` (the case kept)
+    re: /(?<=\b\w*(?:backend|BACKEND)["']?\s*[:=]\s*["']?|(?<![\w-])--?(?:[\w.-]*[-_.])?backend[= ]["']?)(?:nccl|NCCL)\b/,
     say: { en: 'Backend nccl: use hccl.', 'zh-CN': '后端 nccl：改用 hccl。' },
     edit: (m) => (m[0] === 'NCCL' ? 'HCCL' : 'hccl'),
   },
@@ -635,7 +636,7 @@ const SCRIPT_PATTERNS: {
     // or compose service's `image:`, `docker run … nvcr.io/…` (not a URL's path: github.com/nvidia/…)
     // — and a project's own image tagged for a CUDA version (`FROM base:2.1-cu121`, `image: x:cu118`)
     // or built on NGC's (`#SBATCH --image=nersc/pytorch:ngc-22.02-v0`, a Shifter image)
-    re: /(?<![\w./-])(?:nvidia\/cuda(?::\S*)?(?![\w/-])|nvcr\.io\/\S+|pytorch\/pytorch:\S*cuda\S*)|(?<=^\s*(?:FROM\s+|-?\s*image:\s*["']?|ARG\s+\w*IMAGE\w*=["']?)|(?<![\w-])--image[= ]["']?)[\w./-]+:[\w.-]*?(?<![A-Za-z0-9])(?:cu(?:da)?-?|ngc-?)\d[\w.-]*/i,
+    re: /(?<![\w./-])(?:nvidia\/cuda(?:gl)?(?::\S*)?(?![\w/-])|nvcr\.io\/\S+|pytorch\/pytorch:\S*cuda\S*)|(?<=^\s*(?:FROM\s+|-?\s*image:\s*["']?|ARG\s+\w*IMAGE\w*=["']?)|(?<![\w-])--image[= ]["']?)[\w./-]+:[\w.-]*?(?<![A-Za-z0-9])(?:cu(?:da)?-?|ngc-?)\d[\w.-]*/i,
     say: {
       en: 'CUDA container image (NVIDIA CUDA base, NGC, or one tagged for a CUDA version): build on an Ascend image with CANN (e.g. ascendai/cann) instead.',
       'zh-CN':

@@ -294,6 +294,12 @@ const EXPECTED: Record<string, string[]> = {
     'ops.py:37:device.cuda-string',
     'ops.py:37:ext.extension-call',
     'ops.py:38:ext.extension-call',
+    // ops imported from the compiled module by *_cuda names and called directly (its CPU kernel,
+    // in the CPU branch, quiet)
+    'point_query.py:5:ext.extension-import',
+    'point_query.py:10:ext.autograd-function',
+    'point_query.py:18:ext.extension-call',
+    'point_query.py:25:ext.extension-call',
     'scan_ops.py:3:ext.extension-import',
     'scan_ops.py:9:ext.autograd-function',
     'scan_ops.py:10:ext.extension-call',
@@ -493,8 +499,10 @@ const EXPECTED: Record<string, string[]> = {
     'trt_runtime.py:14:lib.nvidia-only-call',
   ],
   'vision-ops': [
-    // detectron2's config left at its default device, "cuda" (a predictor that sets
-    // MODEL.DEVICE, d2_predictor.py, quiet)
+    // detectron2's config left at its default device, "cuda", AdelaiDet's get_cfg as well, where
+    // the file only reads MODEL.DEVICE (a predictor that sets it, d2_predictor.py, and options
+    // merged with it, d2_cpu_eval.py, quiet)
+    'adet_setup.py:7:device.detectron2-default-device',
     'd2_setup.py:8:device.detectron2-default-device',
     'detect.py:11:lib.torchvision-ops',
     // detection ops imported from elsewhere than torchvision or mmcv
@@ -864,6 +872,9 @@ const EXPECTED: Record<string, string[]> = {
     'lora.sh:3:script.cuda-env',
     'lora.sh:4:script.cuda-env',
     'lora.sh:6:script.cuda-env',
+    // a leading `import torch.cuda`: torch_npu goes there, not after the last import
+    'mem_monitor.py:6:add.import-torch-npu',
+    'mem_monitor.py:18:cuda.api',
     // tensordict's CudaGraphModule and torch.cuda's own graphs
     'ppo_fast.py:2:cuda.graphs',
     'ppo_fast.py:2:add.import-torch-npu',
@@ -938,6 +949,10 @@ const EXPECTED: Record<string, string[]> = {
     'Dockerfile.lammps:7:script.cuda-env',
     // the device in an exec-form CMD
     'Dockerfile.serve:4:script.cuda-env',
+    // a simulator's CUDA + OpenGL image and its build --with-cuda (headless alone, an OpenGL
+    // image quiet)
+    'Dockerfile.sim:3:script.cuda-env',
+    'Dockerfile.sim:5:script.cuda-env',
     // conda's names for PyG's compiled extensions (pyg channel)
     'environment.yml:7:lib.pyg-ext',
     'environment.yml:8:lib.pyg-ext',
@@ -1380,6 +1395,8 @@ const EXPECTED: Record<string, string[]> = {
     'sync_bn.py:12:dist.sync-bn-data-parallel',
     'sync_bn.py:17:dist.sync-bn-data-parallel',
     'sync_bn.py:18:dist.sync-bn-data-parallel',
+    // torchpack's dotted flag (a run directory named for it quiet)
+    'torchpack_run.sh:3:script.cuda-env',
     // a Snakemake rule file: the GPU probe, the device pinning in its shell block
     'train.smk:2:script.cuda-env',
     'train.smk:10:script.cuda-env',

@@ -1,0 +1,2 @@
+#!/usr/bin/env bash
+python setup.py build develop

@@ -173,6 +173,9 @@ export function scanInstallCommands(
   const gap = /[ \t]*/y;
   /** Where the last command's words ended: a command inside them was read with them. */
   let readTo = 0;
+  /** The first pinned torch a command installs, unless a CUDA build's index already says so. */
+  let torch = null as PinnedTorch | null;
+  const ownsNpu = src.includes('npu') && /torch[-_]npu/.test(src);
   for (const cmd of src.matchAll(/(?<![\w-])pip3?\s+install(?![\w-])/g)) {
     if (cmd.index < readTo) continue;
     const line = lineOf(cmd.index);
@@ -180,6 +183,7 @@ export function scanInstallCommands(
     if (notRun(src, starts[line]!, cmd.index)) continue;
     word.lastIndex = cmd.index + cmd[0].length;
     let takesValue = false;
+    let pinned = null as PinnedTorch | null;
     for (;;) {
       gap.lastIndex = word.lastIndex;
       gap.exec(src);
@@ -226,9 +230,47 @@ export function scanInstallCommands(
       const spelled = fromUrl ?? /^[A-Za-z0-9_.-]+/.exec(token)?.[0];
       const ruleId = spelled ? packageRule(spelled) : undefined;
       if (ruleId) report(ruleId, tokenAt, token.length, spelled!);
+      if (spelled === 'torch' && versioned && !fromUrl && !pinned)
+        pinned = {
+          at: tokenAt,
+          token,
+          version: /^torch\s*==\s*([0-9][0-9A-Za-z.]*)$/.exec(token)?.[1] ?? null,
+        };
     }
+    // a CUDA build's wheel or index in the command is told by its own pattern, torch_npu with it
+    if (pinned && !torch && !ownsNpu && !OTHER_BUILD_IN_COMMAND.test(src.slice(cmd.index, readTo)))
+      torch = pinned;
+  }
+  // torch installed by the script, torch_npu nowhere in it: the image or environment it builds
+  // cannot run on the NPU; the release paired with that torch goes beside it
+  if (torch) {
+    const i = lineOf(torch.at);
+    const column = torch.at - starts[i]! + 1;
+    const npu = torch.version ? torchNpuFor(torch.version) : null;
+    const end = torch.at + torch.token.length;
+    finding(
+      'req.torch-npu',
+      rel,
+      { line: i + 1, column, endColumn: column + torch.token.length },
+      {
+        vars: { text: torch.token },
+        edits: npu ? [{ start: end, end, text: ` torch-npu==${npu}` }] : undefined,
+      },
+    );
   }
 }
+
+/** torch pinned in an install command: the token, where it is, its exact version if any. */
+type PinnedTorch = { at: number; token: string; version: string | null };
+
+/**
+ * Another accelerator's build of torch named in an install command: its `+cu` / `+rocm` local
+ * version, or its index (one chosen by a variable is taken for the CUDA one it usually is). The
+ * CUDA one is told by its own pattern; an install script's alternatives for ROCm or XPU are not
+ * where torch_npu goes, its CPU one is.
+ */
+const OTHER_BUILD_IN_COMMAND =
+  /\+(?:cu|rocm|xpu)\d|\+\$\{?\w*cu|download\.pytorch\.org\/whl\/(?:nightly\/|test\/)?(?:cu|rocm|xpu|\$)/i;
 
 /**
  * A script's inline Python that imports a CUDA-only library (`RUN python -c "import torch,

@@ -448,6 +448,11 @@ const EXPECTED: Record<string, string[]> = {
     'mesh_render.py:3:lib.cuda-ops',
     'mesh_render.py:7:lib.cuda-ops-call',
     'mesh_render.py:7:lib.cuda-ops-call',
+    // MMDeploy's TensorRT backend: its imports and calls (its ONNX Runtime check quiet)
+    'mmdeploy_trt.py:3:lib.nvidia-only',
+    'mmdeploy_trt.py:4:lib.nvidia-only',
+    'mmdeploy_trt.py:10:lib.nvidia-only-call',
+    'mmdeploy_trt.py:11:lib.nvidia-only-call',
     'monitor.py:1:lib.pynvml',
     'monitor.py:2:lib.pynvml',
     'monitor.py:3:lib.pynvml',
@@ -539,7 +544,10 @@ const EXPECTED: Record<string, string[]> = {
     'ctc.py:12:lib.cuda-ops',
     'ctc.py:14:lib.cuda-ops-call',
     // `pip install` in a Dockerfile and a script: each package its rule's, as in requirements;
-    // paths, URLs, option values, comments and an echo's words are no packages
+    // paths, URLs, option values, comments and an echo's words are no packages; torch pinned
+    // without torch_npu (an install naming its CUDA index already told, and an image that
+    // installs torch_npu, quiet)
+    'Dockerfile:3:req.torch-npu',
     'Dockerfile:5:lib.cuda-ops',
     'Dockerfile:5:lib.cuda-ops',
     'Dockerfile:6:lib.pyg-ext',
@@ -596,6 +604,9 @@ const EXPECTED: Record<string, string[]> = {
     'search.py:16:lib.faiss-gpu-call',
     'search.py:21:lib.faiss-gpu-call',
     'search.py:27:lib.faiss-gpu-call',
+    // an installer's choice of builds: torch_npu goes beside the CPU one (ROCm's, a comment and an
+    // unpinned torch quiet)
+    'torch_choice.sh:8:req.torch-npu',
     // a requirements file named by its project (notes.txt listing the same lines quiet)
     'vim_requirements.txt:2:req.cuda-wheel',
     'vim_requirements.txt:3:req.cuda-wheel',

@@ -26,9 +26,12 @@ export const SCRIPT_FILE = new RegExp(
 /** A Dockerfile, by any of its names. */
 const DOCKERFILE = new RegExp(String.raw`(?:^|\/)(?:${DOCKERFILE_NAME})$`);
 
-/** A script or config without one of these holds nothing SCRIPT_PATTERNS looks for. */
+/**
+ * A script or config without one of these holds nothing SCRIPT_PATTERNS looks for (nor a
+ * distributed launch, which needs CANN's environment).
+ */
 export const SCRIPT_WORDS =
-  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused|FLASH|apex|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged|trtexec|openmmlab|mim\s+install|["']GPU["']|cutlass|CUTLASS|\bcu\d{3}\b|whl\/\$|wheels\/\$|python[\d.]*\s+-c\b|:[ \t]*["']?(?:gpu|GPU)\b|strategy["']?\s*[:= ]\s*["']?(?:ddp|fsdp)|\bcudf\b|runs-on:|faiss|cupy|sage_?attn|sage_?attention|nproc[_-]per[_-]node(?:=|\s+)["']?gpu\b|#SBATCH|[Nn]orm\w*["']?\s*[:=]|tf32/;
+  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused|FLASH|apex|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged|trtexec|openmmlab|mim\s+install|["']GPU["']|cutlass|CUTLASS|\bcu\d{3}\b|whl\/\$|wheels\/\$|python[\d.]*\s+-c\b|:[ \t]*["']?(?:gpu|GPU)\b|strategy["']?\s*[:= ]\s*["']?(?:ddp|fsdp)|\bcudf\b|runs-on:|faiss|cupy|sage_?attn|sage_?attention|nproc[_-]per[_-]node(?:=|\s+)["']?gpu\b|#SBATCH|[Nn]orm\w*["']?\s*[:=]|tf32|torchrun|torch\.distributed\.(?:launch|run)|accelerate\s+launch/;
 
 const DEVICE_CUDA = { en: 'Device cuda: use npu.', 'zh-CN': '设备 cuda：改用 npu。' };
 

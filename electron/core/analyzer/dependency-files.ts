@@ -173,7 +173,7 @@ export function scanInstallCommands(
   const gap = /[ \t]*/y;
   /** Where the last command's words ended: a command inside them was read with them. */
   let readTo = 0;
-  /** The first pinned torch a command installs, unless a CUDA build's index already says so. */
+  /** The first torch pinned for the CPU build (the one torch_npu pairs with), if any. */
   let torch = null as PinnedTorch | null;
   const ownsNpu = src.includes('npu') && /torch[-_]npu/.test(src);
   for (const cmd of src.matchAll(/(?<![\w-])pip3?\s+install(?![\w-])/g)) {
@@ -237,7 +237,7 @@ export function scanInstallCommands(
           version: /^torch\s*==\s*([0-9][0-9A-Za-z.]*)$/.exec(token)?.[1] ?? null,
         };
     }
-    // a CUDA build's wheel or index in the command is told by its own pattern, torch_npu with it
+    // not beside another accelerator's build (CUDA's is told by its own pattern, torch_npu with it)
     if (pinned && !torch && !ownsNpu && !OTHER_BUILD_IN_COMMAND.test(src.slice(cmd.index, readTo)))
       torch = pinned;
   }

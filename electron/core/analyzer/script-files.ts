@@ -130,8 +130,8 @@ const SCRIPT_PATTERNS: {
     // a package's CUDA kernels forced into its build where no GPU is visible (`ENV FORCE_CUDA=1`
     // for mmcv / detectron2 / pytorch3d, `BUILD_EXT=1 pip install`, BasicSR's `BASICSR_EXT=True`,
     // MinkowskiEngine's `--install-option="--force_cuda"`, GroundingDINO's `ARG USE_CUDA=1`,
-    // habitat-sim's `setup.py install --with-cuda`, a CMake `-DWITH_CUDA=ON`)
-    re: /(?<![\w-])(?:FORCE_CUDA|USE_CUDA|WITH_CUDA|[A-Z][A-Z0-9]*_EXT|[A-Z0-9_]*CUDA_EXT[A-Z0-9_]*)(?=["']?\s*[=:]\s*["']?(?:1|ON|On|on|TRUE|True|true|YES|yes)\b)|(?<![\w-])--(?:force|with)[-_]cuda(?![\w-])/,
+    // habitat-sim's `setup.py install --with-cuda`, auto_LiRPA's `AUTOLIRPA_ENABLE_CUDA_BUILD=1`)
+    re: /(?<![\w-])(?:FORCE_CUDA|USE_CUDA|WITH_CUDA|[A-Z][A-Z0-9]*_EXT|[A-Z0-9_]*CUDA_(?:EXT|BUILD)[A-Z0-9_]*)(?=["']?\s*[=:]\s*["']?(?:1|ON|On|on|TRUE|True|true|YES|yes)\b)|(?<![\w-])--(?:force|with)[-_]cuda(?![\w-])/,
     say: {
       en: "Forces the package's CUDA extensions into its build: an Ascend host has no CUDA toolkit, so the build fails (or its ops are left without a kernel). Build without the switch (the package's CPU / PyTorch ops), or with its NPU switch where it has one (mmcv: FORCE_NPU=1).",
       'zh-CN':

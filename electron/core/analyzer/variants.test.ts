@@ -484,6 +484,11 @@ const EXPECTED: Record<string, string[]> = {
     'requirements.txt:9:lib.cuda-ops',
     'requirements.txt:10:lib.nvidia-only',
     'requirements.txt:11:lib.cuda-ops',
+    // gpuRIR's simulator: its import and each call (numpy's helpers quiet)
+    'room_sim.py:2:lib.cuda-ops',
+    'room_sim.py:7:lib.cuda-ops-call',
+    'room_sim.py:8:lib.cuda-ops-call',
+    'room_sim.py:10:lib.cuda-ops-call',
     'serve.py:3:lib.nvidia-only',
     // and each use of it, as of TensorRT's
     'serve.py:7:lib.nvidia-only-call',
@@ -960,10 +965,11 @@ const EXPECTED: Record<string, string[]> = {
     'Dockerfile.lammps:7:script.cuda-env',
     // the device in an exec-form CMD
     'Dockerfile.serve:4:script.cuda-env',
-    // a simulator's CUDA + OpenGL image and its build --with-cuda (headless alone, an OpenGL
-    // image quiet)
+    // a simulator's CUDA + OpenGL image, its build --with-cuda, a CUDA build switched on (headless
+    // alone, an OpenGL image, a switch set off quiet)
     'Dockerfile.sim:3:script.cuda-env',
     'Dockerfile.sim:5:script.cuda-env',
+    'Dockerfile.sim:7:script.cuda-env',
     // conda's names for PyG's compiled extensions (pyg channel)
     'environment.yml:7:lib.pyg-ext',
     'environment.yml:8:lib.pyg-ext',

@@ -1425,19 +1425,17 @@ function extensionImports(
     const local = bound[i]![1];
     const dot = name.lastIndexOf('.');
     const module = dot > 0 ? name.slice(0, dot) : '';
-    if (ownNamed(name)) {
-      if (!NOT_EXTENSION.test(module) && c.extensionName(module)) functions.push(local);
-      continue;
-    }
-    if (c.extensionName(name)) {
-      if (!name.startsWith('torch.') && !c.extensionName(local)) modules.push(local);
-      // an op so named, imported from the compiled module (`from pointops._C import
-      // knn_query_cuda`): its direct calls too
-      if (module && !NOT_EXTENSION.test(module) && c.extensionName(module)) functions.push(local);
-      continue;
-    }
-    if (!module) continue;
-    if (!NOT_EXTENSION.test(module) && c.extensionName(module)) functions.push(local);
+    // whatever is imported from a compiled module is one of its ops, called directly (also one
+    // named like a module: `from pointops._C import knn_query_cuda`)
+    if (module && !NOT_EXTENSION.test(module) && c.extensionName(module)) functions.push(local);
+    // a compiled module bound under another name (not a module's function of its own name)
+    if (
+      !ownNamed(name) &&
+      c.extensionName(name) &&
+      !name.startsWith('torch.') &&
+      !c.extensionName(local)
+    )
+      modules.push(local);
   }
   return { modules, functions };
 }

@@ -932,6 +932,12 @@ export function candidateOffsets(
   if (extFns.length) all(wordsThen(extFns, '\\s*\\('));
   // `ext = load_ext(…)`: a loader call that can bind one (`state = torch.load(…)` cannot)
   if (loader) for (const m of loadedMatches(source)) ext.add(m[1]!);
+  const renamed = renamedLoaders(c, aliases);
+  if (renamed) {
+    all(renamed);
+    const assigned = new RegExp(`^[ \\t]*(\\w+)\\s*=\\s*(?:${renamed.source})`, 'gm');
+    for (const m of source.matchAll(assigned)) ext.add(m[1]!);
+  }
   for (const [local] of namedLoads(c, source)) ext.add(local);
   for (const [local] of dynamicExtensions(c, source)) ext.add(local);
   for (const local of extensionAliases(source, ext)) ext.add(local);
@@ -1350,6 +1356,21 @@ function loaderHint(c: Compiled, source: string): RegExp | null {
   return loaderHintOf[1];
 }
 let loaderHintOf: [Compiled, RegExp | null] | null = null;
+
+/**
+ * A loader imported under another name (`from torch.utils.cpp_extension import load as
+ * load_extension`, PreciseRoIPooling's): its calls bind an extension as `load(` does. Null: none.
+ */
+function renamedLoaders(c: Compiled, aliases: Map<string, string>): RegExp | null {
+  const names: string[] = [];
+  for (const [local, full] of aliases)
+    if (
+      local !== full.slice(full.lastIndexOf('.') + 1) &&
+      c.loaders.some((l) => full === l || full.endsWith(`.${l}`))
+    )
+      names.push(local);
+  return names.length ? wordsThen(names, '\\s*\\(') : null;
+}
 
 export const RAISE = ledBy(/^[ \t]*raise\b/gm, ['raise'], true);
 
@@ -2369,7 +2390,10 @@ function analyzeTree(
         used.add(local);
       }
     }
-    for (const m of codeMatches(loaderHint(c, source), source)) {
+    const loaderCalls = codeMatches(loaderHint(c, source), source);
+    const renamed = renamedLoaders(c, aliases);
+    if (renamed) loaderCalls.push(...codeMatches(renamed, source));
+    for (const m of loaderCalls) {
       const start = m[0];
       let call = nodeAt(start)?.parent ?? null;
       while (call && call.type === 'attribute') call = call.parent;

@@ -300,6 +300,14 @@ const EXPECTED: Record<string, string[]> = {
     'point_query.py:10:ext.autograd-function',
     'point_query.py:18:ext.extension-call',
     'point_query.py:25:ext.extension-call',
+    // PreciseRoIPooling's loader imported under another name and bound in a getter (json's
+    // renamed load quiet)
+    'prroi.py:2:ext.cuda-extension',
+    'prroi.py:11:ext.cuda-extension',
+    'prroi.py:11:ext.cuda-sources',
+    'prroi.py:17:ext.autograd-function',
+    'prroi.py:20:ext.extension-call',
+    'prroi.py:26:ext.extension-call',
     'scan_ops.py:3:ext.extension-import',
     'scan_ops.py:9:ext.autograd-function',
     'scan_ops.py:10:ext.extension-call',
@@ -891,6 +899,12 @@ const EXPECTED: Record<string, string[]> = {
     // a leading `import torch.cuda`: torch_npu goes there, not after the last import
     'mem_monitor.py:6:add.import-torch-npu',
     'mem_monitor.py:18:cuda.api',
+    // torchsummary's input made for CUDA only (device='cpu' on a CPU copy and torchinfo's
+    // summary, quiet); an entry script, so torch_npu and the device choice are added
+    'model_summary.py:6:add.import-torch-npu',
+    'model_summary.py:6:add.compile-mode',
+    'model_summary.py:23:add.select-device',
+    'model_summary.py:26:device.torchsummary-cuda-input',
     // tensordict's CudaGraphModule and torch.cuda's own graphs
     'ppo_fast.py:2:cuda.graphs',
     'ppo_fast.py:2:add.import-torch-npu',
@@ -1119,6 +1133,12 @@ const EXPECTED: Record<string, string[]> = {
     'gnn.py:2:lib.pyg-ext',
     'gnn.py:7:lib.pyg-ext-call',
     'gnn.py:11:lib.pyg-ext-call',
+    // Megatron's grouped-GEMM wrapper module called as the kernels' own
+    'grouped_mlp.py:2:lib.megatron',
+    'grouped_mlp.py:3:lib.megatron',
+    'grouped_mlp.py:9:lib.cuda-ops-call',
+    'grouped_mlp.py:14:lib.cuda-ops-call',
+    'grouped_mlp.py:16:lib.cuda-ops-call',
     // k2's Swoosh kernels and RNN-T loss on model tensors (its symbol table and CPU FSAs quiet)
     'k2_loss.py:7:lib.k2-kernels',
     'k2_loss.py:10:lib.k2-kernels',

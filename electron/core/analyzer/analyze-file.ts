@@ -811,12 +811,14 @@ export function planBindings(source: string, c: Compiled): TextBindings {
 const STAR_IMPORT = /^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+\*/m;
 
 /**
- * `torch` from a project module's star import: a file that never binds the name itself and still
- * writes `torch.cuda.Event()` has it from there (nothing else is called torch).
+ * `torch` and `nn` from a project module's star import: a file that never binds the name itself
+ * and still writes `torch.cuda.Event()` or `nn.DataParallel(model)` has it from there (nothing
+ * else is called torch; `nn` is torch.nn wherever a module re-exports it).
  */
 function starTorch(source: string, aliases: Map<string, string>): void {
-  if (!aliases.has('torch') && STAR_IMPORT.test(source) && /\btorch[ \t]*\./.test(source))
-    aliases.set('torch', 'torch');
+  if ((aliases.has('torch') && aliases.has('nn')) || !STAR_IMPORT.test(source)) return;
+  if (!aliases.has('torch') && /\btorch[ \t]*\./.test(source)) aliases.set('torch', 'torch');
+  if (!aliases.has('nn') && /(?<![\w.])nn[ \t]*\./.test(source)) aliases.set('nn', 'torch.nn');
 }
 
 /**

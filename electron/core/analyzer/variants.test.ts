@@ -846,6 +846,10 @@ const EXPECTED: Record<string, string[]> = {
     'star_bench.py:2:add.import-torch-npu',
     'star_bench.py:6:cuda.api',
     'star_bench.py:7:cuda.api',
+    // torch.nn too (nn.DataParallel; the integer device is CUDA's)
+    'star_train.py:2:add.import-torch-npu',
+    'star_train.py:6:device.to-rank',
+    'star_train.py:8:dist.data-parallel',
     'state.py:3:add.import-torch-npu',
     'state.py:7:device.cuda-string',
     'state.py:9:cuda.api',

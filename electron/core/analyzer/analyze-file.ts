@@ -128,6 +128,8 @@ interface Compiled {
   unlessSource: Map<string, RegExp>;
   /** The extension rules' loader calls, as named (`torch.utils.cpp_extension.load`). */
   loaders: string[];
+  /** Each loader's last segment (`load` of torch.utils.cpp_extension.load). */
+  loaderLasts: Set<string>;
   /** Each loader's name segments, the longest (rarest in a text) first. */
   loaderSegments: string[][];
   /** `\b(?:load|…)\s*\(`: their calls, by last segment (see loaderHint). */
@@ -350,6 +352,7 @@ export function compile(rules: Rule[]): Compiled {
       rules.filter((r) => r.unlessSource).map((r) => [r.id, new RegExp(r.unlessSource!)]),
     ),
     loaders,
+    loaderLasts: new Set(loaders.map((l) => l.slice(l.lastIndexOf('.') + 1))),
     loaderSegments: loaders.map((l) => l.split('.').sort((a, b) => b.length - a.length)),
     // called by the last segment of its name (`load` of torch.utils.cpp_extension.load)
     loaderHint: of('extension').length
@@ -778,7 +781,8 @@ const TEXT_IMPORT_AT = new RegExp(TEXT_IMPORT.source.slice(1), 'my');
 export function planBindings(source: string, c: Compiled): TextBindings {
   const to: TextBindings = { aliases: new Map(), bound: [] };
   let from = 0;
-  for (const im of importPlan(source, c).imports) {
+  const { imports } = importPlan(source, c);
+  for (const im of imports) {
     if (im.start < from) continue;
     const read = im.read;
     if (!read) {
@@ -802,21 +806,37 @@ export function planBindings(source: string, c: Compiled): TextBindings {
       }
     }
   }
-  starTorch(source, to.aliases);
+  starTorch(
+    source,
+    to.aliases,
+    starImported(
+      source,
+      imports.map((im) => im.start),
+    ),
+  );
   callBindings(source, to.aliases);
   return to;
 }
 
-/** `from benchmarks.communication.utils import *`, `from .common import *`. */
-const STAR_IMPORT = /^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+\*/m;
+/** `from benchmarks.communication.utils import *`, `from .common import *`, at an import's start. */
+const STAR_IMPORT_AT = /from[ \t]+[\w.]+[ \t]+import[ \t]+\*/y;
+
+/** Whether one of the imports starting at these offsets is a star import. */
+function starImported(source: string, starts: number[]): boolean {
+  for (const at of starts) {
+    STAR_IMPORT_AT.lastIndex = at;
+    if (STAR_IMPORT_AT.test(source)) return true;
+  }
+  return false;
+}
 
 /**
  * `torch` and `nn` from a project module's star import: a file that never binds the name itself
  * and still writes `torch.cuda.Event()` or `nn.DataParallel(model)` has it from there (nothing
  * else is called torch; `nn` is torch.nn wherever a module re-exports it).
  */
-function starTorch(source: string, aliases: Map<string, string>): void {
-  if ((aliases.has('torch') && aliases.has('nn')) || !STAR_IMPORT.test(source)) return;
+function starTorch(source: string, aliases: Map<string, string>, star: boolean): void {
+  if (!star) return;
   if (!aliases.has('torch') && /\btorch[ \t]*\./.test(source)) aliases.set('torch', 'torch');
   if (!aliases.has('nn') && /(?<![\w.])nn[ \t]*\./.test(source)) aliases.set('nn', 'torch.nn');
 }
@@ -934,7 +954,8 @@ export function candidateOffsets(
   if (extFns.length) all(wordsThen(extFns, '\\s*\\('));
   // `ext = load_ext(…)`: a loader call that can bind one (`state = torch.load(…)` cannot)
   if (loader) for (const m of loadedMatches(source)) ext.add(m[1]!);
-  const renamed = renamedLoaders(c, aliases);
+  // a loader renamed by its import has every segment of its name written there
+  const renamed = loader && renamedLoaders(c, aliases);
   if (renamed) {
     all(renamed);
     const assigned = new RegExp(`^[ \\t]*(\\w+)\\s*=\\s*(?:${renamed.source})`, 'gm');
@@ -1364,14 +1385,16 @@ let loaderHintOf: [Compiled, RegExp | null] | null = null;
  * load_extension`, PreciseRoIPooling's): its calls bind an extension as `load(` does. Null: none.
  */
 function renamedLoaders(c: Compiled, aliases: Map<string, string>): RegExp | null {
-  const names: string[] = [];
-  for (const [local, full] of aliases)
-    if (
-      local !== full.slice(full.lastIndexOf('.') + 1) &&
-      c.loaders.some((l) => full === l || full.endsWith(`.${l}`))
-    )
-      names.push(local);
-  return names.length ? wordsThen(names, '\\s*\\(') : null;
+  let names: string[] | null = null;
+  // (forEach: a destructuring for-of made an entry per name before V8 optimised it)
+  aliases.forEach((full, local) => {
+    const dot = full.lastIndexOf('.');
+    // most names are bound as themselves; a loader's is rare
+    if (full.length - dot - 1 === local.length && full.endsWith(local)) return;
+    if (!c.loaderLasts.has(full.slice(dot + 1))) return;
+    if (c.loaders.some((l) => full === l || full.endsWith(`.${l}`))) (names ??= []).push(local);
+  });
+  return names ? wordsThen(names, '\\s*\\(') : null;
 }
 
 export const RAISE = ledBy(/^[ \t]*raise\b/gm, ['raise'], true);
@@ -1830,7 +1853,7 @@ function analyzeTree(
     }
   }
   const aliases = importAliases(importStatements);
-  starTorch(source, aliases);
+  starTorch(source, aliases, starImported(source, importStarts));
   callBindings(source, aliases);
   // libraries imported only optionally (`try: import apex … except ImportError`, `if
   // is_xformers_available(): import xformers`): the project already runs without them, so
@@ -2392,9 +2415,11 @@ function analyzeTree(
         used.add(local);
       }
     }
-    const loaderCalls = codeMatches(loaderHint(c, source), source);
-    const renamed = renamedLoaders(c, aliases);
-    if (renamed) loaderCalls.push(...codeMatches(renamed, source));
+    // (codeMatches's arrays are its memo: joined into a new one)
+    const loader = loaderHint(c, source);
+    const renamed = loader && renamedLoaders(c, aliases);
+    const hinted = codeMatches(loader, source);
+    const loaderCalls = renamed ? hinted.concat(codeMatches(renamed, source)) : hinted;
     for (const m of loaderCalls) {
       const start = m[0];
       let call = nodeAt(start)?.parent ?? null;

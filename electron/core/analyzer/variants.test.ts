@@ -1406,7 +1406,7 @@ const EXPECTED: Record<string, string[]> = {
     'onmt_train.sh:5:script.cuda-env',
     // the rank as a device by keyword and through torch.device, a config's GPU index, the first
     // of a device_ids list, "cuda:{:d}".format(…), torch.device of a GPU list's element or of a
-    // literal 0; a device from the command line and the CPU quiet
+    // literal 0, a rank read from a config dict; a device from the command line and the CPU quiet
     'rank_devices.py:1:add.import-torch-npu',
     'rank_devices.py:6:device.torch-device-rank',
     'rank_devices.py:8:device.to-rank',
@@ -1417,6 +1417,7 @@ const EXPECTED: Record<string, string[]> = {
     'rank_devices.py:24:device.cuda-string',
     'rank_devices.py:29:device.torch-device-rank',
     'rank_devices.py:30:device.torch-device-rank',
+    'rank_devices.py:36:device.torch-device-rank',
     // RPC over TensorPipe (imported and through the module), its backend renamed NPU_TENSORPIPE
     'rpc_worker.py:5:dist.rpc-tensorpipe-options',
     'rpc_worker.py:5:add.import-torch-npu',

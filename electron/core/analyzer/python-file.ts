@@ -177,16 +177,21 @@ export function analyzePythonFile(
   // or starts the program; advice about kernels and ops alone names the torch_npu op to use
   const device = usesDevice(rules);
   // a script that never imports torch itself but moves a model to a device it names (SAM's
-  // amg.py: `--device cuda`, then `sam.to(device=args.device)`) is where the program starts, so
-  // torch_npu is imported there; other libraries' devices (XGBoost, Warp, CTranslate2) are not
+  // amg.py: `--device cuda`, then `sam.to(device=args.device)`) or calls `.cuda()` is where the
+  // program starts, so torch_npu is imported there; other libraries' devices (XGBoost, Warp,
+  // CTranslate2) are not
   if (
     result.importsTorch
       ? result.entryPoint
         ? findings.length
         : findings.some(device)
-      : result.entryPoint &&
-        findings.some((f) => f.ruleId === 'device.cuda-string') &&
-        /\.to\((?:device=)?[\w.]*device\b/.test(src)
+      : findings.some(
+          (f) =>
+            // `.cuda()` is torch's method (LPIPS's scripts: `loss_fn.cuda()`, `img0.cuda()`)
+            f.ruleId === 'device.cuda-method' ||
+            (f.ruleId === 'device.cuda-string' && /\.to\((?:device=)?[\w.]*device\b/.test(src)),
+        ) &&
+        (result.entryPoint || TOP_LEVEL_ARGS.test(src))
   )
     findings.push(...additions(src, rel, result, rules, lang));
   if (result.entryPoint && findings.some(device)) {
@@ -313,6 +318,9 @@ function selectDevice(src: string, rel: string, rules: Rule[], lang: Language): 
     text: { message: ruleMsg(r.id, 'message'), ...(r.fix ? { fix: ruleMsg(r.id, 'fix') } : {}) },
   };
 }
+
+/** `opt = parser.parse_args()` at the top level: a script, guarded by no `__main__` test. */
+const TOP_LEVEL_ARGS = /^\w+[ \t]*=[ \t]*[\w.]*\.parse_args\(/m;
 
 /** `import torch.cuda` on its own line, at the top level. */
 const TORCH_CUDA_IMPORT = /^import torch\.cuda[ \t]*$/m;

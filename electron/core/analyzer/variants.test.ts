@@ -909,6 +909,12 @@ const EXPECTED: Record<string, string[]> = {
     'model_summary.py:6:add.compile-mode',
     'model_summary.py:23:add.select-device',
     'model_summary.py:26:device.torchsummary-cuda-input',
+    // a script that never imports torch but calls `.cuda()` (LPIPS's compare scripts): torch_npu
+    // imported there (a module doing the same, quiet about the import)
+    'pair_distances.py:4:add.import-torch-npu',
+    'pair_distances.py:13:device.cuda-method',
+    'pair_distances.py:18:device.cuda-method',
+    'pair_helpers.py:6:device.cuda-method',
     // tensordict's CudaGraphModule and torch.cuda's own graphs
     'ppo_fast.py:2:cuda.graphs',
     'ppo_fast.py:2:add.import-torch-npu',

@@ -806,14 +806,11 @@ export function planBindings(source: string, c: Compiled): TextBindings {
       }
     }
   }
-  starTorch(
+  const star = starImported(
     source,
-    to.aliases,
-    starImported(
-      source,
-      imports.map((im) => im.start),
-    ),
+    imports.map((im) => im.start),
   );
+  starTorch(source, to.aliases, star);
   callBindings(source, to.aliases);
   return to;
 }

@@ -384,6 +384,9 @@ const EXPECTED: Record<string, string[]> = {
     'spiking.py:19:lib.cupy-backend',
     // a compressed sparse layout (no NPU kernels, raises)
     'spiking.py:31:op.sparse-compressed',
+    // a sparse adjacency times dense features (torch.sparse.mm, torch.spmm; torch.mm quiet)
+    'spiking.py:38:op.sparse-mm',
+    'spiking.py:39:op.sparse-mm',
   ],
   fused: [
     'mlp.py:16:fused.gated-activation',
@@ -472,6 +475,10 @@ const EXPECTED: Record<string, string[]> = {
     'nvsmi.py:9:lib.nvidia-only-call',
     'nvsmi.py:13:lib.nvml-device-query',
     'nvsmi.py:19:lib.faiss-gpu-call',
+    // PyG's DataParallel, imported and built (its list loader quiet)
+    'pyg_multi.py:3:dist.data-parallel',
+    'pyg_multi.py:3:add.import-torch-npu',
+    'pyg_multi.py:9:dist.data-parallel',
     'quant.py:2:lib.cuda-ops',
     'quant.py:2:add.import-torch-npu',
     'quant.py:8:lib.cuda-ops-call',

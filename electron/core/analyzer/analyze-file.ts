@@ -781,8 +781,9 @@ const TEXT_IMPORT_AT = new RegExp(TEXT_IMPORT.source.slice(1), 'my');
 export function planBindings(source: string, c: Compiled): TextBindings {
   const to: TextBindings = { aliases: new Map(), bound: [] };
   let from = 0;
-  const { imports } = importPlan(source, c);
-  for (const im of imports) {
+  let star = false;
+  for (const im of importPlan(source, c).imports) {
+    star ||= starAt(source, im.start);
     if (im.start < from) continue;
     const read = im.read;
     if (!read) {
@@ -806,10 +807,6 @@ export function planBindings(source: string, c: Compiled): TextBindings {
       }
     }
   }
-  const star = starImported(
-    source,
-    imports.map((im) => im.start),
-  );
   starTorch(source, to.aliases, star);
   callBindings(source, to.aliases);
   return to;
@@ -818,13 +815,10 @@ export function planBindings(source: string, c: Compiled): TextBindings {
 /** `from benchmarks.communication.utils import *`, `from .common import *`, at an import's start. */
 const STAR_IMPORT_AT = /from[ \t]+[\w.]+[ \t]+import[ \t]+\*/y;
 
-/** Whether one of the imports starting at these offsets is a star import. */
-function starImported(source: string, starts: number[]): boolean {
-  for (const at of starts) {
-    STAR_IMPORT_AT.lastIndex = at;
-    if (STAR_IMPORT_AT.test(source)) return true;
-  }
-  return false;
+/** Whether the import starting at `at` is a star import. */
+function starAt(source: string, at: number): boolean {
+  STAR_IMPORT_AT.lastIndex = at;
+  return STAR_IMPORT_AT.test(source);
 }
 
 /**
@@ -1850,7 +1844,11 @@ function analyzeTree(
     }
   }
   const aliases = importAliases(importStatements);
-  starTorch(source, aliases, starImported(source, importStarts));
+  starTorch(
+    source,
+    aliases,
+    importStarts.some((at) => starAt(source, at)),
+  );
   callBindings(source, aliases);
   // libraries imported only optionally (`try: import apex … except ImportError`, `if
   // is_xformers_available(): import xformers`): the project already runs without them, so

@@ -3150,6 +3150,15 @@ function isSettingOf(
     );
   }
   if (up?.childForFieldName('value')?.startIndex !== v.startIndex) return false;
+  // a command-line option's default, for the same rules: `add_argument("--accelerator",
+  // default="gpu")`, `@click.option("--accelerator", default="gpu")`
+  if (
+    assigned !== 'none' &&
+    up.type === 'keyword_argument' &&
+    up.childForFieldName('name')?.text === 'default' &&
+    optionNamed(up.parent, name)
+  )
+    return true;
   const key =
     up.type === 'keyword_argument' ||
     up.type === 'default_parameter' ||
@@ -3159,6 +3168,17 @@ function isSettingOf(
         ? up.childForFieldName('key')?.text.replace(/^["']|["']$/g, '')
         : undefined;
   return key !== undefined && new RegExp(`^(?:${name})$`).test(key);
+}
+
+/** An option declaration's flags (`"-a", "--accelerator"`) include one named like `name`. */
+function optionNamed(args: Node | null, name: string): boolean {
+  const re = new RegExp(`^(?:${name})$`);
+  for (const arg of args?.namedChildren ?? []) {
+    if (arg.type !== 'string') continue;
+    const flag = stringContent(arg)?.value;
+    if (flag?.startsWith('-') && re.test(flag.replace(/^-+/, '').replace(/-/g, '_'))) return true;
+  }
+  return false;
 }
 
 /** The argument after this one is a string whose text matches the regex. */

@@ -1068,6 +1068,11 @@ const EXPECTED: Record<string, string[]> = {
     'tune.py:3:compile.cutlass-backend',
   ],
   lightning: [
+    // accelerator "gpu" and DDP as command-line options' defaults, click's and argparse's (a
+    // --device option and a directory named gpu_runs quiet)
+    'cli_flags.py:8:device.lightning-gpu',
+    'cli_flags.py:17:device.lightning-gpu',
+    'cli_flags.py:18:dist.lightning-ddp-name',
     // its config and CLI: the accelerator, the DDP backend, an MPT-style `attn_impl: flash`
     'config.yaml:3:script.cuda-env',
     'config.yaml:8:script.cuda-env',

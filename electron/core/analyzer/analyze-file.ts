@@ -3174,7 +3174,7 @@ function isSettingOf(
 function optionNamed(args: Node | null, name: string): boolean {
   const re = new RegExp(`^(?:${name})$`);
   for (const arg of args?.namedChildren ?? []) {
-    if (arg.type !== 'string') continue;
+    if (arg?.type !== 'string') continue;
     const flag = stringContent(arg)?.value;
     if (flag?.startsWith('-') && re.test(flag.replace(/^-+/, '').replace(/-/g, '_'))) return true;
   }

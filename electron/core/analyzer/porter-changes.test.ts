@@ -421,6 +421,28 @@ describe('what a scan skips and what it adds', () => {
     ]);
   });
 
+  it("an entry point importing a package that sits beside it (src/ beside tools/) is the project's, one importing only libraries is not", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'src', 'solver'), { recursive: true });
+    mkdirSync(join(dir, 'tools'), { recursive: true });
+    writeFileSync(
+      join(dir, 'src', 'solver', '__init__.py'),
+      'import torch\nx = torch.zeros(1).cuda()\n',
+    );
+    const main =
+      'import argparse\n\nfrom src.solver import x\n\nif __name__ == "__main__":\n    print(x)\n';
+    writeFileSync(join(dir, 'tools', 'train.py'), main);
+    writeFileSync(
+      join(dir, 'tools', 'plot.py'),
+      'import argparse\n\nfrom matplotlib import pyplot\n\nif __name__ == "__main__":\n    pyplot.show()\n',
+    );
+    const scan = await scanProject(dir);
+    expect(where(scan).filter((w) => w.startsWith('tools/'))).toEqual([
+      'tools/train.py:3:add.import-torch-npu',
+      'tools/train.py:3:add.compile-mode',
+    ]);
+  });
+
   it('import torch_npu goes after the plain imports, above trailing blocks of optional ones (apex needs it loaded first)', async () => {
     const dir = tempDir();
     const src = [

@@ -22,7 +22,8 @@ export function prefilter(rules: Rule[]): RegExp {
   const longest = (parts: string[]) => parts.reduce((a, b) => (b.length > a.length ? b : a), '');
   for (const r of rules) {
     const m = r.match;
-    if (m.kind === 'reference' || m.kind === 'call')
+    if (m.kind === 'call' && m.words) for (const w of m.words) words.add(w);
+    else if (m.kind === 'reference' || m.kind === 'call')
       for (const name of m.names) {
         const [root, ...rest] = name.split('.').filter((seg) => seg !== '*');
         // a library's name is in its import; under torch, a CUDA-ish segment, else the longest
@@ -112,6 +113,11 @@ export type PythonResult =
       source?: PythonSource;
       /** An entry point without findings: what it gets if the project needs porting. */
       entryAdditions?: Finding[];
+      /**
+       * The top-level modules it imports, when none is torch or on its own path: the additions
+       * hold only if one of them is the project's own (a folder or module the scan lists).
+       */
+      entryNeeds?: string[];
     }
   /** Not read: the system's reason. */
   | { rel: string; error: string }
@@ -202,8 +208,9 @@ export function analyzePythonFile(
   findings.sort((a, b) => a.line - b.line || a.column - b.column);
   // an entry point without findings of its own gets torch_npu when the project needs porting,
   // which only the whole scan knows: what it would add is decided now, while its text is here
-  const entryAdditions =
-    result.entryPoint && !findings.length ? entryPointAdditions(src, rel, result, rules, lang) : [];
+  const entry =
+    result.entryPoint && !findings.length ? entryPointAdditions(src, rel, result, rules, lang) : null;
+  const entryAdditions = entry?.findings ?? [];
   if (bom) for (const f of [...findings, ...entryAdditions]) bomShifted(f);
   return {
     rel,
@@ -214,6 +221,7 @@ export function analyzePythonFile(
     findings: source ? findings : unpinned(findings),
     ...(source ? { source } : {}),
     ...(entryAdditions.length ? { entryAdditions: unpinned(entryAdditions) } : {}),
+    ...(entryAdditions.length && entry?.needs ? { entryNeeds: entry.needs } : {}),
     ...(result.backendSwitch ? { backendSwitch: result.backendSwitch } : {}),
     ...(result.imports ? { imports: result.imports } : {}),
   };
@@ -264,6 +272,8 @@ export const TOP_IMPORT = ledBy(/^(?:from|import)\s+([A-Za-z_]\w*)/gm, ['from', 
 /**
  * At an entry point that imports torch or the project's own package (a folder on its own path,
  * or a relative import): `import torch_npu` and the compile mode, if the project needs porting.
+ * Importing other top-level modules (`from src.solver import TASKS` beside `src/`) the additions
+ * wait for the scan to say whether one of them is the project's (`needs`).
  */
 function entryPointAdditions(
   src: string,
@@ -271,11 +281,13 @@ function entryPointAdditions(
   at: Pick<FileAnalysis, 'importEnd' | 'entryPoint'>,
   rules: Rule[],
   lang: Language,
-): Finding[] {
+): { findings: Finding[]; needs?: string[] } | null {
   const dirs = new Set(rel.split('/').slice(0, -1));
-  const own = allMatches(TOP_IMPORT, src).some((m) => dirs.has(m[1]!) || m[1] === 'torch');
-  if (!own && !/^from\s+\./m.test(src)) return [];
-  return additions(src, rel, at, rules, lang);
+  const names = allMatches(TOP_IMPORT, src).map((m) => m[1]!);
+  const own = names.some((n) => dirs.has(n) || n === 'torch') || /^from\s+\./m.test(src);
+  if (!own && !names.length) return null;
+  const findings = additions(src, rel, at, rules, lang);
+  return own ? { findings } : { findings, needs: [...new Set(names)] };
 }
 
 /** Launchers and trainers that pick each process's device themselves. */

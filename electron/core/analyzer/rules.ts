@@ -154,6 +154,11 @@ const Match = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('call'),
     names: z.array(z.string()),
+    /**
+     * Words one of which every match holds (`rank` in `torch.zeros(…, device=rank)`): what the
+     * file-level prefilter looks for instead of the names, common ones like `torch.zeros`.
+     */
+    words: z.array(z.string().min(3)).optional(),
     stringArg: z.string().optional(),
     /** Only without a device argument (positional, device= or device_type=): GradScaler() is CUDA's. */
     withoutDevice: z.boolean().optional(),

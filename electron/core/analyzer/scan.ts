@@ -615,11 +615,27 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
   // a project that needs porting: its entry points import torch_npu (and set the compile mode)
   // even where they hold no CUDA code themselves — when they import torch or the project's own
   // package (decided with the file, python-file.ts: no text waits here for the end of the scan)
-  if (findings.length)
+  if (findings.length) {
+    // the project's own top-level names: its folders and modules, at any depth (a repository
+    // scanned from above its root, or several side by side)
+    let own: Set<string> | undefined;
+    const ownNames = () => {
+      if (own) return own;
+      own = new Set();
+      for (const f of files) {
+        const parts = relPath(f).split('/');
+        const last = parts.pop()!;
+        for (const d of parts) own.add(d);
+        if (last.endsWith('.py')) own.add(last.slice(0, -3));
+      }
+      return own;
+    };
     for (const r of entries) {
+      if (r.entryNeeds && !r.entryNeeds.some((n) => ownNames().has(n))) continue;
       findings.push(...r.entryAdditions!);
       if (r.source) sources.set(r.rel, r.source);
     }
+  }
   // kernels chosen by a backend switch with a PyTorch path: select it on NPU first, one
   // project-level finding instead of one per Triton kernel
   if (backend) {

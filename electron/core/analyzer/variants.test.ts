@@ -407,6 +407,10 @@ const EXPECTED: Record<string, string[]> = {
     'bnb_native.py:4:add.import-torch-npu',
     'bnb_native.py:7:lib.bnb-native',
     'bnb_native.py:11:cuda.private-api',
+    // the CUDA runtime and NVTX loaded through ctypes, by name and found (libc and a message
+    // quiet)
+    'cuda_limits.py:7:lib.cuda-ctypes',
+    'cuda_limits.py:15:lib.cuda-ctypes',
     // DeepSpeed itself once per file (its four import lines); its CUDA-only ops where used
     'ds_ops.py:4:lib.deepspeed',
     'ds_ops.py:11:lib.deepspeed-ops',
@@ -1436,6 +1440,10 @@ const EXPECTED: Record<string, string[]> = {
     'rank_devices.py:29:device.torch-device-rank',
     'rank_devices.py:30:device.torch-device-rank',
     'rank_devices.py:36:device.torch-device-rank',
+    // tensors made on an integer rank, as a name and an attribute (the module's device quiet)
+    'rank_tensors.py:2:add.import-torch-npu',
+    'rank_tensors.py:10:device.factory-rank',
+    'rank_tensors.py:13:device.factory-rank',
     // RPC over TensorPipe (imported and through the module), its backend renamed NPU_TENSORPIPE
     'rpc_worker.py:5:dist.rpc-tensorpipe-options',
     'rpc_worker.py:5:add.import-torch-npu',

@@ -209,7 +209,9 @@ export function analyzePythonFile(
   // an entry point without findings of its own gets torch_npu when the project needs porting,
   // which only the whole scan knows: what it would add is decided now, while its text is here
   const entry =
-    result.entryPoint && !findings.length ? entryPointAdditions(src, rel, result, rules, lang) : null;
+    result.entryPoint && !findings.length
+      ? entryPointAdditions(src, rel, result, rules, lang)
+      : null;
   const entryAdditions = entry?.findings ?? [];
   if (bom) for (const f of [...findings, ...entryAdditions]) bomShifted(f);
   return {

@@ -364,14 +364,14 @@ export function scanCloneCommands(
 
 /**
  * The package a version-control URL installs: its `#egg=` name, else the repository's
- * (`git+https://github.com/NVlabs/tiny-cuda-nn.git@v1.7#subdirectory=bindings/torch` →
- * tiny-cuda-nn, listed under that name too).
+ * (`git+https://github.com/NVlabs/tiny-cuda-nn.git@v1.7#subdirectory=bindings/torch`, also
+ * with a slash before the fragment → tiny-cuda-nn, listed under that name too).
  */
 function urlPackage(token: string): string | undefined {
   if (!/^["']?(?:git|hg|svn|bzr)\+/.test(token)) return undefined;
   const egg = /[#&]egg=([A-Za-z0-9_.-]+)/.exec(token)?.[1];
   if (egg) return egg;
-  return /^["']?\w+\+[a-z]+:\/\/(?:[^/@\s]+@)?[^#@\s"']*\/([A-Za-z0-9_.-]+?)(?:\.git)?(?=[@#"']|\/?$)/.exec(
+  return /^["']?\w+\+[a-z]+:\/\/(?:[^/@\s]+@)?[^#@\s"']*\/([A-Za-z0-9_.-]+?)(?:\.git)?(?=\/?[@#"']|\/?$)/.exec(
     token,
   )?.[1];
 }

@@ -139,6 +139,16 @@ const SCRIPT_PATTERNS: {
     },
   },
   {
+    // a project's own CUDA extension built as a step: `cd models/ops && sh make.sh` (Deformable
+    // DETR's op, DCNv2), `cd csrc && python setup.py install`, `cd alt_cuda_corr && pip install .`
+    re: /\bcd[ \t]+["']?(?:[^\s"';&]*\/)?(?:ops|csrc|ext|exts|extensions?|kernels?|[^\s"';&/]*cuda[^\s"';&/]*|[^\s"';&/]*_(?:ops|ext))\/?["']?[ \t]*&&[ \t]*(?:python3?[ \t]+setup\.py[ \t]+(?:install|build_ext|build|develop)\b|pip3?[ \t]+install[ \t]+(?:-\S+[ \t]+)*\.(?=[\s;&)]|$))|\bcd[ \t]+\S+[ \t]*&&[ \t]*(?:(?:sh|bash)[ \t]+(?:\.\/)?make\.sh|\.\/make\.sh)\b/,
+    say: {
+      en: "Builds the project's own CUDA extension: an Ascend host has no CUDA toolkit, so the step fails. Drop it and use the op's PyTorch (or torch_npu) path, or build an Ascend C version of the op against CANN.",
+      'zh-CN':
+        '构建项目自带的 CUDA 扩展：昇腾主机上没有 CUDA 工具包，这一步会失败。去掉这一步并改用该算子的 PyTorch（或 torch_npu）实现，或基于 CANN 构建该算子的 Ascend C 版本。',
+    },
+  },
+  {
     // the CUDA compiler run as a step (`nvcc --version`, a build)
     re: /(?<![\w.-])nvcc(?:_wrapper)?(?![\w-])/,
     say: {

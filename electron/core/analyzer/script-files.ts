@@ -140,8 +140,9 @@ const SCRIPT_PATTERNS: {
   },
   {
     // a project's own CUDA extension built as a step: `cd models/ops && sh make.sh` (Deformable
-    // DETR's op, DCNv2), `cd csrc && python setup.py install`, `cd alt_cuda_corr && pip install .`
-    re: /\bcd[ \t]+["']?(?:[^\s"';&]*\/)?(?:ops|csrc|ext|exts|extensions?|kernels?|[^\s"';&/]*cuda[^\s"';&/]*|[^\s"';&/]*_(?:ops|ext))\/?["']?[ \t]*&&[ \t]*(?:python3?[ \t]+setup\.py[ \t]+(?:install|build_ext|build|develop)\b|pip3?[ \t]+install[ \t]+(?:-\S+[ \t]+)*\.(?=[\s;&)]|$))|\bcd[ \t]+\S+[ \t]*&&[ \t]*(?:(?:sh|bash)[ \t]+(?:\.\/)?make\.sh|\.\/make\.sh)\b/,
+    // DETR's op, DCNv2), `cd csrc && python setup.py install`, `cd alt_cuda_corr && pip install .`,
+    // `cd extensions/chamfer_dist && python setup.py install`
+    re: /\bcd[ \t]+["']?(?:[^\s"';&]*\/)?(?:ops|csrc|ext|exts|extensions?|kernels?|[^\s"';&/]*cuda[^\s"';&/]*|[^\s"';&/]*_(?:ops|ext))(?:\/[^\s"';&]*)?["']?[ \t]*&&[ \t]*(?:python3?[ \t]+setup\.py[ \t]+(?:install|build_ext|build|develop)\b|pip3?[ \t]+install[ \t]+(?:-\S+[ \t]+)*\.(?=[\s;&)]|$))|\bcd[ \t]+\S+[ \t]*&&[ \t]*(?:(?:sh|bash)[ \t]+(?:\.\/)?make\.sh|\.\/make\.sh)\b/,
     say: {
       en: "Builds the project's own CUDA extension: an Ascend host has no CUDA toolkit, so the step fails. Drop it and use the op's PyTorch (or torch_npu) path, or build an Ascend C version of the op against CANN.",
       'zh-CN':

@@ -1252,11 +1252,12 @@ const EXPECTED: Record<string, string[]> = {
     'environment.yml:21:req.cuda-wheel',
     'environment.yml:24:script.cuda-env',
     // the project's own CUDA extensions built in an image: make.sh, setup.py, pip install . in an
-    // ops / csrc / *cuda* folder (the project itself and its docs quiet)
+    // ops / csrc / *cuda* folder or below extensions/ (the project itself and its docs quiet)
     'ops-build.dockerfile:4:script.cuda-env',
     'ops-build.dockerfile:5:script.cuda-env',
     'ops-build.dockerfile:6:script.cuda-env',
     'ops-build.dockerfile:7:script.cuda-env',
+    'ops-build.dockerfile:8:script.cuda-env',
     'pyproject.toml:6:req.torch-npu',
     'pyproject.toml:10:lib.fbgemm-gpu',
     'pyproject.toml:11:lib.xformers',

@@ -883,6 +883,9 @@ const EXPECTED: Record<string, string[]> = {
     // MPT's Triton flash attention and flash-attn's cross-entropy chosen in a config
     'axolotl.yml:13:script.cuda-env',
     'axolotl.yml:14:script.cuda-env',
+    // OpenAI CLIP loaded on its own default device (a device by keyword or position quiet)
+    'clip_zero_shot.py:2:add.import-torch-npu',
+    'clip_zero_shot.py:7:device.clip-load-default',
     // NCCL's packages installed by apt; a package pinned to a version in a variable (a wheel
     // path quiet)
     'Dockerfile:4:script.cuda-env',

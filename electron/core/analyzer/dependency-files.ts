@@ -388,8 +388,23 @@ function packageRule(spelled: string): string | undefined {
     libs[name] ??
     libs[dashed] ??
     libs[dashed.replace(/-nightly$/, '')] ??
-    libs[dashed.replace(/-cuda\d*x?$|-cu\d+$/, '')]
+    libs[dashed.replace(/-cuda\d*x?$|-cu\d+$/, '')] ??
+    // not a module path (`pointnet2_ops._ext`, `mamba_ssm.egg-info`): the package itself
+    (name.includes('.') ? undefined : forkedOps(dashed, libs))
   );
+}
+
+/**
+ * A fork of a CUDA-ops package under a longer name (`diff-gaussian-rasterization-w-depth`,
+ * `simple-knn-fork`): its kernels are the same CUDA code. Only names of two words or more are
+ * taken as a prefix, so that `cumm` says nothing about `cumm-utils`.
+ */
+function forkedOps(dashed: string, libs: Record<string, string>): string | undefined {
+  for (let i = dashed.lastIndexOf('-'); i > 0; i = dashed.lastIndexOf('-', i - 1)) {
+    const head = dashed.slice(0, i);
+    if (head.includes('-') && libs[head] === 'lib.cuda-ops') return 'lib.cuda-ops';
+  }
+  return undefined;
 }
 
 export function scanRequirements(rel: string, src: string, finding: AddFinding): void {

@@ -822,8 +822,10 @@ const EXPECTED: Record<string, string[]> = {
     'requirements.txt:6:req.mmcv-cuda-ops',
     // a direct reference to one of flash-attention's CUDA extension packages
     'requirements.txt:7:lib.flash-attn',
-    // the repository's URL with a slash before its fragment
+    // the repository's URL with a slash before its fragment; a fork of a CUDA-ops package under
+    // a longer name
     'requirements.txt:8:lib.cuda-ops',
+    'requirements.txt:9:lib.cuda-ops',
     'run_ts.sh:1:script.cann-env',
     // Time-Series-Library's multi-GPU switch (a run without it quiet)
     'run_ts.sh:3:script.cuda-env',

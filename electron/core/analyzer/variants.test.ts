@@ -978,6 +978,9 @@ const EXPECTED: Record<string, string[]> = {
     'docker-compose.yml:3:script.cuda-env',
     'docker-compose.yml:4:script.cuda-env',
     'docker-compose.yml:9:script.cuda-env',
+    // the runtime and the device driver quoted
+    'docker-compose.yml:16:script.cuda-env',
+    'docker-compose.yml:21:script.cuda-env',
     // native builds configured for CUDA (`-DUSE_CUDA=ON`, `-DWITH_CUDA=1`; OFF quiet)
     'Dockerfile.decord:5:script.cuda-env',
     'Dockerfile.decord:7:script.cuda-env',

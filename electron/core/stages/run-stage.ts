@@ -63,7 +63,11 @@ export function runStage(
           ctx.throwIfCancelled();
           const outcomes = withDiagnosis(out.outcomes);
           services.sessions.finishRun(runId, stageStatus(outcomes), outcomes);
-          ctx.progress(1, { key: 'stored', params: { host: host ?? '' } });
+          // a stage's results, not a host's inventory; a local stage has no host to name
+          ctx.progress(
+            1,
+            host ? { key: 'stageStoredOn', params: { host } } : { key: 'stageStored' },
+          );
           return out.result ?? services.sessions.run(runId);
         } catch (err) {
           markEndedRun(services.sessions, runId, ctx, err);

@@ -26,6 +26,8 @@ export const jobs = {
     connecting: 'Connecting to {{host}}',
     probing: 'Running the inventory probe on {{host}}',
     stored: 'Inventory of {{host}} stored',
+    stageStored: 'Stage results stored',
+    stageStoredOn: 'Stage results for {{host}} stored',
     fleetHost: '{{done}} of {{total}} hosts done ({{host}})',
     evaluating: 'Evaluating the checks for {{host}}',
     copyPages: 'Copied {{done}} of {{total}} pages',

@@ -27,6 +27,8 @@ export const jobs: Messages['jobs'] = {
     connecting: '正在连接 {{host}}',
     probing: '正在 {{host}} 上运行清单探测',
     stored: '{{host}} 的清单已保存',
+    stageStored: '阶段结果已保存',
+    stageStoredOn: '{{host}} 的阶段结果已保存',
     fleetHost: '已完成 {{done}} / {{total}} 台主机（{{host}}）',
     evaluating: '正在评估 {{host}} 的检查项',
     copyPages: '已复制 {{done}} / {{total}} 页',

@@ -31,7 +31,9 @@ export function codeOutcomes(scan: Pick<ScanResult, 'findings'>): CheckOutcome[]
         count: list.length,
         at: list.slice(0, 50).map((f) => `${f.file}:${f.line}:${f.column}`),
       },
-      remediation: msg(ruleKey(id, r.fix ? 'fix' : 'why')),
+      // the first finding's own fix where the rule's text names what it found (`ctx.device =
+      // {{input}}.device.type`): the rule's text alone would show the placeholder
+      remediation: list[0]!.text?.fix ?? msg(ruleKey(id, r.fix ? 'fix' : 'why')),
     };
   });
 }

@@ -67,6 +67,10 @@ test('jobs drawer shows a database backup and a check from start to finish', asy
   await shell.language('zh-CN');
   await expect(drawer.getByTestId('job').first()).toContainText('数据库检查');
   await expect(drawer.getByTestId('job').first().getByTestId('job-status')).toHaveText('已完成');
+
+  // Escape puts it away, as it does a dialog, and the page under it is reachable again
+  await app.page.keyboard.press('Escape');
+  await expect(drawer).toBeHidden();
 });
 
 test('without the token the server answers 401 and shows no app', async ({

@@ -1,3 +1,4 @@
+import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { JobRecord } from '../../../shared/api';
 import { jobTitle, type Translate } from '../../../shared/i18n';
@@ -32,6 +33,16 @@ export function JobsDrawer(props: { jobs: JobRecord[]; onClose: () => void }) {
   const { t } = useTranslation();
   const cancel = useAction('jobs.cancel');
   const title = useJobTitle();
+  const { onClose } = props;
+  // Escape closes it, as it closes a dialog; a dialog open above takes the key itself
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape' && !e.defaultPrevented && !document.querySelector('dialog[open]'))
+        onClose();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [onClose]);
   return (
     <aside className="drawer" data-testid="jobs-drawer" aria-label={t('jobs.title')}>
       <header>

@@ -55,6 +55,47 @@ test('a tiny scan (a file not UTF-8, one not text, one broken) opens its review,
   }
 });
 
+test('a file opens at its first change, and a file with nothing proposed says what to do instead of offering to accept', async ({
+  app,
+}) => {
+  const dir = mkdtempSync(join(tmpdir(), 'amw-e2e-open-'));
+  const filler = Array.from({ length: 300 }, (_, i) => `step_${i} = ${i}  # setup`).join('\n');
+  writeFileSync(
+    join(dir, 'late.py'),
+    `import torch\nimport torch_npu\n${filler}\nweights = torch.ones(3).cuda()\n`,
+  );
+  writeFileSync(join(dir, 'kernels.py'), 'import torch\nimport cupy as cp\n\nx = cp.zeros(3)\n');
+  try {
+    const { page } = app;
+    const shell = new Shell(page);
+    await shell.ready();
+    await page.getByTestId('nav-code').click();
+    await page.getByTestId('scan-path').fill(dir);
+    await page.getByTestId('scan-start').click();
+    await expect(page.getByTestId('scan-review')).toBeVisible({ timeout: 30_000 });
+
+    await page.locator('[data-testid=tree-file][data-file="late.py"]').click();
+    const editor = page.getByTestId('diff-editor');
+    await expect(editor).toHaveAttribute('data-ready', 'true', { timeout: 30_000 });
+    // line 303 is on screen (Monaco draws only the lines in view), line 2 is not
+    await expect(editor.locator('.modified .view-lines')).toContainText('torch.ones(3).npu()');
+    await expect(editor.locator('.modified .view-lines')).not.toContainText('step_0 = 0');
+    await expect(page.getByTestId('file-accept')).toBeEnabled();
+    await expect(page.getByTestId('no-proposal')).toHaveCount(0);
+
+    await page.locator('[data-testid=tree-file][data-file="kernels.py"]').click();
+    await expect(editor).toHaveAttribute('data-ready', 'true', { timeout: 30_000 });
+    await expect(page.getByTestId('hunk-count')).toHaveText('0 changes');
+    await expect(page.getByTestId('no-proposal')).toContainText('need an edit by hand');
+    for (const id of ['file-accept', 'file-reject', 'file-reset'])
+      await expect(page.getByTestId(id)).toBeDisabled();
+    await shell.language('zh-CN');
+    await expect(page.getByTestId('no-proposal')).toContainText('需要手工修改');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.describe('code migration: scan, review the diff per change, export, apply', () => {
   let project: string;
   test.beforeEach(() => {

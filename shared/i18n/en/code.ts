@@ -74,6 +74,8 @@ export const code = {
   hunks_one: '{{count}} change',
   hunks_other: '{{count}} changes',
   hunk: 'Change {{n}} of {{count}} · line {{from}} → {{to}}',
+  noProposal:
+    'No change is proposed for this file: its findings need an edit by hand. Type it on the right; it is saved as you go.',
   prevChange: 'Previous change',
   nextChange: 'Next change',
   acceptedCount: '{{done}} of {{count}} accepted',

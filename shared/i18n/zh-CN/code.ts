@@ -74,6 +74,7 @@ export const code: Messages['code'] = {
   hunks_one: '{{count}} 处修改',
   hunks_other: '{{count}} 处修改',
   hunk: '第 {{n}} / {{count}} 处修改 · 第 {{from}} 行 → {{to}}',
+  noProposal: '此文件没有建议的修改：其中的问题需要手工修改。请在右侧直接编辑，修改会自动保存。',
   prevChange: '上一处修改',
   nextChange: '下一处修改',
   acceptedCount: '已接受 {{done}} / {{count}}',

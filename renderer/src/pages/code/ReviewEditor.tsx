@@ -159,6 +159,13 @@ export function ReviewEditor(props: ReviewEditorProps) {
                     String(Math.round(performance.now() - started)),
                   );
                   setReady(true);
+                  // opened at its first change, not at line 1 a long file's changes may be far
+                  // from (a line asked for is shown instead, below)
+                  const firstChange = changes[0];
+                  if (firstChange && !props.revealLine) {
+                    const line = Math.max(firstChange.modifiedStartLineNumber, 1);
+                    diff.getModifiedEditor().revealLineInCenterIfOutsideViewport(line);
+                  }
                   if (lateColour) {
                     monaco.editor.setModelLanguage(original, language);
                     monaco.editor.setModelLanguage(modified, language);
@@ -312,6 +319,10 @@ export function ReviewEditor(props: ReviewEditorProps) {
     props.onReview(review, review === 'edited' ? text : undefined);
   };
 
+  // a file whose findings need a hand edit has no proposal: nothing to accept, reject or reset
+  // to (its review is the hand edit, saved as it is typed)
+  const proposesChanges = content.proposed !== content.original;
+  const changes = hunks.length > 0;
   const index = Math.min(cursor, hunks.length - 1);
   const current = index >= 0 ? hunks[index] : undefined;
   const show = (i: number) => {
@@ -327,7 +338,9 @@ export function ReviewEditor(props: ReviewEditorProps) {
     <div className="review-editor">
       <div className="review-bar" role="toolbar" aria-label={t('code.fileActions')}>
         <span className="muted small" data-testid="hunk-count">
-          {t('code.hunks', { count: hunks.length })}
+          {/* until the diff is on screen there is no count to give: "0 changes" read as a file
+              with nothing to review */}
+          {ready ? t('code.hunks', { count: hunks.length }) : t('common.loading')}
         </span>
         <div className="spacer" />
         {!props.readOnly && (
@@ -335,7 +348,7 @@ export function ReviewEditor(props: ReviewEditorProps) {
             <button
               data-testid="file-accept"
               className="primary"
-              disabled={!ready}
+              disabled={!ready || !changes}
               onClick={() => {
                 const m = modifiedModel();
                 if (!m) return;
@@ -347,14 +360,14 @@ export function ReviewEditor(props: ReviewEditorProps) {
             </button>
             <button
               data-testid="file-reject"
-              disabled={!ready}
+              disabled={!ready || !changes}
               onClick={() => setAll(content.original, 'rejected')}
             >
               {t('code.rejectFile')}
             </button>
             <button
               data-testid="file-reset"
-              disabled={!ready}
+              disabled={!ready || !proposesChanges}
               onClick={() => setAll(content.proposed, 'pending')}
             >
               {t('code.resetFile')}
@@ -363,6 +376,11 @@ export function ReviewEditor(props: ReviewEditorProps) {
         )}
       </div>
       {loadError && <p className="error-text">{loadError}</p>}
+      {ready && !proposesChanges && !props.readOnly && (
+        <p className="muted small" data-testid="no-proposal">
+          {t('code.noProposal')}
+        </p>
+      )}
       {current && (
         <div className="hunk-nav" data-testid="hunk-nav">
           <button

@@ -38,10 +38,17 @@ test.describe('reports: preview, export, review, import', () => {
 
     // review: a comment on a finding's check, then a decision; both reach the preview
     await page.getByTestId('review-name').fill('Li Si');
+    // what a comment is about reads as the check's title and where it ran, not as its id
+    const nccl = page.locator(
+      '[data-testid=review-target] option[value="check:dist.nccl@(local)"]',
+    );
+    await expect(nccl).toHaveText(/^[^:@]+ — this machine$/);
     await page.getByTestId('review-target').selectOption('check:dist.nccl@(local)');
     await page.getByTestId('review-text').fill('Use HCCL and raise ulimit -l on every node.');
     await page.getByTestId('review-add').click();
     await expect(page.getByTestId('review-comments')).toContainText('raise ulimit -l');
+    await expect(page.getByTestId('review-comments')).toContainText('— this machine');
+    await expect(page.getByTestId('review-comments')).not.toContainText('check:dist.nccl@');
     await page.getByTestId('review-request-changes').click();
     await expect(page.getByTestId('review-decision')).toContainText('changes requested');
     await expect(preview.locator('#review')).toContainText('raise ulimit -l');

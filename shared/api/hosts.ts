@@ -8,6 +8,8 @@ import type { WireError } from '../errors';
 /** A host name in the workbench: what users type after `amw inventory`. */
 /** The built-in host that is this machine: no SSH, no key, no password. */
 export const LOCAL_HOST_NAME = 'local';
+/** What a stage run or a check done on this machine is stored against (no host of that name). */
+export const LOCAL_TARGET = '(local)';
 
 export const HostName = z
   .string()

@@ -140,6 +140,11 @@ d('reports from real sessions on a simulated host', () => {
     const { text: html } = await exported('html');
     expect(html).not.toMatch(/\b(src|href)\s*=\s*["']?(https?:)?\/\//i);
     expect(html).not.toMatch(/<script|<link|@import|url\(/i);
+    // times read as times (in UTC, for a team in several zones), not as stored
+    expect(html).toMatch(
+      /Generated \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC by Ascend Migration Workbench/,
+    );
+    expect(html).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
     const browser = await (
       await import('playwright-core')
     ).chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });

@@ -1,6 +1,6 @@
 import type { Report } from '../../../shared/api';
 import { engineTranslator } from '../i18n';
-import { stageName, statusText } from './words';
+import { stageName, statusText, timeText } from './words';
 import { STAGE_DEFINITIONS } from '../stages/registry';
 import { bar, esc, pill } from './html-kit';
 
@@ -40,7 +40,7 @@ export function renderHtml(r: Report): string {
   );
   h(`<header><h1>${esc(t('report.title'))}: ${esc(r.session.title)}</h1>`);
   h(
-    `<div class="muted">${esc(t('report.session'))} #${r.session.id} · ${esc(t('report.project'))}: ${esc(r.session.project ?? t('report.adHoc'))}${r.session.codeCommit ? ` · git ${esc(r.session.codeCommit.slice(0, 12))}` : ''} · ${esc(t('report.generated', { at: r.generatedAt, tool: r.generator.name, version: r.generator.version }))}</div>`,
+    `<div class="muted">${esc(t('report.session'))} #${r.session.id} · ${esc(t('report.project'))}: ${esc(r.session.project ?? t('report.adHoc'))}${r.session.codeCommit ? ` · git ${esc(r.session.codeCommit.slice(0, 12))}` : ''} · ${esc(t('report.generated', { at: timeText(r.generatedAt), tool: r.generator.name, version: r.generator.version }))}</div>`,
   );
   if (r.namesHidden) h(`<div class="muted small">${esc(t('report.namesHidden'))}</div>`);
   h(
@@ -76,7 +76,7 @@ export function renderHtml(r: Report): string {
   if (!r.summary.waivers.length) h(`<p>${esc(t('report.noWaivers'))}</p>`);
   else
     h(
-      `<ul>${r.summary.waivers.map((w) => `<li><code>${esc(w.check)}</code> @ ${esc(w.host)}: ${esc(t('report.waivedBy', { by: w.by, at: w.at, reason: w.reason }))}</li>`).join('')}</ul>`,
+      `<ul>${r.summary.waivers.map((w) => `<li><code>${esc(w.check)}</code> @ ${esc(w.host)}: ${esc(t('report.waivedBy', { by: w.by, at: timeText(w.at), reason: w.reason }))}</li>`).join('')}</ul>`,
     );
   if (r.changes) {
     h(`<h3>${esc(t('report.changes', { id: r.changes.previousSessionId }))}</h3>`);
@@ -131,7 +131,7 @@ export function renderHtml(r: Report): string {
           ? ''
           : `<details><summary>${esc(t('report.evidence'))}</summary><pre>${esc(JSON.stringify(c.evidence, null, 2))}</pre></details>`;
       h(
-        `<tr data-check="${esc(c.id)}"><td><code>${esc(c.id)}</code><br>${esc(c.title)}</td><td>${pill(c.status, t(`sessions.status.${c.status}`))}</td><td>${esc(c.summary)}${c.remediation && c.status !== 'pass' ? `<div class="small"><b>${esc(t('report.remediation'))}:</b> ${esc(c.remediation)}</div>` : ''}${c.waiver ? `<div class="small muted">${esc(t('report.waivedBy', { by: c.waiver.by, at: c.waiver.at, reason: c.waiver.reason }))}</div>` : ''}${(c.diagnosis ?? []).map((d) => `<div class="small"><b>${esc(t('report.diagnosis'))}:</b> ${esc(d.title)} — ${esc(d.cause)} → ${esc(d.fix)}</div>`).join('')}${evidence}</td></tr>`,
+        `<tr data-check="${esc(c.id)}"><td><code>${esc(c.id)}</code><br>${esc(c.title)}</td><td>${pill(c.status, t(`sessions.status.${c.status}`))}</td><td>${esc(c.summary)}${c.remediation && c.status !== 'pass' ? `<div class="small"><b>${esc(t('report.remediation'))}:</b> ${esc(c.remediation)}</div>` : ''}${c.waiver ? `<div class="small muted">${esc(t('report.waivedBy', { by: c.waiver.by, at: timeText(c.waiver.at), reason: c.waiver.reason }))}</div>` : ''}${(c.diagnosis ?? []).map((d) => `<div class="small"><b>${esc(t('report.diagnosis'))}:</b> ${esc(d.title)} — ${esc(d.cause)} → ${esc(d.fix)}</div>`).join('')}${evidence}</td></tr>`,
       );
     }
     h(`</table>`);
@@ -151,12 +151,12 @@ export function renderHtml(r: Report): string {
   if (!r.review.comments.length) h(`<p>${esc(t('report.noComments'))}</p>`);
   else
     h(
-      `<ul>${r.review.comments.map((c) => `<li><code>${esc(c.target)}</code> — <b>${esc(c.author)}</b> (${esc(c.at)}): ${esc(c.text)}</li>`).join('')}</ul>`,
+      `<ul>${r.review.comments.map((c) => `<li><code>${esc(c.target)}</code> — <b>${esc(c.author)}</b> (${esc(timeText(c.at))}): ${esc(c.text)}</li>`).join('')}</ul>`,
     );
   h(`<h3>${esc(t('report.decisions'))}</h3>`);
   if (r.review.decisions.length)
     h(
-      `<ul>${r.review.decisions.map((d) => `<li>${pill(d.decision === 'approve' ? 'pass' : 'fail', t(`report.decision.${d.decision}`))} <b>${esc(d.by)}</b> (${esc(d.at)})${d.note ? `: ${esc(d.note)}` : ''}</li>`).join('')}</ul>`,
+      `<ul>${r.review.decisions.map((d) => `<li>${pill(d.decision === 'approve' ? 'pass' : 'fail', t(`report.decision.${d.decision}`))} <b>${esc(d.by)}</b> (${esc(timeText(d.at))})${d.note ? `: ${esc(d.note)}` : ''}</li>`).join('')}</ul>`,
     );
   h(
     `<h3>${esc(t('report.signOff'))}</h3><table class="sign"><tr><th>${esc(t('report.role'))}</th><th>${esc(t('report.name'))}</th><th>${esc(t('report.date'))}</th><th>${esc(t('report.signature'))}</th></tr>`,

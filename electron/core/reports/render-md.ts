@@ -1,6 +1,6 @@
 import type { Report } from '../../../shared/api';
 import { engineTranslator } from '../i18n';
-import { stageName, statusText } from './words';
+import { stageName, statusText, timeText } from './words';
 import { STAGE_DEFINITIONS } from '../stages/registry';
 import { cell, code, esc, md } from './md-kit';
 
@@ -22,7 +22,7 @@ export function renderMarkdown(r: Report): string {
   p(`# ${t('report.title')}: ${md(r.session.title)}`);
   p();
   p(
-    `${t('report.session')} #${r.session.id} · ${t('report.project')}: ${r.session.project ? md(r.session.project) : t('report.adHoc')}${r.session.codeCommit ? ` · git ${code(r.session.codeCommit.slice(0, 12))}` : ''} · ${t('report.generated', esc({ at: r.generatedAt, tool: r.generator.name, version: r.generator.version }))}`,
+    `${t('report.session')} #${r.session.id} · ${t('report.project')}: ${r.session.project ? md(r.session.project) : t('report.adHoc')}${r.session.codeCommit ? ` · git ${code(r.session.codeCommit.slice(0, 12))}` : ''} · ${t('report.generated', esc({ at: timeText(r.generatedAt), tool: r.generator.name, version: r.generator.version }))}`,
   );
   if (r.namesHidden) p(`\n_${t('report.namesHidden')}_`);
   p();
@@ -50,7 +50,7 @@ export function renderMarkdown(r: Report): string {
   if (!r.summary.waivers.length) p(t('report.noWaivers'));
   for (const w of r.summary.waivers)
     p(
-      `- ${code(w.check)} @ ${md(w.host)}: ${t('report.waivedBy', esc({ by: w.by, at: w.at, reason: w.reason }))}`,
+      `- ${code(w.check)} @ ${md(w.host)}: ${t('report.waivedBy', esc({ by: w.by, at: timeText(w.at), reason: w.reason }))}`,
     );
   if (r.changes) {
     p();
@@ -89,7 +89,7 @@ export function renderMarkdown(r: Report): string {
     p('|---|---|---|');
     for (const c of s.checks)
       p(
-        `| ${code(c.id)} ${cell(c.title)} | ${MARK[c.status] ?? ''} ${st(c.status)} | ${cell(c.summary)}${c.remediation && c.status !== 'pass' ? ` — ${cell(c.remediation)}` : ''}${c.waiver ? ` (${t('report.waivedBy', esc({ by: c.waiver.by, at: c.waiver.at, reason: c.waiver.reason }))})` : ''}${(c.diagnosis ?? []).map((d) => ` — ${t('report.diagnosis')}: ${cell(d.title)}: ${cell(d.fix)}`).join('')} |`,
+        `| ${code(c.id)} ${cell(c.title)} | ${MARK[c.status] ?? ''} ${st(c.status)} | ${cell(c.summary)}${c.remediation && c.status !== 'pass' ? ` — ${cell(c.remediation)}` : ''}${c.waiver ? ` (${t('report.waivedBy', esc({ by: c.waiver.by, at: timeText(c.waiver.at), reason: c.waiver.reason }))})` : ''}${(c.diagnosis ?? []).map((d) => ` — ${t('report.diagnosis')}: ${cell(d.title)}: ${cell(d.fix)}`).join('')} |`,
       );
   }
   // each stage's own section, in the stages' order, with its own namespace to word it in
@@ -102,10 +102,10 @@ export function renderMarkdown(r: Report): string {
   p();
   if (!r.review.comments.length) p(t('report.noComments'));
   for (const c of r.review.comments)
-    p(`- ${code(c.target)} — **${md(c.author)}** (${md(c.at)}): ${md(c.text)}`);
+    p(`- ${code(c.target)} — **${md(c.author)}** (${md(timeText(c.at))}): ${md(c.text)}`);
   for (const d of r.review.decisions)
     p(
-      `- ${t(`report.decision.${d.decision}`)}: **${md(d.by)}** (${md(d.at)})${d.note ? `: ${md(d.note)}` : ''}`,
+      `- ${t(`report.decision.${d.decision}`)}: **${md(d.by)}** (${md(timeText(d.at))})${d.note ? `: ${md(d.note)}` : ''}`,
     );
   p();
   p(`### ${t('report.signOff')}`);

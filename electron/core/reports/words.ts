@@ -12,3 +12,12 @@ export function statusText(t: Translate, status: string): string {
   if (status === 'not-built') return t('report.notBuilt');
   return t(`sessions.status.${status}`);
 }
+
+/**
+ * A stored time (ISO 8601, UTC) as a reader takes it in: `2026-12-06 15:50 UTC`. In UTC, not the
+ * exporter's zone, since a report is read by a team in several; anything else is shown as stored.
+ */
+export function timeText(iso: string): string {
+  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]00:?00)$/.exec(iso);
+  return m ? `${m[1]} ${m[2]} UTC` : iso;
+}

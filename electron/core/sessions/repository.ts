@@ -12,6 +12,7 @@ import type {
 } from '../../../shared/api';
 import { AmwError } from '../../../shared/errors';
 import { msg } from '../../../shared/api/text';
+import { LOCAL_TARGET } from '../../../shared/api/hosts';
 import type { Db } from '../db/open';
 import { nowIso } from '../db/open';
 
@@ -26,7 +27,7 @@ interface RunRow {
 }
 
 /** What a run on this machine (the code folder), not on a host, names as its target. */
-export const LOCAL_HOST = '(local)';
+export const LOCAL_HOST = LOCAL_TARGET;
 
 /** How a rerun of a stage merges into the session's view (the stage's definition says). */
 export type MergeRule = (stage: string) => 'by-check' | 'replace';

@@ -1,7 +1,12 @@
 import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { REPORT_FORMATS, type Language, type ReportFormat } from '../../../../shared/api';
+import {
+  LOCAL_TARGET,
+  REPORT_FORMATS,
+  type Language,
+  type ReportFormat,
+} from '../../../../shared/api';
 import { useAction, useCall, useTransport } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
 import { PageHead } from '../../components/PageHead';
@@ -228,17 +233,26 @@ function Review(props: { source: Source; onChange: () => void }) {
   const [target, setTarget] = useState('session');
   const [text, setText] = useState('');
   const r = report.data;
-  const targets = r
-    ? [
-        'session',
-        ...r.stages.flatMap((s) =>
-          s.checks.filter((c) => c.status !== 'pass').map((c) => `check:${c.id}@${s.host}`),
-        ),
-        ...(r.code?.findings ?? [])
-          .slice(0, 200)
-          .map((f) => `finding:${f.ruleId}@${f.file}:${f.line}`),
-      ]
-    : ['session'];
+  // what a comment can be about, labelled as a reader knows it (the stored target is the id)
+  const where = (host: string) => (host === LOCAL_TARGET ? t('reports.thisMachine') : host);
+  const checkTargets = new Map<string, string>();
+  const findingTargets = new Map<string, string>();
+  for (const s of r?.stages ?? [])
+    for (const c of s.checks)
+      if (c.status !== 'pass')
+        checkTargets.set(
+          `check:${c.id}@${s.host}`,
+          t('reports.aboutCheck', { title: c.title, host: where(s.host) }),
+        );
+  for (const f of (r?.code?.findings ?? []).slice(0, 200))
+    findingTargets.set(
+      `finding:${f.ruleId}@${f.file}:${f.line}`,
+      `${f.file}:${f.line} · ${f.ruleId}`,
+    );
+  const targetLabel = (id: string) =>
+    id === 'session'
+      ? t('reports.aboutSession')
+      : (checkTargets.get(id) ?? findingTargets.get(id) ?? id);
   const remember = () => localStorage.setItem(REVIEWER_KEY, name.trim());
   const done = () => props.onChange();
   return (
@@ -248,7 +262,9 @@ function Review(props: { source: Source; onChange: () => void }) {
       <ul className="comments" data-testid="review-comments">
         {r?.review.comments.map((c, i) => (
           <li key={`${c.id}-${i}`}>
-            <code className="small">{c.target}</code>
+            <span className="small muted" title={c.target}>
+              {targetLabel(c.target)}
+            </span>
             <div>
               <b>{c.author}</b>{' '}
               <span className="muted small">{c.at.slice(0, 16).replace('T', ' ')}</span>
@@ -277,11 +293,25 @@ function Review(props: { source: Source; onChange: () => void }) {
           onChange={(e) => setTarget(e.target.value)}
           data-testid="review-target"
         >
-          {targets.map((x) => (
-            <option key={x} value={x}>
-              {x}
-            </option>
-          ))}
+          <option value="session">{t('reports.aboutSession')}</option>
+          {checkTargets.size > 0 && (
+            <optgroup label={t('reports.aboutChecks')}>
+              {[...checkTargets].map(([id, label]) => (
+                <option key={id} value={id}>
+                  {label}
+                </option>
+              ))}
+            </optgroup>
+          )}
+          {findingTargets.size > 0 && (
+            <optgroup label={t('reports.aboutFindings')}>
+              {[...findingTargets].map(([id, label]) => (
+                <option key={id} value={id}>
+                  {label}
+                </option>
+              ))}
+            </optgroup>
+          )}
         </select>
       </label>
       <label className="field stacked">

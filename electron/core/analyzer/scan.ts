@@ -35,6 +35,7 @@ import { pythonParser } from './python-parser';
 import { SCRIPT_FILE, SCRIPT_WORDS, scanScript } from './script-files';
 import { cudaExtensionNames, loadRules, ruleMsg, withExtensionNames, type Rule } from './rules';
 import { msg, type Msg } from '../../../shared/api/text';
+import { fsErrorText } from '../fs-error';
 
 /**
  * pip's requirements files by the names projects give them: requirements*.txt (or insightface's
@@ -425,7 +426,7 @@ export async function scanProject(path: string, opts: ScanOptions = {}): Promise
       }
       return t;
     } catch (err) {
-      warnings.push(msg('stage-code:unreadable', { file: rel, error: (err as Error).message }));
+      warnings.push(msg('stage-code:unreadable', { file: rel, error: fsErrorText(err) }));
       return null;
     }
   };

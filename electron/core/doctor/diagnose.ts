@@ -11,6 +11,7 @@ import type {
 import { AmwError } from '../../../shared/errors';
 import { msg } from '../../../shared/api/text';
 import { loadDoctorRules, type DoctorRule } from './rules';
+import { fsErrorText } from '../fs-error';
 
 /** What a line keeps around a hit; longer lines are cut to this window. */
 export const MAX_LINE = 4096;
@@ -342,7 +343,7 @@ export async function diagnosePath(
   } catch (err) {
     throw new AmwError(
       'NOT_FOUND',
-      msg('errors.text.cannotRead', { path, error: (err as Error).message }),
+      msg('errors.text.cannotRead', { path, error: fsErrorText(err) }),
       { path },
     );
   }

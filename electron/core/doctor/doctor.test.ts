@@ -11,6 +11,8 @@ import {
   MAX_UNMATCHED,
 } from './diagnose';
 import { loadDoctorRules, unsafeRegexReason } from './rules';
+import { type AmwError } from '../../../shared/errors';
+import { textIn } from '../i18n';
 import { REFERENCE } from '../../../tests/support/reference';
 
 const rules = loadDoctorRules();
@@ -238,8 +240,11 @@ describe('diagnose', () => {
     expect(none.notices[0]).toEqual({ key: 'doctor.notice.noLogs', params: { path: empty } });
     expect(none.matches).toEqual([]);
 
-    await expect(diagnosePath(join(empty, 'missing.log'), 'en')).rejects.toMatchObject({
-      code: 'NOT_FOUND',
-    });
+    const missing = join(empty, 'missing.log');
+    const err = await diagnosePath(missing, 'zh-CN').catch((e: AmwError) => e);
+    expect(err).toMatchObject({ code: 'NOT_FOUND' });
+    // why, in the reader's language: not Node's English "ENOENT: no such file or directory"
+    expect((err as AmwError).message).toBe(`Cannot read ${missing}: no such file or folder`);
+    expect(textIn('zh-CN')((err as AmwError).text)).toBe(`无法读取 ${missing}：文件或文件夹不存在`);
   });
 });

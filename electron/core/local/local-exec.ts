@@ -6,6 +6,7 @@ import { dirname } from 'node:path';
 import { AmwError } from '../../../shared/errors';
 import { msg } from '../../../shared/api/text';
 import type { ExecOptions, ExecResult } from '../ssh/exec';
+import { fsErrorText } from '../fs-error';
 
 export type { ExecOptions, ExecResult } from '../ssh/exec';
 
@@ -162,7 +163,7 @@ export async function copyLocal(from: string, to: string): Promise<TransferResul
   const st = await stat(from).catch((err: Error) => {
     throw new AmwError(
       'NOT_FOUND',
-      msg('errors.text.cannotRead', { path: from, error: err.message }),
+      msg('errors.text.cannotRead', { path: from, error: fsErrorText(err) }),
       { path: from },
     );
   });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import ssh2, { type ParsedKey } from 'ssh2';
 import { AmwError } from '../../../shared/errors';
 import { msg } from '../../../shared/api/text';
+import { fsErrorText } from '../fs-error';
 
 // ssh2 is CommonJS: Node's ESM loader offers only its default export.
 const { utils } = ssh2;
@@ -49,7 +50,7 @@ export async function loadIdentity(
     if (err instanceof AmwError) throw err;
     throw new AmwError(
       'KEY_UNREADABLE',
-      msg('errors.text.keyUnreadable', { path, error: (err as Error).message }),
+      msg('errors.text.keyUnreadable', { path, error: fsErrorText(err) }),
       {
         file: path,
         reason: 'unreadable',

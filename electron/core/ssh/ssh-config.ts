@@ -16,6 +16,7 @@ import { printable, WarningList } from '../parsers/printable';
 import { hasWildcard, patternListMatch, wildcardMatch } from './glob';
 import { SSH_CONFIG_KEYWORDS } from './ssh-config-keywords';
 import { expandHome } from './identities';
+import { fsErrorText } from '../fs-error';
 
 /** A concrete host from ssh_config, resolved the way ssh(1) resolves `ssh ALIAS`. */
 export interface SshConfigHost {
@@ -66,7 +67,7 @@ function readConfigFile(file: string, state: ReadState): string {
   } catch (err) {
     throw new AmwError(
       'SSH_CONFIG',
-      msg('errors.text.cannotRead', { path: file, error: (err as Error).message }),
+      msg('errors.text.cannotRead', { path: file, error: fsErrorText(err) }),
       { file },
     );
   }

@@ -17,6 +17,17 @@ export const errors = {
     other: 'The connection to {{where}} failed ({{cause}}).',
   },
   /** Engine errors' own explanations (AmwError text), by what went wrong. */
+  /** Why a file or folder could not be read, for the common reasons (Node's own text is English). */
+  fs: {
+    noSuchPath: 'no such file or folder',
+    notAFolderOnPath: 'a part of the path is not a folder',
+    permissionDenied: 'permission denied',
+    isAFolder: 'it is a folder',
+    symlinkLoop: 'too many symbolic links (a loop?)',
+    nameTooLong: 'the name is too long',
+    tooManyOpen: 'too many files open; try again',
+    ioError: 'input/output error from the disk',
+  },
   text: {
     noSession: 'No session {{id}}.',
     noProject: 'No project named {{name}}.',

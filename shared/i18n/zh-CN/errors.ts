@@ -15,6 +15,17 @@ export const errors: Messages['errors'] = {
     other: '连接 {{where}} 失败（{{cause}}）。',
   },
   /** Engine errors' own explanations (AmwError text), by what went wrong. */
+  /** 无法读取文件或文件夹的常见原因（Node 自带的说明是英文）。 */
+  fs: {
+    noSuchPath: '文件或文件夹不存在',
+    notAFolderOnPath: '路径中有一部分不是文件夹',
+    permissionDenied: '权限不足',
+    isAFolder: '这是一个文件夹',
+    symlinkLoop: '符号链接层数过多（可能有循环）',
+    nameTooLong: '名称过长',
+    tooManyOpen: '打开的文件过多，请重试',
+    ioError: '磁盘读写错误',
+  },
   text: {
     noSession: '没有编号为 {{id}} 的会话。',
     noProject: '没有名为 {{name}} 的项目。',

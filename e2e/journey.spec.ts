@@ -137,6 +137,14 @@ for (const lang of ['en', 'zh-CN'] as const) {
       await page.getByTestId('session-row-1').click();
       // the timeline has the scan and the review decision on train.py
       await expect(page.getByTestId('timeline-code-review')).toContainText('train.py');
+      // the scan ran here, before the session had a host: credited to this machine, in words
+      await expect(
+        page
+          .getByTestId('timeline-run')
+          .filter({ hasText: t('common.thisMachine') })
+          .first(),
+      ).toBeVisible();
+      await expect(page.getByTestId('session-view')).not.toContainText('(local)');
       // the code stage has a (failing) result now; the environment still needs its host
       await expect(page.getByTestId('stage-code')).not.toHaveAttribute('data-status', 'none');
       await page.getByTestId('next-add-host').click();

@@ -1,4 +1,5 @@
 import i18next from 'i18next';
+import { LOCAL_TARGET } from '../../shared/api/hosts';
 
 /**
  * The one way the UI writes dates and numbers: in the chosen UI language, never the browser's
@@ -33,3 +34,7 @@ export function formatNumber(n: number, lang: string): string {
 export const uiDateTime = (value: string | number | Date): string =>
   formatDateTime(value, i18next.language || 'en');
 export const uiNumber = (n: number): string => formatNumber(n, i18next.language || 'en');
+
+/** A host as the UI names it: a run on this machine is stored as `(local)`, shown in words. */
+export const uiHost = (host: string): string =>
+  host === LOCAL_TARGET ? i18next.t('common.thisMachine') : host;

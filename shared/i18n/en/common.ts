@@ -2,6 +2,8 @@ export const common = {
   loading: 'Loading…',
   entryFormat:
     'FILE:FUNCTION — a Python file on the host and the function in it that returns (model, batches), e.g. train/model.py:build',
+  /** Where a stage ran when it ran on this machine (stored as `(local)`). */
+  thisMachine: 'this machine',
   back: 'Back',
   cancel: 'Cancel',
   close: 'Close',

@@ -26,7 +26,6 @@ export const reports = {
   aboutChecks: 'Checks not passed',
   aboutFindings: 'Code findings',
   aboutCheck: '{{title}} — {{host}}',
-  thisMachine: 'this machine',
   comment: 'Comment',
   addComment: 'Add comment',
   approve: 'Approve',

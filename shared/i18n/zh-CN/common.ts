@@ -4,6 +4,8 @@ export const common: Messages['common'] = {
   loading: '加载中…',
   entryFormat:
     'FILE:FUNCTION——主机上的 Python 文件及其中返回 (model, batches) 的函数，例如 train/model.py:build',
+  /** Where a stage ran when it ran on this machine (stored as `(local)`). */
+  thisMachine: '本机',
   back: '返回',
   cancel: '取消',
   close: '关闭',

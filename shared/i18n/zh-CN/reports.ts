@@ -28,7 +28,6 @@ export const reports: Messages['reports'] = {
   aboutChecks: '未通过的检查',
   aboutFindings: '代码发现',
   aboutCheck: '{{title}} — {{host}}',
-  thisMachine: '本机',
   comment: '评论',
   addComment: '添加评论',
   approve: '批准',

@@ -1,16 +1,12 @@
 import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import {
-  LOCAL_TARGET,
-  REPORT_FORMATS,
-  type Language,
-  type ReportFormat,
-} from '../../../../shared/api';
+import { REPORT_FORMATS, type Language, type ReportFormat } from '../../../../shared/api';
 import { useAction, useCall, useTransport } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
 import { PageHead } from '../../components/PageHead';
 import { StartSteps } from '../StartPage';
+import { uiHost } from '../../format';
 
 type Source = { sessionId: number } | { importId: number };
 const REVIEWER_KEY = 'amw.reviewerName';
@@ -234,7 +230,6 @@ function Review(props: { source: Source; onChange: () => void }) {
   const [text, setText] = useState('');
   const r = report.data;
   // what a comment can be about, labelled as a reader knows it (the stored target is the id)
-  const where = (host: string) => (host === LOCAL_TARGET ? t('reports.thisMachine') : host);
   const checkTargets = new Map<string, string>();
   const findingTargets = new Map<string, string>();
   for (const s of r?.stages ?? [])
@@ -242,7 +237,7 @@ function Review(props: { source: Source; onChange: () => void }) {
       if (c.status !== 'pass')
         checkTargets.set(
           `check:${c.id}@${s.host}`,
-          t('reports.aboutCheck', { title: c.title, host: where(s.host) }),
+          t('reports.aboutCheck', { title: c.title, host: uiHost(s.host) }),
         );
   for (const f of (r?.code?.findings ?? []).slice(0, 200))
     findingTargets.set(

@@ -8,7 +8,7 @@ import { href, navigate } from '../../routes';
 import { useStageName } from '../../stages/shared/names';
 import { StatusBadge } from '../../stages/shared/StageStatus';
 import type { StageInfo } from '../../stages/shared/types';
-import { uiDateTime } from '../../format';
+import { uiDateTime, uiHost } from '../../format';
 
 const WORST_FIRST: StageStatus[] = [
   'fail',
@@ -226,14 +226,17 @@ export function Timeline(props: { session: SessionRecord; stages: StageInfo[] })
       case 'run':
         return {
           badge: <StatusBadge status={e.status} />,
-          text: t('sessions.timeline.run', { stage: stageName(e.stage), host: e.host || '—' }),
+          text: t('sessions.timeline.run', {
+            stage: stageName(e.stage),
+            host: e.host ? uiHost(e.host) : '—',
+          }),
         };
       case 'waiver':
         return {
           badge: <span className="badge warn">{t('sessions.timeline.waived')}</span>,
           text: t('sessions.timeline.waiver', {
             check: e.checkId,
-            host: e.host,
+            host: uiHost(e.host),
             by: e.by,
             reason: e.reason,
           }),

@@ -10,7 +10,7 @@ import { StatusBadge } from '../../stages/shared/StageStatus';
 import type { StageInfo } from '../../stages/shared/types';
 import { SessionHostsDialog } from '../../components/SessionHostsDialog';
 import { Gate, NextStep, ProgressRail, Timeline, stageProgress } from './Guide';
-import { uiDateTime } from '../../format';
+import { uiDateTime, uiHost } from '../../format';
 
 /**
  * One session: its stages as a rail (every stage of a migration, from `app.info`, in order) and
@@ -183,7 +183,7 @@ export function Compare(props: { a: number; b: number }) {
             data-testid={`compare-${r.host}-${r.checkId}`}
             data-change={r.change}
           >
-            <td>{r.host}</td>
+            <td>{uiHost(r.host)}</td>
             <td>
               <code>{r.checkId}</code>
             </td>

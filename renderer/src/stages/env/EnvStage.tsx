@@ -4,6 +4,7 @@ import { CheckCard } from '../shared/CheckCard';
 import { RunBlock, useJobAction } from '../shared/RunBlock';
 import { StageStatusBadge } from '../shared/StageStatus';
 import type { StageViewProps } from '../shared/types';
+import { uiHost } from '../../format';
 
 /** The environment stage: one column per host, each with its checks, rerun one or all. */
 export function EnvStage(props: StageViewProps) {
@@ -37,7 +38,7 @@ function HostColumn(props: { sessionId: number; host: string; run: StageRunRecor
   return (
     <div className="host-column" data-testid={`host-column-${props.host}`}>
       <header>
-        <strong>{props.host}</strong>
+        <strong>{uiHost(props.host)}</strong>
         <StageStatusBadge status={r?.status} />
         <div className="spacer" />
         <button

@@ -14,6 +14,7 @@ import { CheckCard } from '../shared/CheckCard';
 import { RunBlock, useJobAction } from '../shared/RunBlock';
 import { StageStatusBadge } from '../shared/StageStatus';
 import type { StageViewProps } from '../shared/types';
+import { uiHost } from '../../format';
 
 const CLASS_KEY: Record<OpClass, keyof OpsBreakdown> = {
   direct: 'direct',
@@ -52,7 +53,7 @@ function OpsHost(props: { session: SessionRecord; host: string; run: StageRunRec
   return (
     <section className="ops-host" data-testid={`ops-host-${props.host}`}>
       <header className="stage-head">
-        <h2>{props.host}</h2>
+        <h2>{uiHost(props.host)}</h2>
         <StageStatusBadge status={r?.status} />
       </header>
       <form

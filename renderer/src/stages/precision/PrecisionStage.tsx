@@ -10,6 +10,7 @@ import { CheckCard } from '../shared/CheckCard';
 import { DumpDrill } from './DumpDrill';
 import { PrecisionChart } from './PrecisionChart';
 import type { StageViewProps } from '../shared/types';
+import { uiHost } from '../../format';
 
 const NS = 'stage-precision:';
 const RESULT_COLOUR: Record<string, string> = {
@@ -150,7 +151,7 @@ export function PrecisionStage(props: StageViewProps) {
                   />
                 </td>
                 <td>{h.stageRunId}</td>
-                <td>{h.host}</td>
+                <td>{uiHost(h.host)}</td>
                 <td>{h.baseline}</td>
                 <td>
                   <code>{h.entry}</code>

@@ -4,7 +4,7 @@ import type { StageRunRecord } from '../../../../shared/api';
 import type { ProfileCompare, ProfileCompareRow } from '../../../../shared/stages/profiling/api';
 import { useCall } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
-import { uiNumber } from '../../format';
+import { uiHost, uiNumber } from '../../format';
 
 const NS = 'stage-profiling:';
 const us = (x: number | null) => (x === null ? '—' : uiNumber(Math.round(x)));
@@ -71,7 +71,7 @@ export function ComparisonView(props: { sessionId: number; runs: StageRunRecord[
       >
         {runs.map((r) => (
           <option key={r.stageRunId} value={r.stageRunId}>
-            #{r.stageRunId} {r.host} · {r.source.split(/[\\/]/).pop()} ({r.kind}
+            #{r.stageRunId} {uiHost(r.host)} · {r.source.split(/[\\/]/).pop()} ({r.kind}
             {r.sessionId === props.sessionId ? '' : `, S${r.sessionId}`}) {r.createdAt}
           </option>
         ))}

@@ -12,7 +12,7 @@ import { ComparisonView } from './ComparisonView';
 import { BreakdownChart } from './BreakdownChart';
 import { ImportForm } from './ImportForm';
 import { RunForm } from './RunForm';
-import { uiNumber } from '../../format';
+import { uiHost, uiNumber } from '../../format';
 
 const NS = 'stage-profiling:';
 const us = (x: number) => uiNumber(Math.round(x));
@@ -87,7 +87,7 @@ export function ProfilingView(props: StageViewProps) {
           <select value={runId ?? ''} onChange={(e) => setPicked(Number(e.target.value))}>
             {runs.map((r) => (
               <option key={r.id} value={r.id}>
-                #{r.id} {r.host} {r.startedAt}
+                #{r.id} {uiHost(r.host)} {r.startedAt}
               </option>
             ))}
           </select>

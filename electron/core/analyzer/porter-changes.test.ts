@@ -443,6 +443,39 @@ describe('what a scan skips and what it adds', () => {
     ]);
   });
 
+  it('a script that reads its arguments at the top level (no __main__ guard) is an entry point too; a module that only defines a parser is not', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'vdvae'), { recursive: true });
+    mkdirSync(join(dir, 'scripts'), { recursive: true });
+    writeFileSync(
+      join(dir, 'vdvae', 'model_utils.py'),
+      'import torch\n\ndef load(x):\n    return torch.tensor([x]).cuda()\n',
+    );
+    const script = [
+      'import sys',
+      "sys.path.append('vdvae')",
+      'import argparse',
+      'from model_utils import load',
+      '',
+      'parser = argparse.ArgumentParser()',
+      "parser.add_argument('--sub', default=1)",
+      'args = parser.parse_args()',
+      'print(load(args.sub))',
+      '',
+    ].join('\n');
+    writeFileSync(join(dir, 'scripts', 'extract.py'), script);
+    writeFileSync(
+      join(dir, 'vdvae', 'hps.py'),
+      'import argparse\n\ndef parse(parser):\n    args = parser.parse_args()\n    return args\n',
+    );
+    const scan = await scanProject(dir);
+    expect(where(scan).filter((w) => !w.startsWith('vdvae/model_utils.py'))).toEqual([
+      // after the leading imports (`sys.path.append` ends them), as at any entry point
+      'scripts/extract.py:1:add.import-torch-npu',
+      'scripts/extract.py:1:add.compile-mode',
+    ]);
+  });
+
   it('import torch_npu goes after the plain imports, above trailing blocks of optional ones (apex needs it loaded first)', async () => {
     const dir = tempDir();
     const src = [

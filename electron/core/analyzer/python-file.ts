@@ -155,8 +155,14 @@ export function analyzePythonFile(
   // as `wc -l` counts, plus a last line without its newline
   const lines = src.length ? newlineStarts(src).length - (src.endsWith('\n') ? 1 : 0) : 0;
   // entry points are analysed even without CUDA words: a project that needs porting adds
-  // torch_npu to them
-  if (!prefilter(rules).test(src) && !(src.includes('__main__') && src.includes('__name__')))
+  // torch_npu to them — a `__main__` guard's, and a script's that reads its arguments at the
+  // top level (`args = parser.parse_args()` with no guard: run, never imported)
+  const script = src.includes('parse_args(') && TOP_LEVEL_ARGS.test(src);
+  if (
+    !prefilter(rules).test(src) &&
+    !(src.includes('__main__') && src.includes('__name__')) &&
+    !script
+  )
     return { rel, lines, parseErrors: false, findings: [] };
   const budget = budgetMs ?? fileBudgetMs(src.length);
   let result: FileAnalysis;
@@ -170,11 +176,11 @@ export function analyzePythonFile(
   }
   const findings = result.findings;
   const source =
-    keepSources && (findings.length || result.entryPoint)
+    keepSources && (findings.length || result.entryPoint || script)
       ? {
           text: raw,
           kind: 'python' as const,
-          entryPoint: result.entryPoint,
+          entryPoint: result.entryPoint || script,
           importsTorch: result.importsTorch,
           importEnd: result.importEnd + (bom && result.importEnd >= 0 ? 1 : 0),
         }
@@ -209,8 +215,14 @@ export function analyzePythonFile(
   // an entry point without findings of its own gets torch_npu when the project needs porting,
   // which only the whole scan knows: what it would add is decided now, while its text is here
   const entry =
-    result.entryPoint && !findings.length
-      ? entryPointAdditions(src, rel, result, rules, lang)
+    (result.entryPoint || script) && !findings.length
+      ? entryPointAdditions(
+          src,
+          rel,
+          { importEnd: result.importEnd, entryPoint: true },
+          rules,
+          lang,
+        )
       : null;
   const entryAdditions = entry?.findings ?? [];
   if (bom) for (const f of [...findings, ...entryAdditions]) bomShifted(f);

@@ -31,7 +31,7 @@ const DOCKERFILE = new RegExp(String.raw`(?:^|\/)(?:${DOCKERFILE_NAME})$`);
  * distributed launch, which needs CANN's environment).
  */
 export const SCRIPT_WORDS =
-  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused|FLASH|apex|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged|trtexec|openmmlab|mim\s+install|["']GPU["']|cutlass|CUTLASS|\bcu\d{3}\b|whl\/\$|wheels\/\$|python[\d.]*\s+-c\b|:[ \t]*["']?(?:gpu|GPU)\b|strategy["']?\s*[:= ]\s*["']?(?:ddp|fsdp)|\bcudf\b|runs-on:|faiss|cupy|sage_?attn|sage_?attention|nproc[_-]per[_-]node(?:=|\s+)["']?gpu\b|#SBATCH|[Nn]orm\w*["']?\s*[:=]|tf32|torchrun|torch\.distributed\.(?:launch|run)|accelerate\s+launch/;
+  /CUDA|NCCL|NVIDIA|NVCC|nvidia|nccl|cuda|nvcc|nvcr|vllm-openai|lmsysorg\/sglang|nsys|compute-sanitizer|gencode|MULTI_GPU|flash|xformers|accelerator|whl\/cu|\+cu\d|pip3?\s+install|_cuvid|_nvenc|hwaccel|num-gpus|--gpus|Fused|fused|FLASH|apex|KIND_GPU|gpu_(?:hist|exact|predictor)|multi[-_]gpu|8bit|bnb|paged|trtexec|openmmlab|mim\s+install|["']GPU["']|cutlass|CUTLASS|\bcu\d{3}\b|whl\/\$|wheels\/\$|python[\d.]*\s+-c\b|:[ \t]*["']?(?:gpu|GPU)\b|strategy["']?\s*[:= ]\s*["']?(?:ddp|fsdp)|\bcudf\b|runs-on:|faiss|cupy|sage_?attn|sage_?attention|nproc[_-]per[_-]node(?:=|\s+)["']?gpu\b|#SBATCH|[Nn]orm\w*["']?\s*[:=]|tf32|torchrun|torch\.distributed\.(?:launch|run)|accelerate\s+launch/;
 
 const DEVICE_CUDA = { en: 'Device cuda: use npu.', 'zh-CN': '设备 cuda：改用 npu。' };
 
@@ -648,13 +648,14 @@ const SCRIPT_PATTERNS: {
   {
     // an NVIDIA image wherever it is named: a Dockerfile's FROM or `ARG BASE_IMAGE=`, a CI job's
     // or compose service's `image:`, `docker run … nvcr.io/…` (not a URL's path: github.com/nvidia/…)
+    // — a serving engine's CUDA build (`vllm/vllm-openai`, `lmsysorg/sglang`; not its -npu tags)
     // — and a project's own image tagged for a CUDA version (`FROM base:2.1-cu121`, `image: x:cu118`)
     // or built on NGC's (`#SBATCH --image=nersc/pytorch:ngc-22.02-v0`, a Shifter image)
-    re: /(?<![\w./-])(?:nvidia\/cuda(?:gl)?(?::\S*)?(?![\w/-])|nvcr\.io\/\S+|pytorch\/pytorch:\S*cuda\S*)|(?<=^\s*(?:FROM\s+|-?\s*image:\s*["']?|ARG\s+\w*IMAGE\w*=["']?)|(?<![\w-])--image[= ]["']?)[\w./-]+:[\w.-]*?(?<![A-Za-z0-9])(?:cu(?:da)?-?|ngc-?)\d[\w.-]*/i,
+    re: /(?<![\w./-])(?:nvidia\/cuda(?:gl)?(?::\S*)?(?![\w/-])|nvcr\.io\/\S+|pytorch\/pytorch:\S*cuda\S*|(?:vllm\/vllm-openai|lmsysorg\/sglang)(?::(?![\w.-]*(?:npu|cann|ascend))\S*)?(?![\w/:-]))|(?<=^\s*(?:FROM\s+|-?\s*image:\s*["']?|ARG\s+\w*IMAGE\w*=["']?)|(?<![\w-])--image[= ]["']?)[\w./-]+:[\w.-]*?(?<![A-Za-z0-9])(?:cu(?:da)?-?|ngc-?)\d[\w.-]*/i,
     say: {
-      en: 'CUDA container image (NVIDIA CUDA base, NGC, or one tagged for a CUDA version): build on an Ascend image with CANN (e.g. ascendai/cann) instead.',
+      en: "CUDA container image (NVIDIA CUDA base, NGC, a serving engine's CUDA build, or one tagged for a CUDA version): build on an Ascend image with CANN (e.g. ascendai/cann; for vLLM, vllm-ascend's image quay.io/ascend/vllm-ascend) instead.",
       'zh-CN':
-        'CUDA 容器镜像（NVIDIA CUDA 基础镜像、NGC 或标注了 CUDA 版本的镜像）：改用带 CANN 的昇腾镜像（如 ascendai/cann）。',
+        'CUDA 容器镜像（NVIDIA CUDA 基础镜像、NGC、推理引擎的 CUDA 版镜像或标注了 CUDA 版本的镜像）：改用带 CANN 的昇腾镜像（如 ascendai/cann；vLLM 用 vllm-ascend 的镜像 quay.io/ascend/vllm-ascend）。',
     },
   },
   {

@@ -714,6 +714,9 @@ const EXPECTED: Record<string, string[]> = {
     // a project's CUDA requirements set and CUDA make target (the CPU set, a plain target quiet)
     'Dockerfile.engine:4:script.cuda-env',
     'Dockerfile.engine:5:script.cuda-env',
+    // a serving engine's CUDA image (vllm/vllm-openai, lmsysorg/sglang); its CANN build quiet
+    'Dockerfile.engine:8:script.cuda-env',
+    'Dockerfile.engine:11:script.cuda-env',
     // a JSON config's backend and device (the per-GPU batch size quiet)
     'ds_config.json:3:script.cuda-env',
     'ds_config.json:4:script.cuda-env',

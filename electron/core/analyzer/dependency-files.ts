@@ -377,6 +377,19 @@ function urlPackage(token: string): string | undefined {
 }
 
 /**
+ * The package a local folder installs, by the folder's name (`submodules/simple-knn`,
+ * `-e ./third_party/nvdiffrast/`: 3D Gaussian Splatting's environment.yml), when that name is a
+ * listed library's; a folder of the project's own (`src`, `.`) is no package to look up.
+ */
+function localPackage(text: string): string | undefined {
+  const folder =
+    /^\s*(?:(?:-e|--editable)\s+)?(?:\.{1,2}\/)?(?:[\w.-]+\/)+([A-Za-z0-9_.-]+)\/?\s*$/.exec(
+      text,
+    )?.[1];
+  return folder && packageRule(folder) ? folder : undefined;
+}
+
+/**
  * The rule for a distribution as packaging metadata spells it: any case and separator
  * (`Flash_Attn`), a nightly build (`triton-nightly`), a CUDA-versioned wheel (`cupy-cuda12x`).
  */
@@ -396,13 +409,16 @@ function packageRule(spelled: string): string | undefined {
 
 /**
  * A fork of a CUDA-ops package under a longer name (`diff-gaussian-rasterization-w-depth`,
- * `simple-knn-fork`): its kernels are the same CUDA code. Only names of two words or more are
+ * `simple-knn-fork`, `depth-diff-gaussian-rasterization`): its kernels are the same CUDA code. Only names of two words or more are
  * taken as a prefix, so that `cumm` says nothing about `cumm-utils`.
  */
 function forkedOps(dashed: string, libs: Record<string, string>): string | undefined {
   for (let i = dashed.lastIndexOf('-'); i > 0; i = dashed.lastIndexOf('-', i - 1)) {
     const head = dashed.slice(0, i);
     if (head.includes('-') && libs[head] === 'lib.cuda-ops') return 'lib.cuda-ops';
+    // or before it (`depth-diff-gaussian-rasterization`)
+    const tail = dashed.slice(i + 1);
+    if (tail.includes('-') && libs[tail] === 'lib.cuda-ops') return 'lib.cuda-ops';
   }
   return undefined;
 }
@@ -469,6 +485,7 @@ function requirementEntry(
   const direct = /^\s*[A-Za-z0-9_.-]+\s*@\s*(\S+)/.exec(text)?.[1];
   const spelled =
     urlPackage(text.trim().replace(/^(?:-e|--editable)\s+/, '')) ??
+    localPackage(text) ??
     (named && direct && !packageRule(named) ? (urlPackage(direct) ?? named) : named);
   // spelled as in setup.py and pyproject: `cupy-cuda12x`, `cudf-cu12`, `flash_attn`
   const ruleId = spelled ? packageRule(spelled) : undefined;

@@ -224,8 +224,8 @@ const SCRIPT_PATTERNS: {
   },
   {
     // a training script's switch that makes it import flash-attn (`--use_flash_attn`,
-    // `--use_flash_attention`, kohya's bare `--xformers`, a config's `flash_attention: true` or
-    // `enable_xformers_memory_efficient_attention: True`,
+    // `--use_flash_attention`, kohya's bare `--xformers` (and its TOML config's `xformers = true`),
+    // a config's `flash_attention: true` or `enable_xformers_memory_efficient_attention: True`,
     // `--attn_implementation flash_attention_2`, or a config's `attn_implementation:
     // flash_attention_2`, `attn_impl: flash` or `triton` in an MPT-style config, whose Triton
     // flash attention needs the old Triton it was written for, InvokeAI's `attention_type:
@@ -233,7 +233,7 @@ const SCRIPT_PATTERNS: {
     // flash-attn's cross-entropy), and any setting whose value is `flash_attn` or SageAttention
     // (`implementation: flash_attn`, `ATTENTION_MECHANISM="sageattention"`): the Python side then
     // fails at that import
-    re: /--(?:use[-_])?flash[-_]?att(?:n|ention)\w*\b|--(?:(?:enable|use)[-_]xformers[\w-]*|xformers)(?![\w-])|(?<=^\s*(?:(?:use|enable)_)?(?:flash_att(?:n|ention)(?:_2)?|xformers\w*)["']?\s*:\s*)(?:true|True)\b|(?<=(?:--|\b)attn[-_]implementation["']?(?:[= ]|\s*[:=]\s*)["']?)flash_attention_2\b|(?<=\b\w*(?:attn|attention)_(?:impl|implementation|type|backend)["']?\s*[:=]\s*["']?)(?:[a-z]+-)?(?:flash[-_]?attn\w*|flash|triton|xformers)(?![\w-])|(?<=\bloss_fn["']?\s*[:=]\s*["']?)fused_crossentropy\b|(?<=(?<!#egg)[:=][ \t]*["']?)(?:flash_attn|flash_attention_[23]|sage_?attention|sageattn)(?![\w.-])/,
+    re: /--(?:use[-_])?flash[-_]?att(?:n|ention)\w*\b|--(?:(?:enable|use)[-_]xformers[\w-]*|xformers)(?![\w-])|(?<=^\s*(?:(?:use|enable)_)?(?:flash_att(?:n|ention)(?:_2)?|xformers\w*)["']?\s*[:=]\s*)(?:true|True)\b|(?<=(?:--|\b)attn[-_]implementation["']?(?:[= ]|\s*[:=]\s*)["']?)flash_attention_2\b|(?<=\b\w*(?:attn|attention)_(?:impl|implementation|type|backend)["']?\s*[:=]\s*["']?)(?:[a-z]+-)?(?:flash[-_]?attn\w*|flash|triton|xformers)(?![\w-])|(?<=\bloss_fn["']?\s*[:=]\s*["']?)fused_crossentropy\b|(?<=(?<!#egg)[:=][ \t]*["']?)(?:flash_attn|flash_attention_[23]|sage_?attention|sageattn)(?![\w.-])/,
     say: {
       en: 'Turns on flash-attn (or xformers, or a Triton flash-attention kernel), which has no NPU build: drop the switch (attention through SDPA, or torch_npu.npu_fusion_attention where the code offers it).',
       'zh-CN':

@@ -134,6 +134,8 @@ const EXPECTED: Record<string, string[]> = {
     // transformers' older use_flash_attention_2=True (False quiet), SDPA's enable_flash_sdp switch
     'hf_legacy.py:8:attn.use-flash-attention-2',
     'hf_legacy.py:10:attn.sdp-kernel',
+    // kohya's TOML config turning xformers on (switched off, SDPA chosen: quiet)
+    'kohya_lora.toml:5:script.cuda-env',
     // latent-diffusion's `attn_type: "vanilla-xformers"` (commented, vanilla quiet)
     'ldm.yaml:5:script.cuda-env',
     // a name the handler leaves None, called on the path a mode's default takes (HunyuanVideo's

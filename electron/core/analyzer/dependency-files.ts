@@ -11,8 +11,9 @@ import { newlineStarts, pointAt } from './line-matches';
 import { requirementLibs } from './rules';
 
 // `cu118`, or the CUDA version from a variable (`+cu${CUDA_VER}`, `whl/cu$CU`)
+// (and a wheel's own URL under a folder for a CUDA version: `…/radon-v2/cuda-11.3/torch-1.11/…whl`)
 const CUDA_WHEEL =
-  /\+cu(?:\d+|\$\{?\w+\}?)|download\.pytorch\.org\/whl\/cu(?:\d+|\$)|^\s*nvidia-[a-z0-9-]+-cu\d+|^\s*cupy-cuda/;
+  /\+cu(?:\d+|\$\{?\w+\}?)|download\.pytorch\.org\/whl\/cu(?:\d+|\$)|^\s*nvidia-[a-z0-9-]+-cu\d+|^\s*cupy-cuda|^\s*https?:\/\/\S*\/(?:cuda[-_]?\d+(?:\.\d+)?|cu\d{3})\/\S*\.whl\b/;
 /** OpenMMLab's index of mmcv wheels built for a CUDA version (`…/mmcv/dist/cu121/torch2.1/…`). */
 export const MMCV_CUDA_INDEX = /download\.openmmlab\.com\/mmcv\/dist\/cu\d+/;
 /** A requirement as quoted in a list, without its quotes. */

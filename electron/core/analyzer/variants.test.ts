@@ -835,6 +835,8 @@ const EXPECTED: Record<string, string[]> = {
     // named with a word before the package's name (the project's own folders quiet)
     'requirements.txt:10:lib.cuda-ops',
     'requirements.txt:11:lib.cuda-ops',
+    // a prebuilt extension wheel's URL under a folder for its CUDA version (a CPU one quiet)
+    'requirements.txt:15:req.cuda-wheel',
     'run_ts.sh:1:script.cann-env',
     // Time-Series-Library's multi-GPU switch (a run without it quiet)
     'run_ts.sh:3:script.cuda-env',

@@ -67,6 +67,7 @@ export const hosts = {
   },
   add: {
     title: 'Add a host',
+    editTitle: 'Edit host {{name}}',
     name: 'Name',
     hostname: 'Host name or IP',
     port: 'Port',
@@ -77,6 +78,7 @@ export const hosts = {
     group: 'Group',
     tags: 'Tags (space-separated)',
     save: 'Add host',
+    update: 'Save changes',
   },
   warn: {
     keyMissing:
@@ -110,7 +112,9 @@ export const hosts = {
     where: 'Stored in (file:line)',
   },
   fleet: {
-    lead: '{{count}} hosts with an inventory; {{flagged}} differ from the rest of their group.',
+    lead_one: '{{count}} host with an inventory; {{flagged}} differ from the rest of their group.',
+    lead_other:
+      '{{count}} hosts with an inventory; {{flagged}} differ from the rest of their group.',
     inventoryAll: 'Inventory all hosts',
     empty: 'No host has an inventory yet.',
     differs: 'Differs from most hosts of this group',

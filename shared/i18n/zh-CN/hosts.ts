@@ -69,6 +69,7 @@ export const hosts: Messages['hosts'] = {
   },
   add: {
     title: '添加主机',
+    editTitle: '编辑主机 {{name}}',
     name: '名称',
     hostname: '主机名或 IP',
     port: '端口',
@@ -79,6 +80,7 @@ export const hosts: Messages['hosts'] = {
     group: '分组',
     tags: '标签（以空格分隔）',
     save: '添加主机',
+    update: '保存修改',
   },
   warn: {
     keyMissing: '已保存，但工作台所在机器上不存在密钥文件 {{file}}：在它存在之前连接会失败。',
@@ -110,7 +112,8 @@ export const hosts: Messages['hosts'] = {
     where: '保存位置（文件:行）',
   },
   fleet: {
-    lead: '{{count}} 台主机有清单；其中 {{flagged}} 台与同组其他主机不一致。',
+    lead_one: '{{count}} 台主机有清单；其中 {{flagged}} 台与同组其他主机不一致。',
+    lead_other: '{{count}} 台主机有清单；其中 {{flagged}} 台与同组其他主机不一致。',
     inventoryAll: '采集全部主机清单',
     empty: '还没有主机采集过清单。',
     differs: '与同组大多数主机不同',

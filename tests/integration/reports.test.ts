@@ -83,6 +83,14 @@ d('reports from real sessions on a simulated host', () => {
       await core.call('code.scan', { path: join(work, 'nanogpt'), sessionId }),
     )) as { scanId: number };
     await core.call('code.review', { scanId, file: 'train.py', review: 'accepted' });
+    // a file the scan told about but proposed nothing for, edited by hand
+    const req = await core.call('code.file', { scanId, file: 'requirements.txt' });
+    await core.call('code.review', {
+      scanId,
+      file: 'requirements.txt',
+      review: 'edited',
+      text: `${req.original}torch_npu==2.1.0.post10\n`,
+    });
     await wait(
       await core.call('stages.run', {
         host: 'npu-lab',
@@ -130,6 +138,9 @@ d('reports from real sessions on a simulated host', () => {
     expect(r.inventories[0]).toMatchObject({ host: 'npu-lab', torchNpu: '2.5.1' });
     expect(r.stages.map((s) => s.stage).sort()).toEqual(['code', 'env', 'ops']);
     expect(r.code!.diffs.find((x) => x.file === 'train.py')!.patch).toContain('+import torch_npu');
+    expect(r.code!.diffs.find((x) => x.file === 'requirements.txt')!.patch).toContain(
+      '+torch_npu==2.1.0.post10',
+    );
     expect(r.ops[0]!.breakdown.cpuFallback).toBeGreaterThan(0);
     expect(r.changes!.previousSessionId).toBe(previousId);
     expect(r.review.decisions[0]).toMatchObject({ decision: 'changes-requested', by: 'Li Si' });
@@ -161,7 +172,11 @@ d('reports from real sessions on a simulated host', () => {
     } finally {
       await browser.close();
     }
+    // the hosts table's headings are words in the report's language, not field names
+    expect(html).toContain('<th>Chips</th>');
+    expect(html).not.toContain('<th>chipCount</th>');
     const zh = await exported('html', { language: 'zh-CN' });
+    expect(zh.text).toContain('<th>芯片数</th>');
     expect(zh.text).toContain('迁移报告');
     expect(zh.text).toContain('受阻');
   });

@@ -1,6 +1,6 @@
 import type { Report } from '../../../shared/api';
 import { engineTranslator } from '../i18n';
-import { stageName, statusText, timeText } from './words';
+import { INVENTORY_COLUMNS, stageName, statusText, timeText } from './words';
 import { STAGE_DEFINITIONS } from '../stages/registry';
 import { bar, esc, pill } from './html-kit';
 
@@ -95,19 +95,9 @@ export function renderHtml(r: Report): string {
 
   // hosts
   if (r.inventories.length) {
-    const cols = [
-      'chip',
-      'chipCount',
-      'health',
-      'cann',
-      'driver',
-      'firmware',
-      'python',
-      'torch',
-      'torchNpu',
-    ] as const;
+    const cols = INVENTORY_COLUMNS;
     h(
-      `<section id="hosts"><h2>${esc(t('report.inventories'))}</h2><table><tr><th>${esc(t('report.hosts'))}</th>${cols.map((c) => `<th>${esc(c)}</th>`).join('')}</tr>`,
+      `<section id="hosts"><h2>${esc(t('report.inventories'))}</h2><table><tr><th>${esc(t('report.hosts'))}</th>${cols.map((c) => `<th>${esc(t(`report.inventory.${c}`))}</th>`).join('')}</tr>`,
     );
     for (const inv of r.inventories)
       h(

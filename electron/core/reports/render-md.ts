@@ -1,6 +1,6 @@
 import type { Report } from '../../../shared/api';
 import { engineTranslator } from '../i18n';
-import { stageName, statusText, timeText } from './words';
+import { INVENTORY_COLUMNS, stageName, statusText, timeText } from './words';
 import { STAGE_DEFINITIONS } from '../stages/registry';
 import { cell, code, esc, md } from './md-kit';
 
@@ -70,13 +70,14 @@ export function renderMarkdown(r: Report): string {
     p();
     p(`## ${t('report.inventories')}`);
     p();
-    p('| host | chip | chips | health | CANN | driver | firmware | python | torch | torch_npu |');
-    p('|---|---|---|---|---|---|---|---|---|---|');
+    p(
+      `| ${t('report.hosts')} | ${INVENTORY_COLUMNS.map((c) => cell(t(`report.inventory.${c}`))).join(' | ')} |`,
+    );
+    p(`|---|${INVENTORY_COLUMNS.map(() => '---|').join('')}`);
     for (const i of r.inventories) {
-      const v = (k: keyof typeof i) => `${cell(i[k])}${i.differs.includes(String(k)) ? ' ⚠️' : ''}`;
-      p(
-        `| ${cell(i.host)} | ${v('chip')} | ${v('chipCount')} | ${v('health')} | ${v('cann')} | ${v('driver')} | ${v('firmware')} | ${v('python')} | ${v('torch')} | ${v('torchNpu')} |`,
-      );
+      const v = (k: (typeof INVENTORY_COLUMNS)[number]) =>
+        `${cell(i[k])}${i.differs.includes(k) ? ' ⚠️' : ''}`;
+      p(`| ${cell(i.host)} | ${INVENTORY_COLUMNS.map(v).join(' | ')} |`);
     }
   }
   p();

@@ -15,6 +15,18 @@ export const report = {
   stage: 'Stage',
   status: 'Status',
   hosts: 'Hosts',
+  /** The columns of the hosts' inventory table. */
+  inventory: {
+    chip: 'Chip',
+    chipCount: 'Chips',
+    health: 'Health',
+    cann: 'CANN',
+    driver: 'Driver',
+    firmware: 'Firmware',
+    python: 'Python',
+    torch: 'torch',
+    torchNpu: 'torch_npu',
+  },
   blocking: 'What blocks',
   nothingBlocks: 'Nothing blocks.',
   waivers: 'Waivers',

@@ -5,6 +5,7 @@ import { diffBlock, esc, MAX_ROWS, pill } from '../../reports/html-kit';
 import { cell, code, esc as escParams, fenceFor, MAX_ROWS as MD_ROWS } from '../../reports/md-kit';
 import { printable } from '../../parsers/printable';
 import type { StageReport } from '../define';
+import type { Translate } from '../../../../shared/i18n';
 
 type Section = z.infer<typeof ReportCode>;
 
@@ -18,7 +19,8 @@ export const codeReport: StageReport<Section | null> = {
     if (scans.length) {
       const latest = deps.code.get(scans[0]!.id);
       const diffs = latest.fileList
-        .filter((f) => f.changed && f.hasText)
+        // a file the scan proposed changes to, or one edited by hand where it proposed none
+        .filter((f) => f.hasText && (f.changed || f.review === 'edited'))
         .map((f) => {
           const content = deps.code.file(latest.id, f.file);
           const after =
@@ -58,9 +60,7 @@ export const codeReport: StageReport<Section | null> = {
     const out: string[] = [];
     const h = (s: string) => out.push(s);
     h(`<section id="code"><h2>${esc(t('stage-code:report.title'))}</h2>`);
-    h(
-      `<p>${esc(t('stage-code:report.summary', { scanId: c.scanId, root: c.root, mode: c.mode, files: c.files, lines: c.lines, error: c.counts.error, warning: c.counts.warning, info: c.counts.info, level: t(`code.level.${c.effort.level}`) }))}</p>`,
-    );
+    h(`<p>${esc(t('stage-code:report.summary', summaryParams(c, t)))}</p>`);
     if (c.history.length > 1)
       h(
         `<p class="small">${esc(t('stage-code:report.history'))}: ${c.history.map((x) => `#${x.scanId} ${x.error}/${x.warning}/${x.info}`).join(' → ')}</p>`,
@@ -95,22 +95,7 @@ export const codeReport: StageReport<Section | null> = {
     p();
     p(`## ${t('stage-code:report.title')}`);
     p();
-    p(
-      t(
-        'stage-code:report.summary',
-        escParams({
-          scanId: c.scanId,
-          root: c.root,
-          mode: c.mode,
-          files: c.files,
-          lines: c.lines,
-          error: c.counts.error,
-          warning: c.counts.warning,
-          info: c.counts.info,
-          level: t(`code.level.${c.effort.level}`),
-        }),
-      ),
-    );
+    p(t('stage-code:report.summary', escParams(summaryParams(c, t))));
     p();
     p(
       `| ${t('stage-code:report.file')} | ${t('stage-code:report.rule')} | ${t('report.message')} |`,
@@ -140,3 +125,18 @@ export const codeReport: StageReport<Section | null> = {
     return out.join('\n');
   },
 };
+
+/** The scan's summary sentence's parts, each count with its noun in the singular or plural. */
+function summaryParams(c: Section, t: Translate) {
+  return {
+    scanId: c.scanId,
+    root: c.root,
+    mode: c.mode,
+    files: t('code.n.pyFiles', { count: c.files }),
+    lines: t('code.n.lines', { count: c.lines }),
+    error: t('code.n.errors', { count: c.counts.error }),
+    warning: t('code.n.warnings', { count: c.counts.warning }),
+    info: t('code.n.notes', { count: c.counts.info }),
+    level: t(`code.level.${c.effort.level}`),
+  };
+}

@@ -20,7 +20,7 @@ export const en = {
   report: {
     title: 'Code migration',
     summary:
-      'Scan #{{scanId}} of {{root}} ({{mode}}): {{files}} Python files, {{lines}} lines; {{error}} errors, {{warning}} warnings, {{info}} notes. Effort: {{level}}.',
+      'Scan #{{scanId}} of {{root}} ({{mode}}): {{files}}, {{lines}}; {{error}}, {{warning}}, {{info}}. Effort: {{level}}.',
     findings: 'Findings',
     file: 'File',
     rule: 'Rule',

@@ -18,7 +18,7 @@ export const zhCN: CodeMessages = {
   report: {
     title: '代码迁移',
     summary:
-      '扫描 #{{scanId}}：{{root}}（{{mode}}）：{{files}} 个 Python 文件，{{lines}} 行；{{error}} 个错误，{{warning}} 个警告，{{info}} 条提示。工作量：{{level}}。',
+      '扫描 #{{scanId}}：{{root}}（{{mode}}）：{{files}}，{{lines}}；{{error}}，{{warning}}，{{info}}。工作量：{{level}}。',
     findings: '发现',
     file: '文件',
     rule: '规则',

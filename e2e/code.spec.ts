@@ -128,6 +128,11 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     await page.getByTestId('hunk-reject').click();
     const trainEntry = page.locator('[data-testid=tree-file][data-file="train.py"]');
     await expect(trainEntry.getByTestId('review-state')).toHaveAttribute('data-state', 'pending');
+    // accepting a change goes on to the next one to decide, not back to the first
+    await page.getByTestId('hunk-next').click();
+    await expect(page.getByTestId('hunk-label')).toContainText('Change 2 of');
+    await page.getByTestId('hunk-accept').click();
+    await expect(page.getByTestId('hunk-label')).toContainText('Change 3 of');
     await page.getByTestId('file-accept').click();
     await expect(page.getByTestId('apply-open')).toHaveText('Apply 1 file');
 

@@ -300,8 +300,13 @@ export function ReviewEditor(props: ReviewEditorProps) {
   const accept = (h: LineChange) => {
     const next = new Set(accepted).add(hunkKey(h));
     setAccepted(next);
-    const following = hunks.findIndex((x) => !next.has(hunkKey(x)));
-    if (following >= 0) show(following);
+    // on to the next change still to decide, after this one (then from the top), not back to
+    // the first: accepting change 3 showed change 1 again, as if it were the one accepted
+    const at = hunks.indexOf(h);
+    const following = [...hunks.slice(at + 1), ...hunks.slice(0, at)].find(
+      (x) => !next.has(hunkKey(x)),
+    );
+    if (following) show(hunks.indexOf(following));
     // each accepted change counts at once: the file is saved with the accepted ones in it (after
     // a hand edit the right-hand side as it stands is the review)
     const text = handEdited.current ? (modifiedModel()?.getValue() ?? null) : withAccepted(next);

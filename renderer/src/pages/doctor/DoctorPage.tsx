@@ -187,9 +187,9 @@ export function DoctorPage() {
         <div data-testid="doctor-result">
           <p className="muted" data-testid="doctor-summary">
             {t('doctor.summary', {
-              matches: r.matches.length,
-              unmatched: r.unmatched.length,
-              lines: r.stats.lines,
+              matches: t('doctor.summaryMatches', { count: r.matches.length }),
+              unmatched: t('doctor.summaryUnmatched', { count: r.unmatched.length }),
+              lines: t('doctor.summaryLines', { count: r.stats.lines }),
             })}
           </p>
           {r.notices.map((n, i) => (

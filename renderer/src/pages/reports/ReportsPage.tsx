@@ -289,24 +289,8 @@ function Review(props: { source: Source; onChange: () => void }) {
           data-testid="review-target"
         >
           <option value="session">{t('reports.aboutSession')}</option>
-          {checkTargets.size > 0 && (
-            <optgroup label={t('reports.aboutChecks')}>
-              {[...checkTargets].map(([id, label]) => (
-                <option key={id} value={id}>
-                  {label}
-                </option>
-              ))}
-            </optgroup>
-          )}
-          {findingTargets.size > 0 && (
-            <optgroup label={t('reports.aboutFindings')}>
-              {[...findingTargets].map(([id, label]) => (
-                <option key={id} value={id}>
-                  {label}
-                </option>
-              ))}
-            </optgroup>
-          )}
+          <TargetGroup label={t('reports.aboutChecks')} targets={checkTargets} />
+          <TargetGroup label={t('reports.aboutFindings')} targets={findingTargets} />
         </select>
       </label>
       <label className="field stacked">
@@ -367,5 +351,19 @@ function Review(props: { source: Source; onChange: () => void }) {
         </button>
       </div>
     </aside>
+  );
+}
+
+/** One kind of thing a comment can be about, as a group of the review's "About" list. */
+function TargetGroup(props: { label: string; targets: Map<string, string> }) {
+  if (!props.targets.size) return null;
+  return (
+    <optgroup label={props.label}>
+      {[...props.targets].map(([id, label]) => (
+        <option key={id} value={id}>
+          {label}
+        </option>
+      ))}
+    </optgroup>
   );
 }

@@ -8,6 +8,21 @@ import type { WireError } from '../errors';
 /** A host name in the workbench: what users type after `amw inventory`. */
 /** The built-in host that is this machine: no SSH, no key, no password. */
 export const LOCAL_HOST_NAME = 'local';
+/**
+ * The inventory's fields a fleet is compared on, in the order tables show them (the hosts page's
+ * fleet table, a report's hosts table).
+ */
+export const INVENTORY_COLUMNS = [
+  'chip',
+  'chipCount',
+  'health',
+  'cann',
+  'driver',
+  'firmware',
+  'python',
+  'torch',
+  'torchNpu',
+] as const;
 /** What a stage run or a check done on this machine is stored against (no host of that name). */
 export const LOCAL_TARGET = '(local)';
 

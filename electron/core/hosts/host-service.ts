@@ -9,6 +9,7 @@ import type {
   Inventory,
   InventorySummary,
 } from '../../../shared/api';
+import { INVENTORY_COLUMNS } from '../../../shared/api/hosts';
 import { AmwError, toWireError } from '../../../shared/errors';
 import { msg } from '../../../shared/api/text';
 import type { ArtifactStore } from '../db/artifacts';
@@ -239,17 +240,7 @@ export class HostService {
   }
 }
 
-const FLEET_COLUMNS: (keyof InventorySummary)[] = [
-  'chip',
-  'chipCount',
-  'health',
-  'cann',
-  'driver',
-  'firmware',
-  'python',
-  'torch',
-  'torchNpu',
-];
+const FLEET_COLUMNS: readonly (keyof InventorySummary)[] = INVENTORY_COLUMNS;
 
 /**
  * For each column, the value most hosts of a group share is "the fleet's"; a host that differs is

@@ -1,6 +1,7 @@
 import type { Report } from '../../../shared/api';
 import { engineTranslator } from '../i18n';
-import { INVENTORY_COLUMNS, stageName, statusText, timeText } from './words';
+import { INVENTORY_COLUMNS } from '../../../shared/api/hosts';
+import { stageName, statusText, timeText } from './words';
 import { STAGE_DEFINITIONS } from '../stages/registry';
 import { bar, esc, pill } from './html-kit';
 

@@ -21,16 +21,3 @@ export function timeText(iso: string): string {
   const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]00:?00)$/.exec(iso);
   return m ? `${m[1]} ${m[2]} UTC` : iso;
 }
-
-/** The inventory's columns in a report's hosts table, in order (their headings: report.inventory). */
-export const INVENTORY_COLUMNS = [
-  'chip',
-  'chipCount',
-  'health',
-  'cann',
-  'driver',
-  'firmware',
-  'python',
-  'torch',
-  'torchNpu',
-] as const;

@@ -51,4 +51,40 @@ test.describe('doctor: paste a log, pick a file, name a folder', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  test('unported CUDA code: the code-stage failure with its commands as code; unknown errors are not a clean bill', async ({
+    app,
+  }) => {
+    const { page } = app;
+    await new Shell(page).ready();
+    await page.getByTestId('nav-doctor').click();
+    // what PyTorch without CUDA prints for `.cuda()` (the quoted source line is not a second failure)
+    await page
+      .getByTestId('doctor-text')
+      .fill(
+        [
+          'Traceback (most recent call last):',
+          '  File "/usr/lib/python3/dist-packages/torch/cuda/__init__.py", line 221, in _lazy_init',
+          '    raise AssertionError("Torch not compiled with CUDA enabled")',
+          'AssertionError: Torch not compiled with CUDA enabled',
+        ].join('\n'),
+      );
+    await page.getByTestId('doctor-run').click();
+    const match = page.getByTestId('doctor-match');
+    await expect(match).toHaveCount(1);
+    await expect(match).toHaveAttribute('data-rule', 'cuda-call-on-npu-host');
+    await expect(match.getByTestId('doctor-fix').locator('code').first()).toHaveText(
+      'amw scan <folder>',
+    );
+    await expect(match.getByTestId('doctor-fix')).not.toContainText('`');
+    await page.getByTestId('lang-zh-CN').click();
+    await expect(match).toContainText('原因：');
+    await page.getByTestId('lang-en').click();
+
+    await page.getByTestId('doctor-text').fill('step 1\nValueError: shapes (3,) and (4,) differ');
+    await page.getByTestId('doctor-run').click();
+    await expect(page.getByTestId('doctor-none')).toContainText('1 line looks like an error');
+    await expect(page.getByTestId('doctor-none')).toHaveClass(/warn/);
+    await expect(page.getByTestId('doctor-unmatched')).toContainText('ValueError');
+  });
 });

@@ -13,6 +13,7 @@ export const DOCTOR_CATEGORIES = [
   'memory',
   'hccl',
   'runtime',
+  'code',
 ] as const;
 export type DoctorCategory = (typeof DOCTOR_CATEGORIES)[number];
 export type DoctorSeverity = 'error' | 'warning' | 'info';

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -48,6 +49,20 @@ describe('amw doctor', () => {
     expect(r.stdout).toContain('上一个任务仍占用 NPU');
     expect(r.stdout).toContain('第 3 行');
     expect(r.stdout).toContain('看起来像错误、但没有规则识别的行');
+    // labels end in the language's colon
+    expect(r.stdout).toContain('   原因：');
+    expect(r.stdout).not.toContain('原因:');
+  });
+
+  it('a log with only unknown error lines is not reported as clean', async () => {
+    const dir = tempDir();
+    const r = await amw(
+      ['doctor', '-'],
+      { AMW_HOME: dir },
+      'step 1\nValueError: shapes (3,) and (4,) differ\n',
+    );
+    expect(r.stdout).toContain('No known failure, but 1 line looks like an error');
+    expect(r.stdout).toContain('2: ValueError: shapes');
   });
 
   it('exits 0 on a clean log, 2 on a folder without logs', async () => {
@@ -82,5 +97,42 @@ describe('amw doctor', () => {
     } finally {
       await core.close();
     }
+  });
+
+  // What unported CUDA code prints on a host without NVIDIA GPUs, from the real CPU PyTorch that
+  // the simulated hosts use (python3-torch): the run stops, the checkpoint will not load, NCCL is
+  // missing and mixed precision quietly switches itself off.
+  const torchPython = ['/usr/bin/python3', 'python3'].find(
+    (p) => spawnSync(p, ['-c', 'import torch'], { stdio: 'ignore' }).status === 0,
+  );
+  it.skipIf(!torchPython)('explains what CUDA code prints on a host without CUDA', async () => {
+    const script = [
+      'import os, traceback, warnings',
+      'warnings.simplefilter("always")',
+      'import torch, torch.distributed as dist',
+      'def run(f):',
+      '    try:',
+      '        f()',
+      '    except Exception:',
+      '        traceback.print_exc()',
+      'run(lambda: torch.zeros(1).cuda())',
+      'run(lambda: torch.serialization.validate_cuda_device("cuda:0"))',
+      'os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT="29591")',
+      'run(lambda: dist.init_process_group("nccl", rank=0, world_size=1))',
+      'torch.cuda.amp.GradScaler()',
+    ].join('\n');
+    const py = spawnSync(torchPython!, ['-c', script], { encoding: 'utf8' });
+    const log = `${py.stdout}${py.stderr}`;
+    const dir = tempDir();
+    const r = await amw(['doctor', '-', '--json'], { AMW_HOME: dir }, log);
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout) as { matches: { rule: string; category: string }[] };
+    expect(out.matches.map((m) => m.rule)).toEqual([
+      'cuda-call-on-npu-host',
+      'cuda-checkpoint-location',
+      'nccl-backend',
+      'amp-disabled-no-cuda',
+    ]);
+    expect(new Set(out.matches.map((m) => m.category))).toEqual(new Set(['code']));
   });
 });

@@ -23,15 +23,20 @@ function printMatch(env: CommandEnv, m: DoctorMatch, i: number) {
     `${i + 1}. [${t(`doctor.severity.${m.severity}`)}] ${t(`doctor.category.${m.category}`)} · ${m.title} (${m.rule}) — ${where}\n`,
   );
   io.stdout(`   > ${clip(m.text)}\n`);
-  io.stdout(`   ${t('doctor.cause')}: ${m.cause}\n`);
-  io.stdout(`   ${t('doctor.fix')}: ${m.fix}\n`);
+  const line = (label: string, value: string) =>
+    io.stdout(`   ${label}${t('common.colon')}${value}\n`);
+  line(t('doctor.cause'), m.cause);
+  line(t('doctor.fix'), m.fix);
   const proof = proofText(t, m.proof);
-  if (proof) io.stdout(`   ${t('doctor.cli.next')}: ${proof}\n`);
+  if (proof) line(t('doctor.cli.next'), proof);
 }
 
 export function printDiagnosis(env: CommandEnv, r: DoctorResult): void {
   const { io, t } = env;
-  if (!r.matches.length) io.stdout(`${t('doctor.noMatches')}\n`);
+  if (!r.matches.length)
+    io.stdout(
+      `${r.unmatched.length ? t('doctor.noMatchesButUnknown', { count: r.unmatched.length }) : t('doctor.noMatches')}\n`,
+    );
   r.matches.forEach((m, i) => printMatch(env, m, i));
   if (r.unmatched.length) {
     io.stdout(`\n${t('doctor.cli.unknownHeader')}\n`);

@@ -31,6 +31,12 @@ const ERRORISH =
   /\b(?:ERROR|Error|error|FATAL|Fatal|CRITICAL|FAILED|Failed|failed|Segmentation fault|core dumped)\b|\b[A-Z][A-Za-z]{0,40}(?:Error|Exception)\b|\bE[A-Z0-9]\d{4}\b|\bERR\d{5}\b/;
 const PY_EXCEPTION =
   /^\s*(?:\[rank\d+\]:\s*)?(?:[\w.]+\.)?[A-Z]\w{0,60}(?:Error|Exception|Interrupt)\b/;
+/**
+ * Lines after which Python quotes a source line: a traceback frame and a warning's location. The
+ * quoted `raise X("…")` / `warnings.warn("…")` is the program's code, not a second failure.
+ */
+const QUOTES_SOURCE_NEXT =
+  /^\s*File "[^"\n]{1,1000}", line \d+|^\S[^\n]{0,1000}\.py:\d+: [A-Z]\w{0,40}Warning: /;
 /** Headers that say an error follows, not what it is. */
 const NOT_AN_ERROR_ITSELF = /^\s*(?:Trace[Bb]ack \(most recent call last\):|\[rank\d+\]:\s*)$/;
 // eslint-disable-next-line no-control-regex
@@ -177,7 +183,7 @@ export class Diagnoser {
         from = Math.max(start, hit - MAX_LINE / 2);
         to = Math.min(end, from + MAX_LINE);
       }
-      this.line(text.slice(from, to));
+      if (!this.quotedSource(text, start)) this.line(text.slice(from, to));
       re.lastIndex = end + 1;
       if (end >= text.length) break;
     }
@@ -185,6 +191,14 @@ export class Diagnoser {
       this.lineNo++;
       this.result.stats.lines++;
     }
+  }
+
+  /** Whether the line starting at `start` is source Python quotes after the line before it. */
+  private quotedSource(text: string, start: number): boolean {
+    if (start < 2) return false;
+    const prevStart = text.lastIndexOf('\n', start - 2) + 1;
+    if (start - prevStart > MAX_LINE) return false;
+    return QUOTES_SOURCE_NEXT.test(text.slice(prevStart, start - 1));
   }
 
   private line(raw: string) {

@@ -115,6 +115,26 @@ const MIXED = [
 ].join('\n');
 
 describe('diagnose', () => {
+  it('counts a failure once, not again in the source line Python quotes above it', () => {
+    const log = [
+      'Traceback (most recent call last):',
+      '  File "/usr/lib/python3/dist-packages/torch/cuda/__init__.py", line 221, in _lazy_init',
+      '    raise AssertionError("Torch not compiled with CUDA enabled")',
+      'AssertionError: Torch not compiled with CUDA enabled',
+      '/usr/lib/python3/dist-packages/torch/cuda/amp/grad_scaler.py:118: UserWarning: torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.',
+      '  warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.")',
+      '  File "train.py", line 9, in main',
+      '    raise ValueError("bad shape")',
+      'ValueError: bad shape',
+    ].join('\n');
+    const r = diagnoseText(log);
+    expect(r.matches.map((m) => [m.rule, m.line])).toEqual([
+      ['cuda-call-on-npu-host', 4],
+      ['amp-disabled-no-cuda', 5],
+    ]);
+    expect(r.unmatched.map((u) => u.line)).toEqual([9]);
+  });
+
   it('gives several failures in the order they happened, with line, cause and fix', () => {
     const r = diagnoseText(MIXED);
     expect(r.matches.map((m) => [m.rule, m.line])).toEqual([

@@ -11,6 +11,8 @@ export const common = {
   edit: 'Edit',
   /** How engine messages join sentences and lists in this language. */
   join: { sentences: ' ', list: ', ' },
+  /** What follows a label before its value (full-width in Chinese). */
+  colon: ': ',
   fieldRequired: 'Fill in this field.',
   fieldFormat: 'This is not in the expected format.',
   notYet: 'Not in this build yet',

@@ -19,6 +19,10 @@ export const doctor = {
   summaryLines_one: '{{count}} line read',
   summaryLines_other: '{{count}} lines read',
   noMatches: 'No known failure in this log.',
+  noMatchesButUnknown_one:
+    'No known failure, but {{count}} line looks like an error: it is listed below.',
+  noMatchesButUnknown_other:
+    'No known failure, but {{count}} lines look like errors: they are listed below.',
   unknownTitle: 'Lines that look like errors but no rule knows',
   unknownNone: 'No other error-looking lines.',
   line: 'line {{line}}',
@@ -37,6 +41,7 @@ export const doctor = {
     memory: 'Memory',
     hccl: 'HCCL',
     runtime: 'Runtime',
+    code: 'Code',
   },
   severity: { error: 'error', warning: 'warning', info: 'note' },
   notice: {

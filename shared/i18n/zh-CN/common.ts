@@ -13,6 +13,7 @@ export const common: Messages['common'] = {
   retry: '重试',
   /** How engine messages join sentences and lists in this language. */
   join: { sentences: '', list: '、' },
+  colon: '：',
   fieldRequired: '请填写此项。',
   fieldFormat: '格式不正确。',
   notYet: '本版本尚未提供',

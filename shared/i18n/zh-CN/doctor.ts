@@ -21,6 +21,8 @@ export const doctor: Messages['doctor'] = {
   summaryLines_one: '共读取 {{count}} 行',
   summaryLines_other: '共读取 {{count}} 行',
   noMatches: '日志中没有已知故障。',
+  noMatchesButUnknown_one: '没有已知故障，但有 {{count}} 行看起来是错误，列在下方。',
+  noMatchesButUnknown_other: '没有已知故障，但有 {{count}} 行看起来是错误，列在下方。',
   unknownTitle: '看起来像错误、但没有规则识别的行',
   unknownNone: '没有其他疑似错误的行。',
   line: '第 {{line}} 行',
@@ -39,6 +41,7 @@ export const doctor: Messages['doctor'] = {
     memory: '内存',
     hccl: 'HCCL 通信',
     runtime: '运行时',
+    code: '代码',
   },
   severity: { error: '错误', warning: '警告', info: '提示' },
   notice: {

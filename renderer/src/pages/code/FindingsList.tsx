@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { CodeFinding } from '../../../../shared/api';
 import { useText } from '../../i18n';
 import { findingText } from './finding-text';
+import { InlineCode, plainText } from '../../components/InlineCode';
 
 /** Row height in px (one line per finding; the full text is in the row's tooltip). */
 const ROW = 26;
@@ -39,7 +40,7 @@ export function FindingsList(props: { findings: CodeFinding[]; onPick: (line: nu
               role="listitem"
               className={`finding-row ${f.severity}`}
               style={{ top: (first + i) * ROW, height: ROW }}
-              title={`${t('code.showLine', { line: f.line })}\n${f.ruleId}: ${text}`}
+              title={`${t('code.showLine', { line: f.line })}\n${f.ruleId}${t('common.colon')}${plainText(text)}`}
               onClick={() => props.onPick(f.line)}
             >
               <span className={`sev ${f.severity}`}>{t(`code.severity.${f.severity}`)}</span>
@@ -47,7 +48,9 @@ export function FindingsList(props: { findings: CodeFinding[]; onPick: (line: nu
                 {f.line}:{f.column}
               </span>
               <code className="rule">{f.ruleId}</code>
-              <span className="text">{text}</span>
+              <span className="text">
+                <InlineCode text={text} />
+              </span>
             </button>
           );
         })}

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { DoctorMatch, DoctorProof, Input, Language } from '../../../../shared/api';
 import { useCall } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
+import { InlineCode } from '../../components/InlineCode';
 import { PageHead } from '../../components/PageHead';
 
 /** A picked file is read in the page and sent as text: one request stays under serve mode's cap. */
@@ -21,7 +22,9 @@ function Proof(props: { proof: DoctorProof }) {
   if (!parts.length) return null;
   return (
     <div>
-      <strong>{t('doctor.proof')}</strong>: {parts.join(' · ')}
+      <strong>{t('doctor.proof')}</strong>
+      {t('common.colon')}
+      <InlineCode text={parts.join(' · ')} />
     </div>
   );
 }
@@ -46,15 +49,24 @@ function MatchCard(props: { m: DoctorMatch; n: number }) {
         {m.text}
       </pre>
       <div>
-        <strong>{t('doctor.cause')}</strong>: <span data-testid="doctor-cause">{m.cause}</span>
+        <strong>{t('doctor.cause')}</strong>
+        {t('common.colon')}
+        <span data-testid="doctor-cause">
+          <InlineCode text={m.cause} />
+        </span>
       </div>
       <div>
-        <strong>{t('doctor.fix')}</strong>: {m.fix}
+        <strong>{t('doctor.fix')}</strong>
+        {t('common.colon')}
+        <span data-testid="doctor-fix">
+          <InlineCode text={m.fix} />
+        </span>
       </div>
       <Proof proof={m.proof} />
       {m.links.length > 0 && (
         <div className="small">
-          {t('doctor.links')}:{' '}
+          {t('doctor.links')}
+          {t('common.colon')}
           {m.links.map((l, i) => (
             <span key={l.url}>
               {i > 0 && ', '}
@@ -198,8 +210,11 @@ export function DoctorPage() {
             </p>
           ))}
           {r.matches.length === 0 ? (
-            <p className="notice ok" data-testid="doctor-none">
-              {t('doctor.noMatches')}
+            // unknown error lines are not a clean bill of health
+            <p className={`notice ${r.unmatched.length ? 'warn' : 'ok'}`} data-testid="doctor-none">
+              {r.unmatched.length
+                ? t('doctor.noMatchesButUnknown', { count: r.unmatched.length })
+                : t('doctor.noMatches')}
             </p>
           ) : (
             <ol className="cards" style={{ listStyle: 'none', padding: 0 }}>

@@ -175,7 +175,20 @@ d('reports from real sessions on a simulated host', () => {
     // the hosts table's headings are words in the report's language, not field names
     expect(html).toContain('<th>Chips</th>');
     expect(html).not.toContain('<th>chipCount</th>');
+    // review comments and waivers name the check and host as a reader knows them, not stored ids
+    const built = await core.call('reports.build', { source: { sessionId }, language: 'en' });
+    const titleOf = (id: string) =>
+      built.stages.flatMap((s) => s.checks).find((c) => c.id === id)!.title;
+    const md = (await exported('md')).text!;
+    // (Markdown escapes the titles' underscores)
+    for (const doc of [html!, md.replace(/\\(.)/g, '$1')]) {
+      expect(doc).not.toContain('check:env.version-matrix@');
+      expect(doc).toContain(`${titleOf('env.version-matrix')} — npu-lab`);
+      expect(doc).toContain(`${titleOf('env.limits')} — npu-lab: waived by Zhang San`);
+    }
     const zh = await exported('html', { language: 'zh-CN' });
+    // a label's colon is the language's own
+    expect(zh.text).toMatch(/迁移报告：port nanoGPT/);
     expect(zh.text).toContain('<th>芯片数</th>');
     expect(zh.text).toContain('迁移报告');
     expect(zh.text).toContain('受阻');

@@ -6,6 +6,9 @@ export const esc = (s: unknown) =>
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;');
 
+/** Escaped text whose `code` spans (rule and doctor texts are written Markdown-style) show as code. */
+export const escText = (s: unknown) => esc(s).replace(/`([^`\n]+)`/g, '<code>$1</code>');
+
 export const MAX_ROWS = 400;
 
 /** Status pill; colours come from the stylesheet below, nothing is fetched. */

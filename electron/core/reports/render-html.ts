@@ -3,7 +3,8 @@ import { engineTranslator } from '../i18n';
 import { INVENTORY_COLUMNS } from '../../../shared/api/hosts';
 import { stageName, statusText, timeText } from './words';
 import { STAGE_DEFINITIONS } from '../stages/registry';
-import { bar, esc, pill } from './html-kit';
+import { checkTarget, hostWord, reviewTargetText } from '../../../shared/api/review-targets';
+import { bar, esc, escText, pill } from './html-kit';
 
 const CSS = `
 :root{--ok:#1a7f37;--warn:#9a6700;--fail:#cf222e;--info:#0969da;--muted:#5d6878;--border:#d0d7de;font-family:system-ui,-apple-system,"Segoe UI","PingFang SC","Microsoft YaHei","Noto Sans CJK SC","WenQuanYi Micro Hei",sans-serif;font-size:14px;line-height:1.5;color:#1c2330}
@@ -28,6 +29,11 @@ details summary{cursor:pointer;color:var(--info)}
 export function renderHtml(r: Report): string {
   // the stages' own namespaces too: each stage's section renders its own keys
   const t = engineTranslator(r.language);
+  const colon = t('common.colon');
+  const host = (h: string) => hostWord(t, h);
+  const about = (check: string, h: string) => reviewTargetText(t, r, checkTarget(check, h));
+  const change = (x: { from: string | null; to: string | null }) =>
+    `${x.from ? st(x.from) : '—'} → ${x.to ? st(x.to) : '—'}`;
   const st = (x: string) => statusText(t, x);
   const out: string[] = [];
   const h = (s: string) => out.push(s);
@@ -39,9 +45,9 @@ export function renderHtml(r: Report): string {
   h(
     `<title>${esc(t('report.title'))} · ${esc(r.session.title)}</title><style>${CSS}</style></head><body>`,
   );
-  h(`<header><h1>${esc(t('report.title'))}: ${esc(r.session.title)}</h1>`);
+  h(`<header><h1>${esc(t('report.title'))}${colon}${esc(r.session.title)}</h1>`);
   h(
-    `<div class="muted">${esc(t('report.session'))} #${r.session.id} · ${esc(t('report.project'))}: ${esc(r.session.project ?? t('report.adHoc'))}${r.session.codeCommit ? ` · git ${esc(r.session.codeCommit.slice(0, 12))}` : ''} · ${esc(t('report.generated', { at: timeText(r.generatedAt), tool: r.generator.name, version: r.generator.version }))}</div>`,
+    `<div class="muted">${esc(t('report.session'))} #${r.session.id} · ${esc(t('report.project'))}${colon}${esc(r.session.project ?? t('report.adHoc'))}${r.session.codeCommit ? ` · git ${esc(r.session.codeCommit.slice(0, 12))}` : ''} · ${esc(t('report.generated', { at: timeText(r.generatedAt), tool: r.generator.name, version: r.generator.version }))}</div>`,
   );
   if (r.namesHidden) h(`<div class="muted small">${esc(t('report.namesHidden'))}</div>`);
   h(
@@ -54,7 +60,7 @@ export function renderHtml(r: Report): string {
   );
   for (const s of r.summary.stages)
     h(
-      `<tr><td>${esc(stageName(r, s.stage))}</td><td>${pill(s.status, st(s.status))}</td><td>${s.hosts.map((x) => `${esc(x.host)} ${pill(x.status, t(`sessions.status.${x.status}`))}`).join(' ')}</td></tr>`,
+      `<tr><td>${esc(stageName(r, s.stage))}</td><td>${pill(s.status, st(s.status))}</td><td>${s.hosts.map((x) => `${esc(host(x.host))} ${pill(x.status, t(`sessions.status.${x.status}`))}`).join(' ')}</td></tr>`,
     );
   h(`</table>`);
   const counts = { pass: 0, warn: 0, fail: 0, skip: 0, error: 0 };
@@ -71,13 +77,13 @@ export function renderHtml(r: Report): string {
   if (!r.summary.blocking.length) h(`<p>${esc(t('report.nothingBlocks'))}</p>`);
   else
     h(
-      `<ul>${r.summary.blocking.map((b) => `<li><code>${esc(b.check)}</code> @ ${esc(b.host)} (${esc(stageName(r, b.stage))}): <b>${esc(b.title)}</b> — ${esc(b.summary)}</li>`).join('')}</ul>`,
+      `<ul>${r.summary.blocking.map((b) => `<li><b>${esc(b.title)}</b> — ${esc(host(b.host))} (${esc(stageName(r, b.stage))})${colon}${escText(b.summary)} <code class="muted">${esc(b.check)}</code></li>`).join('')}</ul>`,
     );
   h(`<h3>${esc(t('report.waivers'))}</h3>`);
   if (!r.summary.waivers.length) h(`<p>${esc(t('report.noWaivers'))}</p>`);
   else
     h(
-      `<ul>${r.summary.waivers.map((w) => `<li><code>${esc(w.check)}</code> @ ${esc(w.host)}: ${esc(t('report.waivedBy', { by: w.by, at: timeText(w.at), reason: w.reason }))}</li>`).join('')}</ul>`,
+      `<ul>${r.summary.waivers.map((w) => `<li>${esc(about(w.check, w.host))}${colon}${esc(t('report.waivedBy', { by: w.by, at: timeText(w.at), reason: w.reason }))}</li>`).join('')}</ul>`,
     );
   if (r.changes) {
     h(`<h3>${esc(t('report.changes', { id: r.changes.previousSessionId }))}</h3>`);
@@ -89,7 +95,7 @@ export function renderHtml(r: Report): string {
     ] as const)
       if (rows.length)
         h(
-          `<p><b class="${cls}">${esc(label)}</b>: ${rows.map((x) => `<code>${esc(x.check)}</code> @ ${esc(x.host)} (${esc(x.from ?? '—')} → ${esc(x.to ?? '—')})`).join(', ')}</p>`,
+          `<p><b class="${cls}">${esc(label)}</b>${colon}${rows.map((x) => `${esc(about(x.check, x.host))} (${esc(change(x))})`).join(', ')}</p>`,
         );
   }
   h(`</section>`);
@@ -102,7 +108,7 @@ export function renderHtml(r: Report): string {
     );
     for (const inv of r.inventories)
       h(
-        `<tr><td>${esc(inv.host)}</td>${cols.map((c) => `<td${inv.differs.includes(c) ? ` class="differs" title="${esc(t('report.differs'))}"` : ''}>${esc(inv[c] ?? '—')}</td>`).join('')}</tr>`,
+        `<tr><td>${esc(host(inv.host))}</td>${cols.map((c) => `<td${inv.differs.includes(c) ? ` class="differs" title="${esc(t('report.differs'))}"` : ''}>${esc(inv[c] ?? '—')}</td>`).join('')}</tr>`,
       );
     h(`</table></section>`);
   }
@@ -111,7 +117,7 @@ export function renderHtml(r: Report): string {
   h(`<section id="checks"><h2>${esc(t('report.checks'))}</h2>`);
   for (const st of r.stages) {
     h(
-      `<h3>${esc(stageName(r, st.stage))} @ ${esc(st.host)} ${pill(st.status, t(`sessions.status.${st.status}`))}</h3>`,
+      `<h3>${esc(stageName(r, st.stage))} — ${esc(host(st.host))} ${pill(st.status, t(`sessions.status.${st.status}`))}</h3>`,
     );
     h(
       `<table><tr><th>${esc(t('report.check'))}</th><th>${esc(t('report.status'))}</th><th>${esc(t('report.message'))}</th></tr>`,
@@ -122,7 +128,7 @@ export function renderHtml(r: Report): string {
           ? ''
           : `<details><summary>${esc(t('report.evidence'))}</summary><pre>${esc(JSON.stringify(c.evidence, null, 2))}</pre></details>`;
       h(
-        `<tr data-check="${esc(c.id)}"><td><code>${esc(c.id)}</code><br>${esc(c.title)}</td><td>${pill(c.status, t(`sessions.status.${c.status}`))}</td><td>${esc(c.summary)}${c.remediation && c.status !== 'pass' ? `<div class="small"><b>${esc(t('report.remediation'))}:</b> ${esc(c.remediation)}</div>` : ''}${c.waiver ? `<div class="small muted">${esc(t('report.waivedBy', { by: c.waiver.by, at: timeText(c.waiver.at), reason: c.waiver.reason }))}</div>` : ''}${(c.diagnosis ?? []).map((d) => `<div class="small"><b>${esc(t('report.diagnosis'))}:</b> ${esc(d.title)} — ${esc(d.cause)} → ${esc(d.fix)}</div>`).join('')}${evidence}</td></tr>`,
+        `<tr data-check="${esc(c.id)}"><td><code>${esc(c.id)}</code><br>${esc(c.title)}</td><td>${pill(c.status, t(`sessions.status.${c.status}`))}</td><td>${escText(c.summary)}${c.remediation && c.status !== 'pass' ? `<div class="small"><b>${esc(t('report.remediation'))}</b>${colon}${escText(c.remediation)}</div>` : ''}${c.waiver ? `<div class="small muted">${esc(t('report.waivedBy', { by: c.waiver.by, at: timeText(c.waiver.at), reason: c.waiver.reason }))}</div>` : ''}${(c.diagnosis ?? []).map((d) => `<div class="small"><b>${esc(t('report.diagnosis'))}</b>${colon}${esc(d.title)} — ${escText(d.cause)} → ${escText(d.fix)}</div>`).join('')}${evidence}</td></tr>`,
       );
     }
     h(`</table>`);
@@ -142,7 +148,7 @@ export function renderHtml(r: Report): string {
   if (!r.review.comments.length) h(`<p>${esc(t('report.noComments'))}</p>`);
   else
     h(
-      `<ul>${r.review.comments.map((c) => `<li><code>${esc(c.target)}</code> — <b>${esc(c.author)}</b> (${esc(timeText(c.at))}): ${esc(c.text)}</li>`).join('')}</ul>`,
+      `<ul>${r.review.comments.map((c) => `<li>${esc(reviewTargetText(t, r, c.target))} — <b>${esc(c.author)}</b> (${esc(timeText(c.at))})${colon}${esc(c.text)}</li>`).join('')}</ul>`,
     );
   h(`<h3>${esc(t('report.decisions'))}</h3>`);
   if (r.review.decisions.length)

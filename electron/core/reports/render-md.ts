@@ -3,6 +3,7 @@ import { engineTranslator } from '../i18n';
 import { INVENTORY_COLUMNS } from '../../../shared/api/hosts';
 import { stageName, statusText, timeText } from './words';
 import { STAGE_DEFINITIONS } from '../stages/registry';
+import { checkTarget, hostWord, reviewTargetText } from '../../../shared/api/review-targets';
 import { cell, code, esc, md } from './md-kit';
 
 const MARK: Record<string, string> = {
@@ -17,13 +18,18 @@ const MARK: Record<string, string> = {
 export function renderMarkdown(r: Report): string {
   // the stages' own namespaces too: each stage's section renders its own keys
   const t = engineTranslator(r.language);
+  const colon = t('common.colon');
+  const host = (h: string) => hostWord(t, h);
+  const about = (check: string, h: string) => reviewTargetText(t, r, checkTarget(check, h));
+  const change = (x: { from: string | null; to: string | null }) =>
+    `${x.from ? st(x.from) : '—'} → ${x.to ? st(x.to) : '—'}`;
   const st = (s: string) => statusText(t, s);
   const out: string[] = [];
   const p = (s = '') => out.push(s);
-  p(`# ${t('report.title')}: ${md(r.session.title)}`);
+  p(`# ${t('report.title')}${colon}${md(r.session.title)}`);
   p();
   p(
-    `${t('report.session')} #${r.session.id} · ${t('report.project')}: ${r.session.project ? md(r.session.project) : t('report.adHoc')}${r.session.codeCommit ? ` · git ${code(r.session.codeCommit.slice(0, 12))}` : ''} · ${t('report.generated', esc({ at: timeText(r.generatedAt), tool: r.generator.name, version: r.generator.version }))}`,
+    `${t('report.session')} #${r.session.id} · ${t('report.project')}${colon}${r.session.project ? md(r.session.project) : t('report.adHoc')}${r.session.codeCommit ? ` · git ${code(r.session.codeCommit.slice(0, 12))}` : ''} · ${t('report.generated', esc({ at: timeText(r.generatedAt), tool: r.generator.name, version: r.generator.version }))}`,
   );
   if (r.namesHidden) p(`\n_${t('report.namesHidden')}_`);
   p();
@@ -35,7 +41,7 @@ export function renderMarkdown(r: Report): string {
   p('|---|---|---|');
   for (const s of r.summary.stages)
     p(
-      `| ${cell(stageName(r, s.stage))} | ${MARK[s.status] ?? ''} ${st(s.status)} | ${cell(s.hosts.map((h) => `${h.host}: ${st(h.status)}`).join(', ') || '—')} |`,
+      `| ${cell(stageName(r, s.stage))} | ${MARK[s.status] ?? ''} ${st(s.status)} | ${cell(s.hosts.map((h) => `${host(h.host)}${colon}${st(h.status)}`).join(t('common.join.list')) || '—')} |`,
     );
   p();
   p(`### ${t('report.blocking')}`);
@@ -43,7 +49,7 @@ export function renderMarkdown(r: Report): string {
   if (!r.summary.blocking.length) p(t('report.nothingBlocks'));
   for (const b of r.summary.blocking)
     p(
-      `- ${code(b.check)} @ ${md(b.host)} (${md(stageName(r, b.stage))}): **${md(b.title)}** — ${md(b.summary)}`,
+      `- **${md(b.title)}** — ${md(host(b.host))} (${md(stageName(r, b.stage))})${colon}${md(b.summary)} ${code(b.check)}`,
     );
   p();
   p(`### ${t('report.waivers')}`);
@@ -51,7 +57,7 @@ export function renderMarkdown(r: Report): string {
   if (!r.summary.waivers.length) p(t('report.noWaivers'));
   for (const w of r.summary.waivers)
     p(
-      `- ${code(w.check)} @ ${md(w.host)}: ${t('report.waivedBy', esc({ by: w.by, at: timeText(w.at), reason: w.reason }))}`,
+      `- ${md(about(w.check, w.host))}${colon}${t('report.waivedBy', esc({ by: w.by, at: timeText(w.at), reason: w.reason }))}`,
     );
   if (r.changes) {
     p();
@@ -62,10 +68,7 @@ export function renderMarkdown(r: Report): string {
       [t('report.improved'), r.changes.improved],
       [t('report.regressed'), r.changes.regressed],
     ] as const)
-      for (const x of rows)
-        p(
-          `- ${label}: ${code(x.check)} @ ${md(x.host)} (${md(x.from ?? '—')} → ${md(x.to ?? '—')})`,
-        );
+      for (const x of rows) p(`- ${label}${colon}${md(about(x.check, x.host))} (${md(change(x))})`);
   }
   if (r.inventories.length) {
     p();
@@ -78,20 +81,20 @@ export function renderMarkdown(r: Report): string {
     for (const i of r.inventories) {
       const v = (k: (typeof INVENTORY_COLUMNS)[number]) =>
         `${cell(i[k])}${i.differs.includes(k) ? ' ⚠️' : ''}`;
-      p(`| ${cell(i.host)} | ${INVENTORY_COLUMNS.map(v).join(' | ')} |`);
+      p(`| ${cell(host(i.host))} | ${INVENTORY_COLUMNS.map(v).join(' | ')} |`);
     }
   }
   p();
   p(`## ${t('report.checks')}`);
   for (const s of r.stages) {
     p();
-    p(`### ${cell(stageName(r, s.stage))} @ ${md(s.host)}: ${st(s.status)}`);
+    p(`### ${cell(stageName(r, s.stage))} — ${md(host(s.host))}${colon}${st(s.status)}`);
     p();
     p(`| ${t('report.check')} | ${t('report.status')} | ${t('report.message')} |`);
     p('|---|---|---|');
     for (const c of s.checks)
       p(
-        `| ${code(c.id)} ${cell(c.title)} | ${MARK[c.status] ?? ''} ${st(c.status)} | ${cell(c.summary)}${c.remediation && c.status !== 'pass' ? ` — ${cell(c.remediation)}` : ''}${c.waiver ? ` (${t('report.waivedBy', esc({ by: c.waiver.by, at: timeText(c.waiver.at), reason: c.waiver.reason }))})` : ''}${(c.diagnosis ?? []).map((d) => ` — ${t('report.diagnosis')}: ${cell(d.title)}: ${cell(d.fix)}`).join('')} |`,
+        `| ${code(c.id)} ${cell(c.title)} | ${MARK[c.status] ?? ''} ${st(c.status)} | ${cell(c.summary)}${c.remediation && c.status !== 'pass' ? ` — ${cell(c.remediation)}` : ''}${c.waiver ? ` (${t('report.waivedBy', esc({ by: c.waiver.by, at: timeText(c.waiver.at), reason: c.waiver.reason }))})` : ''}${(c.diagnosis ?? []).map((d) => ` — ${t('report.diagnosis')}${colon}${cell(d.title)}${colon}${cell(d.fix)}`).join('')} |`,
       );
   }
   // each stage's own section, in the stages' order, with its own namespace to word it in
@@ -104,7 +107,9 @@ export function renderMarkdown(r: Report): string {
   p();
   if (!r.review.comments.length) p(t('report.noComments'));
   for (const c of r.review.comments)
-    p(`- ${code(c.target)} — **${md(c.author)}** (${md(timeText(c.at))}): ${md(c.text)}`);
+    p(
+      `- ${md(reviewTargetText(t, r, c.target))} — **${md(c.author)}** (${md(timeText(c.at))})${colon}${md(c.text)}`,
+    );
   for (const d of r.review.decisions)
     p(
       `- ${t(`report.decision.${d.decision}`)}: **${md(d.by)}** (${md(timeText(d.at))})${d.note ? `: ${md(d.note)}` : ''}`,

@@ -6,7 +6,11 @@ import { useAction, useCall, useTransport } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
 import { PageHead } from '../../components/PageHead';
 import { StartSteps } from '../StartPage';
-import { uiHost } from '../../format';
+import {
+  checkTarget,
+  findingTarget,
+  reviewTargetText,
+} from '../../../../shared/api/review-targets';
 
 type Source = { sessionId: number } | { importId: number };
 const REVIEWER_KEY = 'amw.reviewerName';
@@ -236,18 +240,15 @@ function Review(props: { source: Source; onChange: () => void }) {
     for (const c of s.checks)
       if (c.status !== 'pass')
         checkTargets.set(
-          `check:${c.id}@${s.host}`,
-          t('reports.aboutCheck', { title: c.title, host: uiHost(s.host) }),
+          checkTarget(c.id, s.host),
+          reviewTargetText(t, r!, checkTarget(c.id, s.host)),
         );
   for (const f of (r?.code?.findings ?? []).slice(0, 200))
     findingTargets.set(
-      `finding:${f.ruleId}@${f.file}:${f.line}`,
-      `${f.file}:${f.line} · ${f.ruleId}`,
+      findingTarget(f.ruleId, f.file, f.line),
+      reviewTargetText(t, r!, findingTarget(f.ruleId, f.file, f.line)),
     );
-  const targetLabel = (id: string) =>
-    id === 'session'
-      ? t('reports.aboutSession')
-      : (checkTargets.get(id) ?? findingTargets.get(id) ?? id);
+  const targetLabel = (id: string) => (r ? reviewTargetText(t, r, id) : id);
   const remember = () => localStorage.setItem(REVIEWER_KEY, name.trim());
   const done = () => props.onChange();
   return (

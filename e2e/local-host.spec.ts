@@ -23,4 +23,13 @@ test('this machine: inventory without SSH or a host-key prompt, then listed with
   await page.getByTestId('nav-hosts').click();
   await expect(page.getByTestId('host-row-local')).toContainText('this machine, no SSH');
   await expect(page.getByTestId('host-row-local')).toContainText('no NPU');
+
+  // its monitor runs here without SSH (this machine has no npu-smi: it says so); a terminal is
+  // the user's own, so none is offered
+  await page.getByTestId('host-row-local').click();
+  await expect(page.getByTestId('host-tab-terminal')).toHaveCount(0);
+  await page.getByTestId('host-tab-monitor').click();
+  await page.getByTestId('monitor-toggle').click();
+  await expect(page.getByTestId('monitor')).toContainText('npu-smi not found on this host');
+  await expect(page.getByTestId('monitor')).not.toContainText('Some input is not valid');
 });

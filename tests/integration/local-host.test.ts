@@ -2,6 +2,7 @@
 // stdin, caps, timeouts, cancellation that ends the whole process group, copies) and inventory
 // through the same engine path as an SSH host. This machine has no NPU: the inventory says so
 // (no npu-smi), exactly as it does for an SSH host without one.
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,6 +40,8 @@ const alive = (pid: number) => {
     return false;
   }
 };
+const execFileSyncText = (command: string) =>
+  execFileSync('sh', ['-c', command], { encoding: 'utf8' }).trim();
 async function until(cond: () => boolean, ms = 5000) {
   const end = Date.now() + ms;
   while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
@@ -155,6 +158,54 @@ describe('this machine as the host `local`', () => {
       await core.call('hosts.get', { name: LOCAL_HOST_NAME });
       expect(changed).toEqual([LOCAL_HOST_NAME]); // once: it is there now
     } finally {
+      await core.close();
+    }
+  });
+
+  it('monitors this machine without SSH (the engine on the Ascend server itself), and says so when npu-smi is missing', async () => {
+    const core = newCore();
+    const path = process.env.PATH;
+    const once = <T>(event: 'monitor.sample' | 'monitor.ended', n = 1) =>
+      new Promise<T[]>((resolve) => {
+        const got: T[] = [];
+        const off = core.on(event, (p) => {
+          got.push(p as T);
+          if (got.length >= n) {
+            off();
+            resolve(got);
+          }
+        });
+      });
+    try {
+      // no npu-smi here: the monitor ends with the reason
+      process.env.PATH = '/usr/bin:/bin';
+      const missing = once<{ error: { code: string; message: string } | null }>('monitor.ended');
+      await core.call('monitor.start', { name: LOCAL_HOST_NAME, intervalSec: 1 });
+      expect((await missing)[0]!.error).toMatchObject({
+        code: 'NOT_FOUND',
+        message: expect.stringContaining('npu-smi not found'),
+      });
+
+      // a stand-in npu-smi (test double: no NPU on this machine) printing a real reading
+      const bin = tempDir();
+      const sample = join(__dirname, '..', 'fixtures', 'npu-smi', 'info-s2.txt');
+      writeFileSync(join(bin, 'npu-smi'), `#!/bin/sh\ncat '${sample}'\n`, { mode: 0o755 });
+      process.env.PATH = `${bin}:/usr/bin:/bin`;
+      const samples = once<{ host: string; chips: { npu: number }[] }>('monitor.sample', 2);
+      const { monitorId } = await core.call('monitor.start', {
+        name: LOCAL_HOST_NAME,
+        intervalSec: 1,
+      });
+      const [first] = await samples;
+      expect(first!.host).toBe(LOCAL_HOST_NAME);
+      expect(first!.chips.map((c) => c.npu)).toEqual([3, 6]);
+      const ended = once<{ monitorId: string; error: unknown }>('monitor.ended');
+      await core.call('monitor.stop', { monitorId });
+      expect((await ended)[0]).toEqual({ monitorId, error: null });
+      // the loop and its sleep are gone
+      expect(await until(() => !execFileSyncText("pgrep -f '[a]mw-monitor' || true"))).toBe(true);
+    } finally {
+      process.env.PATH = path;
       await core.close();
     }
   });

@@ -9,6 +9,7 @@ import { parseNpuSmiInfo } from '../parsers/npu-smi';
 import type { ConnectOptions, SshTarget } from '../ssh/connect';
 import type { SshPool } from '../ssh/pool';
 import { remoteCommand } from '../ssh/quote';
+import { streamLocal } from '../local/local-exec';
 
 const MARK = '@@AMW-SAMPLE@@';
 
@@ -30,7 +31,7 @@ interface Live {
  * Each holds its connection open until stopped; a dropped connection ends it with an error event.
  */
 export class LiveSessions {
-  private readonly monitors = new Map<string, Live>();
+  private readonly monitors = new Map<string, { stop: () => void }>();
   private readonly terminals = new Map<string, Live>();
 
   constructor(
@@ -58,91 +59,103 @@ export class LiveSessions {
     return { channel, release };
   }
 
+  /**
+   * Starts the npu-smi loop on a host over one kept-open channel, or on this machine (`remote`
+   * null: the built-in host, when the engine runs on the Ascend server itself) as a child process.
+   */
   async startMonitor(
     host: string,
-    target: SshTarget,
-    opts: ConnectOptions,
+    remote: { target: SshTarget; opts: ConnectOptions } | null,
     intervalSec: number,
   ): Promise<string> {
     const monitorId = randomUUID();
+    const command = remoteCommand('sh', '-c', MONITOR_LOOP, 'amw-monitor', String(intervalSec));
+    const feed = this.monitorFeed(monitorId, host);
+    if (!remote) {
+      const stop = new AbortController();
+      this.monitors.set(monitorId, { stop: () => stop.abort() });
+      streamLocal(command, {
+        signal: stop.signal,
+        onStdout: feed.data,
+        onStderr: feed.stderr,
+      }).then(
+        (r) => feed.closed(r.code),
+        (err: unknown) =>
+          feed.closed(err instanceof AmwError && err.code === 'CANCELLED' ? null : -1),
+      );
+      return monitorId;
+    }
     const live = await this.open(
-      target,
-      opts,
+      remote.target,
+      remote.opts,
       (client) =>
         new Promise((resolve, reject) =>
-          client.exec(
-            remoteCommand('sh', '-c', MONITOR_LOOP, 'amw-monitor', String(intervalSec)),
-            (err, ch) =>
-              err
-                ? reject(
-                    new AmwError(
-                      'DISCONNECTED',
-                      msg('errors.text.monitorStartFailed', { error: err.message }),
-                    ),
-                  )
-                : resolve(ch),
+          client.exec(command, (err, ch) =>
+            err
+              ? reject(
+                  new AmwError(
+                    'DISCONNECTED',
+                    msg('errors.text.monitorStartFailed', { error: err.message }),
+                  ),
+                )
+              : resolve(ch),
           ),
         ),
     );
-    this.monitors.set(monitorId, live);
+    this.monitors.set(monitorId, { stop: () => stopChannel(live) });
+    live.channel.on('data', feed.data);
+    live.channel.stderr.on('data', feed.stderr);
+    live.channel.on('close', (code: number | null) => {
+      live.release();
+      feed.closed(code);
+    });
+    return monitorId;
+  }
+
+  /** Turns the loop's output into samples, and its end into `monitor.ended`. */
+  private monitorFeed(monitorId: string, host: string) {
     const decoder = new StringDecoder('utf8');
     let buffer = '';
     let stderr = '';
-    live.channel.on('data', (chunk: Buffer) => {
-      buffer += decoder.write(chunk);
-      let at: number;
-      while ((at = buffer.indexOf(MARK)) >= 0) {
-        const block = buffer.slice(0, at);
-        buffer = buffer.slice(at + MARK.length).replace(/^\r?\n/, '');
-        const parsed = parseNpuSmiInfo(block);
-        const sample: MonitorSample = {
-          monitorId,
-          host,
-          at: new Date().toISOString(),
-          chips: parsed.devices.map((d) => ({
-            npu: d.npu,
-            chip: d.chip,
-            health: d.health,
-            aicorePct: d.aicorePct,
-            hbmUsedMB: d.hbmUsedMB,
-            hbmTotalMB: d.hbmTotalMB,
-            memUsedMB: d.memUsedMB,
-            memTotalMB: d.memTotalMB,
-            tempC: d.tempC,
-            powerW: d.powerW,
-          })),
-          warnings: parsed.error ? [parsed.error.message, ...parsed.warnings] : parsed.warnings,
-        };
-        this.bus.emit('monitor.sample', sample);
-      }
-      if (buffer.length > 1_000_000) buffer = ''; // a runaway reading: drop it rather than grow
-    });
-    live.channel.stderr.on('data', (d: Buffer) => (stderr += String(d)));
-    live.channel.on('close', (code: number | null) => {
-      if (!this.monitors.delete(monitorId))
-        return this.bus.emit('monitor.ended', { monitorId, error: null });
-      live.release();
-      const error =
-        code === 127
-          ? toWireError(
-              new AmwError('NOT_FOUND', stderr.trim() || msg('errors.text.npuSmiMissing')),
-            )
-          : toWireError(
-              new AmwError(
-                'DISCONNECTED',
-                msg('errors.text.monitorClosed', { code: code ?? '—', stderr: stderr.trim() }),
-              ),
-            );
-      this.bus.emit('monitor.ended', { monitorId, error });
-    });
-    return monitorId;
+    return {
+      data: (chunk: Buffer) => {
+        buffer += decoder.write(chunk);
+        let at: number;
+        while ((at = buffer.indexOf(MARK)) >= 0) {
+          const block = buffer.slice(0, at);
+          buffer = buffer.slice(at + MARK.length).replace(/^\r?\n/, '');
+          this.bus.emit('monitor.sample', sampleOf(monitorId, host, block));
+        }
+        if (buffer.length > 1_000_000) buffer = ''; // a runaway reading: drop it rather than grow
+      },
+      stderr: (d: Buffer) => {
+        if (stderr.length < 64 * 1024) stderr += String(d);
+      },
+      closed: (code: number | null) => {
+        // stopped on request: a clean end
+        if (!this.monitors.delete(monitorId))
+          return this.bus.emit('monitor.ended', { monitorId, error: null });
+        const error =
+          code === 127
+            ? toWireError(
+                new AmwError('NOT_FOUND', stderr.trim() || msg('errors.text.npuSmiMissing')),
+              )
+            : toWireError(
+                new AmwError(
+                  'DISCONNECTED',
+                  msg('errors.text.monitorClosed', { code: code ?? '—', stderr: stderr.trim() }),
+                ),
+              );
+        this.bus.emit('monitor.ended', { monitorId, error });
+      },
+    };
   }
 
   stopMonitor(monitorId: string): void {
     const live = this.monitors.get(monitorId);
     if (!live) throw new AmwError('NOT_FOUND', msg('errors.text.monitorGone'), { monitorId });
     this.monitors.delete(monitorId);
-    stopChannel(live);
+    live.stop();
   }
 
   async openTerminal(
@@ -202,7 +215,8 @@ export class LiveSessions {
   }
 
   closeAll(): void {
-    for (const live of [...this.monitors.values(), ...this.terminals.values()]) stopChannel(live);
+    for (const m of this.monitors.values()) m.stop();
+    for (const live of this.terminals.values()) stopChannel(live);
     this.monitors.clear();
     this.terminals.clear();
   }
@@ -216,4 +230,27 @@ function stopChannel(live: Live): void {
   }
   live.channel.close();
   live.release();
+}
+
+/** One npu-smi reading as the monitor streams it; a reading it cannot parse says why. */
+function sampleOf(monitorId: string, host: string, block: string): MonitorSample {
+  const parsed = parseNpuSmiInfo(block);
+  return {
+    monitorId,
+    host,
+    at: new Date().toISOString(),
+    chips: parsed.devices.map((d) => ({
+      npu: d.npu,
+      chip: d.chip,
+      health: d.health,
+      aicorePct: d.aicorePct,
+      hbmUsedMB: d.hbmUsedMB,
+      hbmTotalMB: d.hbmTotalMB,
+      memUsedMB: d.memUsedMB,
+      memTotalMB: d.memTotalMB,
+      tempC: d.tempC,
+      powerW: d.powerW,
+    })),
+    warnings: parsed.error ? [parsed.error.message, ...parsed.warnings] : parsed.warnings,
+  };
 }

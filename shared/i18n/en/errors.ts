@@ -76,7 +76,7 @@ export const errors = {
     noSuchChecks: 'No such checks: {{checks}}',
     scanPathAbsolute: 'The folder to scan must be an absolute path, not {{path}}.',
     localNoTerminal:
-      'This machine (local) is not reached over SSH; its terminal and monitor are not available yet.',
+      'This machine (local) is not reached over SSH: use a terminal of your own on it.',
     passwordsDesktopOnly:
       'Passwords can be remembered only in the desktop app, encrypted by the system keychain. Serve mode and the CLI never store them: type it when asked, or use --password-stdin.',
     sessionIdNumber: '--session takes a session id (a number), not {{value}}.',

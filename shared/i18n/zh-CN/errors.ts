@@ -72,7 +72,7 @@ export const errors: Messages['errors'] = {
     noStageInBuild: '本版本中没有阶段 {{stage}}。',
     noSuchChecks: '没有这些检查项：{{checks}}',
     scanPathAbsolute: '要扫描的文件夹必须是绝对路径，而不是 {{path}}。',
-    localNoTerminal: '本机（local）不经 SSH 访问；暂不提供它的终端和监控。',
+    localNoTerminal: '本机（local）不经 SSH 访问：请直接使用本机自己的终端。',
     passwordsDesktopOnly:
       '只有桌面应用能记住密码（由系统钥匙串加密）。serve 模式和命令行从不保存密码：请在提示时输入，或使用 --password-stdin。',
     sessionIdNumber: '--session 需要会话编号（一个数字），而不是 {{value}}。',

@@ -5,8 +5,10 @@ export function liveHandlers(s: Services): DomainHandlers<MethodsOf<'monitor' | 
     'monitor.start': async ({ name, intervalSec, password }) => ({
       monitorId: await s.live.startMonitor(
         name,
-        s.hosts.target(name),
-        s.hosts.connectOptions(name, password),
+        // the built-in host is this machine: the loop runs as a child process, no SSH
+        s.hosts.isLocal(name)
+          ? null
+          : { target: s.hosts.target(name), opts: s.hosts.connectOptions(name, password) },
         intervalSec,
       ),
     }),

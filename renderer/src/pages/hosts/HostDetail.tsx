@@ -15,6 +15,8 @@ const TerminalView = lazy(() =>
   import('./TerminalView').then((m) => ({ default: m.TerminalView })),
 );
 
+const TABS = ['inventory', 'monitor', 'terminal'] as const;
+
 export function HostDetail(props: { name: string; onBack: () => void }) {
   const { t } = useTranslation();
   const host = useCall('hosts.get', { name: props.name });
@@ -31,7 +33,7 @@ export function HostDetail(props: { name: string; onBack: () => void }) {
   const job = useJob(take.data?.jobId ?? null);
   const latestId = host.data?.inventory?.id ?? null;
   const [diffWith, setDiffWith] = useState<number | null>(null);
-  const [tab, setTab] = useState<'inventory' | 'monitor' | 'terminal'>('inventory');
+  const [tab, setTab] = useState<(typeof TABS)[number]>('inventory');
 
   const local = props.name === LOCAL_HOST_NAME;
   const pw = password && !local ? { password } : {};
@@ -184,7 +186,8 @@ export function HostDetail(props: { name: string; onBack: () => void }) {
       )}
 
       <div className="tabs" role="tablist">
-        {(['inventory', 'monitor', 'terminal'] as const).map((k) => (
+        {/* this machine is not reached over SSH: its terminal is the user's own */}
+        {(local ? (['inventory', 'monitor'] as const) : TABS).map((k) => (
           <button
             key={k}
             role="tab"

@@ -17,7 +17,11 @@ export function HostsPage(props: { selected: string | null; open: (name: string 
   const [dialog, setDialog] = useState<'add' | 'import' | null>(null);
   const [tab, setTab] = useState<'hosts' | 'fleet'>('hosts');
 
-  if (props.selected) return <HostDetail name={props.selected} onBack={() => props.open(null)} />;
+  // keyed by host: a job banner, typed password or open tab never carries over to the next host
+  if (props.selected)
+    return (
+      <HostDetail key={props.selected} name={props.selected} onBack={() => props.open(null)} />
+    );
   const list = hosts.data ?? [];
   return (
     <section className="page" data-testid="page-hosts">

@@ -89,6 +89,13 @@ test('a file opens at its first change, and a file with nothing proposed says wh
     await expect(page.getByTestId('no-proposal')).toContainText('need an edit by hand');
     for (const id of ['file-accept', 'file-reject', 'file-reset'])
       await expect(page.getByTestId(id)).toBeDisabled();
+    // its hand edit is a change to apply like any other
+    await expect(page.getByTestId('apply-open')).toBeDisabled();
+    await editor.locator('.editor.modified .view-lines').click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('\n# cupy replaced by hand');
+    await expect(page.getByTestId('apply-open')).toHaveText('Apply 1 file');
+    await expect(page.getByTestId('apply-open')).toBeEnabled();
     await shell.language('zh-CN');
     await expect(page.getByTestId('no-proposal')).toContainText('需要手工修改');
   } finally {
@@ -126,6 +133,8 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     // the first change adds `import torch_npu`: reject it; nothing is taken yet, so the file
     // stays pending until a change is accepted
     await page.getByTestId('hunk-reject').click();
+    // the rejected change leaves the diff; the count says where it went
+    await expect(page.getByTestId('hunk-count')).toHaveText('7 changes · 1 rejected');
     const trainEntry = page.locator('[data-testid=tree-file][data-file="train.py"]');
     await expect(trainEntry.getByTestId('review-state')).toHaveAttribute('data-state', 'pending');
     // accepting a change goes on to the next one to decide, not back to the first
@@ -194,6 +203,11 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     await expect(files).toHaveCount(1);
     await expect(files.first()).toHaveAttribute('data-file', 'train.py');
     await page.getByTestId('filter-rule').selectOption('');
+    // categories are named in words, filtered by id
+    await page.getByTestId('filter-category').selectOption({ label: 'Distributed' });
+    await expect(files).toHaveCount(1);
+    await expect(page.getByTestId('filter-category')).not.toContainText('third-party');
+    await page.getByTestId('filter-category').selectOption('');
     await page.getByTestId('filter-error').uncheck();
     await page.getByTestId('filter-warning').uncheck();
     await page.getByTestId('filter-info').uncheck();

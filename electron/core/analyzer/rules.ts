@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import * as z from 'zod';
 import { resourcesDir } from '../paths';
 import { msg, type Msg, type MsgParam } from '../../../shared/api/text';
+import { CODE_CATEGORIES } from '../../../shared/stages/code/api';
 
 /** The i18n key of a rule's text (namespace `rules`, built from this file's texts). */
 export function ruleKey(
@@ -295,7 +296,7 @@ const Rewrite = z.discriminatedUnion('kind', [
 
 export const Rule = z.object({
   id: z.string().regex(/^[a-z]+\.[a-z0-9-]+$/),
-  category: z.string(),
+  category: z.enum(CODE_CATEGORIES),
   severity: z.enum(['error', 'warning', 'info']),
   /** Short name of what the rule is about, for filters and the code stage's checks. */
   title: Text,

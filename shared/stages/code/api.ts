@@ -15,6 +15,26 @@ export interface CodeEdit {
   text: string;
 }
 
+/** What a rule is about (each rule's `category`; the filter names them in words). */
+export const CODE_CATEGORIES = [
+  'add',
+  'amp',
+  'attention',
+  'compile',
+  'cuda-api',
+  'device',
+  'distributed',
+  'extension',
+  'fused-op',
+  'optimizer',
+  'performance',
+  'profiling',
+  'project',
+  'third-party',
+  'triton',
+  'unsupported-op',
+] as const;
+
 /** One finding, as stored and as printed by `amw scan --json`. */
 export interface CodeFinding {
   ruleId: string;

@@ -43,6 +43,9 @@ export function ReviewEditor(props: ReviewEditorProps) {
   const monacoRef = useRef<Monaco | null>(null);
   const [hunks, setHunks] = useState<LineChange[]>([]);
   const [accepted, setAccepted] = useState<Set<string>>(new Set());
+  // a rejected change leaves the diff (its original lines are back): the count says how many
+  // went, so "7 changes" does not read as a proposal of seven
+  const [putBack, setPutBack] = useState(0);
   const [ready, setReady] = useState(false);
   const [cursor, setCursor] = useState(0);
   const [loadError, setLoadError] = useState<string | null>(null);
@@ -263,6 +266,7 @@ export function ReviewEditor(props: ReviewEditorProps) {
     m.pushEditOperations([], [{ range, text }], () => null);
     ours.current = false;
     setAccepted(keep);
+    setPutBack((n) => n + 1);
     // nothing taken yet and other changes still to decide: the file stays pending (it is
     // "rejected" only once every change is)
     if (reviewed !== null && keep.size === 0 && hunks.length > 1) props.onReview('pending');
@@ -321,6 +325,7 @@ export function ReviewEditor(props: ReviewEditorProps) {
     ours.current = false;
     handEdited.current = false;
     setAccepted(new Set());
+    setPutBack(0);
     props.onReview(review, review === 'edited' ? text : undefined);
   };
 
@@ -328,6 +333,7 @@ export function ReviewEditor(props: ReviewEditorProps) {
   // to (its review is the hand edit, saved as it is typed)
   const proposesChanges = content.proposed !== content.original;
   const changes = hunks.length > 0;
+
   const index = Math.min(cursor, hunks.length - 1);
   const current = index >= 0 ? hunks[index] : undefined;
   const show = (i: number) => {
@@ -345,7 +351,11 @@ export function ReviewEditor(props: ReviewEditorProps) {
         <span className="muted small" data-testid="hunk-count">
           {/* until the diff is on screen there is no count to give: "0 changes" read as a file
               with nothing to review */}
-          {ready ? t('code.hunks', { count: hunks.length }) : t('common.loading')}
+          {!ready
+            ? t('common.loading')
+            : putBack > 0
+              ? t('code.hunksPutBack', { count: hunks.length, back: putBack })
+              : t('code.hunks', { count: hunks.length })}
         </span>
         <div className="spacer" />
         {!props.readOnly && (

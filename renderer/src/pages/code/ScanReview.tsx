@@ -114,8 +114,9 @@ function ScanReviewLoaded(props: {
   );
   const visible = scan.findings.filter((f) => matchesFilters(f, filters));
   const filesShown = scan.fileList.filter((f) => visible.some((v) => v.file === f.file));
+  // a hand edit counts whether or not the file had a proposal (a file whose findings need one)
   const decided = scan.fileList.filter(
-    (f) => f.changed && (f.review === 'accepted' || f.review === 'edited') && !f.appliedAt,
+    (f) => ((f.changed && f.review === 'accepted') || f.review === 'edited') && !f.appliedAt,
   );
   const changed = scan.fileList.filter((f) => f.changed);
 
@@ -245,7 +246,7 @@ function ScanReviewLoaded(props: {
               <option value="">{t('code.allCategories')}</option>
               {categories.map((c) => (
                 <option key={c} value={c}>
-                  {c}
+                  {t(`code.categories.${c}`, { defaultValue: c })}
                 </option>
               ))}
             </select>
@@ -293,7 +294,7 @@ function ScanReviewLoaded(props: {
                         <span className={`count ${f.errors ? 'fail' : f.warnings ? 'warn' : ''}`}>
                           {n}
                         </span>
-                        {f.changed && <ReviewMark entry={f} />}
+                        {(f.changed || f.review === 'edited') && <ReviewMark entry={f} />}
                       </button>
                     </li>
                   );

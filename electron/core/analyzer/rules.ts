@@ -367,7 +367,7 @@ export function withExtensionNames(rules: Rule[], names: readonly string[]): Rul
  * The modules a setup.py builds with CUDAExtension (their last segment, as code imports them):
  * `CUDAExtension("droid_backends", …)`, `CUDAExtension(name="lietorch_backends", sources=…)`,
  * also under the name the build chose it by (`extension = CUDAExtension` … `extension(name=…)`,
- * mmcv's and CLRNet's idiom).
+ * mmcv's and CLRNet's idiom), and a name given by a variable assigned a string in the file.
  */
 export function cudaExtensionNames(setupPy: string): string[] {
   const out = new Set<string>();
@@ -382,6 +382,13 @@ export function cudaExtensionNames(setupPy: string): string[] {
     ),
   ))
     out.add((m[1] ?? m[2])!.split('.').pop()!);
+  // `name=ext_name` with `ext_name = 'clrnet.ops.nms_impl'` earlier in the file
+  for (const m of setupPy.matchAll(
+    new RegExp(`${b}(?:[^()]|\\([^()]*\\))*?\\bname\\s*=\\s*([A-Za-z_]\\w*)\\s*[,)]`, 'g'),
+  )) {
+    const value = new RegExp(`^[ \\t]*${m[1]}[ \\t]*=[ \\t]*["']([\\w.]+)["']`, 'm').exec(setupPy);
+    if (value) out.add(value[1]!.split('.').pop()!);
+  }
   return [...out];
 }
 

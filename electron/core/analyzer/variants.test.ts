@@ -201,6 +201,9 @@ const EXPECTED: Record<string, string[]> = {
     'setup.py:10:ext.cuda-sources',
     // CUDAExtension under the name the build chose it by: its module found by its name too
     'setup.py:19:ext.cuda-extension',
+    // the extension's name given through a variable: `from . import roi_impl` and its call
+    'slam/ops/roi.py:2:ext.extension-import',
+    'slam/ops/roi.py:7:ext.extension-call',
     'slam/video.py:4:ext.extension-import',
     'slam/video.py:5:ext.extension-import',
     'slam/video.py:13:ext.extension-call',

@@ -49,7 +49,11 @@ export const codeReport: StageReport<Section | null> = {
           message: text ? show(text.message) : f.message,
         })),
         diffs,
-        history: [...scans].reverse().map((x) => ({ scanId: x.id, at: x.createdAt, ...x.counts })),
+        // the same folder's scans only: another folder's counts are no trend of this one
+        history: scans
+          .filter((x) => x.root === latest.root)
+          .reverse()
+          .map((x) => ({ scanId: x.id, at: x.createdAt, ...x.counts })),
       };
     }
 
@@ -63,7 +67,7 @@ export const codeReport: StageReport<Section | null> = {
     h(`<p>${esc(t('stage-code:report.summary', summaryParams(c, t)))}</p>`);
     if (c.history.length > 1)
       h(
-        `<p class="small">${esc(t('stage-code:report.history'))}: ${c.history.map((x) => `#${x.scanId} ${x.error}/${x.warning}/${x.info}`).join(' → ')}</p>`,
+        `<p class="small">${esc(t('stage-code:report.history'))}${esc(t('common.colon'))}${c.history.map((x) => `#${x.scanId} ${x.error}/${x.warning}/${x.info}`).join(' → ')}</p>`,
       );
     h(
       `<h3>${esc(t('stage-code:report.findings'))}</h3><table><tr><th>${esc(t('stage-code:report.file'))}</th><th>${esc(t('stage-code:report.rule'))}</th><th>${esc(t('report.message'))}</th></tr>`,

@@ -1,0 +1,40 @@
+// The code section of a report, from a real engine and SQLite store: which scan it reports.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createCore } from '../../api/core';
+import { tempDir } from '../../../../tests/support/temp';
+
+describe('code section of a report', () => {
+  it('reports the newest scan, with the history of that folder only', async () => {
+    const home = tempDir();
+    const work = tempDir();
+    const core = createCore({ env: { AMW_HOME: home } as NodeJS.ProcessEnv });
+    try {
+      const scan = async (folder: string) => {
+        const { jobId } = await core.call('code.scan', { path: join(work, folder), sessionId });
+        return core.jobs.wait(jobId);
+      };
+      for (const [folder, src] of [
+        ['trainer', 'import torch\nx = torch.ones(2).cuda()\n'],
+        ['serving', 'import torch\ndevice = "cuda:0"\ntorch.cuda.synchronize()\n'],
+      ] as const) {
+        mkdirSync(join(work, folder));
+        writeFileSync(join(work, folder, 'main.py'), src);
+      }
+      const sessionId = (await core.call('sessions.create', { title: 'two folders' })).id;
+      await scan('trainer');
+      await scan('serving');
+      await scan('trainer');
+      const r = await core.call('reports.build', { source: { sessionId }, language: 'en' });
+      expect(r.code!.root).toBe(join(work, 'trainer'));
+      const trainerScans = (await core.call('code.scans', { sessionId }))
+        .filter((s) => s.root === join(work, 'trainer'))
+        .map((s) => s.id)
+        .sort((a, b) => a - b);
+      expect(r.code!.history.map((h) => h.scanId)).toEqual(trainerScans);
+    } finally {
+      await core.close();
+    }
+  });
+});

@@ -226,10 +226,10 @@ export function Timeline(props: { session: SessionRecord; stages: StageInfo[] })
       case 'run':
         return {
           badge: <StatusBadge status={e.status} />,
-          text: t('sessions.timeline.run', {
-            stage: stageName(e.stage),
-            host: e.host ? uiHost(e.host) : '—',
-          }),
+          // a run with no host (a stage of the engine's own) is just the stage, no "on —"
+          text: e.host
+            ? t('sessions.timeline.run', { stage: stageName(e.stage), host: uiHost(e.host) })
+            : stageName(e.stage),
         };
       case 'waiver':
         return {

@@ -89,6 +89,8 @@ for (const lang of ['en', 'zh-CN'] as const) {
       await page.getByTestId('code-stage-scan').click();
       const scanRow = page.getByTestId('code-stage-scan-row');
       await expect(scanRow).toHaveCount(1, { timeout: 60_000 });
+      // which folder the scan was of
+      await expect(scanRow.getByTestId('code-stage-folder')).toHaveText('nanogpt');
       await expect(page.getByTestId('code-stage-reviewed')).toHaveText(
         t('code.reviewedCount', { accepted: 0, changed: 1 }),
       );

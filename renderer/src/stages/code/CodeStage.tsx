@@ -77,6 +77,7 @@ export function CodeStage(props: StageViewProps) {
           <thead>
             <tr>
               <th>#</th>
+              <th>{t('code.folder')}</th>
               <th>{t('code.when')}</th>
               <th>{t('code.findings')}</th>
               <th>{t('code.effortCol')}</th>
@@ -88,6 +89,10 @@ export function CodeStage(props: StageViewProps) {
             {scans.data.map((s) => (
               <tr key={s.id} data-testid="code-stage-scan-row">
                 <td>{s.id}</td>
+                {/* a session may scan more than one folder: which one each scan was */}
+                <td data-testid="code-stage-folder">
+                  <code title={s.root}>{s.root.split('/').filter(Boolean).pop() ?? s.root}</code>
+                </td>
                 <td>{uiDateTime(s.createdAt)}</td>
                 <td>
                   <span className="sev error">{s.counts.error}</span>{' '}

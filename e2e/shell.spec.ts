@@ -57,6 +57,8 @@ test('jobs drawer shows a database backup and a check from start to finish', asy
   await expect(job).toContainText('Database backup');
   await expect(job).toHaveAttribute('data-status', 'succeeded');
   await expect(job.getByTestId('job-status')).toHaveText('Done');
+  // and where the copy went
+  await expect(job).toContainText(/Written to \/\S+\/backups\/amw-[\dT-]+Z\.db/);
 
   await app.page.getByTestId('start-check').click();
   await expect(drawer.getByTestId('job')).toHaveCount(2);

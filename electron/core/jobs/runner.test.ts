@@ -39,6 +39,8 @@ describe('job runner with a real database backup', () => {
     expect(fractions.at(-1)).toBe(1);
 
     const { file } = done.result as { file: string };
+    // the job's last message says where the backup is
+    expect(done.message).toEqual({ key: 'backupWritten', params: { file } });
     const copy = openStore(file).db;
     const n = copy.prepare('SELECT count(*) AS n FROM audit_log').get() as { n: number };
     expect(n.n).toBe(40 * 1024);

@@ -42,7 +42,8 @@ export async function backupDatabase(
     });
     ctx.throwIfCancelled();
     renameSync(tmp, file);
-    ctx.progress(1, { key: 'copyPages', params: { done: totalPages, total: totalPages } });
+    // the job's last word says where the copy is (the jobs list shows it)
+    ctx.progress(1, { key: 'backupWritten', params: { file } });
     return { file, bytes: statSync(file).size, pages: totalPages };
   } finally {
     rmSync(tmp, { force: true });

@@ -31,6 +31,7 @@ export const jobs = {
     fleetHost: '{{done}} of {{total}} hosts done ({{host}})',
     evaluating: 'Evaluating the checks for {{host}}',
     copyPages: 'Copied {{done}} of {{total}} pages',
+    backupWritten: 'Written to {{file}}',
     integrity: 'Checking database integrity',
     foreignKeys: 'Checking references between tables',
     scanning: 'Scanned {{done}} of {{total}} files',

@@ -32,6 +32,7 @@ export const jobs: Messages['jobs'] = {
     fleetHost: '已完成 {{done}} / {{total}} 台主机（{{host}}）',
     evaluating: '正在评估 {{host}} 的检查项',
     copyPages: '已复制 {{done}} / {{total}} 页',
+    backupWritten: '已写入 {{file}}',
     integrity: '正在检查数据库完整性',
     foreignKeys: '正在检查表之间的引用',
     scanning: '已扫描 {{done}} / {{total}} 个文件',

@@ -1,10 +1,13 @@
 import type { Translate } from '../i18n';
-import { LOCAL_TARGET } from './hosts';
+import { LOCAL_HOST_NAME, LOCAL_TARGET } from './hosts';
 import type { Report } from './reports';
 
-/** A host as people name it: a run on this machine is stored as `(local)`. */
+/**
+ * A host as people name it: a run on this machine is stored as `(local)` (a stage of the engine's
+ * own) or under the built-in host `local`.
+ */
 export const hostWord = (t: Translate, host: string): string =>
-  host === LOCAL_TARGET ? t('common.thisMachine') : host;
+  host === LOCAL_TARGET || host === LOCAL_HOST_NAME ? t('common.thisMachine') : host;
 
 /** The stored form of what a review comment is about (ReportComment.target). */
 export const checkTarget = (check: string, host: string): string => `check:${check}@${host}`;

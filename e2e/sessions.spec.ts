@@ -60,6 +60,39 @@ test.describe('guided session: environment stage', () => {
     await expect(matrix.getByTestId('waiver')).toContainText('Wang Fang');
     await expect(column.getByTestId('stage-status')).not.toHaveText('fail');
 
+    // a second try on the same host; compared from the first session, the earlier session still
+    // comes first and the change reads from it to the later one
+    await page.getByTestId('nav-sessions').click();
+    await page.getByTestId('open-new-session').click();
+    await page.getByTestId('pick-host-npu-env').check();
+    await page.getByTestId('session-title').fill('bring-up again');
+    await page.getByTestId('session-create').click();
+    await expect(page.getByTestId('session-title')).toHaveText('bring-up again');
+    await column.getByTestId('run-stage').click();
+    await expect(column.getByTestId('stage-status')).toHaveText('fail', { timeout: 30_000 });
+    await page.getByTestId('nav-sessions').click();
+    const ids = (
+      await page
+        .locator('[data-testid^="session-row-"]')
+        .evaluateAll((rows) =>
+          rows.map((r) => Number(r.getAttribute('data-testid')!.slice('session-row-'.length))),
+        )
+    ).sort((x, y) => x - y);
+    expect(ids).toHaveLength(2);
+    await page.getByTestId(`session-row-${ids[0]}`).click();
+    await expect(page.getByTestId('session-title')).toHaveText('bring-up');
+    await page.getByTestId('compare-with').selectOption(String(ids[1]));
+    const heads = page.getByTestId('compare-table').locator('th');
+    await expect(heads.nth(2)).toHaveText(`#${ids[0]}`);
+    await expect(heads.nth(3)).toHaveText(`#${ids[1]}`);
+    await expect(heads.nth(4)).toHaveText(`Change #${ids[0]} → #${ids[1]}`);
+    // the waived failure of the first session is no longer waived in the second
+    await expect(
+      page.getByTestId('compare-table').locator('[data-testid$="-env.version-matrix"]'),
+    ).toHaveCount(1);
+
+    await page.getByTestId(`nav-sessions`).click();
+    await page.getByTestId(`session-row-${ids[0]}`).click();
     await page.getByTestId('lang-zh-CN').click();
     await expect(matrix).toContainText('不适配 CANN 8.5.0');
   });

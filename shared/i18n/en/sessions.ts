@@ -92,7 +92,7 @@ export const sessions = {
   compare: 'Compare with another session',
   comparePick: 'Pick a session…',
   check: 'Check',
-  change: 'Change',
+  changeFromTo: 'Change #{{a}} → #{{b}}',
   changes: {
     improved: 'improved',
     regressed: 'regressed',

@@ -88,7 +88,7 @@ export const sessions: Messages['sessions'] = {
   compare: '与另一次会话比较',
   comparePick: '选择一次会话…',
   check: '检查项',
-  change: '变化',
+  changeFromTo: '变化 #{{a}} → #{{b}}',
   changes: { improved: '改善', regressed: '退步', same: '不变', new: '新增', gone: '消失' },
   col: { title: '标题', project: '项目', hosts: '主机', status: '状态', created: '创建时间' },
   status: {

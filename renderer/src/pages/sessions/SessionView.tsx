@@ -161,9 +161,11 @@ function StageView(props: {
   );
 }
 
+/** Two sessions' checks side by side, the earlier one first: a change reads from it to the later. */
 export function Compare(props: { a: number; b: number }) {
   const { t } = useTranslation();
-  const rows = useCall('sessions.compare', { a: props.a, b: props.b });
+  const [a, b] = props.a < props.b ? [props.a, props.b] : [props.b, props.a];
+  const rows = useCall('sessions.compare', { a, b });
   if (rows.error) return <ErrorText error={rows.error} />;
   return (
     <table className="table" data-testid="compare-table">
@@ -171,9 +173,9 @@ export function Compare(props: { a: number; b: number }) {
         <tr>
           <th>{t('sessions.col.hosts')}</th>
           <th>{t('sessions.check')}</th>
-          <th>{`#${props.a}`}</th>
-          <th>{`#${props.b}`}</th>
-          <th>{t('sessions.change')}</th>
+          <th>{`#${a}`}</th>
+          <th>{`#${b}`}</th>
+          <th>{t('sessions.changeFromTo', { a, b })}</th>
         </tr>
       </thead>
       <tbody>

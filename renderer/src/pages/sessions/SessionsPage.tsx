@@ -157,7 +157,9 @@ export function SessionsPage(props: { route: SessionRoute | null }) {
           </table>
           {picked.length === 2 && (
             <section data-testid="list-compare">
-              <h2>{t('sessions.compareTitle', { a: picked[0], b: picked[1] })}</h2>
+              <h2>
+                {t('sessions.compareTitle', { a: Math.min(...picked), b: Math.max(...picked) })}
+              </h2>
               <Compare a={Math.min(...picked)} b={Math.max(...picked)} />
             </section>
           )}

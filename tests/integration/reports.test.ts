@@ -189,6 +189,8 @@ d('reports from real sessions on a simulated host', () => {
     const zh = await exported('html', { language: 'zh-CN' });
     // a label's colon is the language's own
     expect(zh.text).toMatch(/迁移报告：port nanoGPT/);
+    // the code section's fix mode in words too
+    expect(zh.text).toMatch(/nanogpt（改写）/);
     expect(zh.text).toContain('<th>芯片数</th>');
     expect(zh.text).toContain('迁移报告');
     expect(zh.text).toContain('受阻');

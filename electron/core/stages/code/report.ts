@@ -135,7 +135,8 @@ function summaryParams(c: Section, t: Translate) {
   return {
     scanId: c.scanId,
     root: c.root,
-    mode: c.mode,
+    // the fix mode in words (`改写`, not `rewrite`); an unknown one as stored
+    mode: t(`code.modes.${c.mode}`, { defaultValue: c.mode }),
     files: t('code.n.pyFiles', { count: c.files }),
     lines: t('code.n.lines', { count: c.lines }),
     error: t('code.n.errors', { count: c.counts.error }),

@@ -23,6 +23,8 @@ test('this machine: inventory without SSH or a host-key prompt, then listed with
   await page.getByTestId('nav-hosts').click();
   await expect(page.getByTestId('host-row-local')).toContainText('this machine, no SSH');
   await expect(page.getByTestId('host-row-local')).toContainText('no NPU');
+  // no health reading without an NPU: a dash, like the other empty columns, not a blank
+  await expect(page.getByTestId('host-row-local').locator('td').nth(3)).toHaveText('—');
 
   // its monitor runs here without SSH (this machine has no npu-smi: it says so); a terminal is
   // the user's own, so none is offered

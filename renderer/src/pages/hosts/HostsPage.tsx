@@ -125,10 +125,13 @@ export function HostsPage(props: { selected: string | null; open: (name: string 
                       )}
                     </td>
                     <td>
-                      {h.inventory?.health && (
+                      {/* no reading (no inventory, no NPU): a dash like the other columns */}
+                      {h.inventory?.health ? (
                         <span className={`badge ${healthClass(h.inventory.health)}`}>
                           {h.inventory.health}
                         </span>
+                      ) : (
+                        dash(null)
                       )}
                     </td>
                     <td>{dash(h.inventory?.cann)}</td>

@@ -426,8 +426,8 @@ const SCRIPT_PATTERNS: {
   },
   {
     // a container given NVIDIA GPUs: `docker run --gpus all`, compose's `runtime: nvidia`,
-    // nvidia-docker 1's `NV_GPU=0,1 nvidia-docker run`
-    re: /(?<![\w-])--gpus(?:=|\s+)\S+|(?<=\bruntime:\s*["']?|--runtime[= ])nvidia\b|(?<=\bdriver:\s*["']?)nvidia\b|\bNV_GPU=/,
+    // nvidia-docker 1's `NV_GPU=0,1 nvidia-docker run` (and its wrapper run alone, in a Makefile)
+    re: /(?<![\w-])--gpus(?:=|\s+)\S+|(?<=\bruntime:\s*["']?|--runtime[= ])nvidia\b|(?<=\bdriver:\s*["']?)nvidia\b|\bNV_GPU=|(?<![\w/-])nvidia-docker(?=[ \t]+(?:run|create)\b)/,
     say: {
       en: "Gives a container NVIDIA GPUs: with Ascend-Docker-Runtime pass ASCEND_VISIBLE_DEVICES (or map /dev/davinci*, /dev/davinci_manager, /dev/devmm_svm, /dev/hisi_hdc and the driver's folder).",
       'zh-CN':

@@ -1430,6 +1430,8 @@ const EXPECTED: Record<string, string[]> = {
     // a container run with the host's GPUs: nvidia-docker 1's NV_GPU, docker's --gpus
     'docker_run.sh:5:script.cuda-env',
     'docker_run.sh:6:script.cuda-env',
+    // nvidia-docker's run alone (a Makefile target's); a mention and a variable set to it quiet
+    'docker_run.sh:9:script.cuda-env',
     // CUDA_VISIBLE_DEVICES given as a keyword of a child's environment (OMP_NUM_THREADS quiet)
     'feature_workers.py:10:env.cuda-visible-devices-kwarg',
     // command lines a launcher builds with CUDA_VISIBLE_DEVICES=… (a job script's template on

@@ -650,8 +650,10 @@ const SCRIPT_PATTERNS: {
     // or compose service's `image:`, `docker run … nvcr.io/…` (not a URL's path: github.com/nvidia/…)
     // — a serving engine's CUDA build (`vllm/vllm-openai`, `lmsysorg/sglang`; not its -npu tags)
     // — and a project's own image tagged for a CUDA version (`FROM base:2.1-cu121`, `image: x:cu118`)
-    // or built on NGC's (`#SBATCH --image=nersc/pytorch:ngc-22.02-v0`, a Shifter image)
-    re: /(?<![\w./-])(?:nvidia\/cuda(?:gl)?(?::\S*)?(?![\w/-])|nvcr\.io\/\S+|pytorch\/pytorch:\S*cuda\S*|(?:vllm\/vllm-openai|lmsysorg\/sglang)(?::(?![\w.-]*(?:npu|cann|ascend))\S*)?(?![\w/:-]))|(?<=^\s*(?:FROM\s+|-?\s*image:\s*["']?|ARG\s+\w*IMAGE\w*=["']?)|(?<![\w-])--image[= ]["']?)[\w./-]+:[\w.-]*?(?<![A-Za-z0-9])(?:cu(?:da)?-?|ngc-?)\d[\w.-]*/i,
+    // or built on NGC's (`#SBATCH --image=nersc/pytorch:ngc-22.02-v0`, a Shifter image); PyTorch's
+    // own image is a CUDA build whatever its tag says (`FROM pytorch/pytorch:${IMAGE_TAG}`), and a
+    // tag kept in an ARG of its own is one for a CUDA version (`ARG TAG=1.13.1-cuda11.6-cudnn8-runtime`)
+    re: /(?<=^\s*FROM\s+(?:--\S+\s+)*)pytorch\/pytorch(?::\S*)?(?=\s|$)|(?<=^\s*ARG\s+\w+=["']?)[\w.-]*?\d[\w.]*-cuda-?\d[\w.-]*|(?<![\w./-])(?:nvidia\/cuda(?:gl)?(?::\S*)?(?![\w/-])|nvcr\.io\/\S+|pytorch\/pytorch:\S*cuda\S*|(?:vllm\/vllm-openai|lmsysorg\/sglang)(?::(?![\w.-]*(?:npu|cann|ascend))\S*)?(?![\w/:-]))|(?<=^\s*(?:FROM\s+|-?\s*image:\s*["']?|ARG\s+\w*IMAGE\w*=["']?)|(?<![\w-])--image[= ]["']?)[\w./-]+:[\w.-]*?(?<![A-Za-z0-9])(?:cu(?:da)?-?|ngc-?)\d[\w.-]*/i,
     say: {
       en: "CUDA container image (NVIDIA CUDA base, NGC, a serving engine's CUDA build, or one tagged for a CUDA version): build on an Ascend image with CANN (e.g. ascendai/cann; for vLLM, vllm-ascend's image quay.io/ascend/vllm-ascend) instead.",
       'zh-CN':

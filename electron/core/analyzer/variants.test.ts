@@ -633,6 +633,11 @@ const EXPECTED: Record<string, string[]> = {
     'search.py:16:lib.faiss-gpu-call',
     'search.py:21:lib.faiss-gpu-call',
     'search.py:27:lib.faiss-gpu-call',
+    // PyTorch's image under a tag kept in an ARG of its own: the ARG and the FROM (an ARG that
+    // only starts like a CUDA tag quiet), torch and torch_npu at the first pip install
+    'tag-arg.Dockerfile:2:script.cuda-env',
+    'tag-arg.Dockerfile:3:script.cuda-env',
+    'tag-arg.Dockerfile:7:script.cuda-env',
     // an installer's choice of builds: torch_npu goes beside the CPU one (ROCm's, a comment and an
     // unpinned torch quiet)
     'torch_choice.sh:8:req.torch-npu',

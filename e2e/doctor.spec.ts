@@ -77,6 +77,9 @@ test.describe('doctor: paste a log, pick a file, name a folder', () => {
       'amw scan <folder>',
     );
     await expect(match.getByTestId('doctor-fix')).not.toContainText('`');
+    // what proves it names the stage in words and the command as code
+    await expect(match).toContainText('the Code stage');
+    await expect(match.locator('code', { hasText: 'amw scan .' })).toHaveCount(1);
     await page.getByTestId('lang-zh-CN').click();
     await expect(match).toContainText('原因：');
     await page.getByTestId('lang-en').click();

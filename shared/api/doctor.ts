@@ -13,7 +13,8 @@ export const DOCTOR_CATEGORIES = [
   'memory',
   'hccl',
   'runtime',
-  'code',
+  /** what unported CUDA code prints on a host without CUDA */
+  'cuda',
 ] as const;
 export type DoctorCategory = (typeof DOCTOR_CATEGORIES)[number];
 export type DoctorSeverity = 'error' | 'warning' | 'info';

@@ -16,7 +16,8 @@ const REGISTRIES = new Set([
 /**
  * Names that are not the stage: `code` is also the code review — its page (`#/code`), its store
  * and its dictionary — which works outside any session; precision's `--ops` are aten ops to hook;
- * `distributed` is also a category of the scanner's findings; a profile comparison has `ops` rows;
+ * `distributed` and `profiling` are also categories of the scanner's findings; a profile comparison
+ * has `ops` rows;
  * a launch script's `env` is the command that runs another one.
  */
 const NOT_THE_STAGE: Record<string, string[]> = {
@@ -30,6 +31,7 @@ const NOT_THE_STAGE: Record<string, string[]> = {
   'electron/core/analyzer/python-file.ts': ['distributed'],
   'electron/core/analyzer/scan.ts': ['distributed'],
   'electron/core/analyzer/script-files.ts': ['env'],
+  'shared/stages/code/api.ts': ['distributed', 'profiling'],
 };
 
 function sources(dir: string): string[] {

@@ -133,6 +133,6 @@ describe('amw doctor', () => {
       'nccl-backend',
       'amp-disabled-no-cuda',
     ]);
-    expect(new Set(out.matches.map((m) => m.category))).toEqual(new Set(['code']));
+    expect(new Set(out.matches.map((m) => m.category))).toEqual(new Set(['cuda']));
   });
 });

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { DoctorMatch, DoctorProof, DoctorResult } from '../../../shared/api';
 import type { Translate } from '../../../shared/i18n';
 import { diagnosePath } from '../../core/doctor/diagnose';
+import { stageNs } from '../../../shared/stages';
 import { EXIT, ExitWith, printJson, type CommandEnv } from '../io';
 import type { Configure } from '../program';
 
@@ -10,7 +11,10 @@ const clip = (s: string, n = 240) => (s.length > n ? `${s.slice(0, n - 1)}…` :
 
 export function proofText(t: Translate, p: DoctorProof): string {
   const parts: string[] = [];
-  if (p.stage) parts.push(t('doctor.proofStage', { stage: p.stage }));
+  if (p.stage)
+    parts.push(
+      t('doctor.proofStage', { stage: t(`${stageNs(p.stage)}:name`, { defaultValue: p.stage }) }),
+    );
   if (p.check) parts.push(t('doctor.proofCheck', { check: p.check }));
   if (p.command) parts.push(t('doctor.proofCommand', { command: p.command }));
   return parts.join(' · ');

@@ -31,8 +31,9 @@ export const doctor = {
   proof: 'How to confirm',
   proofStage: 'the {{stage}} stage',
   proofCheck: 'check {{check}}',
-  proofCommand: 'run {{command}}',
-  links: 'Reports',
+  proofCommand: 'run `{{command}}`',
+  /** Where a rule comes from: issue threads, source files. */
+  links: 'Sources',
   category: {
     environment: 'Environment',
     version: 'Versions',
@@ -41,7 +42,7 @@ export const doctor = {
     memory: 'Memory',
     hccl: 'HCCL',
     runtime: 'Runtime',
-    code: 'Code',
+    cuda: 'CUDA code',
   },
   severity: { error: 'error', warning: 'warning', info: 'note' },
   notice: {

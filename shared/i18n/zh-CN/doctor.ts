@@ -31,8 +31,8 @@ export const doctor: Messages['doctor'] = {
   proof: '如何确认',
   proofStage: '{{stage}} 阶段',
   proofCheck: '检查项 {{check}}',
-  proofCommand: '运行 {{command}}',
-  links: '相关报告',
+  proofCommand: '运行 `{{command}}`',
+  links: '来源',
   category: {
     environment: '环境',
     version: '版本',
@@ -41,7 +41,7 @@ export const doctor: Messages['doctor'] = {
     memory: '内存',
     hccl: 'HCCL 通信',
     runtime: '运行时',
-    code: '代码',
+    cuda: 'CUDA 代码',
   },
   severity: { error: '错误', warning: '警告', info: '提示' },
   notice: {

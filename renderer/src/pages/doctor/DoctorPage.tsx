@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { DoctorMatch, DoctorProof, Input, Language } from '../../../../shared/api';
 import { useCall } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
+import { stageNs } from '../../../../shared/stages';
 import { InlineCode } from '../../components/InlineCode';
 import { PageHead } from '../../components/PageHead';
 
@@ -15,7 +16,9 @@ function Proof(props: { proof: DoctorProof }) {
   const { t } = useTranslation();
   const { stage, check, command } = props.proof;
   const parts = [
-    stage && t('doctor.proofStage', { stage }),
+    // the stage by its name in the language shown (an unknown id as it is)
+    stage &&
+      t('doctor.proofStage', { stage: t(`${stageNs(stage)}:name`, { defaultValue: stage }) }),
     check && t('doctor.proofCheck', { check }),
     command && t('doctor.proofCommand', { command }),
   ].filter(Boolean);

@@ -183,7 +183,7 @@ describe('this machine as the host `local`', () => {
       await core.call('monitor.start', { name: LOCAL_HOST_NAME, intervalSec: 1 });
       expect((await missing)[0]!.error).toMatchObject({
         code: 'NOT_FOUND',
-        message: expect.stringContaining('npu-smi not found'),
+        message: expect.stringContaining('no Ascend driver is installed'),
       });
 
       // a stand-in npu-smi (test double: no NPU on this machine) printing a real reading

@@ -137,9 +137,8 @@ export class LiveSessions {
           return this.bus.emit('monitor.ended', { monitorId, error: null });
         const error =
           code === 127
-            ? toWireError(
-                new AmwError('NOT_FOUND', stderr.trim() || msg('errors.text.npuSmiMissing')),
-              )
+            ? // the loop's own words for it (no npu-smi: no Ascend driver), in the reader's language
+              toWireError(new AmwError('NOT_FOUND', msg('errors.text.npuSmiMissing')))
             : toWireError(
                 new AmwError(
                   'DISCONNECTED',

@@ -109,7 +109,7 @@ export const errors: Messages['errors'] = {
     configTooMany: '{{path}} 有 {{hosts}} 个主机和 {{blocks}} 个模式或 Match 块：太多，无法解析。',
     proxyJumpUnreadable: '无法读取 ProxyJump 跳点 {{hop}}',
     monitorStartFailed: '无法启动监控：{{error}}',
-    npuSmiMissing: '此主机上找不到 npu-smi。',
+    npuSmiMissing: '此主机上没有 npu-smi：未安装昇腾驱动（或它不在 PATH 中）。',
     monitorClosed: '监控通道已关闭（退出码 {{code}}）。{{stderr}}',
     shellFailed: '无法打开 shell：{{error}}',
     noPythonOps:

@@ -175,6 +175,9 @@ d('reports from real sessions on a simulated host', () => {
     // the hosts table's headings are words in the report's language, not field names
     expect(html).toContain('<th>Chips</th>');
     expect(html).not.toContain('<th>chipCount</th>');
+    // rule texts' code spans are code, not backticks shown as they are
+    expect(html).toContain('<code>import torch_npu</code>');
+    expect(html).not.toContain('`import torch_npu`');
     // review comments and waivers name the check and host as a reader knows them, not stored ids
     const built = await core.call('reports.build', { source: { sessionId }, language: 'en' });
     const titleOf = (id: string) =>

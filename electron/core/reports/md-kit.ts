@@ -26,6 +26,16 @@ export const code = (s: unknown): string => {
   return `${fence}${pad}${text}${pad}${fence}`;
 };
 
+/**
+ * Rule and doctor texts, written with `code` spans: the spans kept as code (a pipe in one escaped,
+ * as GFM tables want even there), the rest made inert.
+ */
+export const mdText = (s: unknown): string =>
+  String(s ?? '—')
+    .split(/`([^`\n]+)`/)
+    .map((part, i) => (i % 2 ? code(part).replace(/\|/g, '\\|') : md(part)))
+    .join('');
+
 /** A fenced block whose fence no line of the content can match. */
 export const fenceFor = (text: string) =>
   '`'.repeat(Math.max(3, ...(text.match(/`+/g) ?? []).map((r) => r.length + 1)));

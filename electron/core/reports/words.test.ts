@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { timeText } from './words';
+import { mdText } from './md-kit';
 
 describe('timeText', () => {
   it('shows a stored UTC time to the minute, marked UTC', () => {
@@ -11,5 +12,16 @@ describe('timeText', () => {
     expect(timeText('2026-12-06T15:50:10+08:00')).toBe('2026-12-06T15:50:10+08:00');
     expect(timeText('yesterday')).toBe('yesterday');
     expect(timeText('')).toBe('');
+  });
+});
+
+describe('rule texts in Markdown', () => {
+  it('keeps their code spans as code and makes the rest inert', () => {
+    expect(mdText('Add `import torch_npu` after the *imports*')).toBe(
+      'Add `import torch_npu` after the \\*imports\\*',
+    );
+    // a pipe in a span cannot split a table row
+    expect(mdText('Use `a | b` <here>')).toBe('Use `a \\| b` &lt;here&gt;');
+    expect(mdText('no spans')).toBe('no spans');
   });
 });

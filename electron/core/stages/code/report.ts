@@ -1,8 +1,15 @@
 import type * as z from 'zod';
 import type { ReportCode } from '../../../../shared/stages/code/report';
 import { unifiedPatch } from '../../analyzer/fix';
-import { diffBlock, esc, MAX_ROWS, pill } from '../../reports/html-kit';
-import { cell, code, esc as escParams, fenceFor, MAX_ROWS as MD_ROWS } from '../../reports/md-kit';
+import { diffBlock, esc, escText, MAX_ROWS, pill } from '../../reports/html-kit';
+import {
+  cell,
+  code,
+  esc as escParams,
+  fenceFor,
+  mdText,
+  MAX_ROWS as MD_ROWS,
+} from '../../reports/md-kit';
 import { printable } from '../../parsers/printable';
 import type { StageReport } from '../define';
 import type { Translate } from '../../../../shared/i18n';
@@ -74,7 +81,7 @@ export const codeReport: StageReport<Section | null> = {
     );
     for (const f of c.findings.slice(0, MAX_ROWS))
       h(
-        `<tr><td><code>${esc(f.file)}:${f.line}:${f.column}</code></td><td>${pill(f.severity === 'info' ? 'skip' : f.severity === 'warning' ? 'warn' : 'fail', t(`code.severity.${f.severity}`))} <code>${esc(f.ruleId)}</code></td><td>${esc(f.message)}</td></tr>`,
+        `<tr><td><code>${esc(f.file)}:${f.line}:${f.column}</code></td><td>${pill(f.severity === 'info' ? 'skip' : f.severity === 'warning' ? 'warn' : 'fail', t(`code.severity.${f.severity}`))} <code>${esc(f.ruleId)}</code></td><td>${escText(f.message)}</td></tr>`,
       );
     h(`</table>`);
     if (c.findings.length > MAX_ROWS)
@@ -107,7 +114,7 @@ export const codeReport: StageReport<Section | null> = {
     p('|---|---|---|');
     for (const f of c.findings.slice(0, MD_ROWS))
       p(
-        `| ${code(`${f.file}:${f.line}`)} | ${t(`code.severity.${f.severity}`)} ${code(f.ruleId)} | ${cell(f.message)} |`,
+        `| ${code(`${f.file}:${f.line}`)} | ${t(`code.severity.${f.severity}`)} ${code(f.ruleId)} | ${mdText(f.message)} |`,
       );
     if (c.findings.length > MD_ROWS)
       p(`\n_${t('report.truncated', { shown: MD_ROWS, total: c.findings.length })}_`);

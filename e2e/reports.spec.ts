@@ -49,8 +49,15 @@ test.describe('reports: preview, export, review, import', () => {
     await expect(page.getByTestId('review-comments')).toContainText('raise ulimit -l');
     await expect(page.getByTestId('review-comments')).toContainText('— this machine');
     await expect(page.getByTestId('review-comments')).not.toContainText('check:dist.nccl@');
+    await page.getByTestId('review-text').fill('Port the launcher first.');
     await page.getByTestId('review-request-changes').click();
     await expect(page.getByTestId('review-decision')).toContainText('changes requested');
+    // the text went with the decision as its note: the box is empty again, and no time is raw
+    await expect(page.getByTestId('review-decision')).toContainText('Port the launcher first.');
+    await expect(page.getByTestId('review-text')).toHaveValue('');
+    await expect(page.getByTestId('review-panel')).not.toContainText(
+      /\d{4}-\d{2}-\d{2} \d{2}:\d{2}/,
+    );
     await expect(preview.locator('#review')).toContainText('raise ulimit -l');
 
     await page.getByTestId('report-format').selectOption('md');

@@ -194,6 +194,8 @@ d('reports from real sessions on a simulated host', () => {
     expect(zh.text).toMatch(/迁移报告：port nanoGPT/);
     // the code section's fix mode in words too
     expect(zh.text).toMatch(/nanogpt（改写）/);
+    // and the decision's note after the language's colon
+    expect(zh.text).toMatch(/UTC\)：version matrix first/);
     expect(zh.text).toContain('<th>芯片数</th>');
     expect(zh.text).toContain('迁移报告');
     expect(zh.text).toContain('受阻');

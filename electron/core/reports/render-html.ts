@@ -153,7 +153,7 @@ export function renderHtml(r: Report): string {
   h(`<h3>${esc(t('report.decisions'))}</h3>`);
   if (r.review.decisions.length)
     h(
-      `<ul>${r.review.decisions.map((d) => `<li>${pill(d.decision === 'approve' ? 'pass' : 'fail', t(`report.decision.${d.decision}`))} <b>${esc(d.by)}</b> (${esc(timeText(d.at))})${d.note ? `: ${esc(d.note)}` : ''}</li>`).join('')}</ul>`,
+      `<ul>${r.review.decisions.map((d) => `<li>${pill(d.decision === 'approve' ? 'pass' : 'fail', t(`report.decision.${d.decision}`))} <b>${esc(d.by)}</b> (${esc(timeText(d.at))})${d.note ? `${colon}${esc(d.note)}` : ''}</li>`).join('')}</ul>`,
     );
   h(
     `<h3>${esc(t('report.signOff'))}</h3><table class="sign"><tr><th>${esc(t('report.role'))}</th><th>${esc(t('report.name'))}</th><th>${esc(t('report.date'))}</th><th>${esc(t('report.signature'))}</th></tr>`,

@@ -112,7 +112,7 @@ export function renderMarkdown(r: Report): string {
     );
   for (const d of r.review.decisions)
     p(
-      `- ${t(`report.decision.${d.decision}`)}: **${md(d.by)}** (${md(timeText(d.at))})${d.note ? `: ${md(d.note)}` : ''}`,
+      `- ${t(`report.decision.${d.decision}`)}${colon}**${md(d.by)}** (${md(timeText(d.at))})${d.note ? `${colon}${md(d.note)}` : ''}`,
     );
   p();
   p(`### ${t('report.signOff')}`);

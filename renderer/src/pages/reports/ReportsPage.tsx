@@ -6,6 +6,7 @@ import { useAction, useCall, useTransport } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
 import { PageHead } from '../../components/PageHead';
 import { StartSteps } from '../StartPage';
+import { uiDateTime } from '../../format';
 import {
   checkTarget,
   findingTarget,
@@ -262,8 +263,7 @@ function Review(props: { source: Source; onChange: () => void }) {
               {targetLabel(c.target)}
             </span>
             <div>
-              <b>{c.author}</b>{' '}
-              <span className="muted small">{c.at.slice(0, 16).replace('T', ' ')}</span>
+              <b>{c.author}</b> <span className="muted small">{uiDateTime(c.at)}</span>
             </div>
             <div>{c.text}</div>
           </li>
@@ -273,7 +273,7 @@ function Review(props: { source: Source; onChange: () => void }) {
             <span className={`badge ${d.decision === 'approve' ? 'ok' : 'fail'}`}>
               {t(`report.decision.${d.decision}`)}
             </span>{' '}
-            <b>{d.by}</b> <span className="muted small">{d.at.slice(0, 16).replace('T', ' ')}</span>
+            <b>{d.by}</b> <span className="muted small">{uiDateTime(d.at)}</span>
             {d.note && <div>{d.note}</div>}
           </li>
         ))}
@@ -326,7 +326,8 @@ function Review(props: { source: Source; onChange: () => void }) {
             remember();
             decide.mutate(
               { source: props.source, decision: 'approve', by: name.trim(), note: text.trim() },
-              { onSuccess: done },
+              // the text went with the decision as its note: cleared, as after a comment
+              { onSuccess: () => (setText(''), done()) },
             );
           }}
         >
@@ -344,7 +345,7 @@ function Review(props: { source: Source; onChange: () => void }) {
                 by: name.trim(),
                 note: text.trim(),
               },
-              { onSuccess: done },
+              { onSuccess: () => (setText(''), done()) },
             );
           }}
         >

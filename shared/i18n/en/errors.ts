@@ -118,7 +118,8 @@ export const errors = {
       '{{path}} has {{hosts}} hosts and {{blocks}} pattern or Match blocks: too many to resolve.',
     proxyJumpUnreadable: 'Cannot read the ProxyJump hop {{hop}}',
     monitorStartFailed: 'Could not start the monitor: {{error}}',
-    npuSmiMissing: 'npu-smi is not on this host: no Ascend driver is installed (or it is not on the PATH).',
+    npuSmiMissing:
+      'npu-smi is not on this host: no Ascend driver is installed (or it is not on the PATH).',
     monitorClosed: 'The monitor channel closed (exit code {{code}}). {{stderr}}',
     shellFailed: 'Could not open a shell: {{error}}',
     noPythonOps:

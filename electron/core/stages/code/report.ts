@@ -3,7 +3,6 @@ import type { ReportCode } from '../../../../shared/stages/code/report';
 import { unifiedPatch } from '../../analyzer/fix';
 import { diffBlock, esc, escText, MAX_ROWS, pill } from '../../reports/html-kit';
 import {
-  cell,
   code,
   esc as escParams,
   fenceFor,

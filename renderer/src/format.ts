@@ -1,5 +1,5 @@
 import i18next from 'i18next';
-import { LOCAL_HOST_NAME, LOCAL_TARGET } from '../../shared/api/hosts';
+import { hostWord } from '../../shared/api/review-targets';
 
 /**
  * The one way the UI writes dates and numbers: in the chosen UI language, never the browser's
@@ -39,5 +39,4 @@ export const uiNumber = (n: number): string => formatNumber(n, i18next.language 
  * A host as the UI names it where runs are listed: a run on this machine is stored as `(local)`
  * (a stage of the engine's own) or under the built-in host `local`; both read as this machine.
  */
-export const uiHost = (host: string): string =>
-  host === LOCAL_TARGET || host === LOCAL_HOST_NAME ? i18next.t('common.thisMachine') : host;
+export const uiHost = (host: string): string => hostWord((key) => i18next.t(key), host);

@@ -203,7 +203,7 @@ export function analyzePythonFile(
             f.ruleId === 'device.cuda-method' ||
             (f.ruleId === 'device.cuda-string' && /\.to\((?:device=)?[\w.]*device\b/.test(src)),
         ) &&
-        (result.entryPoint || TOP_LEVEL_ARGS.test(src))
+        (result.entryPoint || script)
   )
     findings.push(...additions(src, rel, result, rules, lang));
   if (result.entryPoint && findings.some(device)) {

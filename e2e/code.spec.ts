@@ -199,9 +199,14 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     await expect(page.getByTestId('scan-review')).toBeVisible({ timeout: 30_000 });
     const files = page.getByTestId('tree-file');
     await expect(files).toHaveCount(3);
+    const opened = files.and(page.locator('[aria-current=true]'));
+    await expect(opened).toHaveCount(1);
+    await expect(opened).not.toHaveAttribute('data-file', 'train.py');
     await page.getByTestId('filter-rule').selectOption('dist.nccl');
     await expect(files).toHaveCount(1);
     await expect(files.first()).toHaveAttribute('data-file', 'train.py');
+    // the file open before is hidden by the filter: the one the tree lists opens instead
+    await expect(opened).toHaveAttribute('data-file', 'train.py');
     await page.getByTestId('filter-rule').selectOption('');
     // categories are named in words, filtered by id
     await page.getByTestId('filter-category').selectOption({ label: 'Distributed' });

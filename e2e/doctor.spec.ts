@@ -36,7 +36,13 @@ test.describe('doctor: paste a log, pick a file, name a folder', () => {
       writeFileSync(file, `ok\n${LOG}\n`);
       await new Shell(page).ready();
       await page.getByTestId('nav-doctor').click();
-      await page.getByTestId('doctor-file').setInputFiles(file);
+      // the file button is a real button: focused and opened from the keyboard
+      const pick = page.getByTestId('doctor-pick');
+      await pick.focus();
+      await expect(pick).toBeFocused();
+      const chooser = page.waitForEvent('filechooser');
+      await page.keyboard.press('Enter');
+      await (await chooser).setFiles(file);
       await expect(page.getByTestId('doctor-match')).toHaveCount(2);
       await expect(page.getByTestId('doctor-match').first()).toContainText('line 2');
 

@@ -128,9 +128,12 @@ test('the distributed stage on this machine: the picker shows what runs, and hcc
   await expect(page.getByTestId('host-title')).toHaveText('local');
   await page.getByTestId('nav-sessions').click();
   await page.getByTestId('open-new-session').click();
+  // offered by what it is, not by its built-in name
+  await expect(page.getByTestId('pick-host-local').locator('..')).toHaveText('this machine');
   await page.getByTestId('pick-host-local').check();
   await page.getByTestId('session-title').fill('local fleet');
   await page.getByTestId('session-create').click();
+  await expect(page.getByTestId('session-view')).toContainText('Hosts: this machine');
   await page.getByTestId('stage-distributed').click();
   const stage = page.getByTestId('distributed-stage');
   // the session's host is offered, checked: what runs is what the picker shows

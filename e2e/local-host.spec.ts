@@ -14,6 +14,8 @@ test('this machine: inventory without SSH or a host-key prompt, then listed with
   // this machine needs no SSH password: none is asked for
   await expect(page.getByTestId('host-detail')).toContainText('this machine, no SSH');
   await expect(page.getByTestId('host-password')).toHaveCount(0);
+  // nor an Edit dialog of SSH fields: it has no address, port, user or key
+  await expect(page.getByTestId('host-edit')).toHaveCount(0);
   await page.getByTestId('host-inventory').click();
   await expect(page.getByTestId('inventory-view')).toContainText('npu-smi was not found', {
     timeout: 30_000,

@@ -4,6 +4,7 @@ import { HostName } from './hosts';
 import type { IsoTime } from './common';
 import type { JobStarted } from './jobs';
 import type { CheckStatus, StageRunRecord } from './stages';
+import type { Text } from './text';
 import { StageRunInput } from '../stages';
 
 const ProjectName = z
@@ -46,6 +47,8 @@ export interface SessionRecord {
 
 export interface CompareRow {
   checkId: string;
+  /** The check's title as the later session ran it (the earlier one's when only it did). */
+  title: Text;
   host: string;
   a: CheckStatus | null;
   b: CheckStatus | null;

@@ -224,6 +224,10 @@ d('environment stage on simulated hosts', () => {
       change: 'improved',
     });
     expect(rows.find((r) => r.checkId === 'env.driver-cann')).toMatchObject({ change: 'same' });
+    // each row names its check in words, as the session view shows it
+    expect(en(rows.find((r) => r.checkId === 'env.version-matrix')!.title)).toBe(
+      'CANN × torch × torch_npu × Python match the official matrix',
+    );
   });
 
   it('CLI: amw run --json prints the documented shape, --junit writes one case per check, exit 1 on failure', async () => {

@@ -157,6 +157,14 @@ describe('this machine as the host `local`', () => {
       expect((await core.call('hosts.list', {})).map((h) => h.name)).toEqual([LOCAL_HOST_NAME]);
       await core.call('hosts.get', { name: LOCAL_HOST_NAME });
       expect(changed).toEqual([LOCAL_HOST_NAME]); // once: it is there now
+      // nothing hops through this machine: it is not an SSH server the workbench reaches
+      await expect(
+        core.call('hosts.add', { name: 'behind', hostname: '10.0.0.9', jump: LOCAL_HOST_NAME }),
+      ).rejects.toMatchObject({
+        code: 'VALIDATION',
+        message: expect.stringContaining('jump host'),
+      });
+      expect((await core.call('hosts.list', {})).map((h) => h.name)).toEqual([LOCAL_HOST_NAME]);
     } finally {
       await core.close();
     }

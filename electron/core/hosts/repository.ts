@@ -127,6 +127,9 @@ export class HostRepository {
     if (!jump) return null;
     if (jump === self)
       throw new AmwError('VALIDATION', msg('errors.text.jumpSelf', { jump }), { jump });
+    // this machine is not an SSH server the workbench knows how to reach: nothing to hop through
+    if (jump === LOCAL_HOST_NAME)
+      throw new AmwError('VALIDATION', msg('errors.text.jumpLocal', { jump }), { jump });
     const j = this.find(jump);
     if (!j) throw new AmwError('VALIDATION', msg('errors.text.jumpUnknown', { jump }), { jump });
     // refuse cycles: following the jump's own chain must never come back to us

@@ -466,11 +466,21 @@ export class SessionRepository {
     const index = (s: SessionRecord) => {
       const m = new Map<
         string,
-        { checkId: string; host: string; status: CheckOutcome['status'] }
+        {
+          checkId: string;
+          title: CheckOutcome['title'];
+          host: string;
+          status: CheckOutcome['status'];
+        }
       >();
       for (const run of s.runs)
         for (const c of run.checks)
-          m.set(`${run.host}\u0000${c.id}`, { checkId: c.id, host: run.host, status: c.status });
+          m.set(`${run.host}\u0000${c.id}`, {
+            checkId: c.id,
+            title: c.title,
+            host: run.host,
+            status: c.status,
+          });
       return m;
     };
     const ia = index(this.session(a));
@@ -490,6 +500,7 @@ export class SessionRepository {
               : 'same';
       return {
         checkId: (x ?? y)!.checkId,
+        title: (y ?? x)!.title,
         host: (x ?? y)!.host,
         a: x?.status ?? null,
         b: y?.status ?? null,

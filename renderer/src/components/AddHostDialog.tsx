@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { HostInput, type HostRecord, type Text } from '../../../shared/api';
+import { HostInput, LOCAL_HOST_NAME, type HostRecord, type Text } from '../../../shared/api';
 import { fieldIssues } from '../../../shared/api/validation';
 import { useText } from '../i18n';
 import { useAction, useCall } from '../api';
@@ -33,7 +33,10 @@ export function AddHostDialog(props: {
     tags: (i?.tags ?? []).join(' '),
   });
   const [touched, setTouched] = useState(false);
-  const jumpCandidates = (all.data ?? []).map((h) => h.name).filter((n) => n !== i?.name);
+  // this machine (the built-in `local`) is not reached over SSH, so nothing can hop through it
+  const jumpCandidates = (all.data ?? [])
+    .map((h) => h.name)
+    .filter((n) => n !== i?.name && n !== LOCAL_HOST_NAME);
   const candidate = {
     name: form.name.trim(),
     hostname: form.hostname.trim(),

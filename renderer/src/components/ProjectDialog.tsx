@@ -6,6 +6,7 @@ import { toWireError } from '../../../shared/errors';
 import { useAction, useCall } from '../api';
 import { Dialog } from './Dialog';
 import { ErrorText } from './ErrorText';
+import { uiHost } from '../format';
 
 /** Hosts to pick from, by name (the hosts the workbench knows). */
 export function HostPicker(props: { value: string[]; onChange: (v: string[]) => void }) {
@@ -28,7 +29,7 @@ export function HostPicker(props: { value: string[]; onChange: (v: string[]) => 
               )
             }
           />
-          {h.name}
+          {uiHost(h.name)}
         </label>
       ))}
     </div>

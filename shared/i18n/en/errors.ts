@@ -64,6 +64,8 @@ export const errors = {
     changedSinceScan:
       'These files changed since the scan, so nothing was written: {{files}}. Scan again and review the new proposal.',
     jumpSelf: 'A host cannot jump through itself ({{jump}}).',
+    jumpLocal:
+      'The built-in host {{jump}} is this machine, not an SSH server: it cannot be a jump host. Add this machine by its address to hop through it.',
     jumpUnknown: 'The jump host {{jump}} is not in the workbench; add it first.',
     jumpLoop: 'Jumping through {{jump}} would loop back to {{self}}.',
     jumpChainLoops: 'The jump chain of {{name}} loops.',

@@ -98,7 +98,7 @@ export const sessions = {
     regressed: 'regressed',
     same: 'same',
     new: 'new',
-    gone: 'gone',
+    gone: 'not run',
   },
   col: {
     title: 'Title',

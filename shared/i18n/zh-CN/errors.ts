@@ -61,6 +61,8 @@ export const errors: Messages['errors'] = {
     changedSinceScan:
       '这些文件在扫描之后被修改过，因此没有写入任何内容：{{files}}。请重新扫描并审阅新的建议。',
     jumpSelf: '主机不能以自身为跳板机（{{jump}}）。',
+    jumpLocal:
+      '内置主机 {{jump}} 即本机，不是 SSH 服务器，不能作为跳板机。如需经本机跳转，请按地址另行添加本机。',
     jumpUnknown: '跳板机 {{jump}} 不在工作台中；请先添加它。',
     jumpLoop: '经由 {{jump}} 跳转会绕回 {{self}}。',
     jumpChainLoops: '{{name}} 的跳板链形成了循环。',

@@ -89,7 +89,7 @@ export const sessions: Messages['sessions'] = {
   comparePick: '选择一次会话…',
   check: '检查项',
   changeFromTo: '变化 #{{a}} → #{{b}}',
-  changes: { improved: '改善', regressed: '退步', same: '不变', new: '新增', gone: '消失' },
+  changes: { improved: '改善', regressed: '退步', same: '不变', new: '新增', gone: '未运行' },
   col: { title: '标题', project: '项目', hosts: '主机', status: '状态', created: '创建时间' },
   status: {
     pass: '通过',

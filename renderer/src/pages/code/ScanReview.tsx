@@ -113,6 +113,17 @@ function ScanReviewLoaded(props: {
     [scan.findings],
   );
   const visible = scan.findings.filter((f) => matchesFilters(f, filters));
+  // a file the new filters hide does not stay open beside a tree that no longer lists it
+  const filterBy = (next: Filters) => {
+    props.setFilters(next);
+    const [shown] = byFolder(
+      scan.fileList.filter((f) =>
+        scan.findings.some((v) => v.file === f.file && matchesFilters(v, next)),
+      ),
+    ).flatMap(([, files]) => files);
+    const stillShown = scan.findings.some((v) => v.file === props.file && matchesFilters(v, next));
+    if (shown && !stillShown) props.setFile(shown.file);
+  };
   const filesShown = scan.fileList.filter((f) => visible.some((v) => v.file === f.file));
   // a hand edit counts whether or not the file had a proposal (a file whose findings need one)
   const decided = scan.fileList.filter(
@@ -230,7 +241,7 @@ function ScanReviewLoaded(props: {
                       const next = new Set(filters.severities);
                       if (e.target.checked) next.add(s);
                       else next.delete(s);
-                      props.setFilters({ ...filters, severities: next });
+                      filterBy({ ...filters, severities: next });
                     }}
                   />
                   {t(`code.severity.${s}`)} ({scan.counts[s]})
@@ -241,7 +252,7 @@ function ScanReviewLoaded(props: {
               aria-label={t('code.category')}
               data-testid="filter-category"
               value={filters.category}
-              onChange={(e) => props.setFilters({ ...filters, category: e.target.value })}
+              onChange={(e) => filterBy({ ...filters, category: e.target.value })}
             >
               <option value="">{t('code.allCategories')}</option>
               {categories.map((c) => (
@@ -254,7 +265,7 @@ function ScanReviewLoaded(props: {
               aria-label={t('code.rule')}
               data-testid="filter-rule"
               value={filters.rule}
-              onChange={(e) => props.setFilters({ ...filters, rule: e.target.value })}
+              onChange={(e) => filterBy({ ...filters, rule: e.target.value })}
             >
               <option value="">{t('code.allRules')}</option>
               {rules.map((r) => (

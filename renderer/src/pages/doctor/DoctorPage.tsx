@@ -5,6 +5,7 @@ import { useCall } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
 import { stageNs } from '../../../../shared/stages';
 import { InlineCode } from '../../components/InlineCode';
+import { FilePickButton } from '../../components/FilePickButton';
 import { PageHead } from '../../components/PageHead';
 
 /** A picked file is read in the page and sent as text: one request stays under serve mode's cap. */
@@ -142,19 +143,9 @@ export function DoctorPage() {
           >
             {t('doctor.diagnose')}
           </button>
-          <label className="button">
-            <span>{t('doctor.pick')}</span>
-            <input
-              type="file"
-              data-testid="doctor-file"
-              hidden
-              onChange={(e) => {
-                const f = e.target.files?.[0];
-                if (f) void pick(f);
-                e.target.value = '';
-              }}
-            />
-          </label>
+          <FilePickButton testId="doctor-pick" onFile={(f) => void pick(f)}>
+            {t('doctor.pick')}
+          </FilePickButton>
           <button
             type="button"
             onClick={() => {

@@ -114,9 +114,12 @@ export function HostDetail(props: { name: string; onBack: () => void }) {
         >
           {t('hosts.inventory')}
         </button>
-        <button onClick={() => setEditing(true)} data-testid="host-edit">
-          {t('hosts.edit')}
-        </button>
+        {/* this machine has no address, port, user or key to edit */}
+        {!local && (
+          <button onClick={() => setEditing(true)} data-testid="host-edit">
+            {t('hosts.edit')}
+          </button>
+        )}
         <button
           className="danger"
           onClick={() => {

@@ -5,6 +5,7 @@ import { REPORT_FORMATS, type Language, type ReportFormat } from '../../../../sh
 import { useAction, useCall, useTransport } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
 import { PageHead } from '../../components/PageHead';
+import { FilePickButton } from '../../components/FilePickButton';
 import { StartSteps } from '../StartPage';
 import { uiDateTime } from '../../format';
 import {
@@ -186,20 +187,13 @@ export function ReportsPage() {
 function ImportButton(props: { onImport: (json: string) => void }) {
   const { t } = useTranslation();
   return (
-    <label className="button" data-testid="report-import">
+    <FilePickButton
+      testId="report-import"
+      accept="application/json,.json"
+      onFile={(f) => void f.text().then(props.onImport)}
+    >
       {t('reports.import')}
-      <input
-        type="file"
-        accept="application/json,.json"
-        hidden
-        data-testid="report-import-file"
-        onChange={(e) => {
-          const f = e.target.files?.[0];
-          if (f) void f.text().then(props.onImport);
-          e.target.value = '';
-        }}
-      />
-    </label>
+    </FilePickButton>
   );
 }
 

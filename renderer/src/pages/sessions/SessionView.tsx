@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { SessionRecord } from '../../../../shared/api';
 import { useCall } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
+import { useText } from '../../i18n';
 import { href, navigate } from '../../routes';
 import { stageUi } from '../../stages/registry';
 import { useStageName } from '../../stages/shared/names';
@@ -57,7 +58,7 @@ export function SessionView(props: { id: number; stage: string | null }) {
         {s && (
           <span className="muted small" data-testid="session-hosts">
             {s.hosts.length
-              ? t('sessions.hostsList', { hosts: s.hosts.join(t('common.join.list')) })
+              ? t('sessions.hostsList', { hosts: s.hosts.map(uiHost).join(t('common.join.list')) })
               : t('sessions.hostsNone')}
           </span>
         )}
@@ -164,6 +165,7 @@ function StageView(props: {
 /** Two sessions' checks side by side, the earlier one first: a change reads from it to the later. */
 export function Compare(props: { a: number; b: number }) {
   const { t } = useTranslation();
+  const text = useText();
   const [a, b] = props.a < props.b ? [props.a, props.b] : [props.b, props.a];
   const rows = useCall('sessions.compare', { a, b });
   if (rows.error) return <ErrorText error={rows.error} />;
@@ -186,9 +188,7 @@ export function Compare(props: { a: number; b: number }) {
             data-change={r.change}
           >
             <td>{uiHost(r.host)}</td>
-            <td>
-              <code>{r.checkId}</code>
-            </td>
+            <td title={r.checkId}>{text(r.title)}</td>
             <td>{r.a ? <StatusBadge status={r.a} /> : '—'}</td>
             <td>{r.b ? <StatusBadge status={r.b} /> : '—'}</td>
             <td

@@ -11,7 +11,7 @@ import { StartSteps } from '../StartPage';
 import { Compare, SessionView } from './SessionView';
 import { HostPicker, ProjectDialog } from '../../components/ProjectDialog';
 import type { ProjectRecord, SessionRecord } from '../../../../shared/api';
-import { uiDateTime } from '../../format';
+import { uiDateTime, uiHost } from '../../format';
 
 /**
  * The sessions list, or one session (`#/sessions/ID/STAGE`). Finished stage runs refresh what
@@ -141,7 +141,7 @@ export function SessionsPage(props: { route: SessionRoute | null }) {
                       <strong>{s.title}</strong>
                     </td>
                     <td>{s.project ?? '—'}</td>
-                    <td>{s.hosts.join(', ') || '—'}</td>
+                    <td>{s.hosts.map(uiHost).join(t('common.join.list')) || '—'}</td>
                     <td>
                       {st ? (
                         <StatusBadge status={st} />

@@ -301,6 +301,10 @@ d('reports from real sessions on a simulated host', () => {
     const md = readFileSync(out, 'utf8');
     expect(md).toContain('# Migration report: port nanoGPT');
     expect(md).toContain('```diff');
+    // tidy for a reader: a stage not run has no mark and no stray space; no run of blank lines
+    // where sections had nothing to say (the diff's own lines are kept as they are)
+    expect(md).toMatch(/^\| Precision \| not run \| — \|$/m);
+    expect(md.split('```')[0]).not.toMatch(/\n\n\n/);
     expect((await amw(['report', 'x'], { AMW_HOME: home })).code).toBe(2);
     expect((await amw(['report', '999'], { AMW_HOME: home })).code).toBe(2);
   });

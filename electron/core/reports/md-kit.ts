@@ -47,3 +47,22 @@ export const esc = (params: Record<string, unknown>): Record<string, unknown> =>
   );
 
 export const MAX_ROWS = 200;
+
+/**
+ * One blank line between blocks, however many empty sections left: runs of blank lines outside
+ * fenced blocks become one (a diff inside a fence keeps every line it has).
+ */
+export function tidyBlankLines(text: string): string {
+  const out: string[] = [];
+  let fence: string | null = null;
+  for (const line of text.split('\n')) {
+    if (fence === null) {
+      const open = /^(`{3,})/.exec(line);
+      if (open) fence = open[1]!;
+      else if (line.trim() === '' && (out.length === 0 || out[out.length - 1]!.trim() === ''))
+        continue;
+    } else if (line.trimEnd() === fence) fence = null;
+    out.push(line);
+  }
+  return out.join('\n');
+}

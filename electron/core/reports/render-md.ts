@@ -4,7 +4,7 @@ import { INVENTORY_COLUMNS } from '../../../shared/api/hosts';
 import { stageName, statusText, timeText } from './words';
 import { STAGE_DEFINITIONS } from '../stages/registry';
 import { checkTarget, hostWord, reviewTargetText } from '../../../shared/api/review-targets';
-import { cell, code, esc, md, mdText } from './md-kit';
+import { cell, code, esc, md, mdText, tidyBlankLines } from './md-kit';
 
 const MARK: Record<string, string> = {
   pass: '✅',
@@ -13,6 +13,8 @@ const MARK: Record<string, string> = {
   error: '❌',
   skip: '➖',
 };
+/** A status's mark and a space before its word; nothing for a status without one (not run). */
+const mark = (status: string): string => (MARK[status] ? `${MARK[status]} ` : '');
 
 /** Markdown for a PR description or a wiki page; diffs as ```diff blocks. */
 export function renderMarkdown(r: Report): string {
@@ -41,7 +43,7 @@ export function renderMarkdown(r: Report): string {
   p('|---|---|---|');
   for (const s of r.summary.stages)
     p(
-      `| ${cell(stageName(r, s.stage))} | ${MARK[s.status] ?? ''} ${st(s.status)} | ${cell(s.hosts.map((h) => `${host(h.host)}${colon}${st(h.status)}`).join(t('common.join.list')) || '—')} |`,
+      `| ${cell(stageName(r, s.stage))} | ${mark(s.status)}${st(s.status)} | ${cell(s.hosts.map((h) => `${host(h.host)}${colon}${st(h.status)}`).join(t('common.join.list')) || '—')} |`,
     );
   p();
   p(`### ${t('report.blocking')}`);
@@ -94,7 +96,7 @@ export function renderMarkdown(r: Report): string {
     p('|---|---|---|');
     for (const c of s.checks)
       p(
-        `| ${code(c.id)} ${cell(c.title)} | ${MARK[c.status] ?? ''} ${st(c.status)} | ${mdText(c.summary)}${c.remediation && c.status !== 'pass' ? ` — ${mdText(c.remediation)}` : ''}${c.waiver ? ` (${t('report.waivedBy', esc({ by: c.waiver.by, at: timeText(c.waiver.at), reason: c.waiver.reason }))})` : ''}${(c.diagnosis ?? []).map((d) => ` — ${t('report.diagnosis')}${colon}${cell(d.title)}${colon}${mdText(d.fix)}`).join('')} |`,
+        `| ${code(c.id)} ${cell(c.title)} | ${mark(c.status)}${st(c.status)} | ${mdText(c.summary)}${c.remediation && c.status !== 'pass' ? ` — ${mdText(c.remediation)}` : ''}${c.waiver ? ` (${t('report.waivedBy', esc({ by: c.waiver.by, at: timeText(c.waiver.at), reason: c.waiver.reason }))})` : ''}${(c.diagnosis ?? []).map((d) => ` — ${t('report.diagnosis')}${colon}${cell(d.title)}${colon}${mdText(d.fix)}`).join('')} |`,
       );
   }
   // each stage's own section, in the stages' order, with its own namespace to word it in
@@ -123,5 +125,5 @@ export function renderMarkdown(r: Report): string {
   p('|---|---|---|---|');
   for (const role of ['porter', 'reviewer', 'owner']) p(`| ${t(`report.roles.${role}`)} | | | |`);
   p();
-  return out.join('\n');
+  return tidyBlankLines(out.join('\n'));
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { timeText } from './words';
-import { mdText } from './md-kit';
+import { mdText, tidyBlankLines } from './md-kit';
 
 describe('timeText', () => {
   it('shows a stored UTC time to the minute, marked UTC', () => {
@@ -23,5 +23,13 @@ describe('rule texts in Markdown', () => {
     // a pipe in a span cannot split a table row
     expect(mdText('Use `a | b` <here>')).toBe('Use `a \\| b` &lt;here&gt;');
     expect(mdText('no spans')).toBe('no spans');
+  });
+});
+
+describe('blank lines in Markdown', () => {
+  it('keeps one between blocks, and every line of a fenced block', () => {
+    expect(tidyBlankLines('# a\n\n\n\nb\n\n')).toBe('# a\n\nb\n');
+    const diff = '````diff\n-x\n\n\n+y\n````';
+    expect(tidyBlankLines(`\n\ntext\n\n\n${diff}\n\n\nend`)).toBe(`text\n\n${diff}\n\nend`);
   });
 });

@@ -6,6 +6,7 @@ import { cell, MAX_ROWS as MD_ROWS } from '../../reports/md-kit';
 import type { StageReport } from '../define';
 import { severity } from '../../../../shared/stages/distributed/worst';
 import { baseCheckId } from './checks';
+import { hostWord } from '../../../../shared/api/review-targets';
 import { DistributedRepository } from './repository';
 
 type Section = z.infer<typeof ReportDistributed>[];
@@ -83,7 +84,7 @@ export const distributedReport: StageReport<Section> = {
       for (const c of s.checks) h(`<th title="${esc(c.id)}">${esc(c.title)}</th>`);
       h('</tr>');
       for (const row of s.matrix.slice(0, MAX_ROWS)) {
-        h(`<tr><td><code>${esc(row.host)}</code></td>`);
+        h(`<tr><td><code>${esc(hostWord(t, row.host))}</code></td>`);
         for (const c of row.cells)
           h(
             c.status
@@ -94,7 +95,9 @@ export const distributedReport: StageReport<Section> = {
       }
       h('</table>');
       for (const c of s.fleetChecks)
-        h(`<p>${pill(c.status)} <code>${esc(c.id)}</code> ${esc(c.summary)}</p>`);
+        h(
+          `<p>${pill(c.status, t(`sessions.status.${c.status}`))} <code>${esc(c.id)}</code> ${esc(c.summary)}</p>`,
+        );
       h(`<h3>${esc(k('report.disagree'))}</h3>`);
       if (!s.disagreements.length) h(`<p>${esc(k('ui.noDisagree'))}</p>`);
       else {
@@ -145,11 +148,12 @@ export const distributedReport: StageReport<Section> = {
       p(`|---|${s.checks.map(() => '---').join('|')}|`);
       for (const row of s.matrix.slice(0, MD_ROWS))
         p(
-          `| ${cell(row.host)} | ${row.cells.map((c) => (c.status ? `${MARK[c.status] ?? '?'} ${c.status}` : '—')).join(' | ')} |`,
+          `| ${cell(hostWord(t, row.host))} | ${row.cells.map((c) => (c.status ? `${MARK[c.status] ?? '?'} ${t(`sessions.status.${c.status}`)}` : '—')).join(' | ')} |`,
         );
       if (s.fleetChecks.length) {
         p();
-        for (const c of s.fleetChecks) p(`- **${c.status}** ${cell(c.id)}: ${cell(c.summary)}`);
+        for (const c of s.fleetChecks)
+          p(`- **${t(`sessions.status.${c.status}`)}** ${cell(c.id)}: ${cell(c.summary)}`);
       }
       p();
       p(`### ${k('report.disagree')}`);

@@ -19,4 +19,15 @@ describe('code stage outcomes', () => {
     // and no card of the scan shows a placeholder
     for (const o of outcomes) expect(textIn('en')(o.remediation)).not.toContain('{{');
   });
+
+  it('advice passes and says it is optional; a required change says what was found', async () => {
+    const outcomes = codeOutcomes(await scanProject(join(FIXTURES, 'nanogpt-ddp')));
+    const fused = outcomes.find((o) => o.id === 'optim.npu-fused')!;
+    expect(fused.status).toBe('pass');
+    expect(textIn('en')(fused.summary)).toBe('1 optional improvement in 1 file.');
+    expect(textIn('zh-CN')(fused.summary)).toBe('1 个文件中有 1 处可选优化。');
+    const api = outcomes.find((o) => o.id === 'cuda.api')!;
+    expect(api.status).toBe('fail');
+    expect(textIn('en')(api.summary)).toBe('5 findings in 1 file.');
+  });
 });

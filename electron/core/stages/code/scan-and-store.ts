@@ -23,7 +23,7 @@ export function codeOutcomes(scan: Pick<ScanResult, 'findings'>): CheckOutcome[]
       id,
       title: msg(ruleKey(id, 'title')),
       status: r.severity === 'error' ? 'fail' : r.severity === 'warning' ? 'warn' : 'pass',
-      summary: msg('stage-code:findings', {
+      summary: msg(r.severity === 'info' ? 'stage-code:advice' : 'stage-code:findings', {
         count: list.length,
         files: msg('stage-code:files', { count: files }),
       }),

@@ -14,6 +14,9 @@ export const en = {
   files_other: '{{count}} files',
   findings_one: '{{count}} finding in {{files}}.',
   findings_other: '{{count}} findings in {{files}}.',
+  // advice passes: its card does not read as something found wrong
+  advice_one: '{{count}} optional improvement in {{files}}.',
+  advice_other: '{{count}} optional improvements in {{files}}.',
   noPath:
     'The code stage needs a folder: give one, or set the project’s code location to a folder on this machine.',
   notFolder: '{{path}} is not a folder on this machine.',

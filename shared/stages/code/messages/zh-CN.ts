@@ -13,6 +13,8 @@ export const zhCN: CodeMessages = {
   files_other: '{{count}} 个文件',
   findings_one: '{{files}}中有 {{count}} 处。',
   findings_other: '{{files}}中有 {{count}} 处。',
+  advice_one: '{{files}}中有 {{count}} 处可选优化。',
+  advice_other: '{{files}}中有 {{count}} 处可选优化。',
   noPath: '代码阶段需要一个目录：请指定目录，或把项目的代码位置设为本机上的目录。',
   notFolder: '{{path}} 不是本机上的目录。',
   report: {

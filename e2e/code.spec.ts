@@ -239,6 +239,14 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     await expect(page.getByTestId('hunk-label')).toContainText('of 501');
     await page.getByTestId('hunk-next').click();
     await expect(page.getByTestId('hunk-label')).toContainText('Change 2 of 501');
+    // the address names the open file: a reload reopens it, not the scan's first file
+    await expect(page).toHaveURL(/#\/code\/\d+\/big_model\.py$/);
+    await page.reload();
+    await expect(files.and(page.locator('[aria-current=true]'))).toHaveAttribute(
+      'data-file',
+      'big_model.py',
+    );
+    await expect(editor).toHaveAttribute('data-ready', 'true', { timeout: 30_000 });
 
     // hundreds of findings: the list draws the rows in view; the last one, scrolled to and
     // clicked, brings its line into the diff

@@ -19,6 +19,7 @@ import { loadMonaco } from '../../monaco/load';
 import { FindingsList } from './FindingsList';
 import { markFileRequested } from './open-timing';
 import { ReviewEditor } from './ReviewEditor';
+import { href } from '../../routes';
 
 const SEVERITIES: Severity[] = ['error', 'warning', 'info'];
 
@@ -64,6 +65,14 @@ export function ScanReview(props: {
   // start fetching the editor while the scan loads: the first diff then opens without the wait
   useEffect(() => void loadMonaco(i18n.language as Language).catch(() => undefined), [i18n]);
   const [file, setFile] = useState<string | null>(props.initialFile ?? null);
+  // the address names the open file, so a reload or a copied link reopens it; replaced, not
+  // pushed: Back still leaves the review rather than stepping through every file looked at
+  useEffect(() => {
+    if (!file) return;
+    const at = href.scan(props.scanId, file);
+    if (location.hash !== at && !location.hash.startsWith(`${at}@`))
+      history.replaceState(null, '', at);
+  }, [file, props.scanId]);
   const [filters, setFilters] = useState<Filters>({
     severities: new Set(SEVERITIES),
     category: '',

@@ -1943,8 +1943,14 @@ function analyzeTree(
       if (compared && r.match.notCompared) continue;
       if (r.match.dictKey && !dictKey) continue;
       if (r.match.dictIn && !dictIn(node, r.match.dictIn)) continue;
+      // with inCallOf, the setting is that call's keyword (or its positional argument, below)
+      const callKeyword =
+        !!r.match.settingName &&
+        !!r.match.inCallOf &&
+        keywordOfCall(node, r.match.settingName, r.match.inCallOf);
       if (
         r.match.settingName &&
+        !r.match.inCallOf &&
         !isSettingOf(
           node,
           r.match.settingName,
@@ -1963,7 +1969,7 @@ function analyzeTree(
         const value = envValueOf(node);
         if (value === null || !new RegExp(r.match.envValue).test(value)) continue;
       }
-      if (r.match.inCallOf && !calleeMatches(node, r.match.inCallOf)) continue;
+      if (r.match.inCallOf && !callKeyword && !calleeMatches(node, r.match.inCallOf)) continue;
       if (r.match.notInCallOf && insideCallOf(node, r.match.notInCallOf)) continue;
       if (r.match.nextArg && !nextArgMatches(node, r.match.nextArg)) continue;
       if (r.match.onlyCompared) {
@@ -3471,6 +3477,14 @@ function unlessFile(re: string, source: string): boolean {
 function calleeMatches(str: Node, re: string): boolean {
   const args = str.parent;
   return args?.type === 'argument_list' && argsOfCallee(args, re);
+}
+
+/** Whether a string is the value of keyword `name` (whole match) of a call whose function's last name matches `re`. */
+function keywordOfCall(str: Node, name: string, re: string): boolean {
+  const kw = str.parent;
+  if (kw?.type !== 'keyword_argument' || kw.childForFieldName('value')?.id !== str.id) return false;
+  const key = kw.childForFieldName('name')?.text ?? '';
+  return regexOf(`^(?:${name})$`).test(key) && !!kw.parent && argsOfCallee(kw.parent, re);
 }
 
 /** Whether a node is in the arguments of a call whose function's last name matches `re`. */

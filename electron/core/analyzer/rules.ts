@@ -72,6 +72,8 @@ const Match = z.discriminatedUnion('kind', [
     /**
      * Only as a positional argument of a call whose function's last name matches this regex:
      * the dispatch key of `lib.impl("abs", abs, "CUDA")`, not a `"CUDA"` printed or compared.
+     * With settingName, also as that call's keyword of that name (`init_process_group("gloo")`
+     * and `init_process_group(backend="gloo")`, not `new_group(backend="gloo")`).
      */
     inCallOf: z.string().optional(),
     /**

@@ -559,6 +559,13 @@ const SCRIPT_PATTERNS: {
     edit: () => 'npu',
   },
   {
+    // a CUDA device with its index given to a flag of any other name (`--gpu cuda:0`,
+    // `--dev=cuda:1`): the index makes it a device, whatever the flag is called
+    re: /(?<=(?<![\w-])--?(?![\w.-]*device|d[= \t])[A-Za-z][\w.-]*(?:=|[ \t]+)["']?)cuda(?=:\d)/,
+    say: DEVICE_CUDA,
+    edit: () => 'npu',
+  },
+  {
     // a config's device given as the GPU (`device: gpu`, `device_type: "gpu"`, CatBoost's
     // `task_type: GPU`): the whole value of a key of its own line
     re: /(?<=^\s*["']?(?:\w*_)?(?:device|DEVICE|device_type|DEVICE_TYPE|task_type)["']?\s*[:=]\s*["']?)(?:gpu|GPU)(?=["']?\s*(?:#.*)?$)/,

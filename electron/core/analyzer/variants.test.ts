@@ -1439,10 +1439,38 @@ const EXPECTED: Record<string, string[]> = {
     'docker_run.sh:9:script.cuda-env',
     // CUDA_VISIBLE_DEVICES given as a keyword of a child's environment (OMP_NUM_THREADS quiet)
     'feature_workers.py:10:env.cuda-visible-devices-kwarg',
+    // gloo as the only backend of a file that binds its ranks to GPUs or wraps a model in DDP,
+    // positional or keyword; a barrier-only group, a CPU fallback beside nccl, a CPU-side
+    // new_group and a CPU-only pool quiet
+    'gloo_barrier.py:3:add.import-torch-npu',
+    'gloo_barrier.py:7:add.set-device',
+    'gloo_barrier.py:8:device.cuda-string',
+    'gloo_cpu_fallback.py:3:add.import-torch-npu',
+    'gloo_cpu_fallback.py:7:cuda.api',
+    'gloo_cpu_fallback.py:8:add.set-device',
+    'gloo_cpu_fallback.py:8:dist.nccl',
+    'gloo_cpu_fallback.py:10:add.set-device',
+    'gloo_cpu_only.py:6:add.set-device',
+    'gloo_keyword.py:2:add.import-torch-npu',
+    'gloo_keyword.py:6:add.set-device',
+    'gloo_keyword.py:6:dist.gloo-device',
+    'gloo_keyword.py:7:device.cuda-method',
+    'gloo_keyword.py:8:perf.ddp-bucket',
+    'gloo_ranks.py:6:add.import-torch-npu',
+    'gloo_ranks.py:6:add.compile-mode',
+    'gloo_ranks.py:12:dist.gloo-device',
+    'gloo_ranks.py:17:device.torch-device-rank',
+    'gloo_ranks.py:18:cuda.api',
+    'gloo_ranks.py:22:perf.ddp-bucket',
     // command lines a launcher builds with CUDA_VISIBLE_DEVICES=… (a job script's template on
     // its own line); printed, logged, Windows' `set` and a help text, quiet
     'gpu_jobs.py:13:env.cuda-visible-devices-command',
     'gpu_jobs.py:18:env.cuda-visible-devices-command',
+    // a CUDA device with its index given to a flag named for the GPU (`--gpu cuda:0`,
+    // `--dev=cuda:1`) as to `--device`; a commented line and a bare index quiet
+    'har_job.sh:5:script.cuda-env',
+    'har_job.sh:7:script.cuda-env',
+    'har_job.sh:7:script.cuda-env',
     'launch.py:2:add.import-torch-npu',
     'launch.py:6:cuda.api',
     'launch.py:7:add.set-device',

@@ -159,8 +159,9 @@ for (const lang of ['en', 'zh-CN'] as const) {
       await expect(next.getByTestId('next-what')).toHaveText(
         t('sessions.next.run', { stage: t('stage-env:name') }),
       );
-      await next.getByTestId('next-go').click();
+      // the environment is the stage on screen already: the guide offers no button to open it
       await expect(page.getByTestId('session-view')).toHaveAttribute('data-stage', 'env');
+      await expect(next.getByTestId('next-go')).toHaveCount(0);
       const column = page.getByTestId('host-column-npu-a');
       await column.getByTestId('run-stage').click();
       await page.getByTestId('hostkey-accept').click();
@@ -177,6 +178,8 @@ for (const lang of ['en', 'zh-CN'] as const) {
       await expect(next.getByTestId('next-why')).toHaveText(
         t('sessions.next.fixWhy', { stage: t('stage-env:name'), count: n }),
       );
+      // the stage to fix is the one on screen: no button to open it again
+      await expect(next.getByTestId('next-go')).toHaveCount(0);
       await shot(page, lang, 'session-env');
       for (let i = 0; i < n; i++) {
         const check = failing.nth(i);

@@ -107,6 +107,8 @@ export function ProgressRail(props: {
 export function NextStep(props: {
   session: SessionRecord;
   progress: StageProgress[];
+  /** The stage on screen: no button to open what is already open. */
+  current: string | null;
   onAddHosts: () => void;
 }) {
   const { t } = useTranslation();
@@ -118,11 +120,14 @@ export function NextStep(props: {
   let what: string;
   let why: string;
   let action: { label: string; go: () => void; testId: string } | null = null;
-  const goStage = (p: StageProgress, label: string) => ({
-    label,
-    go: () => navigate(href.session(session.id, p.stage.id)),
-    testId: 'next-go',
-  });
+  const goStage = (p: StageProgress, label: string) =>
+    p.stage.id === props.current
+      ? null
+      : {
+          label,
+          go: () => navigate(href.session(session.id, p.stage.id)),
+          testId: 'next-go',
+        };
   if (!next) {
     const later = progress.filter((p) => !p.stage.built).map((p) => name(p.stage));
     what = t('sessions.next.report');

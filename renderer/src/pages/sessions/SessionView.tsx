@@ -71,7 +71,12 @@ export function SessionView(props: { id: number; stage: string | null }) {
       {session.error && <ErrorText error={session.error} />}
       {info.error && <ErrorText error={info.error} />}
       {s && info.data && (
-        <NextStep session={s} progress={progress} onAddHosts={() => setHostsOpen(true)} />
+        <NextStep
+          session={s}
+          progress={progress}
+          current={current}
+          onAddHosts={() => setHostsOpen(true)}
+        />
       )}
       {s && <ProgressRail sessionId={s.id} progress={progress} current={current} />}
       {s && <Gate sessionId={s.id} progress={progress} current={current} />}

@@ -286,8 +286,9 @@ const SCRIPT_PATTERNS: {
     // conda's CUDA packages installed from a script (`conda install pytorch cudatoolkit=11.3`,
     // `micromamba create … pytorch-cuda=12.1`, a script's own `conda_install` wrapper), and the
     // specs only conda writes, wherever the command's line is continued: conda-forge's
-    // `cuda-version=12.1` and a CUDA build string (`"pytorch=2.2.*=cuda*"`)
-    re: /(?<=\b(?:conda|mamba|micromamba)(?:\s+|_)(?:install|create)\b.*)(?<![\w-])(?:cudatoolkit|pytorch-cuda|cuda-toolkit|cuda-runtime|cudnn)(?:[=<>][\w.*]*)?(?![\w-])|(?<![\w-])cuda-version\s*[=<>]=?\s*[\d.*]+|(?<=\bpytorch=[\w.*]+=)\*?cuda\w*\*?/,
+    // `cuda-version=12.1` and a CUDA build string (`"pytorch=2.2.*=cuda*"`); PyTorch 0.3–0.4's
+    // own CUDA packages (`conda install pytorch=0.3.1 torchvision cuda90 -c pytorch`)
+    re: /(?<=\b(?:conda|mamba|micromamba)(?:\s+|_)(?:install|create)\b.*)(?<![\w-])(?:cudatoolkit|pytorch-cuda|cuda-toolkit|cuda-runtime|cudnn|cuda[89]\d|cuda100)(?:[=<>][\w.*]*)?(?![\w-])|(?<![\w-])cuda-version\s*[=<>]=?\s*[\d.*]+|(?<=\bpytorch=[\w.*]+=)\*?cuda\w*\*?/,
     say: {
       en: "conda's CUDA packages: on Ascend install torch's CPU build (pip, with the matching torch_npu) and leave the CUDA toolkit out; CANN provides the NPU runtime.",
       'zh-CN':

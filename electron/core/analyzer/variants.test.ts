@@ -567,6 +567,9 @@ const EXPECTED: Record<string, string[]> = {
     'conda_setup.sh:6:script.cuda-env',
     // the same through the script's own conda_install wrapper (a variable of that name quiet)
     'conda_setup.sh:10:script.cuda-env',
+    // PyTorch 0.3–0.4's own CUDA packages (cuda90, cuda92)
+    'conda_setup.sh:12:script.cuda-env',
+    'conda_setup.sh:13:script.cuda-env',
     // warp-ctc's loss and MinkowskiEngine: operator libraries without an NPU build, told at use
     'ctc.py:2:lib.cuda-ops',
     'ctc.py:6:lib.cuda-ops-call',

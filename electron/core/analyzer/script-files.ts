@@ -288,7 +288,7 @@ const SCRIPT_PATTERNS: {
     // specs only conda writes, wherever the command's line is continued: conda-forge's
     // `cuda-version=12.1` and a CUDA build string (`"pytorch=2.2.*=cuda*"`); PyTorch 0.3–0.4's
     // own CUDA packages (`conda install pytorch=0.3.1 torchvision cuda90 -c pytorch`)
-    re: /(?<=\b(?:conda|mamba|micromamba)(?:\s+|_)(?:install|create)\b.*)(?<![\w-])(?:cudatoolkit|pytorch-cuda|cuda-toolkit|cuda-runtime|cudnn|cuda[89]\d|cuda100)(?:[=<>][\w.*]*)?(?![\w-])|(?<![\w-])cuda-version\s*[=<>]=?\s*[\d.*]+|(?<=\bpytorch=[\w.*]+=)\*?cuda\w*\*?/,
+    re: /(?<=\b(?:conda|mamba|micromamba)(?:\s+|_)(?:install|create)\b.*)(?<![\w/-])(?<!(?:-n|--name|-p|--prefix)[ \t=]+)(?:cudatoolkit|pytorch-cuda|cuda-toolkit|cuda-runtime|cudnn|cuda[89]\d|cuda100)(?:[=<>][\w.*]*)?(?![\w-])|(?<![\w-])cuda-version\s*[=<>]=?\s*[\d.*]+|(?<=\bpytorch=[\w.*]+=)\*?cuda\w*\*?/,
     say: {
       en: "conda's CUDA packages: on Ascend install torch's CPU build (pip, with the matching torch_npu) and leave the CUDA toolkit out; CANN provides the NPU runtime.",
       'zh-CN':
@@ -562,7 +562,9 @@ const SCRIPT_PATTERNS: {
   {
     // a CUDA device with its index given to a flag of any other name (`--gpu cuda:0`,
     // `--dev=cuda:1`): the index makes it a device, whatever the flag is called
-    re: /(?<=(?<![\w-])--?(?![\w.-]*device|d[= \t])[A-Za-z][\w.-]*(?:=|[ \t]+)["']?)cuda(?=:\d)/,
+    // (the look-ahead first: the look-behind is tried only where `cuda:N` stands; an image
+    // tag's version, `cuda:11.8`, is no index)
+    re: /(?=cuda:\d+(?![\w.]))(?<=(?<![\w-])--?(?![\w.-]*device|d[= \t])[A-Za-z][\w.-]*(?:=|[ \t]+)["']?)cuda/,
     say: DEVICE_CUDA,
     edit: () => 'npu',
   },

@@ -567,7 +567,7 @@ const EXPECTED: Record<string, string[]> = {
     'conda_setup.sh:6:script.cuda-env',
     // the same through the script's own conda_install wrapper (a variable of that name quiet)
     'conda_setup.sh:10:script.cuda-env',
-    // PyTorch 0.3–0.4's own CUDA packages (cuda90, cuda92)
+    // PyTorch 0.3–0.4's own CUDA packages (cuda90, cuda92); an environment named so quiet
     'conda_setup.sh:12:script.cuda-env',
     'conda_setup.sh:13:script.cuda-env',
     // warp-ctc's loss and MinkowskiEngine: operator libraries without an NPU build, told at use
@@ -1104,6 +1104,9 @@ const EXPECTED: Record<string, string[]> = {
     'tune.py:3:compile.cutlass-backend',
   ],
   lightning: [
+    // the accelerator left to Lightning's choice, which has no NPU (a model's device_map and
+    // dtype "auto" quiet)
+    'auto.py:7:device.lightning-auto',
     // accelerator "gpu" and DDP as command-line options' defaults, click's and argparse's (a
     // --device option and a directory named gpu_runs quiet)
     'cli_flags.py:8:device.lightning-gpu',
@@ -1162,6 +1165,7 @@ const EXPECTED: Record<string, string[]> = {
     'sweep.yaml:7:script.cuda-env',
     'train.py:8:device.lightning-gpu',
     'train.py:10:dist.lightning-ddp-name',
+    'train.py:18:device.lightning-auto',
     'train.py:27:device.lightning-gpu',
     'train.py:28:device.cuda-string',
     // "gpu" chosen into a plain variable the Trainer then takes by keyword (kwargs.py's bare
@@ -1470,7 +1474,8 @@ const EXPECTED: Record<string, string[]> = {
     'gpu_jobs.py:13:env.cuda-visible-devices-command',
     'gpu_jobs.py:18:env.cuda-visible-devices-command',
     // a CUDA device with its index given to a flag named for the GPU (`--gpu cuda:0`,
-    // `--dev=cuda:1`) as to `--device`; a commented line and a bare index quiet
+    // `--dev=cuda:1`) as to `--device`; a commented line, a bare index and an image tag's
+    // version (`-t cuda:11.8`) quiet
     'har_job.sh:5:script.cuda-env',
     'har_job.sh:7:script.cuda-env',
     'har_job.sh:7:script.cuda-env',

@@ -163,6 +163,32 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     await expect(trainEntry.getByTestId('review-state')).toHaveText('⇣');
   });
 
+  test('a file accepted part way reopens with the changes still to decide', async ({ app }) => {
+    const { page } = app;
+    await new Shell(page).ready();
+    await page.getByTestId('nav-code').click();
+    await page.getByTestId('scan-path').fill(project);
+    await page.getByTestId('scan-start').click();
+    await expect(page.getByTestId('scan-review')).toBeVisible({ timeout: 30_000 });
+    const editor = page.getByTestId('diff-editor');
+    const train = page.locator('[data-testid=tree-file][data-file="train.py"]');
+    await train.click();
+    await expect(editor).toHaveAttribute('data-ready', 'true', { timeout: 30_000 });
+    await expect(page.getByTestId('hunk-count')).toHaveText('8 changes');
+    await page.getByTestId('hunk-accept').click();
+    await expect(train.getByTestId('review-state')).toHaveText('1/8');
+    // away and back: the seven still to decide are there, the first one marked accepted
+    await page.locator('[data-testid=tree-file][data-file="requirements.txt"]').click();
+    await expect(page).toHaveURL(/requirements\.txt$/);
+    await train.click();
+    await expect(editor).toHaveAttribute('data-ready', 'true', { timeout: 30_000 });
+    await expect(page.getByTestId('hunk-count')).toHaveText('8 changes');
+    await expect(page.getByTestId('hunk-accepted')).toHaveText('1 of 8 accepted');
+    await expect(page.getByTestId('hunk-label')).toContainText('Change 1 of 8');
+    await expect(page.getByTestId('hunk-accept')).toHaveAttribute('aria-pressed', 'true');
+    await expect(train.getByTestId('review-state')).toHaveText('1/8');
+  });
+
   test('a hand edit typed just before opening another file is kept', async ({ app }) => {
     const { page } = app;
     await new Shell(page).ready();

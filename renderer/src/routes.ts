@@ -60,11 +60,12 @@ export function parseCodeRoute(sub: string | null): CodeRoute | null {
   const scanId = Number(id);
   if (!Number.isInteger(scanId) || scanId <= 0) return null;
   const target = rest.join('/');
-  const at = target.lastIndexOf('@');
+  // only a trailing `@digits` is a line: a file may have `@` in its name (`model@v2.py`)
+  const at = /@(\d+)$/.exec(target);
   return {
     scanId,
-    file: target ? (at > 0 ? target.slice(0, at) : target) : null,
-    line: at > 0 ? Number(target.slice(at + 1)) || null : null,
+    file: target ? (at ? target.slice(0, at.index) || null : target) : null,
+    line: at ? Number(at[1]) || null : null,
   };
 }
 

@@ -162,9 +162,22 @@ describe('this machine as the host `local`', () => {
         core.call('hosts.add', { name: 'behind', hostname: '10.0.0.9', jump: LOCAL_HOST_NAME }),
       ).rejects.toMatchObject({
         code: 'VALIDATION',
-        message: expect.stringContaining('jump host'),
+        message: expect.stringContaining('not an SSH server'),
       });
       expect((await core.call('hosts.list', {})).map((h) => h.name)).toEqual([LOCAL_HOST_NAME]);
+      // nor does it become another machine by an edit: its group and tags are all that change
+      await expect(
+        core.call('hosts.update', { name: LOCAL_HOST_NAME, patch: { name: 'box' } }),
+      ).rejects.toMatchObject({
+        code: 'VALIDATION',
+        message: expect.stringContaining('this machine'),
+      });
+      await expect(
+        core.call('hosts.update', { name: LOCAL_HOST_NAME, patch: { hostname: '10.0.0.2' } }),
+      ).rejects.toMatchObject({ code: 'VALIDATION' });
+      expect(
+        (await core.call('hosts.update', { name: LOCAL_HOST_NAME, patch: { group: 'lab' } })).group,
+      ).toBe('lab');
     } finally {
       await core.close();
     }

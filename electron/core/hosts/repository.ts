@@ -184,6 +184,18 @@ export class HostRepository {
       group: patch.group === undefined ? cur.group : patch.group,
       tags: patch.tags ?? cur.tags,
     });
+    // the built-in host is this machine, reached without SSH: a name, address, user, key or jump
+    // host would make it another machine (only its group and tags are the user's)
+    if (
+      name === LOCAL_HOST_NAME &&
+      (merged.name !== cur.name ||
+        merged.hostname !== cur.hostname ||
+        merged.port !== cur.port ||
+        (merged.username ?? null) !== cur.username ||
+        (merged.identityFile ?? null) !== cur.identityFile ||
+        (merged.jump ?? null) !== cur.jump)
+    )
+      throw new AmwError('VALIDATION', msg('errors.text.localFixed', { name }), { name });
     if (merged.name !== name && this.find(merged.name)) {
       throw new AmwError('CONFLICT', msg('errors.text.hostExists', { name: merged.name }), {
         name: merged.name,

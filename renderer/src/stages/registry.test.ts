@@ -50,5 +50,16 @@ describe('routes', () => {
       line: 34,
     });
     expect(parseCodeRoute('12')).toEqual({ scanId: 12, file: null, line: null });
+    // an `@` in a file's name is part of the name; only a trailing @digits is a line
+    expect(parseCodeRoute('12/cfg/model@v2.py')).toEqual({
+      scanId: 12,
+      file: 'cfg/model@v2.py',
+      line: null,
+    });
+    expect(parseCodeRoute('12/cfg/model@v2.py@7')).toEqual({
+      scanId: 12,
+      file: 'cfg/model@v2.py',
+      line: 7,
+    });
   });
 });

@@ -64,6 +64,8 @@ export const errors = {
     changedSinceScan:
       'These files changed since the scan, so nothing was written: {{files}}. Scan again and review the new proposal.',
     jumpSelf: 'A host cannot jump through itself ({{jump}}).',
+    localFixed:
+      'The built-in host {{name}} is this machine, reached without SSH: only its group and tags can change.',
     jumpLocal:
       'The built-in host {{jump}} is this machine, not an SSH server: it cannot be a jump host. Add this machine by its address to hop through it.',
     jumpUnknown: 'The jump host {{jump}} is not in the workbench; add it first.',

@@ -78,13 +78,18 @@ export const distributedReport: StageReport<Section> = {
     const k = (key: string, p?: Record<string, unknown>) => t(`stage-distributed:${key}`, p);
     const out: string[] = [];
     const h = (s: string) => out.push(s);
+    // a host's name as code; this machine in words
+    const hostHtml = (name: string) => {
+      const word = hostWord(t, name);
+      return word === name ? `<code>${esc(name)}</code>` : esc(word);
+    };
     h(`<section id="distributed"><h2>${esc(k('report.title'))}</h2>`);
     for (const s of list) {
       h(`<h3>${esc(k('report.matrix'))}</h3><table><tr><th>${esc(k('report.host'))}</th>`);
       for (const c of s.checks) h(`<th title="${esc(c.id)}">${esc(c.title)}</th>`);
       h('</tr>');
       for (const row of s.matrix.slice(0, MAX_ROWS)) {
-        h(`<tr><td><code>${esc(hostWord(t, row.host))}</code></td>`);
+        h(`<tr><td>${hostHtml(row.host)}</td>`);
         for (const c of row.cells)
           h(
             c.status
@@ -107,7 +112,7 @@ export const distributedReport: StageReport<Section> = {
         for (const d of s.disagreements)
           for (const v of d.values.slice(0, MAX_ROWS))
             h(
-              `<tr><td><code>${esc(d.item)}</code></td><td><code>${esc(v.host)}</code></td><td><code>${esc(v.value ?? '—')}</code></td></tr>`,
+              `<tr><td><code>${esc(d.item)}</code></td><td>${hostHtml(v.host)}</td><td><code>${esc(v.value ?? '—')}</code></td></tr>`,
             );
         h('</table>');
       }
@@ -164,7 +169,7 @@ export const distributedReport: StageReport<Section> = {
         p('|---|---|---|');
         for (const d of s.disagreements)
           for (const v of d.values.slice(0, MD_ROWS))
-            p(`| ${cell(d.item)} | ${cell(v.host)} | ${cell(v.value ?? '—')} |`);
+            p(`| ${cell(d.item)} | ${cell(hostWord(t, v.host))} | ${cell(v.value ?? '—')} |`);
       }
       p();
       p(`### ${k('report.collective')}`);

@@ -8,6 +8,7 @@ import { PageHead } from '../../components/PageHead';
 import { StartSteps } from '../StartPage';
 import { ScanReview } from './ScanReview';
 import { uiDateTime } from '../../format';
+import { parseCodeRoute } from '../../routes';
 
 /** The Code page: start a scan of a local folder, list earlier scans, open one for review. */
 export function CodePage(props: { selected: string | null; open: (id: string | null) => void }) {
@@ -38,16 +39,16 @@ export function CodePage(props: { selected: string | null; open: (id: string | n
     if (result?.scanId) props.open(String(result.scanId));
   }, [job, props]);
 
-  if (props.selected) {
-    // `#/code/12` opens scan 12; `#/code/12/src/model.py@34` opens that file at that line
-    const [id, ...rest] = props.selected.split('/');
-    const target = rest.join('/');
-    const at = target.lastIndexOf('@');
+  // `#/code/12` opens scan 12; `#/code/12/src/model.py@34` opens that file at that line
+  const route = parseCodeRoute(props.selected);
+  if (route) {
     return (
       <ScanReview
-        scanId={Number(id)}
-        initialFile={target ? (at > 0 ? target.slice(0, at) : target) : null}
-        initialLine={at > 0 ? Number(target.slice(at + 1)) || null : null}
+        // another scan is another review: nothing of the last one's state carries over
+        key={route.scanId}
+        scanId={route.scanId}
+        initialFile={route.file}
+        initialLine={route.line}
         onBack={() => props.open(null)}
       />
     );

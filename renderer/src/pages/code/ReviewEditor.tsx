@@ -7,6 +7,8 @@ import { leaseDiffEditor } from '../../monaco/diff-editor-pool';
 import { takeFileRequested } from './open-timing';
 import { useText } from '../../i18n';
 import { findingText } from './finding-text';
+import { partialAcceptance } from './partial-review';
+import { lineDiff } from '../../../../shared/diff/line-diff';
 import type * as MonacoApi from 'monaco-editor/editor/editor.api';
 
 type LineChange = MonacoApi.editor.ILineChange;
@@ -107,11 +109,24 @@ export function ReviewEditor(props: ReviewEditorProps) {
         const lateColour = content.original.length > 100_000;
         const initial = lateColour ? 'plaintext' : language;
         const original = monaco.editor.createModel(content.original, initial);
-        const start =
-          content.reviewed ?? (content.review === 'rejected' ? content.original : content.proposed);
+        // a file accepted part way opens on the proposal, its accepted changes marked, so the
+        // changes still to decide are there to decide
+        const partial =
+          content.review === 'edited' && content.reviewed !== null
+            ? partialAcceptance(content.original, content.proposed, content.reviewed)
+            : null;
+        const start = partial
+          ? content.proposed
+          : (content.reviewed ??
+            (content.review === 'rejected' ? content.original : content.proposed));
         const modified = monaco.editor.createModel(start, initial);
-        // the engine diffed the same two texts: no diff to wait for on the page
-        seedDiff(original, modified, content.diff);
+        // the engine diffed the same two texts (the page, for a proposal reopened): no diff to
+        // wait for
+        seedDiff(
+          original,
+          modified,
+          partial ? lineDiff(content.original, content.proposed) : content.diff,
+        );
         diff.setModel({ original, modified });
         // Monaco hides markers in read-only editors by default; the original side is read-only
         diff.getOriginalEditor().updateOptions({ renderValidationDecorations: 'on' });
@@ -148,7 +163,9 @@ export function ReviewEditor(props: ReviewEditorProps) {
             if (first) {
               first = false;
               // a file reviewed before opens with the changes its text took marked accepted
-              if (content.review === 'accepted' || content.review === 'edited')
+              if (partial)
+                setAccepted(new Set(changes.map(hunkKey).filter((k) => partial.accepted.has(k))));
+              else if (content.review === 'accepted' || content.review === 'edited')
                 setAccepted(new Set(changes.map(hunkKey)));
               // ready once the frame showing the diff is painted (a task queued from the
               // animation frame runs after it): from the click to here is how long this file
@@ -439,7 +456,7 @@ export function ReviewEditor(props: ReviewEditorProps) {
               </button>
             </span>
           )}
-          <span className="muted small">
+          <span className="muted small" data-testid="hunk-accepted">
             {t('code.acceptedCount', {
               done: hunks.filter((h) => accepted.has(hunkKey(h))).length,
               count: hunks.length,

@@ -55,6 +55,27 @@ test('a tiny scan (a file not UTF-8, one not text, one broken) opens its review,
   }
 });
 
+test('a scan whose only file needs a hand edit opens that file', async ({ app }) => {
+  const dir = mkdtempSync(join(tmpdir(), 'amw-e2e-hand-'));
+  writeFileSync(join(dir, 'k.py'), 'import torch\nimport cupy as cp\nx = cp.zeros(3)\n');
+  try {
+    const { page } = app;
+    await new Shell(page).ready();
+    await page.getByTestId('nav-code').click();
+    await page.getByTestId('scan-path').fill(dir);
+    await page.getByTestId('scan-start').click();
+    await expect(page.getByTestId('scan-review')).toBeVisible({ timeout: 30_000 });
+    // no "pick a file" beside a tree of one: the file with findings is open
+    await expect(page.locator('[data-testid=tree-file][aria-current=true]')).toHaveAttribute(
+      'data-file',
+      'k.py',
+    );
+    await expect(page.getByTestId('no-proposal')).toContainText('need an edit by hand');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a file opens at its first change, and a file with nothing proposed says what to do instead of offering to accept', async ({
   app,
 }) => {

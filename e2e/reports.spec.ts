@@ -75,7 +75,13 @@ test.describe('reports: preview, export, review, import', () => {
       page.waitForEvent('download'),
       page.getByTestId('report-export').click(),
     ]);
-    await page.getByTestId('report-import-file').setInputFiles((await json.path())!);
+    // the import button is a real button: focused and opened from the keyboard
+    const importButton = page.getByTestId('report-import');
+    await importButton.focus();
+    await expect(importButton).toBeFocused();
+    const chooser = page.waitForEvent('filechooser');
+    await page.keyboard.press('Enter');
+    await (await chooser).setFiles((await json.path())!);
     await expect(page.getByText('An imported report: read-only')).toBeVisible();
     await expect(preview.locator('h1')).toContainText('port nanoGPT');
     await expect(page.getByTestId('review-comments')).toContainText('raise ulimit -l');

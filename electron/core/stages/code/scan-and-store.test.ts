@@ -21,7 +21,12 @@ describe('code stage outcomes', () => {
   });
 
   it('advice passes and says it is optional; a required change says what was found', async () => {
-    const outcomes = codeOutcomes(await scanProject(join(FIXTURES, 'nanogpt-ddp')));
+    const scan = await scanProject(join(FIXTURES, 'nanogpt-ddp'));
+    // a count that reads right when it is one ("1 optimizers" did not)
+    expect(scan.findings.find((f) => f.ruleId === 'optim.npu-fused')!.message).toMatch(
+      /\(optimizers built in this file: 1\)\.$/,
+    );
+    const outcomes = codeOutcomes(scan);
     const fused = outcomes.find((o) => o.id === 'optim.npu-fused')!;
     expect(fused.status).toBe('pass');
     expect(textIn('en')(fused.summary)).toBe('1 optional improvement in 1 file.');

@@ -83,7 +83,13 @@ export function ScanReview(props: {
   return (
     <ScanReviewLoaded
       scan={scan.data}
-      file={file ?? scan.data.fileList.find((f) => f.changed)?.file ?? null}
+      // the first file with a proposal, else the first with findings (one to edit by hand)
+      file={
+        file ??
+        scan.data.fileList.find((f) => f.changed)?.file ??
+        scan.data.fileList.find((f) => scan.data!.findings.some((x) => x.file === f.file))?.file ??
+        null
+      }
       setFile={setFile}
       filters={filters}
       setFilters={setFilters}

@@ -3,6 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, expect } from './support/fixtures';
 import { Shell } from './pages/shell';
+import type { Page } from '@playwright/test';
+
+/** Opens the Code page, scans a folder and waits for its review. */
+async function scanFolder(page: Page, folder: string): Promise<void> {
+  await new Shell(page).ready();
+  await page.getByTestId('nav-code').click();
+  await page.getByTestId('scan-path').fill(folder);
+  await page.getByTestId('scan-start').click();
+  await expect(page.getByTestId('scan-review')).toBeVisible({ timeout: 30_000 });
+}
 
 const NANOGPT = join(process.cwd(), 'tests/fixtures/code/nanogpt-ddp');
 
@@ -60,11 +70,7 @@ test('a scan whose only file needs a hand edit opens that file', async ({ app })
   writeFileSync(join(dir, 'k.py'), 'import torch\nimport cupy as cp\nx = cp.zeros(3)\n');
   try {
     const { page } = app;
-    await new Shell(page).ready();
-    await page.getByTestId('nav-code').click();
-    await page.getByTestId('scan-path').fill(dir);
-    await page.getByTestId('scan-start').click();
-    await expect(page.getByTestId('scan-review')).toBeVisible({ timeout: 30_000 });
+    await scanFolder(page, dir);
     // no "pick a file" beside a tree of one: the file with findings is open
     await expect(page.locator('[data-testid=tree-file][aria-current=true]')).toHaveAttribute(
       'data-file',
@@ -135,11 +141,7 @@ test.describe('code migration: scan, review the diff per change, export, apply',
 
   test('reject one change, accept the file, export the patch and apply it', async ({ app }) => {
     const { page } = app;
-    await new Shell(page).ready();
-    await page.getByTestId('nav-code').click();
-    await page.getByTestId('scan-path').fill(project);
-    await page.getByTestId('scan-start').click();
-    await expect(page.getByTestId('scan-review')).toBeVisible({ timeout: 30_000 });
+    await scanFolder(page, project);
     await expect(page.getByTestId('scan-summary')).toContainText('3 Python files');
 
     await page.locator('[data-testid=tree-file][data-file="train.py"]').click();
@@ -186,11 +188,7 @@ test.describe('code migration: scan, review the diff per change, export, apply',
 
   test('a file accepted part way reopens with the changes still to decide', async ({ app }) => {
     const { page } = app;
-    await new Shell(page).ready();
-    await page.getByTestId('nav-code').click();
-    await page.getByTestId('scan-path').fill(project);
-    await page.getByTestId('scan-start').click();
-    await expect(page.getByTestId('scan-review')).toBeVisible({ timeout: 30_000 });
+    await scanFolder(page, project);
     const editor = page.getByTestId('diff-editor');
     const train = page.locator('[data-testid=tree-file][data-file="train.py"]');
     await train.click();
@@ -212,11 +210,7 @@ test.describe('code migration: scan, review the diff per change, export, apply',
 
   test('a hand edit typed just before opening another file is kept', async ({ app }) => {
     const { page } = app;
-    await new Shell(page).ready();
-    await page.getByTestId('nav-code').click();
-    await page.getByTestId('scan-path').fill(project);
-    await page.getByTestId('scan-start').click();
-    await expect(page.getByTestId('scan-review')).toBeVisible({ timeout: 30_000 });
+    await scanFolder(page, project);
     const train = page.locator('[data-testid=tree-file][data-file="train.py"]');
     await train.click();
     const editor = page.getByTestId('diff-editor');
@@ -239,11 +233,7 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     app,
   }) => {
     const { page } = app;
-    await new Shell(page).ready();
-    await page.getByTestId('nav-code').click();
-    await page.getByTestId('scan-path').fill(project);
-    await page.getByTestId('scan-start').click();
-    await expect(page.getByTestId('scan-review')).toBeVisible({ timeout: 30_000 });
+    await scanFolder(page, project);
     const files = page.getByTestId('tree-file');
     await expect(files).toHaveCount(3);
     const opened = files.and(page.locator('[aria-current=true]'));

@@ -160,6 +160,13 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     await expect(page.getByTestId('hunk-count')).toHaveText('7 changes · 1 rejected');
     const trainEntry = page.locator('[data-testid=tree-file][data-file="train.py"]');
     await expect(trainEntry.getByTestId('review-state')).toHaveAttribute('data-state', 'pending');
+    // a change rejected by mistake comes back with "Undo reject", then goes again
+    await page.getByTestId('hunk-undo').click();
+    await expect(page.getByTestId('hunk-count')).toHaveText('8 changes');
+    await expect(page.getByTestId('hunk-undo')).toHaveCount(0);
+    await expect(page.getByTestId('hunk-label')).toContainText('Change 1 of 8');
+    await page.getByTestId('hunk-reject').click();
+    await expect(page.getByTestId('hunk-count')).toHaveText('7 changes · 1 rejected');
     // accepting a change goes on to the next one to decide, not back to the first
     await page.getByTestId('hunk-next').click();
     await expect(page.getByTestId('hunk-label')).toContainText('Change 2 of');
@@ -195,6 +202,13 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     await expect(editor).toHaveAttribute('data-ready', 'true', { timeout: 30_000 });
     await expect(page.getByTestId('hunk-count')).toHaveText('8 changes');
     await page.getByTestId('hunk-accept').click();
+    await expect(train.getByTestId('review-state')).toHaveText('1/8');
+    // the accepted change rejected, then the rejection undone: accepted and saved as before
+    await page.getByTestId('hunk-prev').click();
+    await page.getByTestId('hunk-reject').click();
+    await expect(train.getByTestId('review-state')).toHaveAttribute('data-state', 'pending');
+    await page.getByTestId('hunk-undo').click();
+    await expect(page.getByTestId('hunk-accepted')).toHaveText('1 of 8 accepted');
     await expect(train.getByTestId('review-state')).toHaveText('1/8');
     // away and back: the seven still to decide are there, the first one marked accepted
     await page.locator('[data-testid=tree-file][data-file="requirements.txt"]').click();

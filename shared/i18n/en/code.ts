@@ -103,6 +103,7 @@ export const code = {
   accept: 'Accept',
   accepted: 'Accepted',
   reject: 'Reject',
+  undoReject: 'Undo reject',
   acceptFile: 'Accept file',
   rejectFile: 'Reject file',
   resetFile: 'Reset to proposal',

@@ -102,6 +102,7 @@ export const code: Messages['code'] = {
   accept: '接受',
   accepted: '已接受',
   reject: '拒绝',
+  undoReject: '撤销拒绝',
   acceptFile: '接受文件',
   rejectFile: '拒绝文件',
   resetFile: '恢复为建议',

@@ -17,6 +17,14 @@ type DiffEditor = MonacoApi.editor.IStandaloneDiffEditor;
 /** A hunk is named by its lines on the original side, which reverting other hunks never moves. */
 const hunkKey = (h: LineChange) => `${h.originalStartLineNumber}:${h.originalEndLineNumber}`;
 
+/** What a rejection changed, so "Undo reject" can put it all back. */
+interface BeforeReject {
+  accepted: Set<string>;
+  putBack: number;
+  review: ReviewState;
+  text?: string;
+}
+
 const languageOf = (file: string) =>
   file.endsWith('.py') ? 'python' : /\.(sh|bash)$/.test(file) ? 'shell' : 'plaintext';
 
@@ -58,6 +66,17 @@ export function ReviewEditor(props: ReviewEditorProps) {
   const onReview = useRef(props.onReview);
   onReview.current = props.onReview;
   const { content } = props;
+  // the review as last saved, and the rejections that can still be undone (latest last): a
+  // change rejected by mistake was gone from the stepper, only "Reset" brought it back
+  const saved = useRef<{ review: ReviewState; text?: string }>({
+    review: content.review,
+    text: content.reviewed ?? undefined,
+  });
+  const [undoable, setUndoable] = useState<BeforeReject[]>([]);
+  const save = (review: ReviewState, text?: string) => {
+    saved.current = { review, text };
+    onReview.current(review, text);
+  };
 
   useEffect(() => {
     let disposed = false;
@@ -197,13 +216,15 @@ export function ReviewEditor(props: ReviewEditorProps) {
           modified.onDidChangeContent(() => {
             if (ours.current) return;
             handEdited.current = true;
+            // undoing a rejection now would take the hand edit with it
+            setUndoable([]);
             clearTimeout(saveTimer.current);
-            const save = () => {
+            const saveEdit = () => {
               pendingSave.current = null;
-              onReview.current('edited', modified.getValue());
+              save('edited', modified.getValue());
             };
-            pendingSave.current = save;
-            saveTimer.current = setTimeout(save, 600);
+            pendingSave.current = saveEdit;
+            saveTimer.current = setTimeout(saveEdit, 600);
           }),
         );
         editor.current = diff;
@@ -279,15 +300,35 @@ export function ReviewEditor(props: ReviewEditorProps) {
     const keep = new Set(accepted);
     keep.delete(hunkKey(h));
     const reviewed = handEdited.current ? null : withAccepted(keep);
+    // taken now: an updater would run after the save below
+    const before: BeforeReject = { accepted, putBack, ...saved.current };
+    setUndoable((u) => [...u, before]);
     ours.current = true;
+    // its own undo step, so undoing it touches nothing else
+    m.pushStackElement();
     m.pushEditOperations([], [{ range, text }], () => null);
+    m.pushStackElement();
     ours.current = false;
     setAccepted(keep);
     setPutBack((n) => n + 1);
     // nothing taken yet and other changes still to decide: the file stays pending (it is
     // "rejected" only once every change is)
-    if (reviewed !== null && keep.size === 0 && hunks.length > 1) props.onReview('pending');
-    else props.onReview('edited', reviewed ?? m.getValue());
+    if (reviewed !== null && keep.size === 0 && hunks.length > 1) save('pending');
+    else save('edited', reviewed ?? m.getValue());
+  };
+
+  /** Brings the last rejected change back, as it was (accepted or not) and saved as before. */
+  const undoReject = () => {
+    const m = modifiedModel();
+    const before = undoable[undoable.length - 1];
+    if (!m || !before) return;
+    ours.current = true;
+    m.undo();
+    ours.current = false;
+    setUndoable(undoable.slice(0, -1));
+    setAccepted(before.accepted);
+    setPutBack(before.putBack);
+    save(before.review, before.text);
   };
 
   /**
@@ -331,7 +372,7 @@ export function ReviewEditor(props: ReviewEditorProps) {
     // each accepted change counts at once: the file is saved with the accepted ones in it (after
     // a hand edit the right-hand side as it stands is the review)
     const text = handEdited.current ? (modifiedModel()?.getValue() ?? null) : withAccepted(next);
-    if (text !== null) props.onReview('edited', text);
+    if (text !== null) save('edited', text);
   };
 
   const setAll = (text: string, review: ReviewState) => {
@@ -343,7 +384,8 @@ export function ReviewEditor(props: ReviewEditorProps) {
     handEdited.current = false;
     setAccepted(new Set());
     setPutBack(0);
-    props.onReview(review, review === 'edited' ? text : undefined);
+    setUndoable([]);
+    save(review, review === 'edited' ? text : undefined);
   };
 
   // a file whose findings need a hand edit has no proposal: nothing to accept, reject or reset
@@ -374,6 +416,11 @@ export function ReviewEditor(props: ReviewEditorProps) {
               ? t('code.hunksPutBack', { count: hunks.length, back: putBack })
               : t('code.hunks', { count: hunks.length })}
         </span>
+        {!props.readOnly && undoable.length > 0 && (
+          <button className="small" data-testid="hunk-undo" onClick={undoReject}>
+            {t('code.undoReject')}
+          </button>
+        )}
         <div className="spacer" />
         {!props.readOnly && (
           <>
@@ -385,7 +432,7 @@ export function ReviewEditor(props: ReviewEditorProps) {
                 const m = modifiedModel();
                 if (!m) return;
                 setAccepted(new Set(hunks.map(hunkKey)));
-                props.onReview('edited', m.getValue());
+                save('edited', m.getValue());
               }}
             >
               {t('code.acceptFile')}

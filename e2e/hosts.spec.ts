@@ -25,6 +25,9 @@ test.describe('hosts', () => {
     await expect(page.getByTestId('host-title')).toHaveText(name);
     // a host reached over SSH may need a password (this machine, `local`, never does)
     await expect(page.getByTestId('host-password')).toBeVisible();
+    // and can be edited or removed (`local` can do neither)
+    await expect(page.getByTestId('host-edit')).toBeVisible();
+    await expect(page.getByTestId('host-remove')).toBeVisible();
   }
 
   test('add a host, confirm its key, see its chips and versions', async ({ app }) => {

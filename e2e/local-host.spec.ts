@@ -16,6 +16,8 @@ test('this machine: inventory without SSH or a host-key prompt, then listed with
   await expect(page.getByTestId('host-password')).toHaveCount(0);
   // nor an Edit dialog of SSH fields: it has no address, port, user or key
   await expect(page.getByTestId('host-edit')).toHaveCount(0);
+  // nor a Remove button: this machine is always there
+  await expect(page.getByTestId('host-remove')).toHaveCount(0);
   await page.getByTestId('host-inventory').click();
   await expect(page.getByTestId('inventory-view')).toContainText('npu-smi was not found', {
     timeout: 30_000,

@@ -178,6 +178,12 @@ describe('this machine as the host `local`', () => {
       expect(
         (await core.call('hosts.update', { name: LOCAL_HOST_NAME, patch: { group: 'lab' } })).group,
       ).toBe('lab');
+      // nor is it removed (it would come back at once, its inventories gone)
+      await expect(core.call('hosts.remove', { name: LOCAL_HOST_NAME })).rejects.toMatchObject({
+        code: 'VALIDATION',
+        message: expect.stringContaining('cannot be removed'),
+      });
+      expect((await core.call('hosts.get', { name: LOCAL_HOST_NAME })).group).toBe('lab');
     } finally {
       await core.close();
     }

@@ -221,6 +221,10 @@ export class HostRepository {
   }
 
   remove(name: string): void {
+    // this machine is always there (it comes back the moment it is named): removing it would only
+    // drop its inventories and detach its stage runs from it
+    if (name === LOCAL_HOST_NAME)
+      throw new AmwError('VALIDATION', msg('errors.text.localKept', { name }), { name });
     const host = this.get(name);
     const users = this.db.prepare('SELECT name FROM hosts WHERE jump_host_id = ?').all(host.id) as {
       name: string;

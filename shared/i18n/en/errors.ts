@@ -66,6 +66,8 @@ export const errors = {
     jumpSelf: 'A host cannot jump through itself ({{jump}}).',
     localFixed:
       'The built-in host {{name}} is this machine, reached without SSH: only its group and tags can change.',
+    localKept:
+      'The built-in host {{name}} is this machine: it cannot be removed, and its inventories and runs stay.',
     jumpLocal:
       'The built-in host {{jump}} is this machine, not an SSH server: it cannot be a jump host. Add this machine by its address to hop through it.',
     jumpUnknown: 'The jump host {{jump}} is not in the workbench; add it first.',

@@ -61,6 +61,7 @@ export const errors: Messages['errors'] = {
     changedSinceScan:
       '这些文件在扫描之后被修改过，因此没有写入任何内容：{{files}}。请重新扫描并审阅新的建议。',
     jumpSelf: '主机不能以自身为跳板机（{{jump}}）。',
+    localKept: '内置主机 {{name}} 即本机：不能移除，其清单与运行记录均保留。',
     localFixed: '内置主机 {{name}} 即本机，不经 SSH 访问：只能修改其分组与标签。',
     jumpLocal:
       '内置主机 {{jump}} 即本机，不是 SSH 服务器，不能作为跳板机。如需经本机跳转，请按地址另行添加本机。',

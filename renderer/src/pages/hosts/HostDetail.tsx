@@ -120,15 +120,19 @@ export function HostDetail(props: { name: string; onBack: () => void }) {
             {t('hosts.edit')}
           </button>
         )}
-        <button
-          className="danger"
-          onClick={() => {
-            if (confirm(t('hosts.removeConfirm', { name: props.name })))
-              remove.mutate({ name: props.name }, { onSuccess: props.onBack });
-          }}
-        >
-          {t('hosts.remove')}
-        </button>
+        {/* this machine is always there: nothing to remove */}
+        {!local && (
+          <button
+            className="danger"
+            data-testid="host-remove"
+            onClick={() => {
+              if (confirm(t('hosts.removeConfirm', { name: props.name })))
+                remove.mutate({ name: props.name }, { onSuccess: props.onBack });
+            }}
+          >
+            {t('hosts.remove')}
+          </button>
+        )}
       </header>
       {host.error && <ErrorText error={host.error} />}
       {rememberPw.error && <ErrorText error={rememberPw.error} />}

@@ -21,7 +21,6 @@ export function FilePickButton(props: {
         type="file"
         accept={props.accept}
         hidden
-        tabIndex={-1}
         data-testid={`${props.testId}-file`}
         onChange={(e) => {
           const f = e.target.files?.[0];

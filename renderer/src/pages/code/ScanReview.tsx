@@ -128,18 +128,22 @@ function ScanReviewLoaded(props: {
     [scan.findings],
   );
   const visible = scan.findings.filter((f) => matchesFilters(f, filters));
+  // counted once, not per file of the tree (a scan of thousands of findings and files)
+  const shownIn = new Map<string, number>();
+  for (const f of visible) shownIn.set(f.file, (shownIn.get(f.file) ?? 0) + 1);
+  /** The files with a finding the filters let through, in the tree's order. */
+  const filesMatching = (x: Filters) => {
+    const hit = new Set(scan.findings.filter((f) => matchesFilters(f, x)).map((f) => f.file));
+    return scan.fileList.filter((f) => hit.has(f.file));
+  };
   // a file the new filters hide does not stay open beside a tree that no longer lists it
   const filterBy = (next: Filters) => {
     props.setFilters(next);
-    const [shown] = byFolder(
-      scan.fileList.filter((f) =>
-        scan.findings.some((v) => v.file === f.file && matchesFilters(v, next)),
-      ),
-    ).flatMap(([, files]) => files);
-    const stillShown = scan.findings.some((v) => v.file === props.file && matchesFilters(v, next));
-    if (shown && !stillShown) props.setFile(shown.file);
+    const matching = filesMatching(next);
+    const [shown] = byFolder(matching).flatMap(([, files]) => files);
+    if (shown && !matching.some((f) => f.file === props.file)) props.setFile(shown.file);
   };
-  const filesShown = scan.fileList.filter((f) => visible.some((v) => v.file === f.file));
+  const filesShown = scan.fileList.filter((f) => shownIn.has(f.file));
   // a hand edit counts whether or not the file had a proposal (a file whose findings need one)
   const decided = scan.fileList.filter(
     (f) => ((f.changed && f.review === 'accepted') || f.review === 'edited') && !f.appliedAt,
@@ -296,7 +300,7 @@ function ScanReviewLoaded(props: {
               {dir && <div className="tree-dir">{dir}/</div>}
               <ul>
                 {files.map((f) => {
-                  const n = visible.filter((v) => v.file === f.file).length;
+                  const n = shownIn.get(f.file) ?? 0;
                   return (
                     <li key={f.file}>
                       <button

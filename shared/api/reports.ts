@@ -153,6 +153,11 @@ const ReportBase = z.object({
           to: z.string().nullable(),
         }),
       ),
+      // checks run in only one of the two sessions (absent from reports of earlier versions)
+      added: z.array(z.object({ check: z.string(), host: z.string(), to: z.string() })).default([]),
+      notRun: z
+        .array(z.object({ check: z.string(), host: z.string(), from: z.string() }))
+        .optional(),
     })
     .nullable(),
   review: z.object({ comments: z.array(ReportComment), decisions: z.array(ReportDecision) }),

@@ -143,6 +143,15 @@ d('reports from real sessions on a simulated host', () => {
     );
     expect(r.ops[0]!.breakdown.cpuFallback).toBeGreaterThan(0);
     expect(r.changes!.previousSessionId).toBe(previousId);
+    // the earlier session ran the environment only: today's code and ops checks are new, and
+    // nothing it ran was left out
+    expect(r.changes!.added!.map((c) => c.check)).toEqual(
+      expect.arrayContaining(['dist.nccl', 'ops.cpu-fallback']),
+    );
+    expect(r.changes!.added!.find((c) => c.check === 'dist.nccl')).toMatchObject({ to: 'fail' });
+    // the environment ran both times: not new
+    expect(r.changes!.added!.some((c) => c.check.startsWith('env.'))).toBe(false);
+    expect(r.changes!.notRun).toEqual([]);
     expect(r.review.decisions[0]).toMatchObject({ decision: 'changes-requested', by: 'Li Si' });
     expect(r.review.comments[0]!.text).toContain('CANN 8.5');
   });
@@ -188,7 +197,11 @@ d('reports from real sessions on a simulated host', () => {
       expect(doc).not.toContain('check:env.version-matrix@');
       expect(doc).toContain(`${titleOf('env.version-matrix')} — npu-lab`);
       expect(doc).toContain(`${titleOf('env.limits')} — npu-lab: waived by Zhang San`);
+      // checks the earlier session did not run are a change, not "No check changed"
+      expect(doc).toContain(`${titleOf('dist.nccl')} — this machine (— → fail)`);
+      expect(doc).not.toContain('No check changed');
     }
+    expect(md).toContain('- Run for the first time: ');
     const zh = await exported('html', { language: 'zh-CN' });
     // a label's colon is the language's own
     expect(zh.text).toMatch(/迁移报告：port nanoGPT/);
@@ -199,6 +212,7 @@ d('reports from real sessions on a simulated host', () => {
     expect(zh.text).toContain('<th>芯片数</th>');
     expect(zh.text).toContain('迁移报告');
     expect(zh.text).toContain('受阻');
+    expect(zh.text).toContain('首次运行');
   });
 
   it('the PDF (Chromium printing) has the summary and the check ids in its text', async () => {

@@ -175,10 +175,18 @@ export function buildReport(
         rows
           .filter((r) => r.change === change)
           .map((r) => ({ check: r.checkId, host: r.host, from: r.a, to: r.b }));
+      // a check run in only one of them changed too: "No check changed" beside a comparison
+      // listing checks not run read as a contradiction
       changes = {
         previousSessionId: previous.id,
         improved: pick('improved'),
         regressed: pick('regressed'),
+        added: rows
+          .filter((r) => r.change === 'new')
+          .map((r) => ({ check: r.checkId, host: r.host, to: r.b! })),
+        notRun: rows
+          .filter((r) => r.change === 'gone')
+          .map((r) => ({ check: r.checkId, host: r.host, from: r.a! })),
       };
     }
   }

@@ -1,7 +1,7 @@
 import type { Report } from '../../../shared/api';
 import { engineTranslator } from '../i18n';
 import { INVENTORY_COLUMNS } from '../../../shared/api/hosts';
-import { stageName, statusText, timeText } from './words';
+import { CHANGE_CLASS, CHANGE_KINDS, changeRows, stageName, statusText, timeText } from './words';
 import { STAGE_DEFINITIONS } from '../stages/registry';
 import { checkTarget, hostWord, reviewTargetText } from '../../../shared/api/review-targets';
 import { bar, esc, escText, pill } from './html-kit';
@@ -87,16 +87,15 @@ export function renderHtml(r: Report): string {
     );
   if (r.changes) {
     h(`<h3>${esc(t('report.changes', { id: r.changes.previousSessionId }))}</h3>`);
-    if (!r.changes.improved.length && !r.changes.regressed.length)
-      h(`<p>${esc(t('report.noChanges'))}</p>`);
-    for (const [label, rows, cls] of [
-      [t('report.improved'), r.changes.improved, 's-pass'],
-      [t('report.regressed'), r.changes.regressed, 's-regressed'],
-    ] as const)
-      if (rows.length)
+    const rows = changeRows(r.changes, t);
+    if (!rows.length) h(`<p>${esc(t('report.noChanges'))}</p>`);
+    for (const kind of CHANGE_KINDS) {
+      const of = rows.filter((x) => x.kind === kind);
+      if (of.length)
         h(
-          `<p><b class="${cls}">${esc(label)}</b>${colon}${rows.map((x) => `${esc(about(x.check, x.host))} (${esc(change(x))})`).join(', ')}</p>`,
+          `<p><b class="${CHANGE_CLASS[kind]}">${esc(of[0]!.label)}</b>${colon}${of.map((x) => `${esc(about(x.check, x.host))} (${esc(change(x))})`).join(', ')}</p>`,
         );
+    }
   }
   h(`</section>`);
 

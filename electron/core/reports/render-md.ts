@@ -1,7 +1,7 @@
 import type { Report } from '../../../shared/api';
 import { engineTranslator } from '../i18n';
 import { INVENTORY_COLUMNS } from '../../../shared/api/hosts';
-import { stageName, statusText, timeText } from './words';
+import { changeRows, stageName, statusText, timeText } from './words';
 import { STAGE_DEFINITIONS } from '../stages/registry';
 import { checkTarget, hostWord, reviewTargetText } from '../../../shared/api/review-targets';
 import { cell, code, esc, md, mdText, tidyBlankLines } from './md-kit';
@@ -65,12 +65,9 @@ export function renderMarkdown(r: Report): string {
     p();
     p(`### ${t('report.changes', { id: r.changes.previousSessionId })}`);
     p();
-    if (!r.changes.improved.length && !r.changes.regressed.length) p(t('report.noChanges'));
-    for (const [label, rows] of [
-      [t('report.improved'), r.changes.improved],
-      [t('report.regressed'), r.changes.regressed],
-    ] as const)
-      for (const x of rows) p(`- ${label}${colon}${md(about(x.check, x.host))} (${md(change(x))})`);
+    const rows = changeRows(r.changes, t);
+    if (!rows.length) p(t('report.noChanges'));
+    for (const x of rows) p(`- ${x.label}${colon}${md(about(x.check, x.host))} (${md(change(x))})`);
   }
   if (r.inventories.length) {
     p();

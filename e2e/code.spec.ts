@@ -253,7 +253,8 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     const opened = files.and(page.locator('[aria-current=true]'));
     await expect(opened).toHaveCount(1);
     await expect(opened).not.toHaveAttribute('data-file', 'train.py');
-    await page.getByTestId('filter-rule').selectOption('dist.nccl');
+    // rules are named as their cards name them, the id after
+    await page.getByTestId('filter-rule').selectOption({ label: 'NCCL backend (dist.nccl)' });
     await expect(files).toHaveCount(1);
     await expect(files.first()).toHaveAttribute('data-file', 'train.py');
     // the file open before is hidden by the filter: the one the tree lists opens instead

@@ -110,7 +110,7 @@ function ScanReviewLoaded(props: {
   line: number | null;
   onBack: () => void;
 }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const text = useText();
   const { scan, filters } = props;
   const client = useQueryClient();
@@ -123,9 +123,17 @@ function ScanReviewLoaded(props: {
     () => [...new Set(scan.findings.map((f) => f.category))].sort(),
     [scan.findings],
   );
+  // named as the findings' cards name them (the id after, as reports and SARIF give it), in
+  // alphabetical order of the names shown
   const rules = useMemo(
-    () => [...new Set(scan.findings.map((f) => f.ruleId))].sort(),
-    [scan.findings],
+    () =>
+      [...new Set(scan.findings.map((f) => f.ruleId))]
+        .map((id) => ({
+          id,
+          title: `${t(`rules:${id}.title`, { defaultValue: id })} (${id})`,
+        }))
+        .sort((a, b) => a.title.localeCompare(b.title, i18n.language)),
+    [scan.findings, t, i18n.language],
   );
   const visible = scan.findings.filter((f) => matchesFilters(f, filters));
   // counted once, not per file of the tree (a scan of thousands of findings and files)
@@ -288,8 +296,8 @@ function ScanReviewLoaded(props: {
             >
               <option value="">{t('code.allRules')}</option>
               {rules.map((r) => (
-                <option key={r} value={r}>
-                  {r}
+                <option key={r.id} value={r.id}>
+                  {r.title}
                 </option>
               ))}
             </select>

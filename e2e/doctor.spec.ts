@@ -16,6 +16,7 @@ test.describe('doctor: paste a log, pick a file, name a folder', () => {
     const { page } = app;
     await new Shell(page).ready();
     await page.getByTestId('nav-doctor').click();
+    await expect(page.getByTestId('doctor-clear')).toBeDisabled();
     await page.getByTestId('doctor-text').fill(LOG);
     await page.getByTestId('doctor-run').click();
     const matches = page.getByTestId('doctor-match');
@@ -26,6 +27,11 @@ test.describe('doctor: paste a log, pick a file, name a folder', () => {
     await page.getByTestId('lang-zh-CN').click();
     await expect(matches.nth(1).getByTestId('doctor-cause')).toContainText('对端 rank');
     await page.getByTestId('lang-en').click();
+    // Clear empties the text and the diagnosis, then has nothing more to do
+    await page.getByTestId('doctor-clear').click();
+    await expect(page.getByTestId('doctor-text')).toHaveValue('');
+    await expect(matches).toHaveCount(0);
+    await expect(page.getByTestId('doctor-clear')).toBeDisabled();
   });
 
   test('a picked file and a folder without logs', async ({ app }) => {

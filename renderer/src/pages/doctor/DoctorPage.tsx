@@ -146,8 +146,11 @@ export function DoctorPage() {
           <FilePickButton testId="doctor-pick" onFile={(f) => void pick(f)}>
             {t('doctor.pick')}
           </FilePickButton>
+          {/* nothing typed and nothing shown: nothing to clear */}
           <button
             type="button"
+            data-testid="doctor-clear"
+            disabled={!text && !request}
             onClick={() => {
               setText('');
               setRequest(null);

@@ -208,7 +208,9 @@ d('reports from real sessions on a simulated host', () => {
     // the code section's fix mode in words too
     expect(zh.text).toMatch(/nanogpt（改写）/);
     // and the decision's note after the language's colon
-    expect(zh.text).toMatch(/UTC\)：version matrix first/);
+    // (in the language's own brackets)
+    expect(zh.text).toMatch(/UTC）：version matrix first/);
+    expect(zh.text).toMatch(/本机（— → 失败）/);
     expect(zh.text).toContain('<th>芯片数</th>');
     expect(zh.text).toContain('迁移报告');
     expect(zh.text).toContain('受阻');

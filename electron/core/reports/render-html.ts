@@ -30,6 +30,7 @@ export function renderHtml(r: Report): string {
   // the stages' own namespaces too: each stage's section renders its own keys
   const t = engineTranslator(r.language);
   const colon = t('common.colon');
+  const paren = (text: string) => t('common.paren', { text });
   const host = (h: string) => hostWord(t, h);
   const about = (check: string, h: string) => reviewTargetText(t, r, checkTarget(check, h));
   const change = (x: { from: string | null; to: string | null }) =>
@@ -77,7 +78,7 @@ export function renderHtml(r: Report): string {
   if (!r.summary.blocking.length) h(`<p>${esc(t('report.nothingBlocks'))}</p>`);
   else
     h(
-      `<ul>${r.summary.blocking.map((b) => `<li><b>${esc(b.title)}</b> — ${esc(host(b.host))} (${esc(stageName(r, b.stage))})${colon}${escText(b.summary)} <code class="muted">${esc(b.check)}</code></li>`).join('')}</ul>`,
+      `<ul>${r.summary.blocking.map((b) => `<li><b>${esc(b.title)}</b> — ${esc(host(b.host))}${paren(esc(stageName(r, b.stage)))}${colon}${escText(b.summary)} <code class="muted">${esc(b.check)}</code></li>`).join('')}</ul>`,
     );
   h(`<h3>${esc(t('report.waivers'))}</h3>`);
   if (!r.summary.waivers.length) h(`<p>${esc(t('report.noWaivers'))}</p>`);
@@ -93,7 +94,7 @@ export function renderHtml(r: Report): string {
       const of = rows.filter((x) => x.kind === kind);
       if (of.length)
         h(
-          `<p><b class="${CHANGE_CLASS[kind]}">${esc(of[0]!.label)}</b>${colon}${of.map((x) => `${esc(about(x.check, x.host))} (${esc(change(x))})`).join(', ')}</p>`,
+          `<p><b class="${CHANGE_CLASS[kind]}">${esc(of[0]!.label)}</b>${colon}${of.map((x) => `${esc(about(x.check, x.host))}${paren(esc(change(x)))}`).join(', ')}</p>`,
         );
     }
   }
@@ -147,12 +148,12 @@ export function renderHtml(r: Report): string {
   if (!r.review.comments.length) h(`<p>${esc(t('report.noComments'))}</p>`);
   else
     h(
-      `<ul>${r.review.comments.map((c) => `<li>${esc(reviewTargetText(t, r, c.target))} — <b>${esc(c.author)}</b> (${esc(timeText(c.at))})${colon}${esc(c.text)}</li>`).join('')}</ul>`,
+      `<ul>${r.review.comments.map((c) => `<li>${esc(reviewTargetText(t, r, c.target))} — <b>${esc(c.author)}</b>${paren(esc(timeText(c.at)))}${colon}${esc(c.text)}</li>`).join('')}</ul>`,
     );
   h(`<h3>${esc(t('report.decisions'))}</h3>`);
   if (r.review.decisions.length)
     h(
-      `<ul>${r.review.decisions.map((d) => `<li>${pill(d.decision === 'approve' ? 'pass' : 'fail', t(`report.decision.${d.decision}`))} <b>${esc(d.by)}</b> (${esc(timeText(d.at))})${d.note ? `${colon}${esc(d.note)}` : ''}</li>`).join('')}</ul>`,
+      `<ul>${r.review.decisions.map((d) => `<li>${pill(d.decision === 'approve' ? 'pass' : 'fail', t(`report.decision.${d.decision}`))} <b>${esc(d.by)}</b>${paren(esc(timeText(d.at)))}${d.note ? `${colon}${esc(d.note)}` : ''}</li>`).join('')}</ul>`,
     );
   h(
     `<h3>${esc(t('report.signOff'))}</h3><table class="sign"><tr><th>${esc(t('report.role'))}</th><th>${esc(t('report.name'))}</th><th>${esc(t('report.date'))}</th><th>${esc(t('report.signature'))}</th></tr>`,

@@ -21,6 +21,7 @@ export function renderMarkdown(r: Report): string {
   // the stages' own namespaces too: each stage's section renders its own keys
   const t = engineTranslator(r.language);
   const colon = t('common.colon');
+  const paren = (text: string) => t('common.paren', { text });
   const host = (h: string) => hostWord(t, h);
   const about = (check: string, h: string) => reviewTargetText(t, r, checkTarget(check, h));
   const change = (x: { from: string | null; to: string | null }) =>
@@ -51,7 +52,7 @@ export function renderMarkdown(r: Report): string {
   if (!r.summary.blocking.length) p(t('report.nothingBlocks'));
   for (const b of r.summary.blocking)
     p(
-      `- **${md(b.title)}** — ${md(host(b.host))} (${md(stageName(r, b.stage))})${colon}${md(b.summary)} ${code(b.check)}`,
+      `- **${md(b.title)}** — ${md(host(b.host))}${paren(md(stageName(r, b.stage)))}${colon}${md(b.summary)} ${code(b.check)}`,
     );
   p();
   p(`### ${t('report.waivers')}`);
@@ -67,7 +68,8 @@ export function renderMarkdown(r: Report): string {
     p();
     const rows = changeRows(r.changes, t);
     if (!rows.length) p(t('report.noChanges'));
-    for (const x of rows) p(`- ${x.label}${colon}${md(about(x.check, x.host))} (${md(change(x))})`);
+    for (const x of rows)
+      p(`- ${x.label}${colon}${md(about(x.check, x.host))}${paren(md(change(x)))}`);
   }
   if (r.inventories.length) {
     p();
@@ -93,7 +95,7 @@ export function renderMarkdown(r: Report): string {
     p('|---|---|---|');
     for (const c of s.checks)
       p(
-        `| ${code(c.id)} ${cell(c.title)} | ${mark(c.status)}${st(c.status)} | ${mdText(c.summary)}${c.remediation && c.status !== 'pass' ? ` — ${mdText(c.remediation)}` : ''}${c.waiver ? ` (${t('report.waivedBy', esc({ by: c.waiver.by, at: timeText(c.waiver.at), reason: c.waiver.reason }))})` : ''}${(c.diagnosis ?? []).map((d) => ` — ${t('report.diagnosis')}${colon}${cell(d.title)}${colon}${mdText(d.fix)}`).join('')} |`,
+        `| ${code(c.id)} ${cell(c.title)} | ${mark(c.status)}${st(c.status)} | ${mdText(c.summary)}${c.remediation && c.status !== 'pass' ? ` — ${mdText(c.remediation)}` : ''}${c.waiver ? paren(t('report.waivedBy', esc({ by: c.waiver.by, at: timeText(c.waiver.at), reason: c.waiver.reason }))) : ''}${(c.diagnosis ?? []).map((d) => ` — ${t('report.diagnosis')}${colon}${cell(d.title)}${colon}${mdText(d.fix)}`).join('')} |`,
       );
   }
   // each stage's own section, in the stages' order, with its own namespace to word it in
@@ -107,11 +109,11 @@ export function renderMarkdown(r: Report): string {
   if (!r.review.comments.length) p(t('report.noComments'));
   for (const c of r.review.comments)
     p(
-      `- ${md(reviewTargetText(t, r, c.target))} — **${md(c.author)}** (${md(timeText(c.at))})${colon}${md(c.text)}`,
+      `- ${md(reviewTargetText(t, r, c.target))} — **${md(c.author)}**${paren(md(timeText(c.at)))}${colon}${md(c.text)}`,
     );
   for (const d of r.review.decisions)
     p(
-      `- ${t(`report.decision.${d.decision}`)}${colon}**${md(d.by)}** (${md(timeText(d.at))})${d.note ? `${colon}${md(d.note)}` : ''}`,
+      `- ${t(`report.decision.${d.decision}`)}${colon}**${md(d.by)}**${paren(md(timeText(d.at)))}${d.note ? `${colon}${md(d.note)}` : ''}`,
     );
   p();
   p(`### ${t('report.signOff')}`);

@@ -13,6 +13,8 @@ export const common = {
   join: { sentences: ' ', list: ', ' },
   /** What follows a label before its value (full-width in Chinese). */
   colon: ': ',
+  /** A remark after a phrase, in the language's own brackets. */
+  paren: ' ({{text}})',
   fieldRequired: 'Fill in this field.',
   fieldFormat: 'This is not in the expected format.',
   notYet: 'Not in this build yet',

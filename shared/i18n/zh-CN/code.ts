@@ -53,7 +53,7 @@ export const code: Messages['code'] = {
     amp: '混合精度',
     attention: '注意力内核',
     compile: '编译',
-    'cuda-api': 'torch.cuda 接口',
+    'cuda-api': 'torch.cuda API',
     device: '设备',
     distributed: '分布式',
     extension: 'CUDA 扩展',

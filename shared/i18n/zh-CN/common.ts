@@ -14,6 +14,7 @@ export const common: Messages['common'] = {
   /** How engine messages join sentences and lists in this language. */
   join: { sentences: '', list: '、' },
   colon: '：',
+  paren: '（{{text}}）',
   fieldRequired: '请填写此项。',
   fieldFormat: '格式不正确。',
   notYet: '本版本尚未提供',

@@ -17,5 +17,6 @@ export const packageText = (dist: string, part: 'message' | 'fix'): Msg =>
 export const numpyText = (part: 'message' | 'fix', params?: Record<string, MsgParam>): Msg =>
   msg(`${KNOWLEDGE_NS}:numpy.${part}`, params);
 
-/** What an import failure means (import-causes.json). */
-export const importCauseText = (id: string): Msg => msg(`${KNOWLEDGE_NS}:importCauses.${id}`);
+/** What an import failure means, or what to do about it (import-causes.json). */
+export const importCauseText = (id: string, part: 'message' | 'fix' = 'message'): Msg =>
+  msg(`${KNOWLEDGE_NS}:${part === 'message' ? 'importCauses' : 'importFixes'}.${id}`);

@@ -33,7 +33,10 @@ describe('knowledge data', () => {
       expect(en(packageText(p.dist, 'message'))).toBe(p.message.en);
       expect(zh(packageText(p.dist, 'fix'))).toBe(p.fix['zh-CN']);
     }
-    for (const c of k.importCauses) expect(zh(importCauseText(c.id))).toBe(c.message['zh-CN']);
+    for (const c of k.importCauses) {
+      expect(zh(importCauseText(c.id))).toBe(c.message['zh-CN']);
+      expect(en(importCauseText(c.id, 'fix'))).toBe(c.fix.en);
+    }
     expect(en(numpyText('message', { version: '2.1.0' }))).toMatch(/^numpy 2\.1\.0 is 2\.x/);
   });
 

@@ -88,6 +88,7 @@ function buildSchemas() {
               }
             }),
           message: Localized,
+          fix: Localized,
         }),
       )
       .min(1)

@@ -65,7 +65,9 @@ function knowledgeTexts(): Namespaces[string] {
         ]),
       ),
       numpy: { message: k.packages.numpy.message[lang], fix: k.packages.numpy.fix[lang] },
+      // the meaning under the id itself, as stored check results name it
       importCauses: Object.fromEntries(k.importCauses.map((c) => [c.id, c.message[lang]])),
+      importFixes: Object.fromEntries(k.importCauses.map((c) => [c.id, c.fix[lang]])),
     };
   }
   return knowledge;

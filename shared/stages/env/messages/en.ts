@@ -118,6 +118,7 @@ export const en = {
     timeout: 'The computation did not finish within {{seconds}} s.',
     skipped: 'Skipped: torch_npu does not import (see env.torch-npu-import).',
     failed: 'The computation failed: {{error}}',
+    failedCause: 'The computation failed: {{error}} — {{cause}}',
     failedExit: 'The computation failed: exit {{rc}}',
     wrong: 'Wrong result: softmax rows summed to {{value}} instead of 128.',
     fallback_one: 'It ran, but this op fell back to the CPU: {{ops}}.',

@@ -54,11 +54,18 @@ export const setEnv: EnvCheck = {
   },
 };
 
-/** What a failed import or computation means, from the known failure texts (knowledge). */
-function explainPython(run: NonNullable<EnvFacts['importTest']>, k: Knowledge): Msg | null {
+/**
+ * What a failed import or computation means and what to do, from the known failure texts
+ * (knowledge): the meaning goes in the summary, the fix is the remedy (the same text twice read as
+ * no advice at all).
+ */
+function explainPython(
+  run: NonNullable<EnvFacts['importTest']>,
+  k: Knowledge,
+): { cause: Msg; fix: Msg } | null {
   const text = `${String(run.result?.error ?? '')}\n${String(run.result?.traceback ?? '')}\n${run.log}`;
-  const cause = k.importCauses.find((c) => c.pattern.test(text));
-  return cause ? importCauseText(cause.id) : null;
+  const known = k.importCauses.find((c) => c.pattern.test(text));
+  return known ? { cause: importCauseText(known.id), fix: importCauseText(known.id, 'fix') } : null;
 }
 
 export const torchNpuImport: EnvCheck = {
@@ -74,15 +81,15 @@ export const torchNpuImport: EnvCheck = {
     const evidence = { result: r, log: run.log.slice(-3000) };
     if (!r) return verdict('error', m('torchNpuImport.noResult', { rc: run.rc }), evidence);
     if (r.error) {
-      const cause = explainPython(run, k);
+      const known = explainPython(run, k);
       const error = String(r.error);
       return verdict(
         'fail',
-        cause
-          ? m('torchNpuImport.failedCause', { error, cause })
+        known
+          ? m('torchNpuImport.failedCause', { error, cause: known.cause })
           : m('torchNpuImport.failed', { error }),
         evidence,
-        cause,
+        known?.fix ?? null,
       );
     }
     if (!r.available || !r.count)
@@ -120,13 +127,17 @@ export const npuOpRuns: EnvCheck = {
     if (!r || r.error) {
       if (f.importTest?.result && !f.importTest.result.ok)
         return verdict('skip', m('npuOpRuns.skipped'), evidence);
+      const known = explainPython(run, k);
+      const error = r?.error != null ? String(r.error) : null;
       return verdict(
         'fail',
-        r?.error != null
-          ? m('npuOpRuns.failed', { error: String(r.error) })
-          : m('npuOpRuns.failedExit', { rc: run.rc }),
+        error === null
+          ? m('npuOpRuns.failedExit', { rc: run.rc })
+          : known
+            ? m('npuOpRuns.failedCause', { error, cause: known.cause })
+            : m('npuOpRuns.failed', { error }),
         evidence,
-        explainPython(run, k),
+        known?.fix ?? null,
       );
     }
     const fallbacks = [...new Set([...run.log.matchAll(FALLBACK_RE)].map((x) => x[1]!))];

@@ -222,6 +222,42 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     await expect(train.getByTestId('review-state')).toHaveText('1/8');
   });
 
+  test('a change rejected one by one stays rejected when the file is reopened', async ({ app }) => {
+    const { page } = app;
+    await scanFolder(page, project);
+    const editor = page.getByTestId('diff-editor');
+    const train = page.locator('[data-testid=tree-file][data-file="train.py"]');
+    await train.click();
+    await expect(editor).toHaveAttribute('data-ready', 'true', { timeout: 30_000 });
+    await page.getByTestId('hunk-accept').click(); // change 1, on to change 2
+    await page.getByTestId('hunk-reject').click(); // change 2
+    await expect(page.getByTestId('hunk-count')).toHaveText('7 changes · 1 rejected');
+    // counted against the proposal's eight, as the file list counts
+    await expect(page.getByTestId('hunk-accepted')).toHaveText('1 of 8 accepted');
+    await expect(train.getByTestId('review-state')).toHaveText('1/8');
+    const exportPatch = async () => {
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByTestId('export-patch').click(),
+      ]);
+      return readFileSync((await download.path())!, 'utf8');
+    };
+    const before = await exportPatch();
+    // a reload reads it all back from the engine: the rejected change is not undecided again
+    await page.reload();
+    await expect(editor).toHaveAttribute('data-ready', 'true', { timeout: 30_000 });
+    await expect(page.getByTestId('hunk-count')).toHaveText('7 changes · 1 rejected');
+    await expect(page.getByTestId('hunk-accepted')).toHaveText('1 of 8 accepted');
+    await expect(train.getByTestId('review-state')).toHaveText('1/8');
+    // and the patch is the one the view shows: the accepted change only
+    expect(await exportPatch()).toBe(before);
+    expect(before).toContain('+import torch_npu');
+    expect(before).not.toContain('hccl');
+    // Reset brings the whole proposal back, nothing rejected
+    await page.getByTestId('file-reset').click();
+    await expect(page.getByTestId('hunk-count')).toHaveText('8 changes');
+  });
+
   test('a hand edit typed just before opening another file is kept', async ({ app }) => {
     const { page } = app;
     await scanFolder(page, project);

@@ -161,6 +161,20 @@ describe('code review: scan, review per file, patch, apply', () => {
     expect((await core.call('code.patch', { scanId })).files).toEqual([]);
   });
 
+  it('changes rejected one by one are kept with the review, and dropped by a decision on the whole file', async () => {
+    const { scanId } = await scan();
+    const key = { scanId, file: 'train.py' };
+    expect((await core.call('code.file', key)).rejected).toEqual([]);
+    await core.call('code.review', { ...key, review: 'pending', rejected: ['3:3', '1:0', '3:3'] });
+    const pending = await core.call('code.file', key);
+    expect(pending).toMatchObject({ review: 'pending', rejected: ['3:3', '1:0'] });
+    await core.call('code.review', { ...key, review: 'accepted', rejected: ['3:3'] });
+    expect((await core.call('code.file', key)).rejected).toEqual([]);
+    await expect(
+      core.call('code.review', { ...key, review: 'pending', rejected: ['line 3'] }),
+    ).rejects.toMatchObject({ code: 'VALIDATION' });
+  });
+
   it('a file accepted change by change counts: partly accepted, in the patch, the apply and the scan summary', async () => {
     const { scanId } = await scan();
     const file = await core.call('code.file', { scanId, file: 'train.py' });

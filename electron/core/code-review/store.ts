@@ -48,6 +48,8 @@ interface FileRow {
   parses: number;
   review: ReviewState;
   reviewed_sha256: string | null;
+  /** JSON: the changes rejected one by one (CodeFileContent.rejected). */
+  rejected: string;
   applied_at: string | null;
 }
 
@@ -326,6 +328,7 @@ export class CodeReviewStore {
         parses: 1,
         review: 'pending' as const,
         reviewed_sha256: null,
+        rejected: '[]',
         applied_at: null,
       }));
     return {
@@ -353,10 +356,17 @@ export class CodeReviewStore {
       // an accepted file's text is the proposal: not sent twice
       reviewed: own ? this.text(row.reviewed_sha256!) : null,
       review: row.review,
+      rejected: JSON.parse(row.rejected) as string[],
     };
   }
 
-  review(scanId: number, file: string, review: ReviewState, text?: string): CodeFileEntry {
+  review(
+    scanId: number,
+    file: string,
+    review: ReviewState,
+    text?: string,
+    rejected: string[] = [],
+  ): CodeFileEntry {
     const row = this.fileRow(scanId, file);
     if (row.applied_at) throw new AmwError('CONFLICT', msg('errors.text.alreadyApplied', { file }));
     let reviewed: string | null = null;
@@ -371,11 +381,20 @@ export class CodeReviewStore {
         reviewed = null;
       }
     }
+    // a decision on the whole file (the proposal, or the original) leaves nothing rejected apart
+    const apart = review === 'pending' || review === 'edited' ? [...new Set(rejected)] : [];
     this.db
       .prepare(
-        'UPDATE code_files SET review = ?, reviewed_sha256 = ?, reviewed_at = ? WHERE scan_id = ? AND file = ?',
+        'UPDATE code_files SET review = ?, reviewed_sha256 = ?, reviewed_at = ?, rejected = ? WHERE scan_id = ? AND file = ?',
       )
-      .run(review, reviewed, review === 'pending' ? null : nowIso(), scanId, file);
+      .run(
+        review,
+        reviewed,
+        review === 'pending' ? null : nowIso(),
+        JSON.stringify(apart),
+        scanId,
+        file,
+      );
     return this.entry(this.fileRow(scanId, file), this.findings(scanId, file));
   }
 

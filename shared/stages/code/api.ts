@@ -128,6 +128,11 @@ export interface CodeFileContent {
   reviewed: string | null;
   review: ReviewState;
   /**
+   * The proposal's changes the review rejected one by one, by their original lines (`12:14`;
+   * `30:0` for lines added after line 30): reopened, they show rejected, not undecided.
+   */
+  rejected: string[];
+  /**
    * The changes from `original` to the text the review shows: the reviewer's, else the original
    * for a rejected file, else the proposal.
    */
@@ -220,6 +225,11 @@ export const codeApi = {
         file: RelFile,
         review: z.enum(REVIEW_STATES),
         text: ReviewText.optional(),
+        /** The changes rejected one by one (CodeFileContent.rejected); kept for pending/edited. */
+        rejected: z
+          .array(z.string().regex(/^\d{1,7}:\d{1,7}$/))
+          .max(100_000)
+          .optional(),
       })
       .strict(),
   ).returns<CodeFileEntry>(),

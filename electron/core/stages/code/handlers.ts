@@ -35,7 +35,8 @@ export function codeHandlers(s: Services): DomainHandlers<MethodsOf<'code'>> {
         content.reviewed ?? (content.review === 'rejected' ? content.original : content.proposed);
       return { ...content, diff: lineDiff(content.original, shown) };
     },
-    'code.review': ({ scanId, file, review, text }) => s.code.review(scanId, file, review, text),
+    'code.review': ({ scanId, file, review, text, rejected }) =>
+      s.code.review(scanId, file, review, text, rejected),
     'code.patch': ({ scanId }) => s.code.patch(scanId),
     'code.apply': ({ scanId }) => s.code.apply(scanId, join(s.location.dataDir, 'backups')),
   };

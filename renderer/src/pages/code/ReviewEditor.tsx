@@ -7,7 +7,7 @@ import { leaseDiffEditor } from '../../monaco/diff-editor-pool';
 import { takeFileRequested } from './open-timing';
 import { useText } from '../../i18n';
 import { findingText } from './finding-text';
-import { partialAcceptance } from './partial-review';
+import { partialAcceptance, withoutRejected } from './partial-review';
 import { lineDiff } from '../../../../shared/diff/line-diff';
 import type * as MonacoApi from 'monaco-editor/editor/editor.api';
 
@@ -19,6 +19,8 @@ const hunkKey = (h: LineChange) => `${h.originalStartLineNumber}:${h.originalEnd
 
 /** What a rejection changed, so "Undo reject" can put it all back. */
 interface BeforeReject {
+  /** The change rejected. */
+  key: string;
   accepted: Set<string>;
   putBack: number;
   review: ReviewState;
@@ -33,8 +35,11 @@ export interface ReviewEditorProps {
   /** The file's findings: markers on the original side, explained on hover. */
   findings: CodeFinding[];
   lang: Language;
-  /** Saves a decision; `text` is the right-hand side as it stands. */
-  onReview: (review: ReviewState, text?: string) => void;
+  /**
+   * Saves a decision; `text` is the right-hand side as it stands, `rejected` the changes rejected
+   * one by one (kept so a reopened file shows them rejected).
+   */
+  onReview: (review: ReviewState, text?: string, rejected?: string[]) => void;
   readOnly?: boolean;
   /** A line of the original to show first (arriving from an op's source line). */
   revealLine?: number | null;
@@ -73,9 +78,11 @@ export function ReviewEditor(props: ReviewEditorProps) {
     text: content.reviewed ?? undefined,
   });
   const [undoable, setUndoable] = useState<BeforeReject[]>([]);
+  /** The changes rejected one by one, by key: saved with every decision. */
+  const rejected = useRef<Set<string>>(new Set(content.rejected));
   const save = (review: ReviewState, text?: string) => {
     saved.current = { review, text };
-    onReview.current(review, text);
+    onReview.current(review, text, [...rejected.current]);
   };
 
   useEffect(() => {
@@ -134,8 +141,17 @@ export function ReviewEditor(props: ReviewEditorProps) {
           content.review === 'edited' && content.reviewed !== null
             ? partialAcceptance(content.original, content.proposed, content.reviewed)
             : null;
-        const start = partial
-          ? content.proposed
+        // …and the changes rejected one by one stay rejected (not back as undecided)
+        const restored =
+          partial || content.review === 'pending'
+            ? withoutRejected(content.original, content.proposed, rejected.current)
+            : null;
+        if (restored) {
+          rejected.current = restored.kept;
+          setPutBack(restored.kept.size);
+        }
+        const start = restored
+          ? restored.text
           : (content.reviewed ??
             (content.review === 'rejected' ? content.original : content.proposed));
         const modified = monaco.editor.createModel(start, initial);
@@ -144,7 +160,7 @@ export function ReviewEditor(props: ReviewEditorProps) {
         seedDiff(
           original,
           modified,
-          partial ? lineDiff(content.original, content.proposed) : content.diff,
+          partial || restored?.kept.size ? lineDiff(content.original, start) : content.diff,
         );
         diff.setModel({ original, modified });
         // Monaco hides markers in read-only editors by default; the original side is read-only
@@ -301,8 +317,9 @@ export function ReviewEditor(props: ReviewEditorProps) {
     keep.delete(hunkKey(h));
     const reviewed = handEdited.current ? null : withAccepted(keep);
     // taken now: an updater would run after the save below
-    const before: BeforeReject = { accepted, putBack, ...saved.current };
+    const before: BeforeReject = { key: hunkKey(h), accepted, putBack, ...saved.current };
     setUndoable((u) => [...u, before]);
+    rejected.current.add(before.key);
     ours.current = true;
     // its own undo step, so undoing it touches nothing else
     m.pushStackElement();
@@ -326,6 +343,7 @@ export function ReviewEditor(props: ReviewEditorProps) {
     m.undo();
     ours.current = false;
     setUndoable(undoable.slice(0, -1));
+    rejected.current.delete(before.key);
     setAccepted(before.accepted);
     setPutBack(before.putBack);
     save(before.review, before.text);
@@ -385,6 +403,7 @@ export function ReviewEditor(props: ReviewEditorProps) {
     setAccepted(new Set());
     setPutBack(0);
     setUndoable([]);
+    rejected.current = new Set();
     save(review, review === 'edited' ? text : undefined);
   };
 
@@ -504,9 +523,10 @@ export function ReviewEditor(props: ReviewEditorProps) {
             </span>
           )}
           <span className="muted small" data-testid="hunk-accepted">
+            {/* of the proposal's changes, as the file list counts them (rejected ones too) */}
             {t('code.acceptedCount', {
               done: hunks.filter((h) => accepted.has(hunkKey(h))).length,
-              count: hunks.length,
+              count: hunks.length + putBack,
             })}
           </span>
         </div>

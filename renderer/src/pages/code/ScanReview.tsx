@@ -465,12 +465,12 @@ function FileDiff(props: {
   const key = { scanId: props.scanId, file: props.file };
   const content = useCall('code.file', key);
   const [saveError, setSaveError] = useState<unknown>(null);
-  const review = (state: ReviewState, text?: string) => {
+  const review = (state: ReviewState, text?: string, rejected: string[] = []) => {
     setSaveError(null);
-    transport.call('code.review', { ...key, review: state, text }).then((entry) => {
+    transport.call('code.review', { ...key, review: state, text, rejected }).then((entry) => {
       // the file as the engine now has it, for the next time it opens (this view keeps its own)
       client.setQueryData(['code.file', key], (old: CodeFileContent | undefined) =>
-        old ? withReview(old, entry.review, text) : old,
+        old ? withReview(old, entry.review, text, rejected) : old,
       );
       props.onSaved();
     }, setSaveError);
@@ -494,8 +494,15 @@ function FileDiff(props: {
 }
 
 /** A file's content after a review was saved (`review` as the engine settled it). */
-function withReview(old: CodeFileContent, review: ReviewState, text?: string): CodeFileContent {
+function withReview(
+  old: CodeFileContent,
+  review: ReviewState,
+  text: string | undefined,
+  rejected: string[],
+): CodeFileContent {
   const reviewed = review === 'edited' && text !== undefined ? text : null;
   const shown = reviewed ?? (review === 'rejected' ? old.original : old.proposed);
-  return { ...old, review, reviewed, diff: lineDiff(old.original, shown) };
+  // as the engine keeps them: only a decision change by change has changes rejected apart
+  const apart = review === 'pending' || review === 'edited' ? rejected : [];
+  return { ...old, review, reviewed, rejected: apart, diff: lineDiff(old.original, shown) };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { partialAcceptance } from './partial-review';
+import { partialAcceptance, withoutRejected } from './partial-review';
 
 const original = ['import torch', 'x = 1', 'y = torch.cuda.current_device()', 'z = 3', ''].join(
   '\n',
@@ -30,5 +30,27 @@ describe('a review accepted part way, reopened', () => {
     expect(partialAcceptance(original, proposed, original)).toBeNull();
     const handEdit = original.replace('torch.cuda', 'torch.xpu');
     expect(partialAcceptance(original, proposed, handEdit)).toBeNull();
+  });
+});
+
+describe('changes rejected one by one, reopened', () => {
+  it('shows the proposal with just those changes put back to the original', () => {
+    const { text, kept } = withoutRejected(original, proposed, new Set(['3:3']));
+    expect(text).toBe(proposed.replace('torch.npu', 'torch.cuda'));
+    expect(kept).toEqual(new Set(['3:3']));
+    // an added line rejected is gone again
+    expect(withoutRejected(original, proposed, new Set(['1:0'])).text).toBe(
+      original.replace('torch.cuda', 'torch.npu'),
+    );
+    expect(withoutRejected(original, proposed, new Set(['1:0', '3:3'])).text).toBe(original);
+  });
+
+  it('keeps line endings, and ignores keys that name no change of the proposal', () => {
+    const crlf = (t: string) => t.replace(/\n/g, '\r\n');
+    expect(withoutRejected(crlf(original), crlf(proposed), new Set(['3:3'])).text).toBe(
+      crlf(proposed.replace('torch.npu', 'torch.cuda')),
+    );
+    const stale = withoutRejected(original, proposed, new Set(['2:2']));
+    expect(stale).toEqual({ text: proposed, kept: new Set() });
   });
 });

@@ -34,3 +34,31 @@ export function partialAcceptance(
   }
   return { accepted };
 }
+
+/**
+ * The proposal with the changes a review rejected (by key, as above) put back to the original:
+ * the right-hand side as it stood when the review was saved. Keys that name no change of the
+ * proposal are left out of `kept`.
+ */
+export function withoutRejected(
+  original: string,
+  proposed: string,
+  rejected: ReadonlySet<string>,
+): { text: string; kept: Set<string> } {
+  const o = split(original);
+  const p = split(proposed);
+  const blocks = lineBlocks(o, p);
+  const kept = new Set<string>();
+  if (!blocks || rejected.size === 0) return { text: proposed, kept };
+  const out: string[] = [];
+  let at = 0; // the next proposal line to copy
+  for (const [a0, a1, b0, b1] of blocks) {
+    const key = a0 === a1 ? `${a0}:0` : `${a0 + 1}:${a1}`;
+    if (!rejected.has(key)) continue;
+    kept.add(key);
+    out.push(...p.slice(at, b0), ...o.slice(a0, a1));
+    at = b1;
+  }
+  out.push(...p.slice(at));
+  return { text: out.join(/\r\n/.test(proposed) ? '\r\n' : '\n'), kept };
+}

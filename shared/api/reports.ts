@@ -154,9 +154,27 @@ const ReportBase = z.object({
         }),
       ),
       // checks run in only one of the two sessions (absent from reports of earlier versions)
-      added: z.array(z.object({ check: z.string(), host: z.string(), to: z.string() })).default([]),
+      added: z
+        .array(
+          z.object({
+            check: z.string(),
+            title: z.string(),
+            stage: z.string(),
+            host: z.string(),
+            to: z.string(),
+          }),
+        )
+        .optional(),
       notRun: z
-        .array(z.object({ check: z.string(), host: z.string(), from: z.string() }))
+        .array(
+          z.object({
+            check: z.string(),
+            title: z.string(),
+            stage: z.string(),
+            host: z.string(),
+            from: z.string(),
+          }),
+        )
         .optional(),
     })
     .nullable(),

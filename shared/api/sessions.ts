@@ -49,6 +49,8 @@ export interface CompareRow {
   checkId: string;
   /** The check's title as the later session ran it (the earlier one's when only it did). */
   title: Text;
+  /** The stage that ran it. */
+  stage: string;
   host: string;
   a: CheckStatus | null;
   b: CheckStatus | null;

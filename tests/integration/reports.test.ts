@@ -197,11 +197,19 @@ d('reports from real sessions on a simulated host', () => {
       expect(doc).not.toContain('check:env.version-matrix@');
       expect(doc).toContain(`${titleOf('env.version-matrix')} — npu-lab`);
       expect(doc).toContain(`${titleOf('env.limits')} — npu-lab: waived by Zhang San`);
-      // checks the earlier session did not run are a change, not "No check changed"
-      expect(doc).toContain(`${titleOf('dist.nccl')} — this machine (— → fail)`);
+      // checks the earlier session did not run are a change, not "No check changed", named
+      // and gathered by stage
       expect(doc).not.toContain('No check changed');
     }
-    expect(md).toContain('- Run for the first time: ');
+    const firstTime = md
+      .replace(/\\(.)/g, '$1')
+      .split('\n')
+      .filter((l) => l.startsWith('- Run for the first time: '));
+    expect(firstTime).toHaveLength(2); // code on this machine, ops on npu-lab
+    expect(firstTime.find((l) => l.includes(' — this machine: '))).toContain(
+      `${titleOf('dist.nccl')}, `,
+    );
+    expect(firstTime.join('\n')).not.toContain('dist.nccl');
     const zh = await exported('html', { language: 'zh-CN' });
     // a label's colon is the language's own
     expect(zh.text).toMatch(/迁移报告：port nanoGPT/);
@@ -210,7 +218,7 @@ d('reports from real sessions on a simulated host', () => {
     // and the decision's note after the language's colon
     // (in the language's own brackets)
     expect(zh.text).toMatch(/UTC）：version matrix first/);
-    expect(zh.text).toMatch(/本机（— → 失败）/);
+    expect(zh.text).toMatch(/首次运行<\/b>：[^<]+ — 本机：[^<]+、/);
     expect(zh.text).toContain('<th>芯片数</th>');
     expect(zh.text).toContain('迁移报告');
     expect(zh.text).toContain('受阻');

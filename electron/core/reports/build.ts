@@ -181,12 +181,25 @@ export function buildReport(
         previousSessionId: previous.id,
         improved: pick('improved'),
         regressed: pick('regressed'),
+        // named here: a check this session did not run has no card in the report to name it
         added: rows
           .filter((r) => r.change === 'new')
-          .map((r) => ({ check: r.checkId, host: r.host, to: r.b! })),
+          .map((r) => ({
+            check: r.checkId,
+            title: show(r.title),
+            stage: r.stage,
+            host: r.host,
+            to: r.b!,
+          })),
         notRun: rows
           .filter((r) => r.change === 'gone')
-          .map((r) => ({ check: r.checkId, host: r.host, from: r.a! })),
+          .map((r) => ({
+            check: r.checkId,
+            title: show(r.title),
+            stage: r.stage,
+            host: r.host,
+            from: r.a!,
+          })),
       };
     }
   }

@@ -1,7 +1,7 @@
 import type { Report } from '../../../shared/api';
 import { engineTranslator } from '../i18n';
 import { INVENTORY_COLUMNS } from '../../../shared/api/hosts';
-import { CHANGE_CLASS, CHANGE_KINDS, changeRows, stageName, statusText, timeText } from './words';
+import { CHANGE_CLASS, changeLines, stageName, statusText, timeText } from './words';
 import { STAGE_DEFINITIONS } from '../stages/registry';
 import { checkTarget, hostWord, reviewTargetText } from '../../../shared/api/review-targets';
 import { bar, esc, escText, pill } from './html-kit';
@@ -88,15 +88,20 @@ export function renderHtml(r: Report): string {
     );
   if (r.changes) {
     h(`<h3>${esc(t('report.changes', { id: r.changes.previousSessionId }))}</h3>`);
-    const rows = changeRows(r.changes, t);
-    if (!rows.length) h(`<p>${esc(t('report.noChanges'))}</p>`);
-    for (const kind of CHANGE_KINDS) {
-      const of = rows.filter((x) => x.kind === kind);
-      if (of.length)
-        h(
-          `<p><b class="${CHANGE_CLASS[kind]}">${esc(of[0]!.label)}</b>${colon}${of.map((x) => `${esc(about(x.check, x.host))}${paren(esc(change(x)))}`).join(', ')}</p>`,
-        );
-    }
+    const lines = changeLines(r.changes);
+    if (!lines.length) h(`<p>${esc(t('report.noChanges'))}</p>`);
+    else
+      h(
+        `<ul>${lines
+          .map((x) => {
+            const what =
+              'check' in x
+                ? `${esc(about(x.check, x.host))}${paren(esc(change(x)))}`
+                : `${esc(stageName(r, x.stage))} — ${esc(host(x.host))}${colon}${esc(x.titles.join(t('common.join.list')))}`;
+            return `<li><b class="${CHANGE_CLASS[x.kind]}">${esc(t(`report.change.${x.kind}`))}</b>${colon}${what}</li>`;
+          })
+          .join('')}</ul>`,
+      );
   }
   h(`</section>`);
 

@@ -1,7 +1,7 @@
 import type { Report } from '../../../shared/api';
 import { engineTranslator } from '../i18n';
 import { INVENTORY_COLUMNS } from '../../../shared/api/hosts';
-import { changeRows, stageName, statusText, timeText } from './words';
+import { changeLines, stageName, statusText, timeText } from './words';
 import { STAGE_DEFINITIONS } from '../stages/registry';
 import { checkTarget, hostWord, reviewTargetText } from '../../../shared/api/review-targets';
 import { cell, code, esc, md, mdText, tidyBlankLines } from './md-kit';
@@ -66,10 +66,16 @@ export function renderMarkdown(r: Report): string {
     p();
     p(`### ${t('report.changes', { id: r.changes.previousSessionId })}`);
     p();
-    const rows = changeRows(r.changes, t);
-    if (!rows.length) p(t('report.noChanges'));
-    for (const x of rows)
-      p(`- ${x.label}${colon}${md(about(x.check, x.host))}${paren(md(change(x)))}`);
+    const lines = changeLines(r.changes);
+    if (!lines.length) p(t('report.noChanges'));
+    for (const x of lines) {
+      const label = t(`report.change.${x.kind}`);
+      if ('check' in x) p(`- ${label}${colon}${md(about(x.check, x.host))}${paren(md(change(x)))}`);
+      else
+        p(
+          `- ${label}${colon}${md(stageName(r, x.stage))} — ${md(host(x.host))}${colon}${md(x.titles.join(t('common.join.list')))}`,
+        );
+    }
   }
   if (r.inventories.length) {
     p();

@@ -33,26 +33,41 @@ export const CHANGE_CLASS: Record<ChangeKind, string> = {
   notRun: 's-not-run',
 };
 
-/** Every check that changed since the previous session, labelled, regressions first. */
-export function changeRows(
-  c: NonNullable<Report['changes']>,
-  t: Translate,
-): {
-  kind: ChangeKind;
-  label: string;
+/** A check that moved (improved or regressed): one line each. */
+export interface MovedCheck {
+  kind: 'regressed' | 'improved';
   check: string;
   host: string;
   from: string | null;
   to: string | null;
-}[] {
-  return CHANGE_KINDS.flatMap((kind) =>
-    (c[kind] ?? []).map((x) => ({
-      kind,
-      label: t(`report.change.${kind}`),
-      check: x.check,
-      host: x.host,
-      from: 'from' in x ? x.from : null,
-      to: 'to' in x ? x.to : null,
-    })),
-  );
+}
+/** The checks one stage ran on one host in only one of the sessions: one line per stage. */
+export interface ChecksOfStage {
+  kind: 'added' | 'notRun';
+  stage: string;
+  host: string;
+  titles: string[];
+}
+
+/**
+ * What changed since the previous session, regressions first: each moved check on its own line,
+ * checks run in only one session gathered by stage and host (a new stage brings a dozen; listed
+ * one by one they buried the regressions).
+ */
+export function changeLines(c: NonNullable<Report['changes']>): (MovedCheck | ChecksOfStage)[] {
+  const out: (MovedCheck | ChecksOfStage)[] = [];
+  for (const kind of ['regressed', 'improved'] as const)
+    for (const x of c[kind])
+      out.push({ kind, check: x.check, host: x.host, from: x.from, to: x.to });
+  for (const kind of ['added', 'notRun'] as const) {
+    const groups = new Map<string, ChecksOfStage>();
+    for (const x of c[kind] ?? []) {
+      const key = `${x.stage}\u0000${x.host}`;
+      const g = groups.get(key) ?? { kind, stage: x.stage, host: x.host, titles: [] };
+      g.titles.push(x.title);
+      groups.set(key, g);
+    }
+    out.push(...groups.values());
+  }
+  return out;
 }

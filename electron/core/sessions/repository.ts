@@ -469,6 +469,7 @@ export class SessionRepository {
         {
           checkId: string;
           title: CheckOutcome['title'];
+          stage: string;
           host: string;
           status: CheckOutcome['status'];
         }
@@ -478,6 +479,7 @@ export class SessionRepository {
           m.set(`${run.host}\u0000${c.id}`, {
             checkId: c.id,
             title: c.title,
+            stage: run.stage,
             host: run.host,
             status: c.status,
           });
@@ -501,6 +503,7 @@ export class SessionRepository {
       return {
         checkId: (x ?? y)!.checkId,
         title: (y ?? x)!.title,
+        stage: (y ?? x)!.stage,
         host: (x ?? y)!.host,
         a: x?.status ?? null,
         b: y?.status ?? null,

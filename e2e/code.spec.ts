@@ -374,5 +374,8 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     await page.locator('[data-testid=tree-file][data-file="train.py"]').click();
     await expect(page.getByTestId('file-accept')).toHaveText('接受文件');
     await expect(page.getByTestId('export-patch')).toHaveText('导出补丁');
+    // counts and ids after Chinese words in Chinese brackets
+    await expect(page.getByTestId('filter-rule')).toContainText('（dist.nccl）');
+    await expect(page.locator('label.chip.error')).toHaveText(/^错误（\d+）$/);
   });
 });

@@ -130,7 +130,7 @@ function ScanReviewLoaded(props: {
       [...new Set(scan.findings.map((f) => f.ruleId))]
         .map((id) => ({
           id,
-          title: `${t(`rules:${id}.title`, { defaultValue: id })} (${id})`,
+          title: `${t(`rules:${id}.title`, { defaultValue: id })}${t('common.paren', { text: id })}`,
         }))
         .sort((a, b) => a.title.localeCompare(b.title, i18n.language)),
     [scan.findings, t, i18n.language],
@@ -271,7 +271,8 @@ function ScanReviewLoaded(props: {
                       filterBy({ ...filters, severities: next });
                     }}
                   />
-                  {t(`code.severity.${s}`)} ({scan.counts[s]})
+                  {t(`code.severity.${s}`)}
+                  {t('common.paren', { text: scan.counts[s] })}
                 </label>
               ))}
             </div>

@@ -348,7 +348,7 @@ export function InventoryView(props: { id: number }) {
             <dt>set_env.sh</dt>
             <dd>
               {inv.setEnvPath
-                ? `${inv.setEnvPath}${inv.envSourcedByDefault ? '' : ` (${t('hosts.notSourced')})`}`
+                ? `${inv.setEnvPath}${inv.envSourcedByDefault ? '' : t('common.paren', { text: t('hosts.notSourced') })}`
                 : '—'}
             </dd>
           </dl>

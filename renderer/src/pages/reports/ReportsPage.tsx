@@ -97,7 +97,7 @@ export function ReportsPage() {
               {list.map((s) => (
                 <option key={s.id} value={`s${s.id}`}>
                   #{s.id} {s.title}
-                  {s.project ? ` (${s.project})` : ''}
+                  {s.project ? t('common.paren', { text: s.project }) : ''}
                 </option>
               ))}
             </optgroup>

@@ -24,6 +24,11 @@ test('this machine: inventory without SSH or a host-key prompt, then listed with
   });
   await expect(page.getByTestId('version-cann')).toHaveText('—');
   await expect(page.getByTestId('hostkey-dialog')).toHaveCount(0);
+  // the job that took it names this machine in words, not by the name `local`
+  await page.getByTestId('jobs-toggle').click();
+  const jobs = new Shell(page).jobsDrawer();
+  await expect(jobs.getByTestId('job').first()).toContainText('Inventory of this machine stored');
+  await page.getByTestId('jobs-toggle').click();
   await page.getByTestId('nav-hosts').click();
   await expect(page.getByTestId('host-row-local')).toContainText('this machine, no SSH');
   await expect(page.getByTestId('host-row-local')).toContainText('no NPU');

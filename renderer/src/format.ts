@@ -1,5 +1,6 @@
 import i18next from 'i18next';
 import { hostWord } from '../../shared/api/review-targets';
+import type { JobMessage } from '../../shared/api';
 
 /**
  * The one way the UI writes dates and numbers: in the chosen UI language, never the browser's
@@ -40,3 +41,10 @@ export const uiNumber = (n: number): string => formatNumber(n, i18next.language 
  * (a stage of the engine's own) or under the built-in host `local`; both read as this machine.
  */
 export const uiHost = (host: string): string => hostWord((key) => i18next.t(key), host);
+
+/** A job's current step in words, this machine named as such (its host is stored as `local`). */
+export const uiJobStep = (message: JobMessage): string => {
+  const params: Record<string, unknown> = { ...message.params };
+  if (typeof params.host === 'string') params.host = uiHost(params.host);
+  return i18next.t(`jobs.step.${message.key}`, params);
+};

@@ -5,7 +5,7 @@ import { jobTitle, type Translate } from '../../../shared/i18n';
 import { useAction, useCall } from '../api';
 import { ErrorText } from './ErrorText';
 import { Icon } from './Icon';
-import { uiDateTime } from '../format';
+import { uiDateTime, uiJobStep } from '../format';
 
 export const LIST_INPUT = { limit: 30 };
 
@@ -80,11 +80,7 @@ export function JobsDrawer(props: { jobs: JobRecord[]; onClose: () => void }) {
                 />
               </div>
             )}
-            {job.message && (
-              <p className="muted small">
-                {t(`jobs.step.${job.message.key}`, job.message.params ?? {})}
-              </p>
-            )}
+            {job.message && <p className="muted small">{uiJobStep(job.message)}</p>}
             {job.error && job.status === 'failed' && <ErrorText error={job.error} small />}
             <div className="job-foot">
               <time className="muted small">{uiDateTime(job.createdAt)}</time>

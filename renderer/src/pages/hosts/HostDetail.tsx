@@ -8,7 +8,7 @@ import { Icon } from '../../components/Icon';
 import { useJob } from '../../components/JobsDrawer';
 import { dash, healthClass, mb } from './format';
 import { Monitor } from './Monitor';
-import { uiDateTime } from '../../format';
+import { uiDateTime, uiJobStep } from '../../format';
 
 // xterm.js is large and only needed when a terminal opens
 const TerminalView = lazy(() =>
@@ -178,9 +178,7 @@ export function HostDetail(props: { name: string; onBack: () => void }) {
       {take.error && <ErrorText error={take.error} />}
       {job && job.status === 'running' && (
         <p className="muted" data-testid="inventory-running">
-          {job.message
-            ? t(`jobs.step.${job.message.key}`, job.message.params ?? {})
-            : t('common.loading')}
+          {job.message ? uiJobStep(job.message) : t('common.loading')}
         </p>
       )}
       {job?.status === 'failed' && job.error && (

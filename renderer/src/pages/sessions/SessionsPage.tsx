@@ -217,7 +217,7 @@ function ProjectRow(props: {
         <strong>{p.name}</strong>
       </td>
       <td>{p.codeLocation ? <code>{p.codeLocation}</code> : <span className="muted">—</span>}</td>
-      <td>{p.targetHosts.join(', ') || '—'}</td>
+      <td>{p.targetHosts.map(uiHost).join(t('common.join.list')) || '—'}</td>
       <td>{baseline || '—'}</td>
       <td>{t('sessions.project.sessionCount', { count: props.sessions.length })}</td>
       <td>
@@ -288,7 +288,9 @@ function NewSessionDialog(props: {
           <span>{t('sessions.col.hosts')}</span>
           {chosen && chosen.targetHosts.length > 0 && !hosts.length ? (
             <p className="muted small">
-              {t('sessions.projectHosts', { hosts: chosen.targetHosts.join(', ') })}
+              {t('sessions.projectHosts', {
+                hosts: chosen.targetHosts.map(uiHost).join(t('common.join.list')),
+              })}
             </p>
           ) : null}
           <HostPicker value={hosts} onChange={setHosts} />

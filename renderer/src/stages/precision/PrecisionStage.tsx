@@ -10,7 +10,7 @@ import { CheckCard } from '../shared/CheckCard';
 import { DumpDrill } from './DumpDrill';
 import { PrecisionChart } from './PrecisionChart';
 import type { StageViewProps } from '../shared/types';
-import { uiHost } from '../../format';
+import { uiHost, uiJobStep } from '../../format';
 
 const NS = 'stage-precision:';
 const RESULT_COLOUR: Record<string, string> = {
@@ -363,11 +363,7 @@ function RunForm(props: { session: SessionRecord; onStarted: (stageRunId: number
       {start.error && <ErrorText error={start.error} />}
       {job?.status === 'failed' && job.error && <ErrorText error={job.error} />}
       {running && (
-        <p className="muted small">
-          {job?.message
-            ? t(`jobs.step.${job.message.key}`, job.message.params ?? {})
-            : t('common.loading')}
-        </p>
+        <p className="muted small">{job?.message ? uiJobStep(job.message) : t('common.loading')}</p>
       )}
     </form>
   );

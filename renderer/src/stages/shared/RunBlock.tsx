@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { uiJobStep } from '../../format';
 import { useTranslation } from 'react-i18next';
 import type { JobRecord, JobStarted, MethodName, Output } from '../../../../shared/api';
 import { useAction } from '../../api';
@@ -64,9 +65,7 @@ export function RunBlock(props: { run: RunState; idle?: ReactNode }) {
             />
           </div>
           <p className="muted small">
-            {job?.message
-              ? t(`jobs.step.${job.message.key}`, job.message.params ?? {})
-              : t('common.loading')}
+            {job?.message ? uiJobStep(job.message) : t('common.loading')}
           </p>
         </div>
       )}

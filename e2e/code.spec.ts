@@ -185,6 +185,7 @@ test.describe('code migration: scan, review the diff per change, export, apply',
 
     await page.getByTestId('apply-open').click();
     await expect(page.getByTestId('apply-dialog')).toContainText('train.py');
+    await expect(page.getByTestId('apply-dialog')).toContainText('This file in ');
     await page.getByTestId('apply-confirm').click();
     await expect(page.getByTestId('apply-result')).toContainText('Applied 1 file');
     const onDisk = readFileSync(join(project, 'train.py'), 'utf8');
@@ -277,6 +278,16 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     await editor.locator('.editor.modified .view-lines').click();
     await page.keyboard.press('Control+End');
     await expect(editor.locator('.editor.modified .view-lines')).toContainText('checked by hand');
+    // Reset would throw the edit away: it asks first, and "no" keeps it
+    page.once('dialog', (d) => void d.dismiss());
+    await page.getByTestId('file-reset').click();
+    await expect(editor.locator('.editor.modified .view-lines')).toContainText('checked by hand');
+    await expect(train.getByTestId('review-state')).toHaveText('✎');
+    page.once('dialog', (d) => void d.accept());
+    await page.getByTestId('file-reset').click();
+    await expect(editor.locator('.editor.modified .view-lines')).not.toContainText(
+      'checked by hand',
+    );
   });
 
   test('filters narrow the file tree; the diff of a 10k-line file opens (time printed)', async ({

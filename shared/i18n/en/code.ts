@@ -104,6 +104,7 @@ export const code = {
   accepted: 'Accepted',
   reject: 'Reject',
   undoReject: 'Undo reject',
+  discardEdits: 'Discard your edits to this file?',
   acceptFile: 'Accept file',
   rejectFile: 'Reject file',
   resetFile: 'Reset to proposal',
@@ -117,7 +118,9 @@ export const code = {
   apply_one: 'Apply {{count}} file',
   apply_other: 'Apply {{count}} files',
   applyTitle: 'Apply the reviewed changes',
-  applyExplain:
+  applyExplain_one:
+    'This file in {{root}} will be overwritten with the reviewed text. The original is copied to a backup first; if the file changed since the scan, nothing is written.',
+  applyExplain_other:
     'These {{count}} files in {{root}} will be overwritten with the reviewed text. The originals are copied to a backup first; if any file changed since the scan, nothing is written.',
   applyNow: 'Back up and apply',
   applied_one: 'Applied {{count}} file. Backup of the originals: {{backup}}',

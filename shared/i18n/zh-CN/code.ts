@@ -103,6 +103,7 @@ export const code: Messages['code'] = {
   accepted: '已接受',
   reject: '拒绝',
   undoReject: '撤销拒绝',
+  discardEdits: '放弃你对此文件的修改？',
   acceptFile: '接受文件',
   rejectFile: '拒绝文件',
   resetFile: '恢复为建议',
@@ -115,7 +116,9 @@ export const code: Messages['code'] = {
   apply_one: '应用 {{count}} 个文件',
   apply_other: '应用 {{count}} 个文件',
   applyTitle: '应用已审阅的修改',
-  applyExplain:
+  applyExplain_one:
+    '{{root}} 中的这 {{count}} 个文件将被改为审阅后的内容。会先把原文件复制到备份；若任何文件在扫描后被改动，则不写入任何内容。',
+  applyExplain_other:
     '{{root}} 中的这 {{count}} 个文件将被改为审阅后的内容。会先把原文件复制到备份；若任何文件在扫描后被改动，则不写入任何内容。',
   applyNow: '备份并应用',
   applied_one: '已应用 {{count}} 个文件。原文件备份：{{backup}}',

@@ -68,6 +68,8 @@ export function ReviewEditor(props: ReviewEditorProps) {
   const pendingSave = useRef<(() => void) | null>(null);
   const ours = useRef(false); // content changes we make ourselves are saved by their own action
   const handEdited = useRef(false);
+  /** The file was saved with a text of the reviewer's own (reopened: not the proposal's parts). */
+  const ownText = useRef(false);
   const onReview = useRef(props.onReview);
   onReview.current = props.onReview;
   const { content } = props;
@@ -141,6 +143,7 @@ export function ReviewEditor(props: ReviewEditorProps) {
           content.review === 'edited' && content.reviewed !== null
             ? partialAcceptance(content.original, content.proposed, content.reviewed)
             : null;
+        ownText.current = content.review === 'edited' && content.reviewed !== null && !partial;
         // …and the changes rejected one by one stay rejected (not back as undecided)
         const restored =
           partial || content.review === 'pending'
@@ -396,10 +399,13 @@ export function ReviewEditor(props: ReviewEditorProps) {
   const setAll = (text: string, review: ReviewState) => {
     const m = modifiedModel();
     if (!m) return;
+    // a hand edit is the reviewer's own work, and no Undo brings it back
+    if ((handEdited.current || ownText.current) && !window.confirm(t('code.discardEdits'))) return;
     ours.current = true;
     m.setValue(text);
     ours.current = false;
     handEdited.current = false;
+    ownText.current = false;
     setAccepted(new Set());
     setPutBack(0);
     setUndoable([]);

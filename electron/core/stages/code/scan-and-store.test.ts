@@ -29,10 +29,23 @@ describe('code stage outcomes', () => {
     const outcomes = codeOutcomes(scan);
     const fused = outcomes.find((o) => o.id === 'optim.npu-fused')!;
     expect(fused.status).toBe('pass');
-    expect(textIn('en')(fused.summary)).toBe('1 optional improvement in 1 file.');
-    expect(textIn('zh-CN')(fused.summary)).toBe('1 个文件中有 1 处可选优化。');
+    expect(textIn('en')(fused.summary)).toMatch(
+      /^1 optional improvement in 1 file, at train\.py:\d+: .*optimizers built in this file: 1/,
+    );
+    expect(textIn('zh-CN')(fused.summary)).toMatch(
+      /^1 个文件中有 1 处可选优化，首处位于 train\.py:\d+：/,
+    );
     const api = outcomes.find((o) => o.id === 'cuda.api')!;
     expect(api.status).toBe('fail');
-    expect(textIn('en')(api.summary)).toBe('5 findings in 1 file.');
+    // what was found and where first, in the language shown
+    const firstApi = scan.findings
+      .filter((f) => f.ruleId === 'cuda.api')
+      .sort((a, b) => a.line - b.line)[0]!;
+    expect(textIn('en')(api.summary)).toBe(
+      `5 findings in 1 file; the first at train.py:${firstApi.line}: ${firstApi.message}`,
+    );
+    expect(textIn('zh-CN')(api.summary)).toMatch(
+      /^1 个文件中有 5 处，首处位于 train\.py:\d+：.*CUDA/,
+    );
   });
 });

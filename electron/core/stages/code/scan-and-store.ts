@@ -19,6 +19,9 @@ export function codeOutcomes(scan: Pick<ScanResult, 'findings'>): CheckOutcome[]
   return [...byRule].map(([id, list]) => {
     const r = rules.get(id)!;
     const files = new Set(list.map((f) => f.file)).size;
+    const first = list.reduce((a, b) =>
+      a.file < b.file || (a.file === b.file && a.line <= b.line) ? a : b,
+    );
     return {
       id,
       title: msg(ruleKey(id, 'title')),
@@ -26,6 +29,9 @@ export function codeOutcomes(scan: Pick<ScanResult, 'findings'>): CheckOutcome[]
       summary: msg(r.severity === 'info' ? 'stage-code:advice' : 'stage-code:findings', {
         count: list.length,
         files: msg('stage-code:files', { count: files }),
+        at: `${first.file}:${first.line}`,
+        // the finding's own words, in the language shown (its keys), else as the scan wrote it
+        what: first.text?.message ?? first.message,
       }),
       evidence: {
         count: list.length,

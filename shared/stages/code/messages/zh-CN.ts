@@ -11,10 +11,11 @@ export const zhCN: CodeMessages = {
   name: '代码',
   files_one: '{{count}} 个文件',
   files_other: '{{count}} 个文件',
-  findings_one: '{{files}}中有 {{count}} 处。',
-  findings_other: '{{files}}中有 {{count}} 处。',
-  advice_one: '{{files}}中有 {{count}} 处可选优化。',
-  advice_other: '{{files}}中有 {{count}} 处可选优化。',
+  // (Chinese has one plural form: worded to read right for one too)
+  findings_one: '{{files}}中有 {{count}} 处，首处位于 {{at}}：{{what}}',
+  findings_other: '{{files}}中有 {{count}} 处，首处位于 {{at}}：{{what}}',
+  advice_one: '{{files}}中有 {{count}} 处可选优化，首处位于 {{at}}：{{what}}',
+  advice_other: '{{files}}中有 {{count}} 处可选优化，首处位于 {{at}}：{{what}}',
   noPath: '代码阶段需要一个目录：请指定目录，或把项目的代码位置设为本机上的目录。',
   notFolder: '{{path}} 不是本机上的目录。',
   report: {

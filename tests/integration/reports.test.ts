@@ -214,7 +214,7 @@ d('reports from real sessions on a simulated host', () => {
     // a label's colon is the language's own
     expect(zh.text).toMatch(/迁移报告：port nanoGPT/);
     // the code section's fix mode in words too
-    expect(zh.text).toMatch(/nanogpt（改写）/);
+    expect(zh.text).toMatch(/（[^（）]*nanogpt，改写）：/);
     // and the decision's note after the language's colon
     // (in the language's own brackets)
     expect(zh.text).toMatch(/UTC）：version matrix first/);

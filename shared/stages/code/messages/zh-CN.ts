@@ -21,7 +21,7 @@ export const zhCN: CodeMessages = {
   report: {
     title: '代码迁移',
     summary:
-      '扫描 #{{scanId}}：{{root}}（{{mode}}）：{{files}}，{{lines}}；{{error}}，{{warning}}，{{info}}。工作量：{{level}}。',
+      '扫描 #{{scanId}}（{{root}}，{{mode}}）：{{files}}，{{lines}}；{{error}}，{{warning}}，{{info}}。工作量：{{level}}。',
     findings: '发现',
     file: '文件',
     rule: '规则',

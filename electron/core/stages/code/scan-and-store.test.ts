@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scanProject } from '../../analyzer/scan';
 import { textIn } from '../../i18n';
+import { msg } from '../../../../shared/api/text';
 import { codeOutcomes } from './scan-and-store';
 
 const FIXTURES = join(__dirname, '../../../../tests/fixtures/code');
@@ -47,5 +48,11 @@ describe('code stage outcomes', () => {
     expect(textIn('zh-CN')(api.summary)).toMatch(
       /^1 个文件中有 5 处，首处位于 train\.py:\d+：.*CUDA/,
     );
+    // a summary stored by an earlier version (count and files only) still reads whole
+    const stored = msg('stage-code:findings', {
+      count: 5,
+      files: msg('stage-code:files', { count: 1 }),
+    });
+    expect(textIn('en')(stored)).toBe('5 findings in 1 file.');
   });
 });

@@ -26,7 +26,7 @@ export function codeOutcomes(scan: Pick<ScanResult, 'findings'>): CheckOutcome[]
       id,
       title: msg(ruleKey(id, 'title')),
       status: r.severity === 'error' ? 'fail' : r.severity === 'warning' ? 'warn' : 'pass',
-      summary: msg(r.severity === 'info' ? 'stage-code:advice' : 'stage-code:findings', {
+      summary: msg(r.severity === 'info' ? 'stage-code:adviceAt' : 'stage-code:findingsAt', {
         count: list.length,
         files: msg('stage-code:files', { count: files }),
         at: `${first.file}:${first.line}`,
@@ -37,9 +37,9 @@ export function codeOutcomes(scan: Pick<ScanResult, 'findings'>): CheckOutcome[]
         count: list.length,
         at: list.slice(0, 50).map((f) => `${f.file}:${f.line}:${f.column}`),
       },
-      // the first finding's own fix where the rule's text names what it found (`ctx.device =
+      // the named finding's own fix where the rule's text names what it found (`ctx.device =
       // {{input}}.device.type`): the rule's text alone would show the placeholder
-      remediation: list[0]!.text?.fix ?? msg(ruleKey(id, r.fix ? 'fix' : 'why')),
+      remediation: first.text?.fix ?? msg(ruleKey(id, r.fix ? 'fix' : 'why')),
     };
   });
 }

@@ -309,4 +309,27 @@ describe('env texts are messages, read in the language chosen when shown', () =>
     }
     expect(summaries.size).toBeGreaterThanOrEqual(25); // the variants take different branches
   });
+
+  it('a failed NPU computation with a known cause: the meaning in the summary, the fix as the remedy', () => {
+    const f = facts();
+    f.importTest = {
+      rc: 0,
+      log: '',
+      result: {
+        ok: true,
+        available: true,
+        count: 8,
+        name: 'Ascend910B4',
+        torch: '2.1.0',
+        torch_npu: '2.1.0.post12',
+      },
+    };
+    for (const result of [{ error: 'RuntimeError: EE1001 device open failed' }, null]) {
+      f.opTest = { rc: 1, log: 'EE1001: [PID: 9] device 0 open failed', result };
+      const c = evaluateChecks(ENV_CHECKS, f, k).find((x) => x.id === 'env.npu-op-runs')!;
+      expect(c.status).toBe('fail');
+      expect(en(c.summary)).toContain('in use by another process or container');
+      expect(en(c.remediation!)).toContain('npu-smi info');
+    }
+  });
 });

@@ -12,12 +12,17 @@ export const en = {
   name: 'Code',
   files_one: '{{count}} file',
   files_other: '{{count}} files',
+  // as stored by earlier versions (a stored summary is worded again when shown)
+  findings_one: '{{count}} finding in {{files}}.',
+  findings_other: '{{count}} findings in {{files}}.',
+  advice_one: '{{count}} optional improvement in {{files}}.',
+  advice_other: '{{count}} optional improvements in {{files}}.',
   // the card says what was found, where first: a count alone sent the reader to raw evidence
-  findings_one: '{{count}} finding in {{files}}, at {{at}}: {{what}}',
-  findings_other: '{{count}} findings in {{files}}; the first at {{at}}: {{what}}',
+  findingsAt_one: '{{count}} finding in {{files}}, at {{at}}: {{what}}',
+  findingsAt_other: '{{count}} findings in {{files}}; the first at {{at}}: {{what}}',
   // advice passes: its card does not read as something found wrong
-  advice_one: '{{count}} optional improvement in {{files}}, at {{at}}: {{what}}',
-  advice_other: '{{count}} optional improvements in {{files}}; the first at {{at}}: {{what}}',
+  adviceAt_one: '{{count}} optional improvement in {{files}}, at {{at}}: {{what}}',
+  adviceAt_other: '{{count}} optional improvements in {{files}}; the first at {{at}}: {{what}}',
   noPath:
     'The code stage needs a folder: give one, or set the project’s code location to a folder on this machine.',
   notFolder: '{{path}} is not a folder on this machine.',

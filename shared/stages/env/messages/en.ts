@@ -120,6 +120,7 @@ export const en = {
     failed: 'The computation failed: {{error}}',
     failedCause: 'The computation failed: {{error}} — {{cause}}',
     failedExit: 'The computation failed: exit {{rc}}',
+    failedExitCause: 'The computation failed: exit {{rc}} — {{cause}}',
     wrong: 'Wrong result: softmax rows summed to {{value}} instead of 128.',
     fallback_one: 'It ran, but this op fell back to the CPU: {{ops}}.',
     fallback_other: 'It ran, but these ops fell back to the CPU: {{ops}}.',

@@ -106,6 +106,7 @@ export const zhCN: EnvMessages = {
     skipped: '已跳过：torch_npu 无法导入（见 env.torch-npu-import）。',
     failed: '计算失败：{{error}}',
     failedCause: '计算失败：{{error}} —— {{cause}}',
+    failedExitCause: '计算失败：退出码 {{rc}} —— {{cause}}',
     failedExit: '计算失败：退出码 {{rc}}',
     wrong: '结果错误：softmax 各行之和为 {{value}}，应为 128。',
     fallback_one: '可以运行，但以下算子回退到了 CPU：{{ops}}。',

@@ -132,7 +132,9 @@ export const npuOpRuns: EnvCheck = {
       return verdict(
         'fail',
         error === null
-          ? m('npuOpRuns.failedExit', { rc: run.rc })
+          ? known
+            ? m('npuOpRuns.failedExitCause', { rc: run.rc, cause: known.cause })
+            : m('npuOpRuns.failedExit', { rc: run.rc })
           : known
             ? m('npuOpRuns.failedCause', { error, cause: known.cause })
             : m('npuOpRuns.failed', { error }),

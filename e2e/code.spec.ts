@@ -233,9 +233,13 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     await page.getByTestId('hunk-accept').click(); // change 1, on to change 2
     await page.getByTestId('hunk-reject').click(); // change 2
     await expect(page.getByTestId('hunk-count')).toHaveText('7 changes · 1 rejected');
+    await expect(page.getByTestId('hunk-undo')).toBeVisible();
+    // accepting another change: an Undo now would take that accept back with it, so none
+    await page.getByTestId('hunk-accept').click();
+    await expect(page.getByTestId('hunk-undo')).toHaveCount(0);
     // counted against the proposal's eight, as the file list counts
-    await expect(page.getByTestId('hunk-accepted')).toHaveText('1 of 8 accepted');
-    await expect(train.getByTestId('review-state')).toHaveText('1/8');
+    await expect(page.getByTestId('hunk-accepted')).toHaveText('2 of 8 accepted');
+    await expect(train.getByTestId('review-state')).toHaveText('2/8');
     const exportPatch = async () => {
       const [download] = await Promise.all([
         page.waitForEvent('download'),
@@ -248,9 +252,9 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     await page.reload();
     await expect(editor).toHaveAttribute('data-ready', 'true', { timeout: 30_000 });
     await expect(page.getByTestId('hunk-count')).toHaveText('7 changes · 1 rejected');
-    await expect(page.getByTestId('hunk-accepted')).toHaveText('1 of 8 accepted');
-    await expect(train.getByTestId('review-state')).toHaveText('1/8');
-    // and the patch is the one the view shows: the accepted change only
+    await expect(page.getByTestId('hunk-accepted')).toHaveText('2 of 8 accepted');
+    await expect(train.getByTestId('review-state')).toHaveText('2/8');
+    // and the patch is the one the view shows: the accepted changes only
     expect(await exportPatch()).toBe(before);
     expect(before).toContain('+import torch_npu');
     expect(before).not.toContain('hccl');

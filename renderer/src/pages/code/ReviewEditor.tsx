@@ -145,9 +145,14 @@ export function ReviewEditor(props: ReviewEditorProps) {
             : null;
         ownText.current = content.review === 'edited' && content.reviewed !== null && !partial;
         // …and the changes rejected one by one stay rejected (not back as undecided)
+        // (a change the saved text takes is not rejected, whatever the list says)
         const restored =
           partial || content.review === 'pending'
-            ? withoutRejected(content.original, content.proposed, rejected.current)
+            ? withoutRejected(
+                content.original,
+                content.proposed,
+                new Set([...rejected.current].filter((k) => !partial?.accepted.has(k))),
+              )
             : null;
         if (restored) {
           rejected.current = restored.kept;
@@ -235,8 +240,10 @@ export function ReviewEditor(props: ReviewEditorProps) {
           modified.onDidChangeContent(() => {
             if (ours.current) return;
             handEdited.current = true;
-            // undoing a rejection now would take the hand edit with it
+            // undoing a rejection now would take the hand edit with it; the text is the review
+            // now (an undo in the editor may have brought a rejected change back)
             setUndoable([]);
+            rejected.current = new Set();
             clearTimeout(saveTimer.current);
             const saveEdit = () => {
               pendingSave.current = null;
@@ -315,6 +322,9 @@ export function ReviewEditor(props: ReviewEditorProps) {
       );
       text = originalLines(h).join(eol);
     }
+    // a hand edit still waiting for its save is saved first: the Undo below goes back to it
+    clearTimeout(saveTimer.current);
+    pendingSave.current?.();
     // what counts: the accepted changes, without this one (computed before the edit moves lines)
     const keep = new Set(accepted);
     keep.delete(hunkKey(h));
@@ -383,6 +393,8 @@ export function ReviewEditor(props: ReviewEditorProps) {
   const accept = (h: LineChange) => {
     const next = new Set(accepted).add(hunkKey(h));
     setAccepted(next);
+    // an Undo now would restore the decisions of before the reject, this accept lost with them
+    setUndoable([]);
     // on to the next change still to decide, after this one (then from the top), not back to
     // the first: accepting change 3 showed change 1 again, as if it were the one accepted
     const at = hunks.indexOf(h);
@@ -401,6 +413,9 @@ export function ReviewEditor(props: ReviewEditorProps) {
     if (!m) return;
     // a hand edit is the reviewer's own work, and no Undo brings it back
     if ((handEdited.current || ownText.current) && !window.confirm(t('code.discardEdits'))) return;
+    // a hand edit still waiting for its save is dropped with the rest
+    clearTimeout(saveTimer.current);
+    pendingSave.current = null;
     ours.current = true;
     m.setValue(text);
     ours.current = false;
@@ -457,6 +472,7 @@ export function ReviewEditor(props: ReviewEditorProps) {
                 const m = modifiedModel();
                 if (!m) return;
                 setAccepted(new Set(hunks.map(hunkKey)));
+                setUndoable([]);
                 save('edited', m.getValue());
               }}
             >

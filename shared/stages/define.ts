@@ -62,6 +62,11 @@ export interface SharedStage<Id extends string = string, I extends z.ZodType = z
   report?: { key: string; schema: z.ZodType };
   /** Methods of the stage's own (`ops.get`…), composed into the contract. */
   api?: Record<string, MethodSpec>;
+  /**
+   * Its checks are the kinds of thing it found (the code stage: one per rule that fired), so a
+   * check missing from a run of it passed: nothing of that kind was found, not "not run".
+   */
+  checksAreFindings?: boolean;
 }
 
 /** Keeps the literal types of a stage (its id, input and api) for the contract's types. */

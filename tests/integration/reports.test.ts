@@ -201,15 +201,15 @@ d('reports from real sessions on a simulated host', () => {
       // and gathered by stage
       expect(doc).not.toContain('No check changed');
     }
-    const firstTime = md
+    const newChecks = md
       .replace(/\\(.)/g, '$1')
       .split('\n')
-      .filter((l) => l.startsWith('- Run for the first time: '));
-    expect(firstTime).toHaveLength(2); // code on this machine, ops on npu-lab
-    expect(firstTime.find((l) => l.includes(' — this machine: '))).toContain(
+      .filter((l) => l.startsWith('- New checks: '));
+    expect(newChecks).toHaveLength(2); // code on this machine, ops on npu-lab
+    expect(newChecks.find((l) => l.includes(' — this machine: '))).toContain(
       `${titleOf('dist.nccl')}, `,
     );
-    expect(firstTime.join('\n')).not.toContain('dist.nccl');
+    expect(newChecks.join('\n')).not.toContain('dist.nccl');
     const zh = await exported('html', { language: 'zh-CN' });
     // a label's colon is the language's own
     expect(zh.text).toMatch(/迁移报告：port nanoGPT/);
@@ -218,11 +218,11 @@ d('reports from real sessions on a simulated host', () => {
     // and the decision's note after the language's colon
     // (in the language's own brackets)
     expect(zh.text).toMatch(/UTC）：version matrix first/);
-    expect(zh.text).toMatch(/首次运行<\/b>：[^<]+ — 本机：[^<]+、/);
+    expect(zh.text).toMatch(/新增检查<\/b>：[^<]+ — 本机：[^<]+、/);
     expect(zh.text).toContain('<th>芯片数</th>');
     expect(zh.text).toContain('迁移报告');
     expect(zh.text).toContain('受阻');
-    expect(zh.text).toContain('首次运行');
+    expect(zh.text).toContain('新增检查');
   });
 
   it('the PDF (Chromium printing) has the summary and the check ids in its text', async () => {

@@ -242,6 +242,22 @@ describe('code review: scan, review per file, patch, apply', () => {
     expect(scans[0]!.counts.error).toBeLessThan(scans[1]!.counts.error);
   });
 
+  it('compared with the session before, a rule no longer found is improved, not "not run"', async () => {
+    const before = await core.call('sessions.create', { title: 'first try' });
+    const first = await scan(before.id);
+    await core.call('code.review', { scanId: first.scanId, file: 'train.py', review: 'accepted' });
+    await core.call('code.apply', { scanId: first.scanId });
+    const after = await core.call('sessions.create', { title: 'after the port' });
+    await scan(after.id);
+    const rows = await core.call('sessions.compare', { a: before.id, b: after.id });
+    expect(rows.find((r) => r.checkId === 'dist.nccl')).toMatchObject({
+      a: 'fail',
+      b: 'pass',
+      change: 'improved',
+    });
+    expect(rows.some((r) => r.change === 'gone')).toBe(false);
+  });
+
   it('amw scan --session stores the scan as the session code stage, reviewable in the app', async () => {
     const home = tempDir();
     const env = { AMW_HOME: home };

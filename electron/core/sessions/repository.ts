@@ -13,6 +13,7 @@ import type {
 import { AmwError } from '../../../shared/errors';
 import { msg } from '../../../shared/api/text';
 import { LOCAL_TARGET } from '../../../shared/api/hosts';
+import { sharedStage } from '../../../shared/stages';
 import type { Db } from '../db/open';
 import { nowIso } from '../db/open';
 
@@ -463,17 +464,15 @@ export class SessionRepository {
   }
 
   compare(a: number, b: number): CompareRow[] {
+    type Ran = {
+      checkId: string;
+      title: CheckOutcome['title'];
+      stage: string;
+      host: string;
+      status: CheckOutcome['status'];
+    };
     const index = (s: SessionRecord) => {
-      const m = new Map<
-        string,
-        {
-          checkId: string;
-          title: CheckOutcome['title'];
-          stage: string;
-          host: string;
-          status: CheckOutcome['status'];
-        }
-      >();
+      const m = new Map<string, Ran>();
       for (const run of s.runs)
         for (const c of run.checks)
           m.set(`${run.host}\u0000${c.id}`, {
@@ -485,12 +484,20 @@ export class SessionRepository {
           });
       return m;
     };
-    const ia = index(this.session(a));
-    const ib = index(this.session(b));
+    const sa = this.session(a);
+    const sb = this.session(b);
+    const ia = index(sa);
+    const ib = index(sb);
+    // a stage whose checks are what it found, run in a session without this check: it passed
+    const passedIn = (s: SessionRecord, other: Ran): Ran | undefined =>
+      sharedStage(other.stage)?.checksAreFindings &&
+      s.runs.some((r) => r.stage === other.stage && r.host === other.host)
+        ? { ...other, status: 'pass' as const }
+        : undefined;
     const keys = [...new Set([...ia.keys(), ...ib.keys()])].sort();
     return keys.map((k) => {
-      const x = ia.get(k);
-      const y = ib.get(k);
+      const x = ia.get(k) ?? passedIn(sa, ib.get(k)!);
+      const y = ib.get(k) ?? passedIn(sb, ia.get(k)!);
       const change: CompareRow['change'] = !x
         ? 'new'
         : !y

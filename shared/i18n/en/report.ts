@@ -45,7 +45,7 @@ export const report = {
   change: {
     improved: 'Improved',
     regressed: 'Regressed',
-    added: 'Run for the first time',
+    added: 'New checks',
     notRun: 'Not run this time',
   },
   noChanges: 'No check changed.',

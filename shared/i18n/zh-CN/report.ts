@@ -46,7 +46,7 @@ export const report: Messages['report'] = {
   change: {
     improved: '改善',
     regressed: '退步',
-    added: '首次运行',
+    added: '新增检查',
     notRun: '本次未运行',
   },
   noChanges: '没有检查项发生变化。',

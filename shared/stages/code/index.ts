@@ -18,4 +18,5 @@ export const codeStage = defineSharedStage({
   messages: { en, 'zh-CN': zhCN },
   report: codeReport,
   api: codeApi,
+  checksAreFindings: true,
 });

@@ -127,7 +127,7 @@ export const opsReport: StageReport<Section> = {
         p('|---|---|---|---|');
         for (const x of rows.slice(0, MD_ROWS))
           p(
-            `| ${code(x.op)} | ${x.count} | ${t(`stage-ops:ui.class.${x.class}`)}${x.dynamic ? ` (${t('stage-ops:ui.dynamic')})` : ''} | ${cell(x.where ?? '')} |`,
+            `| ${code(x.op)} | ${x.count} | ${t(`stage-ops:ui.class.${x.class}`)}${x.dynamic ? t('common.paren', { text: t('stage-ops:ui.dynamic') }) : ''} | ${cell(x.where ?? '')} |`,
           );
       }
     }

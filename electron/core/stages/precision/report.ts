@@ -177,7 +177,7 @@ export const precisionReport: StageReport<Section> = {
       const f = p.firstDivergence;
       out.push(
         f
-          ? `**${t(`${NS}report.first`)}:** \`${f.module}\` (${t(`${NS}result.${f.result}`)}) ${f.source ? `\`${f.source}\`` : ''}`
+          ? `**${t(`${NS}report.first`)}${t('common.colon').trimEnd()}** \`${f.module}\`${t('common.paren', { text: t(`${NS}result.${f.result}`) })} ${f.source ? `\`${f.source}\`` : ''}`
           : t(`${NS}report.${p.curve.length ? 'none' : 'noneCompared'}`),
         '',
       );

@@ -104,7 +104,8 @@ export function DumpDrill(props: { runId: number; module: string }) {
   return (
     <table className="table small" data-testid="precision-dump">
       <caption>
-        {t(`${NS}ui.drill`)} ({t(`${NS}ui.stats`)})
+        {t(`${NS}ui.drill`)}
+        {t('common.paren', { text: t(`${NS}ui.stats`) })}
       </caption>
       <thead>
         <tr>

@@ -534,10 +534,16 @@ function ModuleRow(props: {
               <div>{text({ key: `${NS}${m.reason.key}`, params: m.reason.params })}</div>
             )}
             <div>
-              {t(`${NS}side.baseline`)} ({t(`${NS}ui.stats`)}): {stats(m.baseline)}
+              {t(`${NS}side.baseline`)}
+              {t('common.paren', { text: t(`${NS}ui.stats`) })}
+              {t('common.colon')}
+              {stats(m.baseline)}
             </div>
             <div>
-              {t(`${NS}side.target`)} ({t(`${NS}ui.stats`)}): {stats(m.target)}
+              {t(`${NS}side.target`)}
+              {t('common.paren', { text: t(`${NS}ui.stats`) })}
+              {t('common.colon')}
+              {stats(m.target)}
             </div>
             {m.oneThousandthRatio !== null && (
               <div>

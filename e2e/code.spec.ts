@@ -14,6 +14,16 @@ async function scanFolder(page: Page, folder: string): Promise<void> {
   await expect(page.getByTestId('scan-review')).toBeVisible({ timeout: 30_000 });
 }
 
+/** Scans the folder and opens train.py's diff, ready for review. */
+async function scanAndOpenTrain(page: Page, folder: string) {
+  await scanFolder(page, folder);
+  const editor = page.getByTestId('diff-editor');
+  const train = page.locator('[data-testid=tree-file][data-file="train.py"]');
+  await train.click();
+  await expect(editor).toHaveAttribute('data-ready', 'true', { timeout: 30_000 });
+  return { editor, train };
+}
+
 const NANOGPT = join(process.cwd(), 'tests/fixtures/code/nanogpt-ddp');
 
 /** A 10k-line module with a CUDA call every 20 lines: the size the diff view must open quickly. */
@@ -196,11 +206,7 @@ test.describe('code migration: scan, review the diff per change, export, apply',
 
   test('a file accepted part way reopens with the changes still to decide', async ({ app }) => {
     const { page } = app;
-    await scanFolder(page, project);
-    const editor = page.getByTestId('diff-editor');
-    const train = page.locator('[data-testid=tree-file][data-file="train.py"]');
-    await train.click();
-    await expect(editor).toHaveAttribute('data-ready', 'true', { timeout: 30_000 });
+    const { editor, train } = await scanAndOpenTrain(page, project);
     await expect(page.getByTestId('hunk-count')).toHaveText('8 changes');
     await page.getByTestId('hunk-accept').click();
     await expect(train.getByTestId('review-state')).toHaveText('1/8');
@@ -225,11 +231,7 @@ test.describe('code migration: scan, review the diff per change, export, apply',
 
   test('a change rejected one by one stays rejected when the file is reopened', async ({ app }) => {
     const { page } = app;
-    await scanFolder(page, project);
-    const editor = page.getByTestId('diff-editor');
-    const train = page.locator('[data-testid=tree-file][data-file="train.py"]');
-    await train.click();
-    await expect(editor).toHaveAttribute('data-ready', 'true', { timeout: 30_000 });
+    const { editor, train } = await scanAndOpenTrain(page, project);
     await page.getByTestId('hunk-accept').click(); // change 1, on to change 2
     await page.getByTestId('hunk-reject').click(); // change 2
     await expect(page.getByTestId('hunk-count')).toHaveText('7 changes · 1 rejected');

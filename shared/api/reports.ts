@@ -85,6 +85,14 @@ export const ReportDecision = z.object({
   at: z.string(),
 });
 
+/** A check run in only one of two sessions compared, named (the other has no card for it). */
+const OneSidedCheck = z.object({
+  check: z.string(),
+  title: z.string(),
+  stage: z.string(),
+  host: z.string(),
+});
+
 const ReportBase = z.object({
   schema: z.literal(REPORT_SCHEMA_ID),
   generatedAt: z.string(),
@@ -154,28 +162,8 @@ const ReportBase = z.object({
         }),
       ),
       // checks run in only one of the two sessions (absent from reports of earlier versions)
-      added: z
-        .array(
-          z.object({
-            check: z.string(),
-            title: z.string(),
-            stage: z.string(),
-            host: z.string(),
-            to: z.string(),
-          }),
-        )
-        .optional(),
-      notRun: z
-        .array(
-          z.object({
-            check: z.string(),
-            title: z.string(),
-            stage: z.string(),
-            host: z.string(),
-            from: z.string(),
-          }),
-        )
-        .optional(),
+      added: z.array(OneSidedCheck.extend({ to: z.string() })).optional(),
+      notRun: z.array(OneSidedCheck.extend({ from: z.string() })).optional(),
     })
     .nullable(),
   review: z.object({ comments: z.array(ReportComment), decisions: z.array(ReportDecision) }),

@@ -171,6 +171,14 @@ export function buildReport(
       .sort((a, b) => b.id - a.id)[0];
     if (previous) {
       const rows = deps.sessions.compare(previous.id, s.id);
+      // named here: a check this session did not run has no card in the report to name it
+      const oneSided = (change: 'new' | 'gone') =>
+        rows
+          .filter((r) => r.change === change)
+          .map((row) => ({
+            row,
+            check: { check: row.checkId, title: show(row.title), stage: row.stage, host: row.host },
+          }));
       const pick = (change: string) =>
         rows
           .filter((r) => r.change === change)
@@ -181,25 +189,8 @@ export function buildReport(
         previousSessionId: previous.id,
         improved: pick('improved'),
         regressed: pick('regressed'),
-        // named here: a check this session did not run has no card in the report to name it
-        added: rows
-          .filter((r) => r.change === 'new')
-          .map((r) => ({
-            check: r.checkId,
-            title: show(r.title),
-            stage: r.stage,
-            host: r.host,
-            to: r.b!,
-          })),
-        notRun: rows
-          .filter((r) => r.change === 'gone')
-          .map((r) => ({
-            check: r.checkId,
-            title: show(r.title),
-            stage: r.stage,
-            host: r.host,
-            from: r.a!,
-          })),
+        added: oneSided('new').map(({ row, check }) => ({ ...check, to: row.b! })),
+        notRun: oneSided('gone').map(({ row, check }) => ({ ...check, from: row.a! })),
       };
     }
   }

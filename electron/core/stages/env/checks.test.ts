@@ -209,6 +209,20 @@ function troubled(): EnvFacts {
   return f;
 }
 
+/** torch and torch_npu import and see 8 NPUs. */
+const importedOk = (): EnvFacts['importTest'] => ({
+  rc: 0,
+  log: '',
+  result: {
+    ok: true,
+    available: true,
+    count: 8,
+    name: 'Ascend910B4',
+    torch: '2.1.0',
+    torch_npu: '2.1.0.post12',
+  },
+});
+
 const texts = (c: CheckOutcome) => [c.title, c.summary, c.remediation].filter((t) => t !== null);
 
 describe('env texts are messages, read in the language chosen when shown', () => {
@@ -283,18 +297,7 @@ describe('env texts are messages, read in the language chosen when shown', () =>
       log: "The operator 'aten::nonzero' is not currently supported on the NPU backend and will fall back to run on the CPU",
       result: { ok: true, value: 128, device: 'npu:0', seconds: 0.4 },
     };
-    alarm.importTest = {
-      rc: 0,
-      log: '',
-      result: {
-        ok: true,
-        available: true,
-        count: 8,
-        name: 'Ascend910B4',
-        torch: '2.1.0',
-        torch_npu: '2.1.0.post12',
-      },
-    };
+    alarm.importTest = importedOk();
     alarm.inventory.memoryMB = 24 * 1024;
     alarm.inventory.disks = [{ mount: '/', freeMB: 5000, totalMB: 100_000 }];
     variants.push(alarm);
@@ -312,18 +315,7 @@ describe('env texts are messages, read in the language chosen when shown', () =>
 
   it('a failed NPU computation with a known cause: the meaning in the summary, the fix as the remedy', () => {
     const f = facts();
-    f.importTest = {
-      rc: 0,
-      log: '',
-      result: {
-        ok: true,
-        available: true,
-        count: 8,
-        name: 'Ascend910B4',
-        torch: '2.1.0',
-        torch_npu: '2.1.0.post12',
-      },
-    };
+    f.importTest = importedOk();
     for (const result of [{ error: 'RuntimeError: EE1001 device open failed' }, null]) {
       f.opTest = { rc: 1, log: 'EE1001: [PID: 9] device 0 open failed', result };
       const c = evaluateChecks(ENV_CHECKS, f, k).find((x) => x.id === 'env.npu-op-runs')!;

@@ -117,7 +117,7 @@ export const code: Messages['code'] = {
   apply_other: '应用 {{count}} 个文件',
   applyTitle: '应用已审阅的修改',
   applyExplain_one:
-    '{{root}} 中的这 {{count}} 个文件将被改为审阅后的内容。会先把原文件复制到备份；若任何文件在扫描后被改动，则不写入任何内容。',
+    '{{root}} 中的这个文件将被改为审阅后的内容。会先把原文件复制到备份；若该文件在扫描后被改动，则不写入任何内容。',
   applyExplain_other:
     '{{root}} 中的这 {{count}} 个文件将被改为审阅后的内容。会先把原文件复制到备份；若任何文件在扫描后被改动，则不写入任何内容。',
   applyNow: '备份并应用',

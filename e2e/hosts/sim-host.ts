@@ -4,11 +4,13 @@ import {
   chownSync,
   copyFileSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readlinkSync,
   readFileSync,
+  renameSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -69,15 +71,50 @@ function ensureUser(): void {
   mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
 }
 
-/** One client key per test process, accepted by every simulated host. */
+/**
+ * One client key for all test processes of this user, accepted by every simulated host. Kept in
+ * one folder of the user's own and reused: a folder per test process was left behind by each
+ * (the test runners end their workers without an exit handler running).
+ */
 export function simClientKey(): string {
   if (sharedKey && existsSync(sharedKey)) return sharedKey;
-  const dir = mkdtempSync(join(tmpdir(), 'amw-simkey-'));
-  const key = join(dir, 'id_ed25519');
-  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'amw-test', '-f', key]);
-  chmodSync(key, 0o600);
+  const home = join(tmpdir(), `amw-simkey-${process.getuid?.() ?? 'user'}`);
+  const key = join(home, 'id_ed25519');
+  if (!ownKeyFolder(home) || !existsSync(`${key}.pub`)) {
+    const dir = mkdtempSync(join(tmpdir(), 'amw-simkey-new-'));
+    execFileSync('ssh-keygen', [
+      '-q',
+      '-t',
+      'ed25519',
+      '-N',
+      '',
+      '-C',
+      'amw-test',
+      '-f',
+      join(dir, 'id_ed25519'),
+    ]);
+    chmodSync(join(dir, 'id_ed25519'), 0o600);
+    try {
+      renameSync(dir, home);
+    } catch {
+      // another test process made it first (a folder in place is never replaced): theirs is used
+      rmSync(dir, { recursive: true, force: true });
+    }
+    if (!ownKeyFolder(home) || !existsSync(`${key}.pub`))
+      throw new Error(`${home} is not a key folder of this user's alone: remove it`);
+  }
   sharedKey = key;
   return key;
+}
+
+/** A folder (not a link) that only this user can read: a key another user planted is not used. */
+function ownKeyFolder(dir: string): boolean {
+  try {
+    const st = lstatSync(dir);
+    return st.isDirectory() && st.uid === process.getuid?.() && (st.mode & 0o077) === 0;
+  } catch {
+    return false;
+  }
 }
 
 async function freePort(): Promise<number> {

@@ -1,17 +1,10 @@
 import { spawn } from 'node:child_process';
-import {
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  statSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { exitOf, spawnAmw } from '../../tests/support/cli';
+import { tempDir } from '../../tests/support/temp';
 import { appRoot } from '../core/paths';
 
 // The built `bin/amw.js` runs one-shot commands from V8's code cache (bin/code-cache.js). A user
@@ -25,7 +18,7 @@ const cacheFiles = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.
 
 describe('one-shot commands and the code cache', () => {
   it('prints the same scan without a cache, writing one, and reading it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'amw-code-cache-'));
+    const dir = tempDir('amw-code-cache-');
     const uncached = await scan('');
     expect(uncached.stdout).toContain('"findings"');
     const writing = await scan(dir);
@@ -45,7 +38,7 @@ describe('one-shot commands and the code cache', () => {
   }, 120_000);
 
   it('ignores a damaged cache, replaces it, and drops an older build’s', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'amw-code-cache-'));
+    const dir = tempDir('amw-code-cache-');
     const good = await scan(dir);
     const [file] = cacheFiles(dir);
     writeFileSync(join(dir, file!), 'not V8 code cache data');
@@ -65,7 +58,7 @@ describe('one-shot commands and the code cache', () => {
   it('runs a command that loads a module when it runs the same from the cache', async () => {
     // `precision import` loads node:path when it runs; a function restored from V8's code cache
     // once failed there ("A dynamic import callback was not specified"), the uncached run warned
-    const dir = mkdtempSync(join(tmpdir(), 'amw-code-cache-'));
+    const dir = tempDir('amw-code-cache-');
     const env = { AMW_CACHE_DIR: dir, AMW_HOME: join(dir, 'home') };
     const missing = join(dir, 'no-such-dump');
     const runs = [];
@@ -78,7 +71,7 @@ describe('one-shot commands and the code cache', () => {
   it('runs a stamped bundle changed after its build as it now is, not from the old cache', async () => {
     // the build stamps dist/cli.cjs with its hash (scripts/build.mjs), and the cache is keyed by
     // the stamp instead of hashing the bundle; V8 itself only checks the source's length
-    const dir = mkdtempSync(join(tmpdir(), 'amw-code-cache-'));
+    const dir = tempDir('amw-code-cache-');
     const bundle = join(dir, 'bundle.cjs');
     const built = readFileSync(join(appRoot(), 'dist', 'cli.cjs'), 'latin1');
     expect(built).toMatch(/^\/\*amw-build:[0-9a-f]{24}\*\//);
@@ -111,7 +104,7 @@ describe('one-shot commands and the code cache', () => {
   }, 120_000);
 
   it('works, and says nothing, where the cache folder cannot be made', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'amw-code-cache-'));
+    const dir = tempDir('amw-code-cache-');
     writeFileSync(join(dir, 'a-file'), '');
     const baseline = await scan('');
     const r = await scan(join(dir, 'a-file', 'cache'));
@@ -134,7 +127,7 @@ describe('the one-shot CLI (one CommonJS file) and serve’s (ES modules) are on
     );
 
   it('prints the same help, hosts imported from ssh_config, scans and parses', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'amw-bundles-'));
+    const dir = tempDir('amw-bundles-');
     const config = join(dir, 'ssh_config');
     writeFileSync(
       config,
@@ -184,7 +177,7 @@ describe('the one-shot CLI (one CommonJS file) and serve’s (ES modules) are on
     // the one-shot bundle copies the parser's input its own way (scripts/tree-sitter-glue.mjs): a
     // kept statement longer than one 10 KB chunk, two-byte text and CRLF line ends must read as
     // web-tree-sitter's own copy reads them
-    const dir = mkdtempSync(join(tmpdir(), 'amw-chunks-'));
+    const dir = tempDir('amw-chunks-');
     const filler = Array.from(
       { length: 40 },
       (_, i) => `def helper_${i}(x):\n    """说明 ${i}: ünïcödé"""\n    return x * ${i}\n\n`,

@@ -1,5 +1,5 @@
 import { build, type Plugin } from 'esbuild';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,17 +20,23 @@ async function patched(): Promise<TreeSitter> {
   const { treeSitterGlue } = (await import(
     pathToFileURL(join(appRoot(), 'scripts', 'tree-sitter-glue.mjs')).href
   )) as { treeSitterGlue: () => Plugin };
-  const outfile = join(mkdtempSync(join(tmpdir(), 'amw-tree-sitter-glue-')), 'tree-sitter.cjs');
-  await build({
-    entryPoints: [require.resolve('web-tree-sitter')],
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    outfile,
-    plugins: [treeSitterGlue()],
-    logLevel: 'silent',
-  });
-  return require(outfile) as TreeSitter;
+  const dir = mkdtempSync(join(tmpdir(), 'amw-tree-sitter-glue-'));
+  const outfile = join(dir, 'tree-sitter.cjs');
+  try {
+    await build({
+      entryPoints: [require.resolve('web-tree-sitter')],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      outfile,
+      plugins: [treeSitterGlue()],
+      logLevel: 'silent',
+    });
+    return require(outfile) as TreeSitter;
+  } finally {
+    // loaded by now: the bundle is not read again
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 async function parserOf(ts: TreeSitter) {

@@ -426,21 +426,23 @@ const STRING_CONTENT = /^(?:[rRbBuUfF]{0,2})(['"]{1,3})([\s\S]*)\1$/;
 
 /**
  * The text inside a string literal's quotes and where each piece starts. In an f-string the
- * interpolations read as "0", so f"cuda:{rank}" reads as "cuda:0"; edits only touch literal text.
+ * interpolations read as "0", so f"cuda:{rank}" reads as "cuda:0" to the rules; `shown` keeps
+ * them as written, for what a finding quotes. Edits only touch literal text.
  */
 function stringContent(
   node: Node,
-): { value: string; pieces: { text: string; offset: number }[] } | null {
+): { value: string; shown: string; pieces: { text: string; offset: number }[] } | null {
   if (node.type !== 'string') return null;
   const parts = node.namedChildren.filter(
     (c): c is Node => !!c && (c.type === 'string_content' || c.type === 'interpolation'),
   );
   if (!parts.length) {
     const m = STRING_CONTENT.exec(node.text);
-    return m ? { value: m[2]!, pieces: [] } : null;
+    return m ? { value: m[2]!, shown: m[2]!, pieces: [] } : null;
   }
   return {
     value: parts.map((p) => (p.type === 'interpolation' ? '0' : p.text)).join(''),
+    shown: parts.map((p) => p.text).join(''),
     pieces: parts
       .filter((p) => p.type === 'string_content')
       .map((p) => ({ text: p.text, offset: p.startIndex })),
@@ -1894,7 +1896,7 @@ function analyzeTree(
     const fill = (t: string) =>
       t.replace(/\{\{(\w+)\}\}/g, (all, k: string) => vars[k] ?? (k === 'count' ? all : ''));
     const hintAt = rule.hints?.findIndex((h) =>
-      new RegExp(h.when).test(vars.name ?? vars.text ?? ''),
+      new RegExp(h.when).test(vars.matched ?? vars.name ?? vars.text ?? ''),
     );
     const hint = hintAt !== undefined && hintAt >= 0 ? rule.hints![hintAt] : undefined;
     const fix = hint?.fix ?? rule.fix;
@@ -2004,7 +2006,8 @@ function analyzeTree(
       add(
         r,
         spans ? { startIndex: edit.start, endIndex: edit.end } : node,
-        { text: content.value },
+        // hints choose by the text as the rules read it; the finding quotes it as written
+        { text: content.shown, matched: content.value },
         edits,
       );
     }

@@ -47,6 +47,9 @@ describe('analyzer: names through imports', () => {
     expect(f.fix?.edits).toEqual([
       { start: expect.any(Number), end: expect.any(Number), text: 'npu' },
     ]);
+    // quoted as written, not as the rules read it ("cuda:0" named a device the code never uses),
+    // and still told as a device with an index
+    expect(f.message).toMatch(/^"cuda:\{rank\}": a CUDA device with an index/);
   });
 });
 

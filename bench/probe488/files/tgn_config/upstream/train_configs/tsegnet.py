@@ -1,0 +1,57 @@
+config = {
+    "tr_set": {
+        "optimizer": {
+            "lr": 1e-1,
+            "NAME": 'sgd',
+            "momentum": 0.9,
+            "weight_decay": 1.0e-4,
+        },
+        "scheduler": {
+            "sched": 'cosine',
+            "warmup_epochs": 0,
+            "full_steps": 40,
+            "schedueler_step": 15000000,
+            "min_lr": 1e-5,
+        },
+        "loss": {
+            "cbl_loss_1": 1,
+            "cbl_loss_2": 1,
+            "tsg_loss": 1,
+        },
+    },
+    "model_parameter": {
+        "input_feat": 6,
+        "stride": [1, 4, 4, 4, 4],
+        "nstride": [2, 2, 2, 2],
+        "nsample": [36, 24, 24, 24, 24],
+        "blocks": [2, 3, 4, 6, 3],
+        "block_num": 5,
+        "planes": [32, 64, 128, 256, 512],
+        "crop_sample_size": 3072,
+        "centroid_seed_num": 8,
+        "run_type": "train",
+    },
+    "generator": {
+        "input_data_dir_path": "data_preprocessed_path",
+        "train_data_split_txt_path": "base_name_train_fold.txt",
+        "val_data_split_txt_path": "base_name_val_fold.txt",
+        "aug_obj_str": "aug.Augmentator([aug.Scaling([0.85, 1.15]), aug.Rotation([-30,30], 'fixed'), aug.Translation([-0.2, 0.2])])",
+        "num_workers": 4,
+        "train_batch_size": 1,
+        "val_batch_size": 1,
+        "shuffle": True,
+        "drop_last": True,
+    },
+    "checkpoint_save_path": "ckpts",
+    "resume_ckpt_path": "",
+    # the centroid module is trained first, then the whole network
+    "pretrained_centroid_model_path": "ckpts/tsegnet_cent",
+    "run_tag": "tsegnet",
+    "wandb": {
+        "entity": "entity_name",
+        "project": "tooth_seg",
+        "name": "tsegnet",
+        "tags": "tsegnet",
+        "notes": "3DTeethSeg22 challenge baseline, single GPU",
+    },
+}

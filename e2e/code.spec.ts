@@ -160,7 +160,10 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     // Monaco renders both sides, with the findings as markers on the original
     await expect(editor.locator('.monaco-diff-editor')).toBeVisible();
     await expect(editor.locator('.squiggly-error').first()).toBeAttached();
-    await expect(page.getByTestId('findings')).toContainText('dist.nccl');
+    // a finding's rule by its title (the id is in the row's tooltip)
+    await expect(
+      page.getByTestId('findings').locator('[data-rule="dist.nccl"]').first(),
+    ).toHaveText('NCCL backend');
     await expect(page.getByTestId('hunk-label')).toContainText('Change 1 of');
 
     // the first change adds `import torch_npu`: reject it; nothing is taken yet, so the file

@@ -43,6 +43,12 @@ test.describe('reports: preview, export, review, import', () => {
       '[data-testid=review-target] option[value="check:dist.nccl@(local)"]',
     );
     await expect(nccl).toHaveText(/^[^:@]+ — this machine$/);
+    // a finding reads as its place and its rule's title; the rule id is the option's tooltip
+    const ncclFinding = page
+      .locator('[data-testid=review-target] option[value^="finding:dist.nccl@train.py:"]')
+      .first();
+    await expect(ncclFinding).toHaveText(/^train\.py:\d+ · NCCL backend$/);
+    await expect(ncclFinding).toHaveAttribute('title', 'dist.nccl');
     await page.getByTestId('review-target').selectOption('check:dist.nccl@(local)');
     await page.getByTestId('review-text').fill('Use HCCL and raise ulimit -l on every node.');
     await page.getByTestId('review-add').click();

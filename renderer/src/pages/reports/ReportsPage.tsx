@@ -228,21 +228,22 @@ function Review(props: { source: Source; onChange: () => void }) {
   const [target, setTarget] = useState('session');
   const [text, setText] = useState('');
   const r = report.data;
-  // what a comment can be about, labelled as a reader knows it (the stored target is the id)
-  const checkTargets = new Map<string, string>();
-  const findingTargets = new Map<string, string>();
+  // what a comment can be about, labelled as a reader knows it (the stored target is the id),
+  // the check's or rule's id in the option's tooltip
+  const checkTargets = new Map<string, Target>();
+  const findingTargets = new Map<string, Target>();
   for (const s of r?.stages ?? [])
     for (const c of s.checks)
       if (c.status !== 'pass')
-        checkTargets.set(
-          checkTarget(c.id, s.host),
-          reviewTargetText(t, r!, checkTarget(c.id, s.host)),
-        );
+        checkTargets.set(checkTarget(c.id, s.host), {
+          label: reviewTargetText(t, r!, checkTarget(c.id, s.host)),
+          id: c.id,
+        });
   for (const f of (r?.code?.findings ?? []).slice(0, 200))
-    findingTargets.set(
-      findingTarget(f.ruleId, f.file, f.line),
-      reviewTargetText(t, r!, findingTarget(f.ruleId, f.file, f.line)),
-    );
+    findingTargets.set(findingTarget(f.ruleId, f.file, f.line), {
+      label: reviewTargetText(t, r!, findingTarget(f.ruleId, f.file, f.line)),
+      id: f.ruleId,
+    });
   const targetLabel = (id: string) => (r ? reviewTargetText(t, r, id) : id);
   const remember = () => localStorage.setItem(REVIEWER_KEY, name.trim());
   const done = () => props.onChange();
@@ -350,14 +351,20 @@ function Review(props: { source: Source; onChange: () => void }) {
   );
 }
 
+/** An entry of the review's "About" list: its words, and the check or rule id it names. */
+interface Target {
+  label: string;
+  id: string;
+}
+
 /** One kind of thing a comment can be about, as a group of the review's "About" list. */
-function TargetGroup(props: { label: string; targets: Map<string, string> }) {
+function TargetGroup(props: { label: string; targets: Map<string, Target> }) {
   if (!props.targets.size) return null;
   return (
     <optgroup label={props.label}>
-      {[...props.targets].map(([id, label]) => (
-        <option key={id} value={id}>
-          {label}
+      {[...props.targets].map(([value, target]) => (
+        <option key={value} value={value} title={target.id}>
+          {target.label}
         </option>
       ))}
     </optgroup>

@@ -245,6 +245,9 @@ function Review(props: { source: Source; onChange: () => void }) {
       id: f.ruleId,
     });
   const targetLabel = (id: string) => (r ? reviewTargetText(t, r, id) : id);
+  // the engine refuses both as well; here they are not offered, and the panel says why
+  const blocked = r?.summary.readiness === 'blocked';
+  const reason = text.trim();
   const remember = () => localStorage.setItem(REVIEWER_KEY, name.trim());
   const done = () => props.onChange();
   return (
@@ -315,7 +318,8 @@ function Review(props: { source: Source; onChange: () => void }) {
         </button>
         <button
           className="primary"
-          disabled={!name.trim()}
+          disabled={!name.trim() || !r || blocked}
+          aria-describedby={blocked ? 'approve-blocked' : undefined}
           data-testid="review-approve"
           onClick={() => {
             remember();
@@ -329,7 +333,8 @@ function Review(props: { source: Source; onChange: () => void }) {
           {t('reports.approve')}
         </button>
         <button
-          disabled={!name.trim()}
+          disabled={!name.trim() || !reason}
+          title={reason ? undefined : t('reports.reasonNeeded')}
           data-testid="review-request-changes"
           onClick={() => {
             remember();
@@ -347,6 +352,16 @@ function Review(props: { source: Source; onChange: () => void }) {
           {t('reports.requestChanges')}
         </button>
       </div>
+      {blocked && (
+        <p className="muted small" id="approve-blocked" data-testid="approve-blocked">
+          {t('reports.approveBlocked')}
+        </p>
+      )}
+      {!reason && name.trim() && (
+        <p className="muted small" data-testid="reason-needed">
+          {t('reports.reasonNeeded')}
+        </p>
+      )}
     </aside>
   );
 }

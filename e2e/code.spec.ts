@@ -268,6 +268,50 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     await expect(page.getByTestId('hunk-count')).toHaveText('8 changes');
   });
 
+  test('Reject file can be undone, until a hand edit', async ({ app }) => {
+    const { page } = app;
+    const { editor, train } = await scanAndOpenTrain(page, project);
+    await page.getByTestId('hunk-accept').click(); // change 1, on to change 2
+    await expect(train.getByTestId('review-state')).toHaveText('1/8');
+    // the whole file rejected by mistake comes back as it was: one change accepted of eight
+    await page.getByTestId('file-reject').click();
+    await expect(page.getByTestId('hunk-count')).toHaveText('0 changes');
+    await expect(train.getByTestId('review-state')).toHaveAttribute('data-state', 'rejected');
+    await page.getByTestId('hunk-undo').click();
+    await expect(page.getByTestId('hunk-count')).toHaveText('8 changes');
+    await expect(page.getByTestId('hunk-accepted')).toHaveText('1 of 8 accepted');
+    await expect(train.getByTestId('review-state')).toHaveText('1/8');
+    await expect(page.getByTestId('hunk-undo')).toHaveCount(0);
+    // a hand edit after it ends what Undo can take back (as an accept does)
+    await page.getByTestId('file-reject').click();
+    await expect(page.getByTestId('hunk-undo')).toBeVisible();
+    await editor.locator('.editor.modified .view-lines').click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('\n# kept as it was');
+    await expect(page.getByTestId('hunk-undo')).toHaveCount(0);
+    await expect(editor.locator('.editor.modified .view-lines')).toContainText('kept as it was');
+  });
+
+  test('a change rejected before a reload can still be undone', async ({ app }) => {
+    const { page } = app;
+    const { editor, train } = await scanAndOpenTrain(page, project);
+    // the rejection reads back after the reload, and Undo still brings the change back (it
+    // took a Reset of the whole file before)
+    await page.getByTestId('hunk-reject').click();
+    await expect(page.getByTestId('hunk-count')).toHaveText('7 changes · 1 rejected');
+    await page.reload();
+    await expect(editor).toHaveAttribute('data-ready', 'true', { timeout: 30_000 });
+    await expect(page.getByTestId('hunk-count')).toHaveText('7 changes · 1 rejected');
+    await page.getByTestId('hunk-undo').click();
+    await expect(page.getByTestId('hunk-count')).toHaveText('8 changes');
+    await expect(page.getByTestId('hunk-undo')).toHaveCount(0);
+    await expect(train.getByTestId('review-state')).toHaveAttribute('data-state', 'pending');
+    // and that is what was saved
+    await page.reload();
+    await expect(editor).toHaveAttribute('data-ready', 'true', { timeout: 30_000 });
+    await expect(page.getByTestId('hunk-count')).toHaveText('8 changes');
+  });
+
   test('a hand edit typed just before opening another file is kept', async ({ app }) => {
     const { page } = app;
     await scanFolder(page, project);

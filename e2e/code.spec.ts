@@ -133,6 +133,26 @@ test('a file opens at its first change, and a file with nothing proposed says wh
     await page.keyboard.type('\n# cupy replaced by hand');
     await expect(page.getByTestId('apply-open')).toHaveText('Apply 1 file');
     await expect(page.getByTestId('apply-open')).toBeEnabled();
+    // the hand edit can be taken back with Reset (asked first: no Undo brings it back)
+    const reset = page.getByTestId('file-reset');
+    await expect(reset).toBeEnabled();
+    page.once('dialog', (d) => void d.dismiss());
+    await reset.click();
+    await expect(editor.locator('.editor.modified .view-lines')).toContainText('replaced by hand');
+    page.once('dialog', (d) => void d.accept());
+    await reset.click();
+    await expect(editor.locator('.editor.modified .view-lines')).not.toContainText('by hand');
+    await expect(page.getByTestId('hunk-count')).toHaveText('0 changes');
+    await expect(reset).toBeDisabled();
+    const kernels = page.locator('[data-testid=tree-file][data-file="kernels.py"]');
+    // not marked edited any more (a file with nothing proposed shows a mark only once edited)
+    await expect(kernels.getByTestId('review-state')).toHaveCount(0);
+    await expect(page.getByTestId('apply-open')).toBeDisabled();
+    // and it stays so when reopened
+    await page.reload();
+    await expect(editor).toHaveAttribute('data-ready', 'true', { timeout: 30_000 });
+    await expect(page.getByTestId('hunk-count')).toHaveText('0 changes');
+    await expect(reset).toBeDisabled();
     await shell.language('zh-CN');
     await expect(page.getByTestId('no-proposal')).toContainText('需要手工修改');
   } finally {

@@ -501,8 +501,9 @@ export function ReviewEditor(props: ReviewEditorProps) {
     save(review, review === 'edited' ? text : undefined);
   };
 
-  // a file whose findings need a hand edit has no proposal: nothing to accept, reject or reset
-  // to (its review is the hand edit, saved as it is typed)
+  // a file whose findings need a hand edit has no proposal: nothing to accept or reject until it
+  // is edited (its review is the hand edit, saved as it is typed), and Reset takes it back to the
+  // original (the proposal is the original)
   const proposesChanges = content.proposed !== content.original;
   const changes = hunks.length > 0;
 
@@ -556,7 +557,7 @@ export function ReviewEditor(props: ReviewEditorProps) {
             </button>
             <button
               data-testid="file-reset"
-              disabled={!ready || !proposesChanges}
+              disabled={!ready || (!proposesChanges && !changes)}
               onClick={() => setAll(content.proposed, 'pending')}
             >
               {t('code.resetFile')}

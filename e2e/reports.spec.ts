@@ -74,6 +74,14 @@ test.describe('reports: preview, export, review, import', () => {
       /\d{4}-\d{2}-\d{2} \d{2}:\d{2}/,
     );
     await expect(preview.locator('#review')).toContainText('raise ulimit -l');
+    // the About list reads in the language shown, the checks' titles too (they come with the
+    // report the panel builds)
+    const shell = new Shell(page);
+    await shell.language('zh-CN');
+    await expect(nccl).toHaveText('NCCL 后端 — 本机');
+    await expect(ncclFinding).toHaveText(/^train\.py:\d+ · NCCL 后端$/);
+    await shell.language('en');
+    await expect(nccl).toHaveText('NCCL backend — this machine');
 
     await page.getByTestId('report-format').selectOption('md');
     const [md] = await Promise.all([

@@ -220,8 +220,13 @@ function Preview(props: { source: Source; language: Language; hideNames: boolean
 }
 
 function Review(props: { source: Source; onChange: () => void }) {
-  const { t } = useTranslation();
-  const report = useCall('reports.build', { source: props.source });
+  const { t, i18n } = useTranslation();
+  // built in the language shown, so the checks' titles in the About list read in it too (an
+  // imported report keeps the language it was written in)
+  const report = useCall('reports.build', {
+    source: props.source,
+    language: i18n.language === 'zh-CN' ? 'zh-CN' : 'en',
+  });
   const comment = useAction('reports.comment', ['reports.build']);
   const decide = useAction('reports.decide', ['reports.build']);
   const [name, setName] = useState(() => localStorage.getItem(REVIEWER_KEY) ?? '');

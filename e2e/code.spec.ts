@@ -133,6 +133,26 @@ test('a file opens at its first change, and a file with nothing proposed says wh
     await page.keyboard.type('\n# cupy replaced by hand');
     await expect(page.getByTestId('apply-open')).toHaveText('Apply 1 file');
     await expect(page.getByTestId('apply-open')).toBeEnabled();
+    // the hand edit can be taken back with Reset (asked first: no Undo brings it back)
+    const reset = page.getByTestId('file-reset');
+    await expect(reset).toBeEnabled();
+    page.once('dialog', (d) => void d.dismiss());
+    await reset.click();
+    await expect(editor.locator('.editor.modified .view-lines')).toContainText('replaced by hand');
+    page.once('dialog', (d) => void d.accept());
+    await reset.click();
+    await expect(editor.locator('.editor.modified .view-lines')).not.toContainText('by hand');
+    await expect(page.getByTestId('hunk-count')).toHaveText('0 changes');
+    await expect(reset).toBeDisabled();
+    const kernels = page.locator('[data-testid=tree-file][data-file="kernels.py"]');
+    // not marked edited any more (a file with nothing proposed shows a mark only once edited)
+    await expect(kernels.getByTestId('review-state')).toHaveCount(0);
+    await expect(page.getByTestId('apply-open')).toBeDisabled();
+    // and it stays so when reopened
+    await page.reload();
+    await expect(editor).toHaveAttribute('data-ready', 'true', { timeout: 30_000 });
+    await expect(page.getByTestId('hunk-count')).toHaveText('0 changes');
+    await expect(reset).toBeDisabled();
     await shell.language('zh-CN');
     await expect(page.getByTestId('no-proposal')).toContainText('需要手工修改');
   } finally {
@@ -160,7 +180,10 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     // Monaco renders both sides, with the findings as markers on the original
     await expect(editor.locator('.monaco-diff-editor')).toBeVisible();
     await expect(editor.locator('.squiggly-error').first()).toBeAttached();
-    await expect(page.getByTestId('findings')).toContainText('dist.nccl');
+    // a finding's rule by its title (the id is in the row's tooltip)
+    await expect(
+      page.getByTestId('findings').locator('[data-rule="dist.nccl"]').first(),
+    ).toHaveText('NCCL backend');
     await expect(page.getByTestId('hunk-label')).toContainText('Change 1 of');
 
     // the first change adds `import torch_npu`: reject it; nothing is taken yet, so the file
@@ -262,6 +285,50 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     expect(before).not.toContain('hccl');
     // Reset brings the whole proposal back, nothing rejected
     await page.getByTestId('file-reset').click();
+    await expect(page.getByTestId('hunk-count')).toHaveText('8 changes');
+  });
+
+  test('Reject file can be undone, until a hand edit', async ({ app }) => {
+    const { page } = app;
+    const { editor, train } = await scanAndOpenTrain(page, project);
+    await page.getByTestId('hunk-accept').click(); // change 1, on to change 2
+    await expect(train.getByTestId('review-state')).toHaveText('1/8');
+    // the whole file rejected by mistake comes back as it was: one change accepted of eight
+    await page.getByTestId('file-reject').click();
+    await expect(page.getByTestId('hunk-count')).toHaveText('0 changes');
+    await expect(train.getByTestId('review-state')).toHaveAttribute('data-state', 'rejected');
+    await page.getByTestId('hunk-undo').click();
+    await expect(page.getByTestId('hunk-count')).toHaveText('8 changes');
+    await expect(page.getByTestId('hunk-accepted')).toHaveText('1 of 8 accepted');
+    await expect(train.getByTestId('review-state')).toHaveText('1/8');
+    await expect(page.getByTestId('hunk-undo')).toHaveCount(0);
+    // a hand edit after it ends what Undo can take back (as an accept does)
+    await page.getByTestId('file-reject').click();
+    await expect(page.getByTestId('hunk-undo')).toBeVisible();
+    await editor.locator('.editor.modified .view-lines').click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('\n# kept as it was');
+    await expect(page.getByTestId('hunk-undo')).toHaveCount(0);
+    await expect(editor.locator('.editor.modified .view-lines')).toContainText('kept as it was');
+  });
+
+  test('a change rejected before a reload can still be undone', async ({ app }) => {
+    const { page } = app;
+    const { editor, train } = await scanAndOpenTrain(page, project);
+    // the rejection reads back after the reload, and Undo still brings the change back (it
+    // took a Reset of the whole file before)
+    await page.getByTestId('hunk-reject').click();
+    await expect(page.getByTestId('hunk-count')).toHaveText('7 changes · 1 rejected');
+    await page.reload();
+    await expect(editor).toHaveAttribute('data-ready', 'true', { timeout: 30_000 });
+    await expect(page.getByTestId('hunk-count')).toHaveText('7 changes · 1 rejected');
+    await page.getByTestId('hunk-undo').click();
+    await expect(page.getByTestId('hunk-count')).toHaveText('8 changes');
+    await expect(page.getByTestId('hunk-undo')).toHaveCount(0);
+    await expect(train.getByTestId('review-state')).toHaveAttribute('data-state', 'pending');
+    // and that is what was saved
+    await page.reload();
+    await expect(editor).toHaveAttribute('data-ready', 'true', { timeout: 30_000 });
     await expect(page.getByTestId('hunk-count')).toHaveText('8 changes');
   });
 

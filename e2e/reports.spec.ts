@@ -38,11 +38,25 @@ test.describe('reports: preview, export, review, import', () => {
 
     // review: a comment on a finding's check, then a decision; both reach the preview
     await page.getByTestId('review-name').fill('Li Si');
+    // a blocked session is not approved, and the panel says why; a request for changes waits
+    // for its reason
+    await expect(page.getByTestId('review-approve')).toBeDisabled();
+    await expect(page.getByTestId('approve-blocked')).toContainText(
+      'Approve is not available: this session is blocked',
+    );
+    await expect(page.getByTestId('review-request-changes')).toBeDisabled();
+    await expect(page.getByTestId('reason-needed')).toContainText('needs a reason');
     // what a comment is about reads as the check's title and where it ran, not as its id
     const nccl = page.locator(
       '[data-testid=review-target] option[value="check:dist.nccl@(local)"]',
     );
     await expect(nccl).toHaveText(/^[^:@]+ — this machine$/);
+    // a finding reads as its place and its rule's title; the rule id is the option's tooltip
+    const ncclFinding = page
+      .locator('[data-testid=review-target] option[value^="finding:dist.nccl@train.py:"]')
+      .first();
+    await expect(ncclFinding).toHaveText(/^train\.py:\d+ · NCCL backend$/);
+    await expect(ncclFinding).toHaveAttribute('title', 'dist.nccl');
     await page.getByTestId('review-target').selectOption('check:dist.nccl@(local)');
     await page.getByTestId('review-text').fill('Use HCCL and raise ulimit -l on every node.');
     await page.getByTestId('review-add').click();
@@ -50,6 +64,7 @@ test.describe('reports: preview, export, review, import', () => {
     await expect(page.getByTestId('review-comments')).toContainText('— this machine');
     await expect(page.getByTestId('review-comments')).not.toContainText('check:dist.nccl@');
     await page.getByTestId('review-text').fill('Port the launcher first.');
+    await expect(page.getByTestId('reason-needed')).toHaveCount(0);
     await page.getByTestId('review-request-changes').click();
     await expect(page.getByTestId('review-decision')).toContainText('changes requested');
     // the text went with the decision as its note: the box is empty again, and no time is raw
@@ -59,6 +74,14 @@ test.describe('reports: preview, export, review, import', () => {
       /\d{4}-\d{2}-\d{2} \d{2}:\d{2}/,
     );
     await expect(preview.locator('#review')).toContainText('raise ulimit -l');
+    // the About list reads in the language shown, the checks' titles too (they come with the
+    // report the panel builds)
+    const shell = new Shell(page);
+    await shell.language('zh-CN');
+    await expect(nccl).toHaveText('NCCL 后端 — 本机');
+    await expect(ncclFinding).toHaveText(/^train\.py:\d+ · NCCL 后端$/);
+    await shell.language('en');
+    await expect(nccl).toHaveText('NCCL backend — this machine');
 
     await page.getByTestId('report-format').selectOption('md');
     const [md] = await Promise.all([
@@ -101,5 +124,13 @@ test.describe('reports: preview, export, review, import', () => {
     const preview = page.frameLocator('[data-testid=report-preview]');
     await expect(preview.locator('h1')).toContainText('迁移报告');
     await expect(page.getByTestId('report-export')).toHaveText('导出');
+    // nothing run yet, so nothing blocks: approving is offered; changes wait for their reason
+    await page.getByTestId('review-name').fill('李四');
+    await expect(page.getByTestId('review-approve')).toBeEnabled();
+    await expect(page.getByTestId('approve-blocked')).toHaveCount(0);
+    await expect(page.getByTestId('review-request-changes')).toBeDisabled();
+    await expect(page.getByTestId('reason-needed')).toHaveText(
+      '要求修改需要理由：请在评论框中写明需要修改什么。',
+    );
   });
 });

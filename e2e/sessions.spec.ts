@@ -51,6 +51,9 @@ test.describe('guided session: environment stage', () => {
 
     await matrix.getByTestId('waive').click();
     const dialog = page.getByTestId('waive-dialog');
+    const matrixTitle = 'CANN × torch × torch_npu × Python match the official matrix';
+    // the check by its title, its id after it (not the id alone)
+    await expect(dialog.locator('h2')).toHaveText(`Waive ${matrixTitle} (env.version-matrix)`);
     await expect(dialog.getByTestId('waive-save')).toBeDisabled(); // a reason is required
     await dialog
       .getByTestId('waive-reason')
@@ -59,6 +62,10 @@ test.describe('guided session: environment stage', () => {
     await dialog.getByTestId('waive-save').click();
     await expect(matrix.getByTestId('waiver')).toContainText('Wang Fang');
     await expect(column.getByTestId('stage-status')).not.toHaveText('fail');
+    // the session's history names the waived check as its card does; the id is its tooltip
+    const waived = page.getByTestId('timeline-waiver');
+    await expect(waived).toContainText(`${matrixTitle} on npu-env waived by Wang Fang`);
+    await expect(waived).toHaveAttribute('title', 'env.version-matrix');
 
     // a second try on the same host; compared from the first session, the earlier session still
     // comes first and the change reads from it to the later one
@@ -100,6 +107,9 @@ test.describe('guided session: environment stage', () => {
     await page.getByTestId(`session-row-${ids[0]}`).click();
     await page.getByTestId('lang-zh-CN').click();
     await expect(matrix).toContainText('不适配 CANN 8.5.0');
+    await expect(page.getByTestId('timeline-waiver')).toContainText(
+      'npu-env 上的 CANN × torch × torch_npu × Python 与官方版本矩阵一致 已由 Wang Fang 豁免',
+    );
   });
 });
 

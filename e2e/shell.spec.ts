@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { test, expect } from './support/fixtures';
 import { Shell } from './pages/shell';
 
@@ -73,6 +75,44 @@ test('jobs drawer shows a database backup and a check from start to finish', asy
   // Escape puts it away, as it does a dialog, and the page under it is reachable again
   await app.page.keyboard.press('Escape');
   await expect(drawer).toBeHidden();
+});
+
+test('settings say on the page where the backup went and what the check found, in both languages', async ({
+  app,
+}) => {
+  const { page } = app;
+  const shell = new Shell(page);
+  await shell.ready();
+  await shell.nav('settings').click();
+  await page.getByTestId('start-backup').click();
+  const backup = page.getByTestId('backup-result');
+  await expect(backup).toHaveAttribute('data-status', 'succeeded');
+  await expect(backup).toHaveText(
+    /^Backup written to \/\S+\/backups\/amw-[\dT-]+Z\.db \([\d,]+ bytes\)\.$/,
+  );
+  await page.keyboard.press('Escape'); // the drawer opened with the job; the page says it too
+
+  const check = page.getByTestId('check-result');
+  await page.getByTestId('start-check').click();
+  await expect(check).toHaveAttribute('data-status', 'succeeded');
+  await expect(check).toHaveText(
+    'Database OK: its integrity and references check out, and 0 evidence files match their checksums.',
+  );
+  // an evidence file the database names but the disk lost: the next check says so
+  const db = new Database(join(app.home, 'amw.db'));
+  db.prepare(
+    "INSERT INTO artifacts (sha256, kind, size, created_at) VALUES (?, 'log', 1, '2026-12-07T00:00:00Z')",
+  ).run('0'.repeat(64));
+  db.close();
+  await page.getByTestId('start-check').click();
+  await expect(check).toContainText(
+    'The check found problems: 0 integrity, 0 reference, 1 missing and 0 damaged evidence files.',
+  );
+  await shell.language('zh-CN');
+  await expect(check).toContainText(
+    '检查发现问题：完整性 0 项，引用 0 项，缺失证据文件 1 个，损坏 0 个。',
+  );
+  await expect(backup).toContainText('备份已写入 ');
 });
 
 test('without the token the server answers 401 and shows no app', async ({

@@ -42,6 +42,7 @@ describe('review targets in words', () => {
     expect(reviewTargetText(t, { stages }, checkTarget('env.set-env', 'npu-lab'))).toBe(
       'CANN environment sourced — npu-lab',
     );
+    // a rule this translator has no text for: its id
     expect(reviewTargetText(t, { stages }, findingTarget('dist.nccl', 'a/train.py', 12))).toBe(
       'a/train.py:12 · dist.nccl',
     );
@@ -51,5 +52,21 @@ describe('review targets in words', () => {
       'env.gone — this machine',
     );
     expect(reviewTargetText(t, { stages }, 'other:thing')).toBe('other:thing');
+  });
+
+  it('a finding by its place and its rule title in the language shown, not the rule id', () => {
+    const rules = {
+      rules: {
+        en: { dist: { nccl: { title: 'NCCL backend' } } },
+        'zh-CN': { dist: { nccl: { title: 'NCCL 后端' } } },
+      },
+    };
+    const target = findingTarget('dist.nccl', 'a/train.py', 12);
+    expect(reviewTargetText(translator('en', rules), { stages }, target)).toBe(
+      'a/train.py:12 · NCCL backend',
+    );
+    expect(reviewTargetText(translator('zh-CN', rules), { stages }, target)).toBe(
+      'a/train.py:12 · NCCL 后端',
+    );
   });
 });

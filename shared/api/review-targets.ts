@@ -1,4 +1,4 @@
-import type { Translate } from '../i18n';
+import { ruleTitle, type Translate } from '../i18n';
 import { LOCAL_HOST_NAME, LOCAL_TARGET } from './hosts';
 import type { Report } from './reports';
 
@@ -16,7 +16,8 @@ export const findingTarget = (rule: string, file: string, line: number): string 
 
 /**
  * What a review comment is about, as a reader knows it: the check's title and host, or the
- * finding's place; the stored id only when the report no longer has what it names.
+ * finding's place and rule title; the stored id only when the report no longer has what it
+ * names.
  */
 export function reviewTargetText(t: Translate, r: Pick<Report, 'stages'>, target: string): string {
   if (target === 'session') return t('reports.aboutSession');
@@ -27,6 +28,10 @@ export function reviewTargetText(t: Translate, r: Pick<Report, 'stages'>, target
     return t('reports.aboutCheck', { title: title ?? id, host: hostWord(t, host) });
   }
   const finding = /^finding:(.+?)@(.+):(\d+)$/.exec(target);
-  if (finding) return `${finding[2]}:${finding[3]} · ${finding[1]}`;
+  if (finding) {
+    const [, rule, file, line] = finding as unknown as [string, string, string, string];
+    // the rule by its title (its id is what the comment stores)
+    return `${file}:${line} · ${ruleTitle(t, rule)}`;
+  }
   return target;
 }

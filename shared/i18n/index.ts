@@ -122,6 +122,14 @@ export function jobTitle(t: Translate, kind: string): string {
   return t(jobKindKey(kind));
 }
 
+/**
+ * A code rule's title in the language shown (`rules:<id>.title`, from the knowledge files); the
+ * id itself where this build has no such rule (a scan stored by another version).
+ */
+export function ruleTitle(t: Translate, id: string): string {
+  return t(`rules:${id}.title`, { defaultValue: id });
+}
+
 /** The message for a wire error in the user's language, with its detail interpolated. */
 export function explainError(
   t: Translate,

@@ -1,8 +1,18 @@
+import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { PageHead } from '../components/PageHead';
-import type { Language, Settings, Theme } from '../../../shared/api';
+import type {
+  BackupResult,
+  CheckResult,
+  JobRecord,
+  Language,
+  Settings,
+  Theme,
+} from '../../../shared/api';
 import { useAction, useCall } from '../api';
 import { ErrorText } from '../components/ErrorText';
+import { useJob } from '../components/JobsDrawer';
+import { uiJobStep, uiNumber } from '../format';
 
 export function SettingsPage(props: { settings: Settings; onOpenJobs: () => void }) {
   const { t } = useTranslation();
@@ -12,6 +22,9 @@ export function SettingsPage(props: { settings: Settings; onOpenJobs: () => void
   const check = useAction('maintenance.check', ['jobs.list']);
   const startJob = (action: typeof backup) =>
     action.mutate({}, { onSuccess: () => props.onOpenJobs() });
+  // the last run of each, followed to its end: what it did is said here, not only in the drawer
+  const backupJob = useJob(backup.data?.jobId ?? null);
+  const checkJob = useJob(check.data?.jobId ?? null);
 
   return (
     <section className="page" data-testid="page-settings">
@@ -81,7 +94,78 @@ export function SettingsPage(props: { settings: Settings; onOpenJobs: () => void
           </button>
         </div>
         {(backup.error ?? check.error) && <ErrorText error={backup.error ?? check.error} />}
+        {backupJob && (
+          <JobOutcome job={backupJob} testId="backup-result">
+            {(r: BackupResult) => (
+              <p className="notice ok">
+                {t('pages.settings.backupDone', { file: r.file, bytes: uiNumber(r.bytes) })}
+              </p>
+            )}
+          </JobOutcome>
+        )}
+        {checkJob && (
+          <JobOutcome job={checkJob} testId="check-result">
+            {(r: CheckResult) => <CheckOutcome result={r} />}
+          </JobOutcome>
+        )}
       </div>
     </section>
+  );
+}
+
+/** A maintenance job as it stands: its step while it runs, then its result or why it failed. */
+function JobOutcome<R>(props: {
+  job: JobRecord;
+  testId: string;
+  children: (result: R) => ReactNode;
+}) {
+  const { t } = useTranslation();
+  const { job } = props;
+  const body =
+    job.status === 'succeeded' ? (
+      props.children(job.result as R)
+    ) : job.status === 'failed' || job.error ? (
+      <ErrorText error={job.error} />
+    ) : job.status === 'queued' || job.status === 'running' ? (
+      <span className="muted">{job.message ? uiJobStep(job.message) : t('common.loading')}</span>
+    ) : (
+      t(`jobs.status.${job.status}`)
+    );
+  return (
+    <div className="maintenance-result" data-testid={props.testId} data-status={job.status}>
+      {body}
+    </div>
+  );
+}
+
+/** What the database check found: all well, or each kind of problem and SQLite's own lines. */
+function CheckOutcome(props: { result: CheckResult }) {
+  const { t } = useTranslation();
+  const r = props.result;
+  if (r.ok)
+    return (
+      <p className="notice ok">{t('pages.settings.checkOk', { count: r.artifacts.checked })}</p>
+    );
+  return (
+    <div className="notice fail" role="alert">
+      <p>
+        {t('pages.settings.checkProblems', {
+          integrity: r.integrity.length,
+          fk: r.foreignKeys.length,
+          missing: r.artifacts.missing.length,
+          corrupt: r.artifacts.corrupt.length,
+        })}
+      </p>
+      {r.integrity.length > 0 && (
+        <ul className="small">
+          {r.integrity.slice(0, 10).map((line, i) => (
+            <li key={i}>
+              <code>{line}</code>
+            </li>
+          ))}
+        </ul>
+      )}
+      <p className="small">{t('pages.settings.checkRestore')}</p>
+    </div>
   );
 }

@@ -38,6 +38,9 @@ export const errors = {
     noScan: 'No code scan {{id}}.',
     fileNotInScan: '{{file}} is not part of code scan {{id}}.',
     noImportedReport: 'No imported report {{id}}.',
+    reviewNeedsReason: 'A request for changes needs a reason: say what should change.',
+    reviewBlocked:
+      'This session cannot be approved while it is blocked: fix or waive the failing checks first, or request changes.',
     notAFolder: '{{path}} is not a folder.',
     notAFileOrFolder: '{{path}} is not a file or a folder.',
     notAFolderHere: '{{path}} is not a folder on this machine.',

@@ -45,5 +45,14 @@ export const pages = {
     maintenanceLead: 'Both run as jobs: watch them in the jobs drawer and cancel them there.',
     backup: 'Back up database',
     check: 'Check database and evidence files',
+    backupDone: 'Backup written to {{file}} ({{bytes}} bytes).',
+    checkOk_one:
+      'Database OK: its integrity and references check out, and {{count}} evidence file matches its checksum.',
+    checkOk_other:
+      'Database OK: its integrity and references check out, and {{count}} evidence files match their checksums.',
+    checkProblems:
+      'The check found problems: {{integrity}} integrity, {{fk}} reference, {{missing}} missing and {{corrupt}} damaged evidence files.',
+    checkRestore:
+      'To recover, stop the workbench and put the newest file from the backups folder of the data directory in place of the database.',
   },
 } as const;

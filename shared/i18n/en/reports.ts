@@ -30,4 +30,7 @@ export const reports = {
   addComment: 'Add comment',
   approve: 'Approve',
   requestChanges: 'Request changes',
+  approveBlocked:
+    'Approve is not available: this session is blocked by failing checks nobody waived. Fix or waive them, or request changes.',
+  reasonNeeded: 'Request changes needs a reason: write what should change in the comment box.',
 } as const;

@@ -84,7 +84,7 @@ export const sessions = {
   rerun: 'Rerun',
   waive: 'Waive',
   unwaive: 'Remove waiver',
-  waiveTitle: 'Waive {{id}}',
+  waiveTitle: 'Waive {{check}}',
   waiveReason: 'Why is this acceptable? (required)',
   waiveBy: 'Your name',
   waivedBy: 'Waived by {{by}}: {{reason}}',

@@ -36,6 +36,8 @@ export const errors: Messages['errors'] = {
     noScan: '没有编号为 {{id}} 的代码扫描。',
     fileNotInScan: '{{file}} 不属于代码扫描 {{id}}。',
     noImportedReport: '没有编号为 {{id}} 的导入报告。',
+    reviewNeedsReason: '提出修改要求需要填写理由：请写明需要修改什么。',
+    reviewBlocked: '此会话仍被阻塞，不能批准：请先修复或豁免失败的检查，或者提出修改要求。',
     notAFolder: '{{path}} 不是文件夹。',
     notAFileOrFolder: '{{path}} 既不是文件也不是文件夹。',
     notAFolderHere: '{{path}} 不是本机上的文件夹。',

@@ -45,5 +45,11 @@ export const pages: Messages['pages'] = {
     maintenanceLead: '两者都以任务方式运行：可在任务抽屉中查看进度并取消。',
     backup: '备份数据库',
     check: '检查数据库与证据文件',
+    backupDone: '备份已写入 {{file}}（{{bytes}} 字节）。',
+    checkOk_one: '数据库正常：完整性与引用检查均通过，{{count}} 个证据文件与其校验和一致。',
+    checkOk_other: '数据库正常：完整性与引用检查均通过，{{count}} 个证据文件与其校验和一致。',
+    checkProblems:
+      '检查发现问题：完整性 {{integrity}} 项，引用 {{fk}} 项，缺失证据文件 {{missing}} 个，损坏 {{corrupt}} 个。',
+    checkRestore: '恢复方法：先关闭工作台，再用数据目录下 backups 文件夹中最新的文件替换数据库。',
   },
 };

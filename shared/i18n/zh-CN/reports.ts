@@ -32,4 +32,7 @@ export const reports: Messages['reports'] = {
   addComment: '添加评论',
   approve: '批准',
   requestChanges: '要求修改',
+  approveBlocked:
+    '无法批准：此会话仍被未豁免的失败检查阻塞。请先修复或豁免它们，或者提出修改要求。',
+  reasonNeeded: '要求修改需要理由：请在评论框中写明需要修改什么。',
 };

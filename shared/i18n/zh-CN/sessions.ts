@@ -80,7 +80,7 @@ export const sessions: Messages['sessions'] = {
   rerun: '重跑',
   waive: '豁免',
   unwaive: '撤销豁免',
-  waiveTitle: '豁免 {{id}}',
+  waiveTitle: '豁免 {{check}}',
   waiveReason: '为什么可以接受？（必填）',
   waiveBy: '你的名字',
   waivedBy: '{{by}} 已豁免：{{reason}}',

@@ -1,4 +1,6 @@
 import type { Language } from '../../../../shared/api';
+import { msg } from '../../../../shared/api/text';
+import { AmwError } from '../../../../shared/errors';
 import { buildReport } from '../../reports/build';
 import { exportReport } from '../../reports/export';
 import type { ReportSource } from '../../reports/review-store';
@@ -22,6 +24,15 @@ export function reportsHandlers(s: Services): DomainHandlers<MethodsOf<'reports'
       return { ok: true as const };
     },
     'reports.decide': ({ source, decision, by, note }) => {
+      // the same refusals as the review panel's, for every caller: a request for changes says
+      // what to change, and what still blocks (failing checks nobody waived) is not approved
+      if (decision === 'changes-requested' && !note.trim())
+        throw new AmwError('VALIDATION', msg('errors.text.reviewNeedsReason'));
+      if (
+        decision === 'approve' &&
+        report(source, undefined, false).summary.readiness === 'blocked'
+      )
+        throw new AmwError('CONFLICT', msg('errors.text.reviewBlocked'));
       s.reviews.decide(source, decision, by, note);
       return { ok: true as const };
     },

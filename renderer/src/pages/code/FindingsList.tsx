@@ -1,6 +1,7 @@
 import { useState, type UIEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { CodeFinding } from '../../../../shared/api';
+import { ruleTitle, type Translate } from '../../../../shared/i18n';
 import { useText } from '../../i18n';
 import { findingText } from './finding-text';
 import { InlineCode, plainText } from '../../components/InlineCode';
@@ -34,20 +35,24 @@ export function FindingsList(props: { findings: CodeFinding[]; onPick: (line: nu
       <div style={{ height: findings.length * ROW, position: 'relative' }}>
         {findings.slice(first, last).map((f, i) => {
           const text = findingText(f, show);
+          // the rule by its title, as the rule filter and the cards name it; its id in the tooltip
+          const rule = ruleTitle(t as Translate, f.ruleId);
           return (
             <button
               key={`${f.ruleId}@${f.line}:${f.column}`}
               role="listitem"
               className={`finding-row ${f.severity}`}
               style={{ top: (first + i) * ROW, height: ROW }}
-              title={`${t('code.showLine', { line: f.line })}\n${f.ruleId}${t('common.colon')}${plainText(text)}`}
+              title={`${t('code.showLine', { line: f.line })}\n${rule}${t('common.paren', { text: f.ruleId })}${t('common.colon')}${plainText(text)}`}
               onClick={() => props.onPick(f.line)}
             >
               <span className={`sev ${f.severity}`}>{t(`code.severity.${f.severity}`)}</span>
               <span className="loc">
                 {f.line}:{f.column}
               </span>
-              <code className="rule">{f.ruleId}</code>
+              <span className="rule" data-rule={f.ruleId}>
+                {rule}
+              </span>
               <span className="text">
                 <InlineCode text={text} />
               </span>

@@ -19,12 +19,20 @@ const hunkKey = (h: LineChange) => `${h.originalStartLineNumber}:${h.originalEnd
 
 /** What a rejection changed, so "Undo reject" can put it all back. */
 interface BeforeReject {
-  /** The change rejected. */
-  key: string;
-  accepted: Set<string>;
+  /** The changes rejected one by one before it. */
+  rejected: Set<string>;
+  /** Absent: the accepted changes stay as they are (a rejection restored on reopening). */
+  accepted?: Set<string>;
   putBack: number;
   review: ReviewState;
   text?: string;
+  handEdited: boolean;
+  ownText: boolean;
+  /**
+   * The right-hand side to put back, for a rejection restored on reopening (the editor has no
+   * undo step for it); absent, the rejection is the editor's last undo step.
+   */
+  right?: string;
 }
 
 const languageOf = (file: string) =>
@@ -43,6 +51,13 @@ export interface ReviewEditorProps {
   readOnly?: boolean;
   /** A line of the original to show first (arriving from an op's source line). */
   revealLine?: number | null;
+}
+
+/** The whole text replaced as one step of the editor's own undo stack (setValue clears it). */
+function replaceAll(m: MonacoApi.editor.ITextModel, text: string): void {
+  m.pushStackElement();
+  m.pushEditOperations([], [{ range: m.getFullModelRange(), text }], () => null);
+  m.pushStackElement();
 }
 
 /**
@@ -157,6 +172,21 @@ export function ReviewEditor(props: ReviewEditorProps) {
         if (restored) {
           rejected.current = restored.kept;
           setPutBack(restored.kept.size);
+          // each one can still be undone, the last rejected first, as before the reload (the
+          // stored list is in the order they were rejected)
+          const keys = content.rejected.filter((k) => restored.kept.has(k));
+          setUndoable(
+            keys.map((_, i) => ({
+              rejected: new Set(keys.slice(0, i)),
+              putBack: i,
+              review: content.review,
+              text: content.reviewed ?? undefined,
+              handEdited: false,
+              ownText: false,
+              right: withoutRejected(content.original, content.proposed, new Set(keys.slice(0, i)))
+                .text,
+            })),
+          );
         }
         const start = restored
           ? restored.text
@@ -330,9 +360,16 @@ export function ReviewEditor(props: ReviewEditorProps) {
     keep.delete(hunkKey(h));
     const reviewed = handEdited.current ? null : withAccepted(keep);
     // taken now: an updater would run after the save below
-    const before: BeforeReject = { key: hunkKey(h), accepted, putBack, ...saved.current };
+    const before: BeforeReject = {
+      rejected: new Set(rejected.current),
+      accepted,
+      putBack,
+      ...saved.current,
+      handEdited: handEdited.current,
+      ownText: ownText.current,
+    };
     setUndoable((u) => [...u, before]);
-    rejected.current.add(before.key);
+    rejected.current.add(hunkKey(h));
     ours.current = true;
     // its own undo step, so undoing it touches nothing else
     m.pushStackElement();
@@ -347,19 +384,55 @@ export function ReviewEditor(props: ReviewEditorProps) {
     else save('edited', reviewed ?? m.getValue());
   };
 
-  /** Brings the last rejected change back, as it was (accepted or not) and saved as before. */
+  /**
+   * Brings the last rejection back — a change, or the whole file — as it was (accepted or not)
+   * and saved as before.
+   */
   const undoReject = () => {
     const m = modifiedModel();
     const before = undoable[undoable.length - 1];
     if (!m || !before) return;
     ours.current = true;
-    m.undo();
+    if (before.right === undefined) m.undo();
+    else replaceAll(m, before.right);
     ours.current = false;
     setUndoable(undoable.slice(0, -1));
-    rejected.current.delete(before.key);
-    setAccepted(before.accepted);
+    rejected.current = before.rejected;
+    if (before.accepted) setAccepted(before.accepted);
     setPutBack(before.putBack);
+    handEdited.current = before.handEdited;
+    ownText.current = before.ownText;
     save(before.review, before.text);
+  };
+
+  /** Rejects every change of the file: the original on the right, undoable like one change. */
+  const rejectFile = () => {
+    const m = modifiedModel();
+    if (!m) return;
+    // a hand edit is the reviewer's own work: asked first, as Reset does (Undo is only until the
+    // next accept or edit)
+    if ((handEdited.current || ownText.current) && !window.confirm(t('code.discardEdits'))) return;
+    // a hand edit still waiting for its save is saved first: the Undo below goes back to it
+    clearTimeout(saveTimer.current);
+    pendingSave.current?.();
+    const before: BeforeReject = {
+      rejected: new Set(rejected.current),
+      accepted,
+      putBack,
+      ...saved.current,
+      handEdited: handEdited.current,
+      ownText: ownText.current,
+    };
+    setUndoable((u) => [...u, before]);
+    ours.current = true;
+    replaceAll(m, content.original);
+    ours.current = false;
+    handEdited.current = false;
+    ownText.current = false;
+    setAccepted(new Set());
+    setPutBack(0);
+    rejected.current = new Set();
+    save('rejected');
   };
 
   /**
@@ -428,8 +501,9 @@ export function ReviewEditor(props: ReviewEditorProps) {
     save(review, review === 'edited' ? text : undefined);
   };
 
-  // a file whose findings need a hand edit has no proposal: nothing to accept, reject or reset
-  // to (its review is the hand edit, saved as it is typed)
+  // a file whose findings need a hand edit has no proposal: nothing to accept or reject until it
+  // is edited (its review is the hand edit, saved as it is typed), and Reset takes it back to the
+  // original (the proposal is the original)
   const proposesChanges = content.proposed !== content.original;
   const changes = hunks.length > 0;
 
@@ -478,16 +552,12 @@ export function ReviewEditor(props: ReviewEditorProps) {
             >
               {t('code.acceptFile')}
             </button>
-            <button
-              data-testid="file-reject"
-              disabled={!ready || !changes}
-              onClick={() => setAll(content.original, 'rejected')}
-            >
+            <button data-testid="file-reject" disabled={!ready || !changes} onClick={rejectFile}>
               {t('code.rejectFile')}
             </button>
             <button
               data-testid="file-reset"
-              disabled={!ready || !proposesChanges}
+              disabled={!ready || (!proposesChanges && !changes)}
               onClick={() => setAll(content.proposed, 'pending')}
             >
               {t('code.resetFile')}

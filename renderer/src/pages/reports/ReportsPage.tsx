@@ -220,30 +220,39 @@ function Preview(props: { source: Source; language: Language; hideNames: boolean
 }
 
 function Review(props: { source: Source; onChange: () => void }) {
-  const { t } = useTranslation();
-  const report = useCall('reports.build', { source: props.source });
+  const { t, i18n } = useTranslation();
+  // built in the language shown, so the checks' titles in the About list read in it too (an
+  // imported report keeps the language it was written in)
+  const report = useCall('reports.build', {
+    source: props.source,
+    language: i18n.language === 'zh-CN' ? 'zh-CN' : 'en',
+  });
   const comment = useAction('reports.comment', ['reports.build']);
   const decide = useAction('reports.decide', ['reports.build']);
   const [name, setName] = useState(() => localStorage.getItem(REVIEWER_KEY) ?? '');
   const [target, setTarget] = useState('session');
   const [text, setText] = useState('');
   const r = report.data;
-  // what a comment can be about, labelled as a reader knows it (the stored target is the id)
-  const checkTargets = new Map<string, string>();
-  const findingTargets = new Map<string, string>();
+  // what a comment can be about, labelled as a reader knows it (the stored target is the id),
+  // the check's or rule's id in the option's tooltip
+  const checkTargets = new Map<string, Target>();
+  const findingTargets = new Map<string, Target>();
   for (const s of r?.stages ?? [])
     for (const c of s.checks)
       if (c.status !== 'pass')
-        checkTargets.set(
-          checkTarget(c.id, s.host),
-          reviewTargetText(t, r!, checkTarget(c.id, s.host)),
-        );
+        checkTargets.set(checkTarget(c.id, s.host), {
+          label: reviewTargetText(t, r!, checkTarget(c.id, s.host)),
+          id: c.id,
+        });
   for (const f of (r?.code?.findings ?? []).slice(0, 200))
-    findingTargets.set(
-      findingTarget(f.ruleId, f.file, f.line),
-      reviewTargetText(t, r!, findingTarget(f.ruleId, f.file, f.line)),
-    );
+    findingTargets.set(findingTarget(f.ruleId, f.file, f.line), {
+      label: reviewTargetText(t, r!, findingTarget(f.ruleId, f.file, f.line)),
+      id: f.ruleId,
+    });
   const targetLabel = (id: string) => (r ? reviewTargetText(t, r, id) : id);
+  // the engine refuses both as well; here they are not offered, and the panel says why
+  const blocked = r?.summary.readiness === 'blocked';
+  const reason = text.trim();
   const remember = () => localStorage.setItem(REVIEWER_KEY, name.trim());
   const done = () => props.onChange();
   return (
@@ -314,7 +323,8 @@ function Review(props: { source: Source; onChange: () => void }) {
         </button>
         <button
           className="primary"
-          disabled={!name.trim()}
+          disabled={!name.trim() || !r || blocked}
+          aria-describedby={blocked ? 'approve-blocked' : undefined}
           data-testid="review-approve"
           onClick={() => {
             remember();
@@ -328,7 +338,8 @@ function Review(props: { source: Source; onChange: () => void }) {
           {t('reports.approve')}
         </button>
         <button
-          disabled={!name.trim()}
+          disabled={!name.trim() || !reason}
+          title={reason ? undefined : t('reports.reasonNeeded')}
           data-testid="review-request-changes"
           onClick={() => {
             remember();
@@ -346,18 +357,34 @@ function Review(props: { source: Source; onChange: () => void }) {
           {t('reports.requestChanges')}
         </button>
       </div>
+      {blocked && (
+        <p className="muted small" id="approve-blocked" data-testid="approve-blocked">
+          {t('reports.approveBlocked')}
+        </p>
+      )}
+      {!reason && name.trim() && (
+        <p className="muted small" data-testid="reason-needed">
+          {t('reports.reasonNeeded')}
+        </p>
+      )}
     </aside>
   );
 }
 
+/** An entry of the review's "About" list: its words, and the check or rule id it names. */
+interface Target {
+  label: string;
+  id: string;
+}
+
 /** One kind of thing a comment can be about, as a group of the review's "About" list. */
-function TargetGroup(props: { label: string; targets: Map<string, string> }) {
+function TargetGroup(props: { label: string; targets: Map<string, Target> }) {
   if (!props.targets.size) return null;
   return (
     <optgroup label={props.label}>
-      {[...props.targets].map(([id, label]) => (
-        <option key={id} value={id}>
-          {label}
+      {[...props.targets].map(([value, target]) => (
+        <option key={value} value={value} title={target.id}>
+          {target.label}
         </option>
       ))}
     </optgroup>

@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, type ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import type { SessionRecord, StageStatus, TimelineEvent } from '../../../../shared/api';
@@ -9,6 +9,7 @@ import { useStageName } from '../../stages/shared/names';
 import { StatusBadge } from '../../stages/shared/StageStatus';
 import type { StageInfo } from '../../stages/shared/types';
 import { uiDateTime, uiHost } from '../../format';
+import { useText } from '../../i18n';
 
 const WORST_FIRST: StageStatus[] = [
   'fail',
@@ -226,7 +227,16 @@ export function Timeline(props: { session: SessionRecord; stages: StageInfo[] })
     const st = props.stages.find((s) => s.id === id);
     return st ? name(st) : id;
   };
-  const line = (e: TimelineEvent) => {
+  const show = useText();
+  // a waived check by its title, as its card names it; its id where no run has it any more
+  const checkTitle = (id: string, host: string) => {
+    const check = props.session.runs
+      .filter((r) => r.host === host)
+      .flatMap((r) => r.checks)
+      .find((c) => c.id === id);
+    return check ? show(check.title) : id;
+  };
+  const line = (e: TimelineEvent): { badge: ReactNode; text: string; hint?: string } => {
     switch (e.kind) {
       case 'run':
         return {
@@ -240,11 +250,12 @@ export function Timeline(props: { session: SessionRecord; stages: StageInfo[] })
         return {
           badge: <span className="badge warn">{t('sessions.timeline.waived')}</span>,
           text: t('sessions.timeline.waiver', {
-            check: e.checkId,
+            check: checkTitle(e.checkId, e.host),
             host: uiHost(e.host),
             by: e.by,
             reason: e.reason,
           }),
+          hint: e.checkId,
         };
       case 'code-review':
         return {
@@ -284,7 +295,7 @@ export function Timeline(props: { session: SessionRecord; stages: StageInfo[] })
           {list.map((e, n) => {
             const l = line(e);
             return (
-              <li key={n} data-testid={`timeline-${e.kind}`}>
+              <li key={n} data-testid={`timeline-${e.kind}`} title={l.hint}>
                 <span className="muted small">{uiDateTime(e.at)}</span> {l.badge} {l.text}
               </li>
             );

@@ -126,7 +126,10 @@ function WaiveDialog(props: {
   const ok = reason.trim().length >= 3 && by.trim().length > 0;
   return (
     <Dialog
-      title={t('sessions.waiveTitle', { id: props.check.id })}
+      // named as its card names it; the id after, as the card's footer shows it
+      title={t('sessions.waiveTitle', {
+        check: `${text(props.check.title)}${t('common.paren', { text: props.check.id })}`,
+      })}
       onClose={props.onClose}
       testId="waive-dialog"
     >

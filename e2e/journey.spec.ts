@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { test, expect } from './support/fixtures';
 import { Shell } from './pages/shell';
+import { docShot } from './support/doc-shot';
 import { simHostsSupported, startSimHost, type SimHost } from './hosts/sim-host';
 import { translator } from '../shared/i18n';
 import { STAGE_NAMESPACES } from '../shared/stages';
@@ -11,11 +12,7 @@ import { STAGE_NAMESPACES } from '../shared/stages';
 const NANOGPT = join(process.cwd(), 'tests/fixtures/code/nanogpt-ddp');
 const support = simHostsSupported();
 /** Screenshots of every page the journey passes, per language, for docs/ (AMW_SCREENSHOTS=1). */
-const SHOTS = process.env.AMW_SCREENSHOTS === '1';
-
-async function shot(page: Page, lang: string, name: string) {
-  if (SHOTS) await page.screenshot({ path: `docs/screens/${lang}-${name}.png`, fullPage: true });
-}
+const shot = (page: Page, lang: string, name: string) => docShot(page, `${lang}-${name}`);
 
 for (const lang of ['en', 'zh-CN'] as const) {
   test.describe(`a new user's journey (${lang})`, () => {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { test, expect } from './support/fixtures';
 import { Shell } from './pages/shell';
+import { docShot } from './support/doc-shot';
 import { simHostsSupported, startSimHost, type SimHost } from './hosts/sim-host';
 
 const support = simHostsSupported();
@@ -29,12 +30,6 @@ async function untilDone(page: Page, done: ReturnType<Page['getByTestId']>) {
     await page.waitForTimeout(1000);
   }
   await expect(done).toBeVisible();
-}
-
-/** Screenshots for docs/ (AMW_SCREENSHOTS=1), as the journey spec makes them. */
-async function shot(page: Page, name: string) {
-  if (process.env.AMW_SCREENSHOTS === '1')
-    await page.screenshot({ path: `docs/screens/${name}.png`, fullPage: true });
 }
 
 /** Pixels of the pass colour (#3a9d5d) on the per-layer chart's canvas. */
@@ -108,7 +103,7 @@ test.describe('precision stage', () => {
     for (const side of ['baseline', 'target'])
       await expect(page.getByTestId(`precision-dump-${side}`)).toContainText('block.act');
     await expect(page.getByTestId('precision-dump-target')).toContainText('torch_npu');
-    await shot(page, 'precision-en');
+    await docShot(page, 'precision-en');
 
     // the baseline host against itself: nothing diverges
     await form.getByTestId('precision-target').selectOption('cpu');
@@ -142,7 +137,7 @@ test.describe('precision stage', () => {
     await act.click();
     await expect(page.getByTestId('precision-dump-baseline')).toContainText('基线');
     await expect(page.getByTestId('precision-curve')).toContainText('通过');
-    await shot(page, 'precision-zh-CN');
+    await docShot(page, 'precision-zh-CN');
     await page.screenshot({ path: 'test-results/e2e/precision-compare.png', fullPage: true });
   });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { test, expect } from './support/fixtures';
 import { Shell } from './pages/shell';
+import { docShot } from './support/doc-shot';
 import { simHostsSupported, startSimHost, type SimHost } from './hosts/sim-host';
 import { REFERENCE } from '../tests/support/reference';
 
@@ -97,11 +98,11 @@ test.describe('profiling stage: run form and import form', () => {
     });
     await expect(page.getByTestId('profiling-task-types')).toBeVisible();
     await expect(page.getByTestId('profiling-breakdown')).toBeVisible();
-    await page.screenshot({ path: 'docs/screens/profiling-en.png', fullPage: true });
+    await docShot(page, 'profiling-en');
     await shell.language('zh-CN');
     await expect(page.getByTestId('profiling-import-submit')).toHaveText('导入');
     await expect(page.getByTestId('profiling-task-types')).toContainText('任务类型');
-    await page.screenshot({ path: 'docs/screens/profiling-zh-CN.png', fullPage: true });
+    await docShot(page, 'profiling-zh-CN');
     await shell.language('en');
 
     // the same kind of folder on the host, copied over SFTP and read as one import

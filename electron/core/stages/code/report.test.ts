@@ -33,6 +33,17 @@ describe('code section of a report', () => {
         .map((s) => s.id)
         .sort((a, b) => a - b);
       expect(r.code!.history.map((h) => h.scanId)).toEqual(trainerScans);
+      // the findings table names each rule by its title in the report's language, its id after
+      const exported = async (format: 'md' | 'html', language: 'en' | 'zh-CN') =>
+        (await core.call('reports.export', { source: { sessionId }, format, language })).text ?? '';
+      // (Markdown escapes the brackets)
+      expect(await exported('md', 'en')).toContain(
+        '| `main.py:2` | error .cuda\\(\\) calls `device.cuda-method` |',
+      );
+      expect(await exported('md', 'zh-CN')).toContain('.cuda\\(\\) 调用 `device.cuda-method`');
+      expect(await exported('html', 'en')).toContain(
+        '.cuda() calls <code>device.cuda-method</code>',
+      );
     } finally {
       await core.close();
     }

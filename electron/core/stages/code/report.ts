@@ -11,7 +11,7 @@ import {
 } from '../../reports/md-kit';
 import { printable } from '../../parsers/printable';
 import type { StageReport } from '../define';
-import type { Translate } from '../../../../shared/i18n';
+import { ruleTitle, type Translate } from '../../../../shared/i18n';
 
 type Section = z.infer<typeof ReportCode>;
 
@@ -80,7 +80,7 @@ export const codeReport: StageReport<Section | null> = {
     );
     for (const f of c.findings.slice(0, MAX_ROWS))
       h(
-        `<tr><td><code>${esc(f.file)}:${f.line}:${f.column}</code></td><td>${pill(f.severity === 'info' ? 'skip' : f.severity === 'warning' ? 'warn' : 'fail', t(`code.severity.${f.severity}`))} <code>${esc(f.ruleId)}</code></td><td>${escText(f.message)}</td></tr>`,
+        `<tr><td><code>${esc(f.file)}:${f.line}:${f.column}</code></td><td>${pill(f.severity === 'info' ? 'skip' : f.severity === 'warning' ? 'warn' : 'fail', t(`code.severity.${f.severity}`))} ${esc(ruleTitle(t, f.ruleId))} <code>${esc(f.ruleId)}</code></td><td>${escText(f.message)}</td></tr>`,
       );
     h(`</table>`);
     if (c.findings.length > MAX_ROWS)
@@ -113,7 +113,7 @@ export const codeReport: StageReport<Section | null> = {
     p('|---|---|---|');
     for (const f of c.findings.slice(0, MD_ROWS))
       p(
-        `| ${code(`${f.file}:${f.line}`)} | ${t(`code.severity.${f.severity}`)} ${code(f.ruleId)} | ${mdText(f.message)} |`,
+        `| ${code(`${f.file}:${f.line}`)} | ${t(`code.severity.${f.severity}`)} ${mdText(ruleTitle(t, f.ruleId))} ${code(f.ruleId)} | ${mdText(f.message)} |`,
       );
     if (c.findings.length > MD_ROWS)
       p(`\n_${t('report.truncated', { shown: MD_ROWS, total: c.findings.length })}_`);

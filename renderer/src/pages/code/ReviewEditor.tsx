@@ -170,11 +170,12 @@ export function ReviewEditor(props: ReviewEditorProps) {
               )
             : null;
         if (restored) {
-          rejected.current = restored.kept;
-          setPutBack(restored.kept.size);
           // each one can still be undone, the last rejected first, as before the reload (the
-          // stored list is in the order they were rejected)
+          // stored list is in the order they were rejected; `kept` is in the file's order, and
+          // saved as it is it lost that order at the next reload)
           const keys = content.rejected.filter((k) => restored.kept.has(k));
+          rejected.current = new Set(keys);
+          setPutBack(keys.length);
           setUndoable(
             keys.map((_, i) => ({
               rejected: new Set(keys.slice(0, i)),

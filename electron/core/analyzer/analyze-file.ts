@@ -1885,6 +1885,8 @@ function analyzeTree(
     node: Pick<Node, 'startIndex' | 'endIndex'>,
     vars: Record<string, string>,
     edits?: Edit[],
+    /** The text hints choose by, where it is not what the finding quotes (an f-string's). */
+    matched?: string,
   ) => {
     const key = `${rule.id}@${node.startIndex}`;
     if (seen.has(key)) return;
@@ -1896,7 +1898,7 @@ function analyzeTree(
     const fill = (t: string) =>
       t.replace(/\{\{(\w+)\}\}/g, (all, k: string) => vars[k] ?? (k === 'count' ? all : ''));
     const hintAt = rule.hints?.findIndex((h) =>
-      new RegExp(h.when).test(vars.matched ?? vars.name ?? vars.text ?? ''),
+      new RegExp(h.when).test(matched ?? vars.name ?? vars.text ?? ''),
     );
     const hint = hintAt !== undefined && hintAt >= 0 ? rule.hints![hintAt] : undefined;
     const fix = hint?.fix ?? rule.fix;
@@ -2006,9 +2008,10 @@ function analyzeTree(
       add(
         r,
         spans ? { startIndex: edit.start, endIndex: edit.end } : node,
-        // hints choose by the text as the rules read it; the finding quotes it as written
-        { text: content.shown, matched: content.value },
+        // the finding quotes the text as written; hints choose by it as the rules read it
+        { text: content.shown },
         edits,
+        content.value,
       );
     }
   }

@@ -80,7 +80,7 @@ export function simClientKey(): string {
   if (sharedKey && existsSync(sharedKey)) return sharedKey;
   const home = join(tmpdir(), `amw-simkey-${process.getuid?.() ?? 'user'}`);
   const key = join(home, 'id_ed25519');
-  if (!ownKeyFolder(home) || !existsSync(`${key}.pub`)) {
+  if (!ownKeyFolder(home) || !existsSync(key) || !existsSync(`${key}.pub`)) {
     const dir = mkdtempSync(join(tmpdir(), 'amw-simkey-new-'));
     execFileSync('ssh-keygen', [
       '-q',
@@ -97,10 +97,11 @@ export function simClientKey(): string {
     try {
       renameSync(dir, home);
     } catch {
-      // another test process made it first (a folder in place is never replaced): theirs is used
+      // another test process made it first (a folder with files in it is never replaced):
+      // theirs is used
       rmSync(dir, { recursive: true, force: true });
     }
-    if (!ownKeyFolder(home) || !existsSync(`${key}.pub`))
+    if (!ownKeyFolder(home) || !existsSync(key) || !existsSync(`${key}.pub`))
       throw new Error(`${home} is not a key folder of this user's alone: remove it`);
   }
   sharedKey = key;

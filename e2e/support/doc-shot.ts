@@ -1,8 +1,8 @@
 import type { Page } from '@playwright/test';
 
 /**
- * A screenshot for docs/screens (`AMW_SCREENSHOTS=1`, as scripts/screenshots.ts runs the specs);
- * without it nothing is written, so a test run leaves the checkout as it was.
+ * A screenshot for docs/screens, written only with `AMW_SCREENSHOTS=1` (the README's command that
+ * refreshes them), so a test run leaves the checkout as it was.
  */
 export async function docShot(page: Page, name: string): Promise<void> {
   if (process.env.AMW_SCREENSHOTS === '1')

@@ -28,9 +28,14 @@ export function setLanguage(language: Language): void {
   document.documentElement.lang = language;
 }
 
+/** The language shown, as the engine names it (i18next may hold a language the app lacks). */
+export function shownLanguage(i18n: { language: string }): Language {
+  return i18n.language === 'zh-CN' ? 'zh-CN' : 'en';
+}
+
 /** Engine text (a message with parameters, or both languages) in the language shown now. */
 export function useText(): (text: Text | null | undefined) => string {
   const { t, i18n } = useTranslation();
-  const lang: Language = i18n.language === 'zh-CN' ? 'zh-CN' : 'en';
+  const lang = shownLanguage(i18n);
   return (text) => renderText(t as (k: string, p?: Record<string, unknown>) => string, lang, text);
 }

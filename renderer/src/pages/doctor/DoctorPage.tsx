@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { DoctorMatch, DoctorProof, Input, Language } from '../../../../shared/api';
+import { shownLanguage } from '../../i18n';
+import type { DoctorMatch, DoctorProof, Input } from '../../../../shared/api';
 import { useCall } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
 import { stageNs } from '../../../../shared/stages';
@@ -88,7 +89,7 @@ function MatchCard(props: { m: DoctorMatch; n: number }) {
 /** Paste a log, pick a file or name a path: every known failure in order, in the UI language. */
 export function DoctorPage() {
   const { t, i18n } = useTranslation();
-  const lang: Language = i18n.language === 'zh-CN' ? 'zh-CN' : 'en';
+  const lang = shownLanguage(i18n);
   const [text, setText] = useState('');
   const [path, setPath] = useState('');
   const [tail, setTail] = useState<{ size: number; kept: number } | null>(null);

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
+import { shownLanguage } from '../../i18n';
 import { REPORT_FORMATS, type Language, type ReportFormat } from '../../../../shared/api';
 import { useAction, useCall, useTransport } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
@@ -39,7 +40,7 @@ export function ReportsPage() {
   const imported = useCall('reports.imported', {});
   const importReport = useAction('reports.import', ['reports.imported']);
   const [source, setSource] = useState<Source | null>(null);
-  const [language, setLanguage] = useState<Language>(i18n.language === 'zh-CN' ? 'zh-CN' : 'en');
+  const [language, setLanguage] = useState<Language>(shownLanguage(i18n));
   const [hideNames, setHideNames] = useState(false);
   const [format, setFormat] = useState<ReportFormat>('html');
   const [exportError, setExportError] = useState<unknown>(null);
@@ -225,7 +226,7 @@ function Review(props: { source: Source; onChange: () => void }) {
   // imported report keeps the language it was written in)
   const report = useCall('reports.build', {
     source: props.source,
-    language: i18n.language === 'zh-CN' ? 'zh-CN' : 'en',
+    language: shownLanguage(i18n),
   });
   const comment = useAction('reports.comment', ['reports.build']);
   const decide = useAction('reports.decide', ['reports.build']);

@@ -332,6 +332,41 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     await expect(page.getByTestId('hunk-count')).toHaveText('8 changes');
   });
 
+  test('changes rejected before a reload come back last rejected first, after another save too', async ({
+    app,
+  }) => {
+    const { page } = app;
+    const { editor, train } = await scanAndOpenTrain(page, project);
+    const label = page.getByTestId('hunk-label');
+    const right = editor.locator('.editor.modified .view-lines');
+    // change 3 (the device string) rejected first, then change 1 (import torch_npu)
+    await page.getByTestId('hunk-next').click();
+    await page.getByTestId('hunk-next').click();
+    await expect(label).toContainText('Change 3 of 8');
+    await page.getByTestId('hunk-reject').click();
+    await expect(page.getByTestId('hunk-count')).toHaveText('7 changes · 1 rejected');
+    for (let i = 0; i < 5 && !(await label.innerText()).startsWith('Change 1 of'); i++)
+      await page.getByTestId('hunk-prev').click();
+    await expect(label).toContainText('Change 1 of 7');
+    await expect(right).toContainText('torch_npu.npu.set_compile_mode');
+    await page.getByTestId('hunk-reject').click();
+    await expect(page.getByTestId('hunk-count')).toHaveText('6 changes · 2 rejected');
+    await expect(right).not.toContainText('torch_npu.npu.set_compile_mode');
+    // after a reload, a decision on another change saves the rejections again…
+    await page.reload();
+    await expect(editor).toHaveAttribute('data-ready', 'true', { timeout: 30_000 });
+    await page.getByTestId('hunk-accept').click();
+    await expect(train.getByTestId('review-state')).toHaveText('1/8');
+    // …and after the next reload Undo still takes back the last rejected: change 1
+    await page.reload();
+    await expect(editor).toHaveAttribute('data-ready', 'true', { timeout: 30_000 });
+    await expect(page.getByTestId('hunk-count')).toHaveText('6 changes · 2 rejected');
+    await page.getByTestId('hunk-undo').click();
+    await expect(page.getByTestId('hunk-count')).toHaveText('7 changes · 1 rejected');
+    await expect(right).toContainText('torch_npu.npu.set_compile_mode');
+    await expect(right).not.toContainText('npu:{ddp_local_rank}');
+  });
+
   test('a hand edit typed just before opening another file is kept', async ({ app }) => {
     const { page } = app;
     await scanFolder(page, project);

@@ -321,6 +321,19 @@ export function ReviewEditor(props: ReviewEditorProps) {
     return lines;
   };
 
+  /** What a reject changes, kept for Undo (taken before it: an updater would run after its save). */
+  const pushUndo = () => {
+    const before: BeforeReject = {
+      rejected: new Set(rejected.current),
+      accepted,
+      putBack,
+      ...saved.current,
+      handEdited: handEdited.current,
+      ownText: ownText.current,
+    };
+    setUndoable((u) => [...u, before]);
+  };
+
   /** Puts the original lines of one hunk back on the right-hand side. */
   const reject = (h: LineChange) => {
     const monaco = monacoRef.current;
@@ -361,15 +374,7 @@ export function ReviewEditor(props: ReviewEditorProps) {
     keep.delete(hunkKey(h));
     const reviewed = handEdited.current ? null : withAccepted(keep);
     // taken now: an updater would run after the save below
-    const before: BeforeReject = {
-      rejected: new Set(rejected.current),
-      accepted,
-      putBack,
-      ...saved.current,
-      handEdited: handEdited.current,
-      ownText: ownText.current,
-    };
-    setUndoable((u) => [...u, before]);
+    pushUndo();
     rejected.current.add(hunkKey(h));
     ours.current = true;
     // its own undo step, so undoing it touches nothing else
@@ -416,15 +421,7 @@ export function ReviewEditor(props: ReviewEditorProps) {
     // a hand edit still waiting for its save is saved first: the Undo below goes back to it
     clearTimeout(saveTimer.current);
     pendingSave.current?.();
-    const before: BeforeReject = {
-      rejected: new Set(rejected.current),
-      accepted,
-      putBack,
-      ...saved.current,
-      handEdited: handEdited.current,
-      ownText: ownText.current,
-    };
-    setUndoable((u) => [...u, before]);
+    pushUndo();
     ours.current = true;
     replaceAll(m, content.original);
     ours.current = false;

@@ -75,6 +75,54 @@ test('a tiny scan (a file not UTF-8, one not text, one broken) opens its review,
   }
 });
 
+test('a code check the team accepts is waived in the session with a reason, and taken back', async ({
+  app,
+}) => {
+  const dir = mkdtempSync(join(tmpdir(), 'amw-e2e-waive-'));
+  writeFileSync(join(dir, 'train.py'), 'import torch\nx = torch.randn(2).cuda()\n');
+  try {
+    const { page } = app;
+    await new Shell(page).ready();
+    await page.getByTestId('nav-sessions').click();
+    await page.getByTestId('open-new-project').click();
+    const pd = page.getByTestId('project-dialog');
+    await pd.getByTestId('project-name').fill('gpu-only');
+    await pd.getByTestId('project-codeLocation').fill(dir);
+    await pd.getByTestId('project-save').click();
+    await page.getByTestId('project-saved-session').click();
+    await page.getByTestId('session-title').fill('waive a finding');
+    await page.getByTestId('session-create').click();
+    await page.getByTestId('stage-code').click();
+    await page.getByTestId('code-stage-scan').click();
+    const stage = page.getByTestId('code-stage');
+    await expect(stage.getByTestId('stage-status')).toHaveText('fail', { timeout: 30_000 });
+    // every failing check waived, one by one, each with its reason and name
+    const unwaived = stage.locator('.check-card[data-status="fail"]:not(.waived)');
+    const failing = await unwaived.count();
+    expect(failing).toBeGreaterThan(0);
+    for (let i = 0; i < failing; i++) {
+      await unwaived.first().getByTestId('waive').click();
+      const dialog = page.getByTestId('waive-dialog');
+      await dialog
+        .getByTestId('waive-reason')
+        .fill('this script only ever runs on the GPU cluster');
+      await dialog.getByTestId('waive-by').fill('Wang Fang');
+      await dialog.getByTestId('waive-save').click();
+      await expect(unwaived).toHaveCount(failing - i - 1);
+    }
+    const card = stage.locator('.check-card.waived').first();
+    await expect(card.getByTestId('waiver')).toContainText('Wang Fang');
+    await expect(stage.getByTestId('stage-status')).not.toHaveText('fail');
+    // the timeline says where: this machine, not a stored "(local)"
+    await expect(page.getByTestId('timeline-waiver').first()).toContainText('on this machine');
+    await card.getByTestId('unwaive').click();
+    await expect(unwaived).toHaveCount(1);
+    await expect(stage.getByTestId('stage-status')).toHaveText('fail');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a scan whose only file needs a hand edit opens that file', async ({ app }) => {
   const dir = mkdtempSync(join(tmpdir(), 'amw-e2e-hand-'));
   writeFileSync(join(dir, 'k.py'), 'import torch\nimport cupy as cp\nx = cp.zeros(3)\n');

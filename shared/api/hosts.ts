@@ -35,6 +35,21 @@ export const HostName = z
     'letters, digits, dot, dash and underscore; starts with a letter or digit',
   );
 
+/**
+ * What a run names as its target, and a waiver with it: a host, several joined by commas (the
+ * distributed and profiling stages) or this machine.
+ */
+export const RunTarget = z.union([
+  z.literal(LOCAL_TARGET),
+  z
+    .string()
+    .max(2000)
+    .refine(
+      (s) => s.split(',').every((h) => HostName.safeParse(h).success),
+      'a host name, several joined by commas, or (local)',
+    ),
+]);
+
 const Address = z
   .string()
   .min(1)

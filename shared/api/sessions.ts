@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { method } from './define';
-import { HostName } from './hosts';
+import { HostName, RunTarget } from './hosts';
 import type { IsoTime } from './common';
 import type { JobStarted } from './jobs';
 import type { CheckStatus, StageRunRecord } from './stages';
@@ -123,14 +123,17 @@ export const sessionsApi = {
       .object({
         sessionId: SessionId,
         checkId: z.string().min(1).max(80),
-        host: HostName,
+        /** Where the check ran, as its run names it (StageRunRecord.host). */
+        host: RunTarget,
         reason: z.string().trim().min(3).max(2000),
         by: z.string().trim().min(1).max(120),
       })
       .strict(),
   ).returns<{ ok: true }>(),
   'checks.unwaive': method(
-    z.object({ sessionId: SessionId, checkId: z.string().min(1).max(80), host: HostName }).strict(),
+    z
+      .object({ sessionId: SessionId, checkId: z.string().min(1).max(80), host: RunTarget })
+      .strict(),
   ).returns<{ ok: true }>(),
   /** Newest first: stage runs (reruns too), waivers, code review decisions, report reviews. */
   'sessions.timeline': method(z.object({ id: SessionId }).strict()).returns<TimelineEvent[]>(),

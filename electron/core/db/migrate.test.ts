@@ -1,4 +1,4 @@
-import { cpSync, writeFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, cpSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -118,6 +118,26 @@ describe('refusals', () => {
       raw.prepare(`SELECT name FROM sqlite_schema WHERE name = 'half_done'`).get(),
     ).toBeUndefined();
     raw.close();
+  });
+
+  it('waivers stored before 0015 keep naming their host when the target column arrives', () => {
+    const dir = tempDir();
+    const older = join(dir, 'migrations');
+    cpSync(migrationsDir(), older, { recursive: true });
+    for (const f of readdirSync(older)) if (f >= '0015') rmSync(join(older, f));
+    const dbPath = join(dir, 'amw.db');
+    const { db } = openStore(dbPath, { migrationsDir: older });
+    db.prepare(
+      `INSERT INTO hosts (name, hostname, port, created_at, updated_at) VALUES ('npu-a', 'h', 22, 't', 't')`,
+    ).run();
+    db.prepare(`INSERT INTO sessions (title, hosts, created_at) VALUES ('s', '[]', 't')`).run();
+    db.prepare(
+      `INSERT INTO waivers (session_id, check_id, host_id, reason, waived_by, created_at) VALUES (1, 'env.limits', 1, 'ok', 'li', 't')`,
+    ).run();
+    db.close();
+    const now = openStore(dbPath).db;
+    expect(now.prepare('SELECT target FROM waivers').all()).toEqual([{ target: 'npu-a' }]);
+    now.close();
   });
 
   it('rejects gaps in migration numbers', () => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../../tests/support/temp';
 import { createCore } from '../api/core';
 import { stageStatus } from './repository';
+import { LOCAL_TARGET } from '../../../shared/api/hosts';
 
 describe('sessions', () => {
   it('a project session records the commit of its local git checkout', async () => {
@@ -90,5 +91,53 @@ describe('sessions', () => {
     expect(stageStatus([c('pass'), c('fail', true)])).toBe('pass');
     expect(stageStatus([c('warn'), c('fail', true)])).toBe('warn');
     expect(stageStatus([c('error')])).toBe('error');
+  });
+
+  it('a code finding the team accepts is waived on this machine: the session can then be approved', async () => {
+    const core = createCore({ env: { AMW_HOME: tempDir() } as NodeJS.ProcessEnv });
+    const src = tempDir();
+    writeFileSync(join(src, 'train.py'), 'import torch\nx = torch.randn(2).cuda()\n');
+    const s = await core.call('sessions.create', { title: 'code only' });
+    const scan = await core.call('code.scan', { path: src, sessionId: s.id });
+    expect((await core.jobs.wait(scan.jobId)).status).toBe('succeeded');
+    const run = () => core.call('sessions.get', { id: s.id }).then((x) => x.runs[0]!);
+    const failing = (await run()).checks.filter((c) => c.status === 'fail');
+    expect(failing.length).toBeGreaterThan(0);
+    const approve = () =>
+      core.call('reports.decide', { source: { sessionId: s.id }, decision: 'approve', by: 'Li' });
+    await expect(approve()).rejects.toMatchObject({ code: 'CONFLICT' });
+    // a check that never ran there is refused, naming it
+    await expect(
+      core.call('checks.waive', {
+        sessionId: s.id,
+        checkId: 'code.no-such-rule',
+        host: LOCAL_TARGET,
+        reason: 'n/a',
+        by: 'Li',
+      }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND', message: /code\.no-such-rule/ });
+    for (const c of failing)
+      await core.call('checks.waive', {
+        sessionId: s.id,
+        checkId: c.id,
+        host: (await run()).host,
+        reason: 'runs on the GPU build only',
+        by: 'Li',
+      });
+    expect((await run()).status).not.toBe('fail');
+    expect((await run()).checks.find((c) => c.id === failing[0]!.id)!.waiver).toMatchObject({
+      by: 'Li',
+    });
+    await approve();
+    // the waiver stays through a rescan of the same code, and can be taken back
+    const again = await core.call('code.scan', { path: src, sessionId: s.id });
+    await core.jobs.wait(again.jobId);
+    const rescanned = await core.call('sessions.get', { id: s.id });
+    expect(rescanned.runs.filter((r) => r.stage === 'code')).toHaveLength(1);
+    expect(rescanned.runs[0]!.checks.find((c) => c.id === failing[0]!.id)!.waiver).not.toBeNull();
+    for (const c of failing)
+      await core.call('checks.unwaive', { sessionId: s.id, checkId: c.id, host: LOCAL_TARGET });
+    expect((await run()).status).toBe('fail');
+    await core.close();
   });
 });

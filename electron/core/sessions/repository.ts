@@ -176,7 +176,7 @@ export class SessionRepository {
     }[];
     const waivers = this.db
       .prepare(
-        `SELECT w.check_id, COALESCE(h.name, '') AS host, w.waived_by, w.reason, w.created_at
+        `SELECT w.check_id, COALESCE(w.target, h.name, '') AS host, w.waived_by, w.reason, w.created_at
          FROM waivers w LEFT JOIN hosts h ON h.id = w.host_id WHERE w.session_id = ?`,
       )
       .all(sessionId) as {
@@ -421,13 +421,13 @@ export class SessionRepository {
 
   private waivers(
     sessionId: number,
-    host: string,
+    target: string,
   ): Map<string, { reason: string; by: string; at: string }> {
     const rows = this.db
       .prepare(
-        'SELECT w.check_id, w.reason, w.waived_by, w.created_at FROM waivers w JOIN hosts h ON h.id = w.host_id WHERE w.session_id = ? AND h.name = ?',
+        'SELECT check_id, reason, waived_by, created_at FROM waivers WHERE session_id = ? AND target = ?',
       )
-      .all(sessionId, host) as {
+      .all(sessionId, target) as {
       check_id: string;
       reason: string;
       waived_by: string;
@@ -438,29 +438,61 @@ export class SessionRepository {
     );
   }
 
-  waive(sessionId: number, hostId: number, checkId: string, reason: string, by: string): void {
+  /**
+   * Waives a check where it ran: `target` as its run names it (a host, "a,b" or "(local)"), so
+   * every stage's failures can be waived. Refused for a check that never ran there.
+   */
+  waive(
+    sessionId: number,
+    at: { target: string; hostId: number | null },
+    checkId: string,
+    reason: string,
+    by: string,
+  ): void {
     this.session(sessionId);
+    const ran = this.db
+      .prepare(
+        `SELECT 1 FROM check_results c JOIN stage_runs r ON r.id = c.stage_run_id
+         LEFT JOIN hosts h ON h.id = r.host_id
+         WHERE r.session_id = ? AND COALESCE(r.target, h.name) = ? AND c.check_id = ? LIMIT 1`,
+      )
+      .get(sessionId, at.target, checkId);
+    if (!ran)
+      throw new AmwError(
+        'NOT_FOUND',
+        msg('errors.text.noCheckRun', {
+          check: checkId,
+          target: at.target === LOCAL_TARGET ? msg('common.thisMachine') : at.target,
+          session: sessionId,
+        }),
+        { sessionId, checkId, target: at.target },
+      );
     this.db.transaction(() => {
       this.db
-        .prepare('DELETE FROM waivers WHERE session_id = ? AND host_id = ? AND check_id = ?')
-        .run(sessionId, hostId, checkId);
+        .prepare('DELETE FROM waivers WHERE session_id = ? AND target = ? AND check_id = ?')
+        .run(sessionId, at.target, checkId);
       this.db
         .prepare(
-          'INSERT INTO waivers (session_id, check_id, host_id, reason, waived_by, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+          'INSERT INTO waivers (session_id, check_id, host_id, target, reason, waived_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
         )
-        .run(sessionId, checkId, hostId, reason, by, nowIso());
+        .run(sessionId, checkId, at.hostId, at.target, reason, by, nowIso());
       this.db
         .prepare(
           `INSERT INTO audit_log (at, actor, action, target, detail) VALUES (?, ?, 'waive', ?, ?)`,
         )
-        .run(nowIso(), by, `${sessionId}/${checkId}`, JSON.stringify({ reason, hostId }));
+        .run(
+          nowIso(),
+          by,
+          `${sessionId}/${checkId}`,
+          JSON.stringify({ reason, target: at.target }),
+        );
     })();
   }
 
-  unwaive(sessionId: number, hostId: number, checkId: string): void {
+  unwaive(sessionId: number, target: string, checkId: string): void {
     this.db
-      .prepare('DELETE FROM waivers WHERE session_id = ? AND host_id = ? AND check_id = ?')
-      .run(sessionId, hostId, checkId);
+      .prepare('DELETE FROM waivers WHERE session_id = ? AND target = ? AND check_id = ?')
+      .run(sessionId, target, checkId);
   }
 
   compare(a: number, b: number): CompareRow[] {

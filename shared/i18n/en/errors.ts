@@ -31,6 +31,8 @@ export const errors = {
   text: {
     noSession: 'No session {{id}}.',
     noProject: 'No project named {{name}}.',
+    noCheckRun:
+      'Check {{check}} has not run on {{target}} in session {{session}}: run it before waiving it.',
     noStageRun: 'No stage run {{id}}.',
     noHost: 'No host named {{name}}. See: amw hosts list',
     noSnapshot: 'No inventory snapshot {{id}}.',

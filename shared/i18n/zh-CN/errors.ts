@@ -29,6 +29,7 @@ export const errors: Messages['errors'] = {
   text: {
     noSession: '没有编号为 {{id}} 的会话。',
     noProject: '没有名为 {{name}} 的项目。',
+    noCheckRun: '会话 {{session}} 中检查项 {{check}} 尚未在 {{target}} 上运行：请先运行，再豁免。',
     noStageRun: '没有编号为 {{id}} 的阶段运行。',
     noHost: '没有名为 {{name}} 的主机。查看：amw hosts list',
     noSnapshot: '没有编号为 {{id}} 的清点快照。',

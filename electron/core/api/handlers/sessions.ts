@@ -1,4 +1,5 @@
 import type { TimelineEvent } from '../../../../shared/api';
+import { LOCAL_TARGET } from '../../../../shared/api/hosts';
 import type { DomainHandlers, MethodsOf, Services } from '../services';
 
 export function sessionsHandlers(
@@ -23,11 +24,13 @@ export function sessionsHandlers(
       return s.sessions.session(id);
     },
     'checks.waive': ({ sessionId, checkId, host, reason, by }) => {
-      s.sessions.waive(sessionId, s.hostRepo.get(host).id, checkId, reason, by);
+      // one host: kept by id as well, so removing the host removes its waivers
+      const hostId = host === LOCAL_TARGET || host.includes(',') ? null : s.hostRepo.get(host).id;
+      s.sessions.waive(sessionId, { target: host, hostId }, checkId, reason, by);
       return { ok: true as const };
     },
     'checks.unwaive': ({ sessionId, checkId, host }) => {
-      s.sessions.unwaive(sessionId, s.hostRepo.get(host).id, checkId);
+      s.sessions.unwaive(sessionId, host, checkId);
       return { ok: true as const };
     },
     'sessions.compare': ({ a, b }) => s.sessions.compare(a, b),

@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { CheckOutcome, StageRunRecord } from '../../../../shared/api';
+import { WaiveControls, WaiverNote } from '../shared/Waiver';
 import type { DistributedResult } from '../../../../shared/stages/distributed/api';
 import { useCall } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
@@ -223,19 +224,19 @@ function Matrix({ run, hosts }: { run: StageRunRecord; hosts: string[] | null })
             </button>
           </header>
           {opened.map((c) => (
-            <Outcome key={c.id} c={c} />
+            <Outcome key={c.id} c={c} run={run} />
           ))}
         </div>
       )}
       <h3>{t(`${NS}ui.fleetWide`)}</h3>
       {fleet.map((c) => (
-        <Outcome key={c.id} c={c} />
+        <Outcome key={c.id} c={c} run={run} />
       ))}
     </section>
   );
 }
 
-function Outcome({ c }: { c: CheckOutcome }) {
+function Outcome({ c, run }: { c: CheckOutcome; run: StageRunRecord }) {
   const { t } = useTranslation();
   const show = useText();
   return (
@@ -248,6 +249,8 @@ function Outcome({ c }: { c: CheckOutcome }) {
       )}
       <div>{show(c.summary)}</div>
       {c.remediation && <div className="small">→ {show(c.remediation)}</div>}
+      <WaiverNote check={c} />
+      <WaiveControls check={c} sessionId={run.sessionId} host={run.host} />
       {c.evidence !== null && c.evidence !== undefined && (
         <details>
           <summary>{t(`${NS}ui.evidence`)}</summary>

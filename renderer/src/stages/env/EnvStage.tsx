@@ -58,7 +58,6 @@ function HostColumn(props: { sessionId: number; host: string; run: StageRunRecor
           sessionId={props.sessionId}
           host={props.host}
           onRerun={() => start([c.id])}
-          waivable
           busy={run.running}
         />
       ))}

@@ -1,0 +1,125 @@
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { CheckOutcome } from '../../../../shared/api';
+import { useAction } from '../../api';
+import { Dialog } from '../../components/Dialog';
+import { ErrorText } from '../../components/ErrorText';
+import { useText } from '../../i18n';
+
+const WAIVER_NAME_KEY = 'amw.waiverName';
+const WAIVABLE = new Set(['fail', 'warn', 'error']);
+
+/** Who waived a check and why, where the check is shown. */
+export function WaiverNote({ check }: { check: CheckOutcome }) {
+  const { t } = useTranslation();
+  if (!check.waiver) return null;
+  return (
+    <p className="waiver" data-testid="waiver">
+      {t('sessions.waivedBy', { by: check.waiver.by, reason: check.waiver.reason })}
+    </p>
+  );
+}
+
+/**
+ * Waive (with a reason and a name) or take the waiver back: the same in every stage, for a check
+ * that failed, warned or errored. `host` is where it ran, as its run names it.
+ */
+export function WaiveControls(props: { check: CheckOutcome; sessionId: number; host: string }) {
+  const { t } = useTranslation();
+  const c = props.check;
+  const [waiving, setWaiving] = useState(false);
+  const unwaive = useAction('checks.unwaive', ['sessions.get', 'sessions.list']);
+  return (
+    <>
+      {unwaive.error && <ErrorText error={unwaive.error} />}
+      {WAIVABLE.has(c.status) && !c.waiver && (
+        <button className="small" onClick={() => setWaiving(true)} data-testid="waive">
+          {t('sessions.waive')}
+        </button>
+      )}
+      {c.waiver && (
+        <button
+          className="small"
+          disabled={unwaive.isPending}
+          onClick={() =>
+            unwaive.mutate({ sessionId: props.sessionId, checkId: c.id, host: props.host })
+          }
+          data-testid="unwaive"
+        >
+          {t('sessions.unwaive')}
+        </button>
+      )}
+      {waiving && (
+        <WaiveDialog
+          sessionId={props.sessionId}
+          host={props.host}
+          check={c}
+          onClose={() => setWaiving(false)}
+        />
+      )}
+    </>
+  );
+}
+
+function WaiveDialog(props: {
+  sessionId: number;
+  host: string;
+  check: CheckOutcome;
+  onClose: () => void;
+}) {
+  const { t } = useTranslation();
+  const text = useText();
+  const waive = useAction('checks.waive', ['sessions.get', 'sessions.list']);
+  const [reason, setReason] = useState('');
+  const [by, setBy] = useState(() => localStorage.getItem(WAIVER_NAME_KEY) ?? '');
+  const ok = reason.trim().length >= 3 && by.trim().length > 0;
+  return (
+    <Dialog
+      // named as its card names it; the id after, as the card's footer shows it
+      title={t('sessions.waiveTitle', {
+        check: `${text(props.check.title)}${t('common.paren', { text: props.check.id })}`,
+      })}
+      onClose={props.onClose}
+      testId="waive-dialog"
+    >
+      <p className="muted">{text(props.check.summary)}</p>
+      <label className="field stacked">
+        <span>{t('sessions.waiveReason')}</span>
+        <textarea
+          rows={3}
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+          data-testid="waive-reason"
+        />
+      </label>
+      <label className="field stacked">
+        <span>{t('sessions.waiveBy')}</span>
+        <input value={by} onChange={(e) => setBy(e.target.value)} data-testid="waive-by" />
+      </label>
+      {waive.error && <ErrorText error={waive.error} />}
+      <div className="row end">
+        <button onClick={props.onClose}>{t('common.cancel')}</button>
+        <button
+          className="primary"
+          disabled={!ok || waive.isPending}
+          data-testid="waive-save"
+          onClick={() => {
+            localStorage.setItem(WAIVER_NAME_KEY, by.trim());
+            waive.mutate(
+              {
+                sessionId: props.sessionId,
+                checkId: props.check.id,
+                host: props.host,
+                reason: reason.trim(),
+                by: by.trim(),
+              },
+              { onSuccess: props.onClose },
+            );
+          }}
+        >
+          {t('sessions.waive')}
+        </button>
+      </div>
+    </Dialog>
+  );
+}

@@ -106,6 +106,7 @@ for (const lang of ['en', 'zh-CN'] as const) {
       // one change of several accepted: it counts, and the tree shows the file as partly taken
       await expect(train.getByTestId('review-state')).toHaveAttribute('data-state', 'partial');
       await expect(train.getByTestId('review-state')).toHaveText(/^1\/\d+$/);
+      const total = Number((await train.getByTestId('review-state').textContent())!.split('/')[1]);
       await expect(page.getByTestId('apply-open')).toHaveText(t('code.apply', { count: 1 }));
       await shot(page, lang, 'code-review');
       const [download] = await Promise.all([
@@ -136,6 +137,10 @@ for (const lang of ['en', 'zh-CN'] as const) {
       await page.getByTestId('session-row-1').click();
       // the timeline has the scan and the review decision on train.py
       await expect(page.getByTestId('timeline-code-review')).toContainText('train.py');
+      // taken part way: the timeline says how much, as the tree does
+      await expect(page.getByTestId('timeline-code-review')).toContainText(
+        t('code.review.partial', { accepted: 1, total }),
+      );
       // the scan ran here, before the session had a host: credited to this machine, in words
       await expect(
         page

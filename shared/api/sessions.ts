@@ -61,7 +61,14 @@ export interface CompareRow {
 export type TimelineEvent = { at: IsoTime } & (
   | { kind: 'run'; runId: number; stage: string; host: string; status: StageRunRecord['status'] }
   | { kind: 'waiver'; checkId: string; host: string; by: string; reason: string }
-  | { kind: 'code-review'; scanId: number; file: string; review: string }
+  | {
+      kind: 'code-review';
+      scanId: number;
+      file: string;
+      review: string;
+      /** Set when only some of the proposed changes were taken (the tree's `1/3`). */
+      partial?: { accepted: number; total: number };
+    }
   | { kind: 'comment'; author: string; target: string; text: string }
   | { kind: 'decision'; by: string; decision: 'approve' | 'changes-requested'; note: string }
 );

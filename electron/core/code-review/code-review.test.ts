@@ -175,8 +175,9 @@ describe('code review: scan, review per file, patch, apply', () => {
     ).rejects.toMatchObject({ code: 'VALIDATION' });
   });
 
-  it('a file accepted change by change counts: partly accepted, in the patch, the apply and the scan summary', async () => {
-    const { scanId } = await scan();
+  it('a file accepted change by change counts: partly accepted, in the patch, the apply, the scan summary and the timeline', async () => {
+    const session = await core.call('sessions.create', { title: 'part way' });
+    const { scanId } = await scan(session.id);
     const file = await core.call('code.file', { scanId, file: 'train.py' });
     expect(file.diff.length).toBeGreaterThan(1);
     // take only the first proposed block, as the review does when one change is accepted
@@ -195,6 +196,13 @@ describe('code review: scan, review per file, patch, apply', () => {
     const s = await core.call('code.get', { scanId });
     expect(s.fileList.find((f) => f.file === 'train.py')!.changes?.accepted).toBe(1);
     expect(s.reviewed).toMatchObject({ edited: 1, accepted: 0 });
+    // the session's timeline says "1 of n", not "accepted with changes"
+    const reviewed = (await core.call('sessions.timeline', { id: session.id })).filter(
+      (e) => e.kind === 'code-review',
+    );
+    expect(reviewed).toMatchObject([
+      { file: 'train.py', partial: { accepted: 1, total: file.diff.length } },
+    ]);
     const patch = await core.call('code.patch', { scanId });
     expect(patch.files).toEqual(['train.py']);
     expect(patch.patch).toContain(p[b0 - 1]!);

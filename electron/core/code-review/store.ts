@@ -226,23 +226,30 @@ export class CodeReviewStore {
   }
 
   /** The review decisions on a session's scans (the newest per file), for its timeline. */
-  reviewHistory(
-    sessionId: number,
-  ): { at: string; scanId: number; file: string; review: ReviewState }[] {
-    return (
-      this.db
-        .prepare(
-          `SELECT f.scan_id, f.file, f.review, f.reviewed_at FROM code_files f
-           JOIN code_scans s ON s.id = f.scan_id
-           WHERE s.session_id = ? AND f.reviewed_at IS NOT NULL`,
-        )
-        .all(sessionId) as {
-        scan_id: number;
-        file: string;
-        review: ReviewState;
-        reviewed_at: string;
-      }[]
-    ).map((r) => ({ at: r.reviewed_at, scanId: r.scan_id, file: r.file, review: r.review }));
+  reviewHistory(sessionId: number): {
+    at: string;
+    scanId: number;
+    file: string;
+    review: ReviewState;
+    partial?: { accepted: number; total: number };
+  }[] {
+    const rows = this.db
+      .prepare(
+        `SELECT f.* FROM code_files f JOIN code_scans s ON s.id = f.scan_id
+         WHERE s.session_id = ? AND f.reviewed_at IS NOT NULL`,
+      )
+      .all(sessionId) as (FileRow & { scan_id: number; reviewed_at: string })[];
+    return rows.map((r) => {
+      // a file accepted part way reads as such, not as "accepted with changes"
+      const taken = this.changesTaken(r);
+      return {
+        at: r.reviewed_at,
+        scanId: r.scan_id,
+        file: r.file,
+        review: r.review,
+        ...(taken && taken.accepted < taken.total ? { partial: taken } : {}),
+      };
+    });
   }
 
   list(sessionId?: number): CodeScanSummary[] {

@@ -524,9 +524,14 @@ export function ReviewEditor(props: ReviewEditorProps) {
               with nothing to review */}
           {!ready
             ? t('common.loading')
-            : putBack > 0
-              ? t('code.hunksPutBack', { count: hunks.length, back: putBack })
-              : t('code.hunks', { count: hunks.length })}
+            : proposesChanges && !hunks.length
+              ? // "0 changes" read as a file with nothing proposed
+                t('code.allRejected', {
+                  count: putBack || lineDiff(content.original, content.proposed).length,
+                })
+              : putBack > 0
+                ? t('code.hunksPutBack', { count: hunks.length, back: putBack })
+                : t('code.hunks', { count: hunks.length })}
         </span>
         {!props.readOnly && undoable.length > 0 && (
           <button className="small" data-testid="hunk-undo" onClick={undoReject}>
@@ -613,11 +618,18 @@ export function ReviewEditor(props: ReviewEditorProps) {
             </span>
           )}
           <span className="muted small" data-testid="hunk-accepted">
-            {/* of the proposal's changes, as the file list counts them (rejected ones too) */}
-            {t('code.acceptedCount', {
-              done: hunks.filter((h) => accepted.has(hunkKey(h))).length,
-              count: hunks.length + putBack,
-            })}
+            {/* with some rejected, in the nav's terms: the changes it steps through are the
+                accepted and the undecided ones */}
+            {putBack > 0
+              ? t('code.acceptedRejected', {
+                  done: hunks.filter((h) => accepted.has(hunkKey(h))).length,
+                  back: putBack,
+                  left: hunks.filter((h) => !accepted.has(hunkKey(h))).length,
+                })
+              : t('code.acceptedCount', {
+                  done: hunks.filter((h) => accepted.has(hunkKey(h))).length,
+                  count: hunks.length,
+                })}
           </span>
         </div>
       )}

@@ -96,6 +96,10 @@ test('a code check the team accepts is waived in the session with a reason, and 
     await page.getByTestId('code-stage-scan').click();
     const stage = page.getByTestId('code-stage');
     await expect(stage.getByTestId('stage-status')).toHaveText('fail', { timeout: 30_000 });
+    // a rule's `code` spans read as code on its card, not as backticks
+    const importCard = stage.getByTestId('check-add.import-torch-npu');
+    await expect(importCard.locator('p code').first()).toHaveText('import torch_npu');
+    await expect(importCard.locator('p')).not.toContainText('`');
     // every failing check waived, one by one, each with its reason and name
     const unwaived = stage.locator('.check-card[data-status="fail"]:not(.waived)');
     const failing = await unwaived.count();
@@ -310,8 +314,10 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     // accepting another change: an Undo now would take that accept back with it, so none
     await page.getByTestId('hunk-accept').click();
     await expect(page.getByTestId('hunk-undo')).toHaveCount(0);
-    // counted against the proposal's eight, as the file list counts
-    await expect(page.getByTestId('hunk-accepted')).toHaveText('2 of 8 accepted');
+    // in the nav's terms: seven still in the file, two of them accepted (the tree counts 2/8)
+    await expect(page.getByTestId('hunk-accepted')).toHaveText(
+      '2 accepted · 1 rejected · 5 to decide',
+    );
     await expect(train.getByTestId('review-state')).toHaveText('2/8');
     const exportPatch = async () => {
       const [download] = await Promise.all([
@@ -325,7 +331,9 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     await page.reload();
     await expect(editor).toHaveAttribute('data-ready', 'true', { timeout: 30_000 });
     await expect(page.getByTestId('hunk-count')).toHaveText('7 changes · 1 rejected');
-    await expect(page.getByTestId('hunk-accepted')).toHaveText('2 of 8 accepted');
+    await expect(page.getByTestId('hunk-accepted')).toHaveText(
+      '2 accepted · 1 rejected · 5 to decide',
+    );
     await expect(train.getByTestId('review-state')).toHaveText('2/8');
     // and the patch is the one the view shows: the accepted changes only
     expect(await exportPatch()).toBe(before);
@@ -343,7 +351,9 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     await expect(train.getByTestId('review-state')).toHaveText('1/8');
     // the whole file rejected by mistake comes back as it was: one change accepted of eight
     await page.getByTestId('file-reject').click();
-    await expect(page.getByTestId('hunk-count')).toHaveText('0 changes');
+    await expect(page.getByTestId('hunk-count')).toHaveText(
+      'All 8 proposed changes rejected: the file stays as it is',
+    );
     await expect(train.getByTestId('review-state')).toHaveAttribute('data-state', 'rejected');
     await page.getByTestId('hunk-undo').click();
     await expect(page.getByTestId('hunk-count')).toHaveText('8 changes');

@@ -201,6 +201,10 @@ d('reports from real sessions on a simulated host', () => {
       // and gathered by stage
       expect(doc).not.toContain('No check changed');
     }
+    // what blocks keeps its code spans as code (`import torch_npu`), not escaped backticks
+    const blocking = md.split('\n').filter((l) => l.startsWith('- **'));
+    expect(blocking.join('\n')).toContain('`import torch_npu`');
+    expect(blocking.join('\n')).not.toContain('\\`');
     const newChecks = md
       .replace(/\\(.)/g, '$1')
       .split('\n')

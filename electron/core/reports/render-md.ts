@@ -52,7 +52,7 @@ export function renderMarkdown(r: Report): string {
   if (!r.summary.blocking.length) p(t('report.nothingBlocks'));
   for (const b of r.summary.blocking)
     p(
-      `- **${md(b.title)}** — ${md(host(b.host))}${paren(md(stageName(r, b.stage)))}${colon}${md(b.summary)} ${code(b.check)}`,
+      `- **${md(b.title)}** — ${md(host(b.host))}${paren(md(stageName(r, b.stage)))}${colon}${mdText(b.summary)} ${code(b.check)}`,
     );
   p();
   p(`### ${t('report.waivers')}`);

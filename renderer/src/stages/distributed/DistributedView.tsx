@@ -2,6 +2,7 @@ import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { CheckOutcome, StageRunRecord } from '../../../../shared/api';
 import { WaiveControls, WaiverNote } from '../shared/Waiver';
+import { InlineCode, plainText } from '../../components/InlineCode';
 import type { DistributedResult } from '../../../../shared/stages/distributed/api';
 import { useCall } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
@@ -198,7 +199,7 @@ function Matrix({ run, hosts }: { run: StageRunRecord; hosts: string[] | null })
                     <td key={id}>
                       <button
                         className={`badge ${statusClass(worst)}`}
-                        title={show(mine.find((c) => c.status === worst)?.summary)}
+                        title={plainText(show(mine.find((c) => c.status === worst)?.summary))}
                         onClick={() => setOpen({ host, check: id })}
                         data-testid={`dist-cell-${host}-${id}`}
                         data-status={worst}
@@ -247,8 +248,14 @@ function Outcome({ c, run }: { c: CheckOutcome; run: StageRunRecord }) {
           {t(`${NS}ui.device`)} {c.device}
         </code>
       )}
-      <div>{show(c.summary)}</div>
-      {c.remediation && <div className="small">→ {show(c.remediation)}</div>}
+      <div>
+        <InlineCode text={show(c.summary)} />
+      </div>
+      {c.remediation && (
+        <div className="small">
+          → <InlineCode text={show(c.remediation)} />
+        </div>
+      )}
       <WaiverNote check={c} />
       <WaiveControls check={c} sessionId={run.sessionId} host={run.host} />
       {c.evidence !== null && c.evidence !== undefined && (

@@ -1,5 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import { DOCTOR_RULES_NS, type CheckOutcome } from '../../../../shared/api';
+import { InlineCode } from '../../components/InlineCode';
 import { useText } from '../../i18n';
 import { StatusBadge } from './StageStatus';
 import { statusClass } from './status';
@@ -31,8 +32,14 @@ export function CheckCard(props: {
         <StatusBadge status={c.status} />
         <strong>{text(c.title)}</strong>
       </header>
-      <p>{text(c.summary)}</p>
-      {c.remediation && c.status !== 'pass' && <pre className="remedy">{text(c.remediation)}</pre>}
+      <p>
+        <InlineCode text={text(c.summary)} />
+      </p>
+      {c.remediation && c.status !== 'pass' && (
+        <pre className="remedy">
+          <InlineCode text={text(c.remediation)} />
+        </pre>
+      )}
       {c.diagnosis?.length ? (
         <div className="diagnosis" data-testid="diagnosis">
           <strong>{t('sessions.diagnosis')}</strong>
@@ -40,8 +47,10 @@ export function CheckCard(props: {
             {c.diagnosis.map((d) => (
               <li key={`${d.rule}:${d.line}`} data-rule={d.rule}>
                 <b>{t(`${DOCTOR_RULES_NS}:${d.rule}.title`)}</b> —{' '}
-                {t(`${DOCTOR_RULES_NS}:${d.rule}.cause`)}
-                <div className="small">→ {t(`${DOCTOR_RULES_NS}:${d.rule}.fix`)}</div>
+                <InlineCode text={t(`${DOCTOR_RULES_NS}:${d.rule}.cause`)} />
+                <div className="small">
+                  → <InlineCode text={t(`${DOCTOR_RULES_NS}:${d.rule}.fix`)} />
+                </div>
                 <code className="small muted">{d.text}</code>
               </li>
             ))}

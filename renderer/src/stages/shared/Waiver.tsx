@@ -4,6 +4,7 @@ import type { CheckOutcome } from '../../../../shared/api';
 import { useAction } from '../../api';
 import { Dialog } from '../../components/Dialog';
 import { ErrorText } from '../../components/ErrorText';
+import { InlineCode } from '../../components/InlineCode';
 import { useText } from '../../i18n';
 
 const WAIVER_NAME_KEY = 'amw.waiverName';
@@ -82,7 +83,9 @@ function WaiveDialog(props: {
       onClose={props.onClose}
       testId="waive-dialog"
     >
-      <p className="muted">{text(props.check.summary)}</p>
+      <p className="muted">
+        <InlineCode text={text(props.check.summary)} />
+      </p>
       <label className="field stacked">
         <span>{t('sessions.waiveReason')}</span>
         <textarea

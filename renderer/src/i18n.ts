@@ -1,17 +1,26 @@
 import i18next from 'i18next';
 import { initReactI18next, useTranslation } from 'react-i18next';
-import { I18N_OPTIONS, i18nResources, renderText, type Namespaces } from '../../shared/i18n';
+import {
+  CJK_SPACING,
+  I18N_OPTIONS,
+  i18nResources,
+  renderText,
+  type Namespaces,
+} from '../../shared/i18n';
 import { STAGE_NAMESPACES } from '../../shared/stages';
 import type { Language, Text } from '../../shared/api';
 
 /** Same dictionaries as the CLI (shared/i18n and each stage's); the stored setting decides. */
 export function initI18n(language: Language) {
-  void i18next.use(initReactI18next).init({
-    ...I18N_OPTIONS,
-    ns: ['translation', ...Object.keys(STAGE_NAMESPACES)],
-    resources: i18nResources(STAGE_NAMESPACES),
-    lng: language,
-  });
+  void i18next
+    .use(initReactI18next)
+    .use(CJK_SPACING)
+    .init({
+      ...I18N_OPTIONS,
+      ns: ['translation', ...Object.keys(STAGE_NAMESPACES)],
+      resources: i18nResources(STAGE_NAMESPACES),
+      lng: language,
+    });
   document.documentElement.lang = language;
   return i18next;
 }

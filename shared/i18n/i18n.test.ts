@@ -64,6 +64,19 @@ describe('translator', () => {
     expect(t('no.such.key')).toBe('no.such.key');
   });
 
+  it('zh-CN: no space is left between two Chinese characters where a Chinese value fills a slot', () => {
+    const t = translator('zh-CN');
+    const waiver = { check: 'env.limits', by: '张三', reason: '调度器会放开' };
+    expect(t('sessions.timeline.waiver', { ...waiver, host: t('common.thisMachine') })).toBe(
+      '本机上的 env.limits 已由张三豁免：调度器会放开',
+    );
+    // a Latin value keeps its spaces, and English is left as it is
+    expect(t('sessions.timeline.waiver', { ...waiver, host: 'npu-a' })).toMatch(/^npu-a 上的 /);
+    expect(
+      translator('en')('sessions.timeline.waiver', { ...waiver, host: 'this machine' }),
+    ).toContain('on this machine waived by');
+  });
+
   it('names a stage run after its stage, in the language asked', () => {
     expect(jobTitle(translator('en', STAGE_NAMESPACES), 'stage.code')).toBe('Code stage');
     expect(jobTitle(translator('zh-CN', STAGE_NAMESPACES), 'stage.env')).toMatch(/环境/);

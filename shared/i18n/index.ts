@@ -31,8 +31,20 @@ export function i18nResources(namespaces: Namespaces = {}): Resource {
   return out;
 }
 
+/**
+ * Chinese text has no space between two Chinese characters; the templates keep one around a
+ * placeholder for Latin values ("npu-a 上的"), which a Chinese value ("本机") then sits in.
+ */
+export const CJK_SPACING = {
+  type: 'postProcessor' as const,
+  name: 'cjk-spacing',
+  process: (value: string, _key: unknown, _options: unknown, t: { language?: string }) =>
+    t.language === 'zh-CN' ? value.replace(/([\u4e00-\u9fff]) (?=[\u4e00-\u9fff])/g, '$1') : value,
+};
+
 /** Options every i18next instance shares (renderer, CLI, menus, reports). */
 export const I18N_OPTIONS = {
+  postProcess: [CJK_SPACING.name],
   fallbackLng: 'en',
   defaultNS: 'translation',
   nsSeparator: ':',
@@ -55,7 +67,7 @@ export function translator(
   namespaces: Namespaces = {},
   lazy: LazyNamespaces = {},
 ): Translate {
-  const instance: i18n = i18next.createInstance();
+  const instance: i18n = i18next.createInstance().use(CJK_SPACING);
   void instance.init({
     ...I18N_OPTIONS,
     lng: lang,

@@ -20,9 +20,9 @@ export const reports: Messages['reports'] = {
   export: '导出',
   import: '导入 JSON 报告…',
   readOnly:
-    '这是导入的报告：只读，供没有主机权限的同事评审。您的评论和结论保存在本地，并会写入它的下一次导出。',
+    '这是导入的报告：只读，供没有主机权限的同事评审。你的评论和结论保存在本地，并会写入它的下一次导出。',
   preview: '报告预览',
-  yourName: '您的姓名',
+  yourName: '你的名字',
   about: '针对',
   aboutSession: '整个会话',
   aboutChecks: '未通过的检查',

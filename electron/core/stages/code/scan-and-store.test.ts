@@ -34,7 +34,7 @@ describe('code stage outcomes', () => {
       /^1 optional improvement in 1 file, at train\.py:\d+: .*optimizers built in this file: 1/,
     );
     expect(textIn('zh-CN')(fused.summary)).toMatch(
-      /^1 个文件中有 1 处可选优化，首处位于 train\.py:\d+：/,
+      /^1 个文件中有 1 处可选优化，见 train\.py:\d+：/,
     );
     const api = outcomes.find((o) => o.id === 'cuda.api')!;
     expect(api.status).toBe('fail');
@@ -45,9 +45,7 @@ describe('code stage outcomes', () => {
     expect(textIn('en')(api.summary)).toBe(
       `5 findings in 1 file; the first at train.py:${firstApi.line}: ${firstApi.message}`,
     );
-    expect(textIn('zh-CN')(api.summary)).toMatch(
-      /^1 个文件中有 5 处，首处位于 train\.py:\d+：.*CUDA/,
-    );
+    expect(textIn('zh-CN')(api.summary)).toMatch(/^1 个文件中有 5 处，见 train\.py:\d+：.*CUDA/);
     // a summary stored by an earlier version (count and files only) still reads whole
     const stored = msg('stage-code:findings', {
       count: 5,

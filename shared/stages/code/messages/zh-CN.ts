@@ -16,10 +16,10 @@ export const zhCN: CodeMessages = {
   advice_one: '{{files}}中有 {{count}} 处可选优化。',
   advice_other: '{{files}}中有 {{count}} 处可选优化。',
   // (Chinese has one plural form: worded to read right for one too)
-  findingsAt_one: '{{files}}中有 {{count}} 处，首处位于 {{at}}：{{what}}',
-  findingsAt_other: '{{files}}中有 {{count}} 处，首处位于 {{at}}：{{what}}',
-  adviceAt_one: '{{files}}中有 {{count}} 处可选优化，首处位于 {{at}}：{{what}}',
-  adviceAt_other: '{{files}}中有 {{count}} 处可选优化，首处位于 {{at}}：{{what}}',
+  findingsAt_one: '{{files}}中有 {{count}} 处，见 {{at}}：{{what}}',
+  findingsAt_other: '{{files}}中有 {{count}} 处，见 {{at}}：{{what}}',
+  adviceAt_one: '{{files}}中有 {{count}} 处可选优化，见 {{at}}：{{what}}',
+  adviceAt_other: '{{files}}中有 {{count}} 处可选优化，见 {{at}}：{{what}}',
   noPath: '代码阶段需要一个目录：请指定目录，或把项目的代码位置设为本机上的目录。',
   notFolder: '{{path}} 不是本机上的目录。',
   report: {

@@ -37,11 +37,19 @@ test.describe('reports: preview, export, review, import', () => {
     await expect(preview.locator('[data-readiness]')).toHaveAttribute('data-readiness', 'blocked');
 
     // review: a comment on a finding's check, then a decision; both reach the preview
+    // (each is signed: until a name is given the panel says so, and the buttons' tooltips too)
+    await page.getByTestId('review-name').fill('');
+    await expect(page.getByTestId('name-needed')).toContainText('Your name goes with each');
+    await expect(page.getByTestId('review-request-changes')).toHaveAttribute(
+      'title',
+      /Your name goes with each/,
+    );
     await page.getByTestId('review-name').fill('Li Si');
+    await expect(page.getByTestId('name-needed')).toHaveCount(0);
     // a blocked session is not approved, and the panel says why; a request for changes waits
     // for its reason
     await expect(page.getByTestId('review-approve')).toBeDisabled();
-    await expect(page.getByTestId('approve-blocked')).toContainText(
+    await expect(page.getByTestId('approve-unavailable')).toContainText(
       'Approve is not available: this session is blocked',
     );
     await expect(page.getByTestId('review-request-changes')).toBeDisabled();
@@ -124,10 +132,12 @@ test.describe('reports: preview, export, review, import', () => {
     const preview = page.frameLocator('[data-testid=report-preview]');
     await expect(preview.locator('h1')).toContainText('迁移报告');
     await expect(page.getByTestId('report-export')).toHaveText('导出');
-    // nothing run yet, so nothing blocks: approving is offered; changes wait for their reason
+    // nothing run yet: nothing to approve, and the panel says so; changes wait for their reason
     await page.getByTestId('review-name').fill('李四');
-    await expect(page.getByTestId('review-approve')).toBeEnabled();
-    await expect(page.getByTestId('approve-blocked')).toHaveCount(0);
+    await expect(page.getByTestId('review-approve')).toBeDisabled();
+    await expect(page.getByTestId('approve-unavailable')).toHaveText(
+      '暂时无法批准：此会话还没有运行任何阶段。请先运行一个阶段；现在可以先添加评论。',
+    );
     await expect(page.getByTestId('review-request-changes')).toBeDisabled();
     await expect(page.getByTestId('reason-needed')).toHaveText(
       '要求修改需要理由：请在评论框中写明需要修改什么。',

@@ -43,6 +43,8 @@ export const errors = {
     reviewNeedsReason: 'A request for changes needs a reason: say what should change.',
     reviewBlocked:
       'This session cannot be approved while it is blocked: fix or waive the failing checks first, or request changes.',
+    reviewNothingRan:
+      'This session cannot be approved yet: nothing has run in it. Run a stage first.',
     notAFolder: '{{path}} is not a folder.',
     notAFileOrFolder: '{{path}} is not a file or a folder.',
     notAFolderHere: '{{path}} is not a folder on this machine.',

@@ -33,4 +33,7 @@ export const reports = {
   approveBlocked:
     'Approve is not available: this session is blocked by failing checks nobody waived. Fix or waive them, or request changes.',
   reasonNeeded: 'Request changes needs a reason: write what should change in the comment box.',
+  approveNothingRan:
+    'Approve is not available yet: nothing has run in this session. Run a stage first; a comment can be added now.',
+  nameNeeded: 'Your name goes with each comment and decision: fill it in to comment or decide.',
 } as const;

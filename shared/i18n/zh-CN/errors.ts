@@ -39,6 +39,7 @@ export const errors: Messages['errors'] = {
     noImportedReport: '没有编号为 {{id}} 的导入报告。',
     reviewNeedsReason: '提出修改要求需要填写理由：请写明需要修改什么。',
     reviewBlocked: '此会话仍被阻塞，不能批准：请先修复或豁免失败的检查，或者提出修改要求。',
+    reviewNothingRan: '此会话还不能批准：其中还没有运行任何阶段。请先运行一个阶段。',
     notAFolder: '{{path}} 不是文件夹。',
     notAFileOrFolder: '{{path}} 既不是文件也不是文件夹。',
     notAFolderHere: '{{path}} 不是本机上的文件夹。',

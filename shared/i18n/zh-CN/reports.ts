@@ -35,4 +35,7 @@ export const reports: Messages['reports'] = {
   approveBlocked:
     '无法批准：此会话仍被未豁免的失败检查阻塞。请先修复或豁免它们，或者提出修改要求。',
   reasonNeeded: '要求修改需要理由：请在评论框中写明需要修改什么。',
+  approveNothingRan:
+    '暂时无法批准：此会话还没有运行任何阶段。请先运行一个阶段；现在可以先添加评论。',
+  nameNeeded: '每条评论和结论都会署名：请先填写你的名字，再评论或做出结论。',
 };

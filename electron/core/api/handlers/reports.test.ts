@@ -8,7 +8,7 @@ import { createCore } from '../core';
 import { tempDir } from '../../../../tests/support/temp';
 
 describe('reports.decide', () => {
-  it('refuses to approve a blocked session and a request for changes without a reason', async () => {
+  it('refuses to approve a blocked session or one where nothing ran, and a request for changes without a reason', async () => {
     const home = tempDir();
     const work = tempDir();
     const core = createCore({ env: { AMW_HOME: home } as NodeJS.ProcessEnv });
@@ -43,9 +43,24 @@ describe('reports.decide', () => {
         by: 'Li Si',
         note: 'Port the .cuda() calls first.',
       });
+      // a session where nothing ran has nothing to approve
       const fresh = (await core.call('sessions.create', { title: 'nothing run yet' })).id;
+      await expect(
+        core.call('reports.decide', {
+          source: { sessionId: fresh },
+          decision: 'approve',
+          by: 'Li',
+        }),
+      ).rejects.toMatchObject({ code: 'CONFLICT', message: /nothing has run/ });
+      // one whose code scan came back clean is approved
+      mkdirSync(join(work, 'ported'));
+      writeFileSync(join(work, 'ported', 'main.py'), 'import torch\nx = torch.ones(2)\n');
+      const clean = (await core.call('sessions.create', { title: 'ported' })).id;
+      await core.jobs.wait(
+        (await core.call('code.scan', { path: join(work, 'ported'), sessionId: clean })).jobId,
+      );
       await core.call('reports.decide', {
-        source: { sessionId: fresh },
+        source: { sessionId: clean },
         decision: 'approve',
         by: 'Li Si',
       });
@@ -53,10 +68,13 @@ describe('reports.decide', () => {
         (await core.call('reports.build', { source })).review.decisions.map((d) => d.decision),
       ).toEqual(['changes-requested']);
       expect(
-        (await core.call('reports.build', { source: { sessionId: fresh } })).review.decisions.map(
+        (await core.call('reports.build', { source: { sessionId: clean } })).review.decisions.map(
           (d) => d.decision,
         ),
       ).toEqual(['approve']);
+      expect(
+        (await core.call('reports.build', { source: { sessionId: fresh } })).review.decisions,
+      ).toEqual([]);
     } finally {
       await core.close();
     }

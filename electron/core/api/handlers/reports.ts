@@ -25,14 +25,15 @@ export function reportsHandlers(s: Services): DomainHandlers<MethodsOf<'reports'
     },
     'reports.decide': ({ source, decision, by, note }) => {
       // the same refusals as the review panel's, for every caller: a request for changes says
-      // what to change, and what still blocks (failing checks nobody waived) is not approved
+      // what to change, and what still blocks (failing checks nobody waived) is not approved;
       if (decision === 'changes-requested' && !note.trim())
         throw new AmwError('VALIDATION', msg('errors.text.reviewNeedsReason'));
-      if (
-        decision === 'approve' &&
-        report(source, undefined, false).summary.readiness === 'blocked'
-      )
-        throw new AmwError('CONFLICT', msg('errors.text.reviewBlocked'));
+      // …and a session where nothing ran has nothing to approve
+      const readiness =
+        decision === 'approve' ? report(source, undefined, false).summary.readiness : null;
+      if (readiness === 'blocked') throw new AmwError('CONFLICT', msg('errors.text.reviewBlocked'));
+      if (readiness === 'not-started')
+        throw new AmwError('CONFLICT', msg('errors.text.reviewNothingRan'));
       s.reviews.decide(source, decision, by, note);
       return { ok: true as const };
     },

@@ -252,8 +252,16 @@ function Review(props: { source: Source; onChange: () => void }) {
     });
   const targetLabel = (id: string) => (r ? reviewTargetText(t, r, id) : id);
   // the engine refuses both as well; here they are not offered, and the panel says why
-  const blocked = r?.summary.readiness === 'blocked';
+  const unapprovable =
+    r?.summary.readiness === 'blocked'
+      ? t('reports.approveBlocked')
+      : r?.summary.readiness === 'not-started'
+        ? t('reports.approveNothingRan')
+        : null;
   const reason = text.trim();
+  const named = !!name.trim();
+  // why a button is off, as its tooltip (the first thing missing)
+  const missing = !named ? t('reports.nameNeeded') : null;
   const remember = () => localStorage.setItem(REVIEWER_KEY, name.trim());
   const done = () => props.onChange();
   return (
@@ -310,7 +318,8 @@ function Review(props: { source: Source; onChange: () => void }) {
       {(comment.error || decide.error) && <ErrorText error={comment.error ?? decide.error} />}
       <div className="row">
         <button
-          disabled={!name.trim() || !text.trim()}
+          disabled={!named || !text.trim()}
+          title={missing ?? undefined}
           data-testid="review-add"
           onClick={() => {
             remember();
@@ -324,8 +333,9 @@ function Review(props: { source: Source; onChange: () => void }) {
         </button>
         <button
           className="primary"
-          disabled={!name.trim() || !r || blocked}
-          aria-describedby={blocked ? 'approve-blocked' : undefined}
+          disabled={!named || !r || !!unapprovable}
+          title={missing ?? unapprovable ?? undefined}
+          aria-describedby={unapprovable ? 'approve-unavailable' : undefined}
           data-testid="review-approve"
           onClick={() => {
             remember();
@@ -339,8 +349,8 @@ function Review(props: { source: Source; onChange: () => void }) {
           {t('reports.approve')}
         </button>
         <button
-          disabled={!name.trim() || !reason}
-          title={reason ? undefined : t('reports.reasonNeeded')}
+          disabled={!named || !reason}
+          title={missing ?? (reason ? undefined : t('reports.reasonNeeded'))}
           data-testid="review-request-changes"
           onClick={() => {
             remember();
@@ -358,12 +368,17 @@ function Review(props: { source: Source; onChange: () => void }) {
           {t('reports.requestChanges')}
         </button>
       </div>
-      {blocked && (
-        <p className="muted small" id="approve-blocked" data-testid="approve-blocked">
-          {t('reports.approveBlocked')}
+      {unapprovable && (
+        <p className="muted small" id="approve-unavailable" data-testid="approve-unavailable">
+          {unapprovable}
         </p>
       )}
-      {!reason && name.trim() && (
+      {!named && (
+        <p className="muted small" data-testid="name-needed">
+          {t('reports.nameNeeded')}
+        </p>
+      )}
+      {!reason && named && (
         <p className="muted small" data-testid="reason-needed">
           {t('reports.reasonNeeded')}
         </p>

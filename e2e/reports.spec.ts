@@ -65,6 +65,14 @@ test.describe('reports: preview, export, review, import', () => {
       .first();
     await expect(ncclFinding).toHaveText(/^train\.py:\d+ · NCCL backend$/);
     await expect(ncclFinding).toHaveAttribute('title', 'dist.nccl');
+    // grouped by stage and by file, not one long list
+    const target = page.getByTestId('review-target');
+    await expect(target.locator('optgroup[label="Checks not passed — Code"] option')).toContainText(
+      [/NCCL backend/],
+    );
+    await expect(
+      target.locator('optgroup[label="Code findings — train.py"] option').first(),
+    ).toHaveText(/^train\.py:\d+ · /);
     await page.getByTestId('review-target').selectOption('check:dist.nccl@(local)');
     await page.getByTestId('review-text').fill('Use HCCL and raise ulimit -l on every node.');
     await page.getByTestId('review-add').click();

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { shownLanguage } from '../../i18n';
+import { stageNs } from '../../../../shared/stages';
 import { REPORT_FORMATS, type Language, type ReportFormat } from '../../../../shared/api';
 import { useAction, useCall, useTransport } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
@@ -236,20 +237,28 @@ function Review(props: { source: Source; onChange: () => void }) {
   const r = report.data;
   // what a comment can be about, labelled as a reader knows it (the stored target is the id),
   // the check's or rule's id in the option's tooltip
-  const checkTargets = new Map<string, Target>();
-  const findingTargets = new Map<string, Target>();
+  // grouped by stage and by file: one flat list of every check and finding was long to scan
+  const checkTargets = new Map<string, Map<string, Target>>();
+  const findingTargets = new Map<string, Map<string, Target>>();
+  const group = (groups: Map<string, Map<string, Target>>, label: string) =>
+    groups.get(label) ?? groups.set(label, new Map()).get(label)!;
   for (const s of r?.stages ?? [])
     for (const c of s.checks)
-      if (c.status !== 'pass')
-        checkTargets.set(checkTarget(c.id, s.host), {
+      if (c.status === 'fail' || c.status === 'warn' || c.status === 'error')
+        group(
+          checkTargets,
+          t('reports.aboutChecksIn', {
+            stage: t(`${stageNs(s.stage)}:name`, { defaultValue: s.stage }),
+          }),
+        ).set(checkTarget(c.id, s.host), {
           label: reviewTargetText(t, r!, checkTarget(c.id, s.host)),
           id: c.id,
         });
   for (const f of (r?.code?.findings ?? []).slice(0, 200))
-    findingTargets.set(findingTarget(f.ruleId, f.file, f.line), {
-      label: reviewTargetText(t, r!, findingTarget(f.ruleId, f.file, f.line)),
-      id: f.ruleId,
-    });
+    group(findingTargets, t('reports.aboutFindingsIn', { file: f.file })).set(
+      findingTarget(f.ruleId, f.file, f.line),
+      { label: reviewTargetText(t, r!, findingTarget(f.ruleId, f.file, f.line)), id: f.ruleId },
+    );
   const targetLabel = (id: string) => (r ? reviewTargetText(t, r, id) : id);
   // the engine refuses both as well; here they are not offered, and the panel says why
   const unapprovable =
@@ -302,8 +311,9 @@ function Review(props: { source: Source; onChange: () => void }) {
           data-testid="review-target"
         >
           <option value="session">{t('reports.aboutSession')}</option>
-          <TargetGroup label={t('reports.aboutChecks')} targets={checkTargets} />
-          <TargetGroup label={t('reports.aboutFindings')} targets={findingTargets} />
+          {[...checkTargets, ...findingTargets].map(([label, targets]) => (
+            <TargetGroup key={label} label={label} targets={targets} />
+          ))}
         </select>
       </label>
       <label className="field stacked">

@@ -53,7 +53,13 @@ test('a tiny scan (a file not UTF-8, one not text, one broken) opens its review,
     const shell = new Shell(page);
     await shell.ready();
     await page.getByTestId('nav-code').click();
+    // a relative folder: the form says where it is read from (the engine's folder here)
+    await page.getByTestId('scan-path').fill('models/llama');
+    await expect(page.getByTestId('scan-path-relative')).toHaveText(
+      `A relative folder: read from ${process.cwd()}.`,
+    );
     await page.getByTestId('scan-path').fill(dir);
+    await expect(page.getByTestId('scan-path-relative')).toHaveCount(0);
     await page.getByTestId('scan-start').click();
     await expect(page.getByTestId('scan-review')).toBeVisible({ timeout: 30_000 });
     const skipped = page.getByTestId('scan-skipped');

@@ -12,6 +12,8 @@ export interface AppInfo {
   schemaVersion: number;
   dataDir: string;
   dbPath: string;
+  /** Where the engine runs: what a relative folder (a scan's, a project's) is read from. */
+  workDir: string;
   platform: string;
   node: string;
   /** True only in the desktop app, where Electron safeStorage can encrypt secrets. */

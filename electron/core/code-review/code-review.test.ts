@@ -342,4 +342,20 @@ describe('code review: scan, review per file, patch, apply', () => {
     await failsWith(core.call('code.scan', { path: 'relative/path' }), 'NOT_FOUND');
     expect(existsSync(project)).toBe(true);
   });
+
+  it('a folder typed as ~/… is read from the home folder, as a shell would (the form has none)', async () => {
+    const home = tempDir();
+    cpSync(NANOGPT, join(home, 'nanogpt'), { recursive: true });
+    const before = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      const started = await core.call('code.scan', { path: '~/nanogpt' });
+      const job = await core.jobs.wait(started.jobId);
+      expect(job.status).toBe('succeeded');
+      const { scanId } = job.result as { scanId: number };
+      expect((await core.call('code.get', { scanId })).root).toBe(join(home, 'nanogpt'));
+    } finally {
+      process.env.HOME = before;
+    }
+  });
 });

@@ -1,4 +1,5 @@
 export const code = {
+  relativeFolder: 'A relative folder: read from {{dir}}.',
   folder: 'Project folder',
   mode: 'Fix mode',
   modes: { rewrite: 'rewrite', transfer: 'transfer_to_npu' },

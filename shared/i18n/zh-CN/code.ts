@@ -1,6 +1,7 @@
 import type { Messages } from '../en';
 
 export const code: Messages['code'] = {
+  relativeFolder: '相对路径：从 {{dir}} 读取。',
   folder: '项目目录',
   mode: '修复方式',
   modes: { rewrite: '改写', transfer: 'transfer_to_npu' },

@@ -16,6 +16,7 @@ export function appHandlers(
       schemaVersion: s.schemaVersion,
       dataDir: s.location.dataDir,
       dbPath: s.location.dbPath,
+      workDir: process.cwd(),
       platform: `${platform()}-${arch()}`,
       node: process.versions.node,
       canRememberSecrets: s.hosts.secrets.available,

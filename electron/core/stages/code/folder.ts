@@ -1,12 +1,14 @@
 import { existsSync, statSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
 import { AmwError } from '../../../../shared/errors';
 import { msg } from '../../../../shared/api/text';
 import type { StageServices } from '../define';
 
 /**
- * The folder a code run scans: an absolute path as given; a relative one (or none) against the
- * project's code location, so a project's stage runs without retyping where its code is.
+ * The folder a code run scans: an absolute path (or `~/…`) as given; a relative one (or none)
+ * against the project's code location, so a project's stage runs without retyping where its code
+ * is, else against where the engine runs.
  */
 export function resolveCodeFolder(
   services: Pick<StageServices, 'sessions'>,
@@ -15,6 +17,8 @@ export function resolveCodeFolder(
 ): string {
   const project =
     at.project ?? (at.sessionId ? services.sessions.session(at.sessionId).project : null);
+  // `~/…` as a shell reads it: typed in the app's form, no shell expands it first
+  if (path === '~' || path?.startsWith('~/')) path = join(homedir(), path.slice(1));
   const base = project ? services.sessions.project(project).codeLocation : null;
   const usableBase = base && isAbsolute(base) ? base : null;
   const folder =

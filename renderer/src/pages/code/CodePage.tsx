@@ -17,8 +17,16 @@ export function CodePage(props: { selected: string | null; open: (id: string | n
   const sessions = useCall('sessions.list', {});
   const start = useAction('code.scan');
   const [path, setPath] = useState('');
+  const info = useCall('app.info', {});
+  const projects = useCall('projects.list', {});
   const [mode, setMode] = useState<FixMode>('rewrite');
   const [sessionId, setSessionId] = useState<number | ''>('');
+  // a relative folder is read from the session's project folder, else from where the engine
+  // runs: neither is something the browser can know, so the form says which
+  const relative = path.trim() !== '' && !/^(\/|~(\/|$)|[A-Za-z]:[\\/]|\\\\)/.test(path.trim());
+  const project = sessionId ? sessions.data?.find((x) => x.id === sessionId)?.project : null;
+  const projectDir = projects.data?.find((p) => p.name === project)?.codeLocation;
+  const relativeTo = projectDir?.startsWith('/') ? projectDir : info.data?.workDir;
   const [jobId, setJobId] = useState<string | null>(null);
   const job = useJob(jobId);
   // what a finished scan makes stale is refreshed by jobs/invalidation.ts; here: open our scan
@@ -77,7 +85,13 @@ export function CodePage(props: { selected: string | null; open: (id: string | n
             required
             placeholder="/home/me/my-model"
             onChange={(e) => setPath(e.target.value)}
+            aria-describedby={relative ? 'scan-path-relative' : undefined}
           />
+          {relative && relativeTo && (
+            <small className="muted" id="scan-path-relative" data-testid="scan-path-relative">
+              {t('code.relativeFolder', { dir: relativeTo })}
+            </small>
+          )}
         </label>
         <label>
           <span>{t('code.mode')}</span>

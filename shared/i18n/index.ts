@@ -3,6 +3,7 @@ import type { Language } from '../api/common';
 import { isLocalized, isMsg, type MsgParam, type Text } from '../api/text';
 import { en, type Messages } from './en';
 import { zhCN } from './zh-CN';
+import { ruleKey } from './rule-key';
 
 export const LANGUAGES: Language[] = ['en', 'zh-CN'];
 
@@ -139,8 +140,12 @@ export function jobTitle(t: Translate, kind: string): string {
  * id itself where this build has no such rule (a scan stored by another version).
  */
 export function ruleTitle(t: Translate, id: string): string {
-  return t(`rules:${id}.title`, { defaultValue: id });
+  return t(ruleKey(id, 'title'), { defaultValue: id });
 }
+
+/** A check's or rule's title with its id after it, as a dialog or tooltip names it. */
+export const titleWithId = (t: Translate, title: string, id: string): string =>
+  `${title}${t('common.paren', { text: id })}`;
 
 /** The message for a wire error in the user's language, with its detail interpolated. */
 export function explainError(

@@ -4,15 +4,7 @@ import * as z from 'zod';
 import { resourcesDir } from '../paths';
 import { msg, type Msg, type MsgParam } from '../../../shared/api/text';
 import { CODE_CATEGORIES } from '../../../shared/stages/code/api';
-
-/** The i18n key of a rule's text (namespace `rules`, built from this file's texts). */
-export function ruleKey(
-  id: string,
-  field: 'title' | 'message' | 'why' | 'fix',
-  hint?: number,
-): string {
-  return `rules:${id}.${hint === undefined ? '' : `hints.${hint}.`}${field}`;
-}
+import { ruleKey } from '../../../shared/i18n/rule-key';
 
 /** A finding's message or fix as a message: the rule's (or its hint's) text and the values. */
 export function ruleMsg(

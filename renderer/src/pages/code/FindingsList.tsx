@@ -1,7 +1,7 @@
 import { useState, type UIEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { CodeFinding } from '../../../../shared/api';
-import { ruleTitle, type Translate } from '../../../../shared/i18n';
+import { ruleTitle, titleWithId, type Translate } from '../../../../shared/i18n';
 import { useText } from '../../i18n';
 import { findingText } from './finding-text';
 import { InlineCode, plainText } from '../../components/InlineCode';
@@ -43,7 +43,7 @@ export function FindingsList(props: { findings: CodeFinding[]; onPick: (line: nu
               role="listitem"
               className={`finding-row ${f.severity}`}
               style={{ top: (first + i) * ROW, height: ROW }}
-              title={`${t('code.showLine', { line: f.line })}\n${rule}${t('common.paren', { text: f.ruleId })}${t('common.colon')}${plainText(text)}`}
+              title={`${t('code.showLine', { line: f.line })}\n${titleWithId(t as Translate, rule, f.ruleId)}${t('common.colon')}${plainText(text)}`}
               onClick={() => props.onPick(f.line)}
             >
               <span className={`sev ${f.severity}`}>{t(`code.severity.${f.severity}`)}</span>

@@ -11,7 +11,7 @@ import type {
   Severity,
 } from '../../../../shared/api';
 import { lineDiff } from '../../../../shared/diff/line-diff';
-import { ruleTitle, type Translate } from '../../../../shared/i18n';
+import { ruleTitle, titleWithId, type Translate } from '../../../../shared/i18n';
 import { useAction, useCall, useTransport } from '../../api';
 import { Dialog } from '../../components/Dialog';
 import { ErrorText } from '../../components/ErrorText';
@@ -131,7 +131,7 @@ function ScanReviewLoaded(props: {
       [...new Set(scan.findings.map((f) => f.ruleId))]
         .map((id) => ({
           id,
-          title: `${ruleTitle(t as Translate, id)}${t('common.paren', { text: id })}`,
+          title: titleWithId(t as Translate, ruleTitle(t as Translate, id), id),
         }))
         .sort((a, b) => a.title.localeCompare(b.title, i18n.language)),
     [scan.findings, t, i18n.language],

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { CheckOutcome } from '../../../../shared/api';
+import { titleWithId, type Translate } from '../../../../shared/i18n';
 import { useAction } from '../../api';
 import { Dialog } from '../../components/Dialog';
 import { ErrorText } from '../../components/ErrorText';
@@ -78,7 +79,7 @@ function WaiveDialog(props: {
     <Dialog
       // named as its card names it; the id after, as the card's footer shows it
       title={t('sessions.waiveTitle', {
-        check: `${text(props.check.title)}${t('common.paren', { text: props.check.id })}`,
+        check: titleWithId(t as Translate, text(props.check.title), props.check.id),
       })}
       onClose={props.onClose}
       testId="waive-dialog"

@@ -374,6 +374,19 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     await page.keyboard.type('\n# kept as it was');
     await expect(page.getByTestId('hunk-undo')).toHaveCount(0);
     await expect(editor.locator('.editor.modified .view-lines')).toContainText('kept as it was');
+    // rejecting the file now asks first, and says what Undo can still do
+    let asked = '';
+    page.once('dialog', (d) => {
+      asked = d.message();
+      void d.dismiss();
+    });
+    await page.getByTestId('file-reject').click();
+    await expect
+      .poll(() => asked)
+      .toBe(
+        'Reject the whole file, your edits with it? Undo brings them back until your next accept or edit.',
+      );
+    await expect(editor.locator('.editor.modified .view-lines')).toContainText('kept as it was');
   });
 
   test('a change rejected before a reload can still be undone', async ({ app }) => {

@@ -108,6 +108,8 @@ export const code = {
   accepted: 'Accepted',
   reject: 'Reject',
   undoReject: 'Undo reject',
+  rejectWithEdits:
+    'Reject the whole file, your edits with it? Undo brings them back until your next accept or edit.',
   discardEdits: 'Discard your edits to this file?',
   acceptFile: 'Accept file',
   rejectFile: 'Reject file',

@@ -416,8 +416,9 @@ export function ReviewEditor(props: ReviewEditorProps) {
     const m = modifiedModel();
     if (!m) return;
     // a hand edit is the reviewer's own work: asked first, as Reset does (Undo is only until the
-    // next accept or edit)
-    if ((handEdited.current || ownText.current) && !window.confirm(t('code.discardEdits'))) return;
+    // next accept or edit, and the question says so)
+    if ((handEdited.current || ownText.current) && !window.confirm(t('code.rejectWithEdits')))
+      return;
     // a hand edit still waiting for its save is saved first: the Undo below goes back to it
     clearTimeout(saveTimer.current);
     pendingSave.current?.();

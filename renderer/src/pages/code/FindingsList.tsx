@@ -23,6 +23,8 @@ export function FindingsList(props: { findings: CodeFinding[]; onPick: (line: nu
   const { findings } = props;
   const first = Math.max(0, Math.floor(top / ROW) - SPARE);
   const last = Math.min(findings.length, Math.ceil((top + HEIGHT) / ROW) + SPARE);
+  // one width for every row's line:col, so the rules and texts after it line up
+  const locWidth = findings.reduce((w, f) => Math.max(w, `${f.line}:${f.column}`.length), 0);
   return (
     <div
       className="findings"
@@ -47,7 +49,7 @@ export function FindingsList(props: { findings: CodeFinding[]; onPick: (line: nu
               onClick={() => props.onPick(f.line)}
             >
               <span className={`sev ${f.severity}`}>{t(`code.severity.${f.severity}`)}</span>
-              <span className="loc">
+              <span className="loc" style={{ width: `${locWidth}ch` }}>
                 {f.line}:{f.column}
               </span>
               <span className="rule" data-rule={f.ruleId}>

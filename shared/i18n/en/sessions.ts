@@ -6,7 +6,7 @@ export const sessions = {
   comparePickOne: 'Compare session #{{id}}',
   compareTitle: 'Session #{{a}} compared with #{{b}}',
   hostsList: 'Hosts: {{hosts}}',
-  hostsNone: 'No hosts yet',
+  hostsNone: 'No hosts yet: the code stage runs on this machine',
   hostsEdit: 'Hosts…',
   hostsTitle: 'Hosts of “{{title}}”',
   hostsExplain:

@@ -8,7 +8,7 @@ export const sessions: Messages['sessions'] = {
   comparePickOne: '对比会话 #{{id}}',
   compareTitle: '会话 #{{a}} 与 #{{b}} 的对比',
   hostsList: '主机：{{hosts}}',
-  hostsNone: '尚无主机',
+  hostsNone: '尚无主机：代码阶段在本机运行',
   hostsEdit: '主机…',
   hostsTitle: '“{{title}}”的主机',
   hostsExplain:

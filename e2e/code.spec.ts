@@ -106,6 +106,12 @@ test('a code check the team accepts is waived in the session with a reason, and 
     const importCard = stage.getByTestId('check-add.import-torch-npu');
     await expect(importCard.locator('p code').first()).toHaveText('import torch_npu');
     await expect(importCard.locator('p')).not.toContainText('`');
+    // its evidence: where, as a list of places, not a JSON dump
+    await importCard.locator('details summary').click();
+    await expect(importCard.getByTestId('evidence').locator('dt')).toHaveText(['count', 'at']);
+    await expect(importCard.getByTestId('evidence').locator('dd code')).toHaveText([
+      /^train\.py:1:/,
+    ]);
     // every failing check waived, one by one, each with its reason and name
     const unwaived = stage.locator('.check-card[data-status="fail"]:not(.waived)');
     const failing = await unwaived.count();

@@ -201,6 +201,9 @@ d('reports from real sessions on a simulated host', () => {
       // and gathered by stage
       expect(doc).not.toContain('No check changed');
     }
+    // evidence reads as fields and lists, not as a JSON dump
+    expect(html).toContain('<dl class="ev"><dt>count</dt><dd><span class="ev-text">1</span></dd>');
+    expect(html).not.toMatch(/"count": \d/);
     // what blocks keeps its code spans as code (`import torch_npu`), not escaped backticks
     const blocking = md.split('\n').filter((l) => l.startsWith('- **'));
     expect(blocking.join('\n')).toContain('`import torch_npu`');

@@ -1,3 +1,5 @@
+import { evidenceView, type EvidenceView } from '../../../shared/api/evidence';
+
 /** Pieces every HTML section uses: escaping, status pills, inline SVG bars, diff blocks. */
 export const esc = (s: unknown) =>
   String(s ?? '')
@@ -53,4 +55,22 @@ export function diffBlock(patch: string): string {
       return cls ? `<span class="${cls}">${esc(l)}</span>` : esc(l);
     })
     .join('\n')}</pre>`;
+}
+
+/** A check's evidence as the app shows it: fields, word lists, record tables (all escaped). */
+export function evidenceHtml(value: unknown, more: (count: number) => string): string {
+  const rest = (n: number) => (n ? ` <span class="muted">${esc(more(n))}</span>` : '');
+  const view = (v: EvidenceView): string => {
+    switch (v.kind) {
+      case 'text':
+        return `<span class="ev-text">${esc(v.text)}</span>`;
+      case 'list':
+        return `${v.items.map((x) => `<code>${esc(x)}</code>`).join(' ')}${rest(v.more)}`;
+      case 'table':
+        return `<table class="ev"><tr>${v.columns.map((c) => `<th>${esc(c)}</th>`).join('')}</tr>${v.rows.map((r) => `<tr>${r.map((x) => `<td>${esc(x)}</td>`).join('')}</tr>`).join('')}</table>${rest(v.more)}`;
+      case 'fields':
+        return `<dl class="ev">${v.fields.map(([k, x]) => `<dt>${esc(k)}</dt><dd>${view(x)}</dd>`).join('')}</dl>${rest(v.more)}`;
+    }
+  };
+  return `<div class="evidence">${view(evidenceView(value))}</div>`;
 }

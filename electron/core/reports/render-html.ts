@@ -4,7 +4,7 @@ import { INVENTORY_COLUMNS } from '../../../shared/api/hosts';
 import { CHANGE_CLASS, changeLines, stageName, statusText, timeText } from './words';
 import { STAGE_DEFINITIONS } from '../stages/registry';
 import { checkTarget, hostWord, reviewTargetText } from '../../../shared/api/review-targets';
-import { bar, esc, escText, pill } from './html-kit';
+import { bar, esc, escText, evidenceHtml, pill } from './html-kit';
 
 const CSS = `
 :root{--ok:#1a7f37;--warn:#9a6700;--fail:#cf222e;--info:#0969da;--muted:#5d6878;--border:#d0d7de;font-family:system-ui,-apple-system,"Segoe UI","PingFang SC","Microsoft YaHei","Noto Sans CJK SC","WenQuanYi Micro Hei",sans-serif;font-size:14px;line-height:1.5;color:#1c2330}
@@ -21,6 +21,7 @@ pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;padding:8px;bo
 pre.diff .a{color:var(--ok)}pre.diff .d{color:var(--fail)}pre.diff .h{color:var(--info)}
 td.differs{background:#fff8c5}
 details summary{cursor:pointer;color:var(--info)}
+dl.ev{margin:4px 0;display:grid;grid-template-columns:max-content 1fr;gap:0 10px;font-size:12px}dl.ev dt{color:var(--muted);font-family:ui-monospace,monospace}dl.ev dd{margin:0;overflow-wrap:anywhere}table.ev{font-size:12px;margin:2px 0}table.ev th,table.ev td{padding:1px 8px 1px 0;border:none}.ev-text{white-space:pre-wrap}
 .sign td{height:36px}
 @media print{body{margin:0;max-width:none}details{display:block}details>summary{display:none}h2{break-after:avoid}tr,pre{break-inside:avoid}a{color:inherit}}
 `;
@@ -131,7 +132,7 @@ export function renderHtml(r: Report): string {
       const evidence =
         c.evidence === null || c.evidence === undefined
           ? ''
-          : `<details><summary>${esc(t('report.evidence'))}</summary><pre>${esc(JSON.stringify(c.evidence, null, 2))}</pre></details>`;
+          : `<details><summary>${esc(t('report.evidence'))}</summary>${evidenceHtml(c.evidence, (count) => t('common.more', { count }))}</details>`;
       h(
         `<tr data-check="${esc(c.id)}"><td><code>${esc(c.id)}</code><br>${esc(c.title)}</td><td>${pill(c.status, t(`sessions.status.${c.status}`))}</td><td>${escText(c.summary)}${c.remediation && c.status !== 'pass' ? `<div class="small"><b>${esc(t('report.remediation'))}</b>${colon}${escText(c.remediation)}</div>` : ''}${c.waiver ? `<div class="small muted">${esc(t('report.waivedBy', { by: c.waiver.by, at: timeText(c.waiver.at), reason: c.waiver.reason }))}</div>` : ''}${(c.diagnosis ?? []).map((d) => `<div class="small"><b>${esc(t('report.diagnosis'))}</b>${colon}${esc(d.title)} — ${escText(d.cause)} → ${escText(d.fix)}</div>`).join('')}${evidence}</td></tr>`,
       );

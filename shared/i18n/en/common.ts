@@ -17,6 +17,8 @@ export const common = {
   paren: ' ({{text}})',
   fieldRequired: 'Fill in this field.',
   fieldFormat: 'This is not in the expected format.',
+  /** Evidence cut short: how many items were left out. */
+  more: '… {{count}} more',
   notYet: 'Not in this build yet',
   howToStart: 'How to start',
   cli: 'From the command line',

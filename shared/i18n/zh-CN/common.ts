@@ -17,6 +17,7 @@ export const common: Messages['common'] = {
   paren: '（{{text}}）',
   fieldRequired: '请填写此项。',
   fieldFormat: '格式不正确。',
+  more: '…… 另有 {{count}} 项',
   notYet: '本版本尚未提供',
   howToStart: '如何开始',
   cli: '命令行',

@@ -2,6 +2,7 @@ import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { CheckOutcome, StageRunRecord } from '../../../../shared/api';
 import { WaiveControls, WaiverNote } from '../shared/Waiver';
+import { Evidence } from '../shared/Evidence';
 import { InlineCode, plainText } from '../../components/InlineCode';
 import type { DistributedResult } from '../../../../shared/stages/distributed/api';
 import { useCall } from '../../api';
@@ -261,7 +262,7 @@ function Outcome({ c, run }: { c: CheckOutcome; run: StageRunRecord }) {
       {c.evidence !== null && c.evidence !== undefined && (
         <details>
           <summary>{t(`${NS}ui.evidence`)}</summary>
-          <pre className="small">{JSON.stringify(c.evidence, null, 2).slice(0, 20_000)}</pre>
+          <Evidence value={c.evidence} />
         </details>
       )}
     </div>

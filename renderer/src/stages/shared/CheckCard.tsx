@@ -5,6 +5,7 @@ import { useText } from '../../i18n';
 import { StatusBadge } from './StageStatus';
 import { statusClass } from './status';
 import { WaiveControls, WaiverNote } from './Waiver';
+import { Evidence } from './Evidence';
 
 /**
  * One check's outcome, the same in every stage: status, title, summary, remediation, evidence,
@@ -58,10 +59,12 @@ export function CheckCard(props: {
         </div>
       ) : null}
       <WaiverNote check={c} />
-      <details>
-        <summary>{t('sessions.evidence')}</summary>
-        <pre className="cli evidence">{JSON.stringify(c.evidence, null, 2)}</pre>
-      </details>
+      {c.evidence !== null && c.evidence !== undefined && (
+        <details>
+          <summary>{t('sessions.evidence')}</summary>
+          <Evidence value={c.evidence} />
+        </details>
+      )}
       <footer>
         <code className="muted small">{c.id}</code>
         <div className="spacer" />

@@ -1,0 +1,72 @@
+import { useTranslation } from 'react-i18next';
+import { evidenceView, type EvidenceView } from '../../../../shared/api/evidence';
+
+/** A check's evidence as fields, lists and tables (was raw JSON), the same in every stage. */
+export function Evidence(props: { value: unknown }) {
+  return (
+    <div className="evidence" data-testid="evidence">
+      <View v={evidenceView(props.value)} />
+    </div>
+  );
+}
+
+function More(props: { count: number }) {
+  const { t } = useTranslation();
+  return props.count ? (
+    <span className="muted"> {t('common.more', { count: props.count })}</span>
+  ) : null;
+}
+
+function View({ v }: { v: EvidenceView }) {
+  switch (v.kind) {
+    case 'text':
+      return <span className="ev-text">{v.text}</span>;
+    case 'list':
+      return (
+        <span className="ev-list">
+          {v.items.map((x, i) => (
+            <code key={i}>{x}</code>
+          ))}
+          <More count={v.more} />
+        </span>
+      );
+    case 'table':
+      return (
+        <>
+          <table className="ev-table">
+            <thead>
+              <tr>
+                {v.columns.map((c) => (
+                  <th key={c}>{c}</th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {v.rows.map((r, i) => (
+                <tr key={i}>
+                  {r.map((x, j) => (
+                    <td key={j}>{x}</td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <More count={v.more} />
+        </>
+      );
+    case 'fields':
+      return (
+        <dl className="ev-fields">
+          {v.fields.map(([k, x]) => (
+            <div key={k}>
+              <dt>{k}</dt>
+              <dd>
+                <View v={x} />
+              </dd>
+            </div>
+          ))}
+          <More count={v.more} />
+        </dl>
+      );
+  }
+}

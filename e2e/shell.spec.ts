@@ -101,12 +101,16 @@ test('settings say on the page where the backup went and what the check found, i
   // an evidence file the database names but the disk lost: the next check says so
   const db = new Database(join(app.home, 'amw.db'));
   db.prepare(
-    "INSERT INTO artifacts (sha256, kind, size, created_at) VALUES (?, 'log', 1, '2026-12-07T00:00:00Z')",
+    "INSERT INTO artifacts (sha256, kind, size, created_at) VALUES (?, 'profile', 1, '2026-12-07T00:00:00Z')",
   ).run('0'.repeat(64));
   db.close();
   await page.getByTestId('start-check').click();
   await expect(check).toContainText(
     'The check found problems: 0 integrity, 0 reference, 1 missing and 0 damaged evidence files.',
+  );
+  // …and names it: what it held and where it should be
+  await expect(page.getByTestId('check-files')).toHaveText(
+    `Missing: a profile: ${join(app.home, 'artifacts', '00', '0'.repeat(64))}`,
   );
   await shell.language('zh-CN');
   await expect(check).toContainText(

@@ -116,6 +116,9 @@ describe('amw CLI', () => {
     const bad = await amw(['--db', db, 'db', 'check', '--json']);
     expect(bad.code).toBe(1);
     expect(JSON.parse(bad.stdout).artifacts.corrupt).toEqual([sha]);
+    // in words: which file, holding what
+    const said = await amw(['--db', db, 'db', 'check']);
+    expect(said.stdout).toContain(`Damaged (its checksum differs): raw: ${store.pathOf(sha)}`);
   });
 
   it('db backup writes a backup and lists the job', async () => {

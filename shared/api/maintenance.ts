@@ -16,7 +16,13 @@ export interface CheckResult {
   integrity: string[];
   /** Rows that break a foreign key. */
   foreignKeys: { table: string; rowid: number | null; parent: string }[];
-  artifacts: { checked: number; missing: string[]; corrupt: string[] };
+  artifacts: {
+    checked: number;
+    missing: string[];
+    corrupt: string[];
+    /** The missing and damaged files by name, with what they hold (the first 200). */
+    files?: { sha256: string; kind: string; path: string; problem: 'missing' | 'damaged' }[];
+  };
 }
 
 export const maintenanceApi = {

@@ -59,6 +59,11 @@ export function registerDbCommands(program: Command, env: CommandEnv, configure:
         );
         for (const line of r.integrity.slice(0, 20))
           io.stdout(`  ${t('cli.checkDamage', { line })}\n`);
+        // the files by name, as the Settings page lists them
+        for (const f of r.artifacts.files?.slice(0, 20) ?? [])
+          io.stdout(
+            `  ${t(`pages.settings.fileProblem.${f.problem}`, { kind: t(`pages.settings.artifactKind.${f.kind}`, { defaultValue: f.kind }) })}${t('common.colon')}${f.path}\n`,
+          );
         if (r.integrity.length) io.stdout(`${restore}\n`);
       }
       if (!r.ok) throw new ExitWith(EXIT.failed);

@@ -44,10 +44,11 @@ export class ArtifactStore {
     return sha256;
   }
 
-  list(): { sha256: string; size: number }[] {
-    return this.db.prepare('SELECT sha256, size FROM artifacts ORDER BY sha256').all() as {
+  list(): { sha256: string; size: number; kind: string }[] {
+    return this.db.prepare('SELECT sha256, size, kind FROM artifacts ORDER BY sha256').all() as {
       sha256: string;
       size: number;
+      kind: string;
     }[];
   }
 }

@@ -39,7 +39,7 @@ export async function checkStore(
   }
   ctx.throwIfCancelled();
 
-  let rows: { sha256: string; size: number }[] = [];
+  let rows: { sha256: string; size: number; kind: string }[] = [];
   try {
     rows = artifacts.list();
   } catch (err) {
@@ -47,21 +47,36 @@ export async function checkStore(
   }
   const missing: string[] = [];
   const corrupt: string[] = [];
+  // named, so a reader can look for them (or in a backup)
+  const files: NonNullable<CheckResult['artifacts']['files']> = [];
+  const named = (row: { sha256: string; kind: string }, problem: 'missing' | 'damaged') => {
+    if (files.length < 200)
+      files.push({
+        sha256: row.sha256,
+        kind: row.kind,
+        path: artifacts.pathOf(row.sha256),
+        problem,
+      });
+  };
   for (const [i, row] of rows.entries()) {
     ctx.throwIfCancelled();
     ctx.progress(i / rows.length, { key: 'artifacts', params: { done: i, total: rows.length } });
     const file = artifacts.pathOf(row.sha256);
     if (!existsSync(file)) {
       missing.push(row.sha256);
+      named(row, 'missing');
       continue;
     }
-    if ((await hashFile(file, ctx.signal)) !== row.sha256) corrupt.push(row.sha256);
+    if ((await hashFile(file, ctx.signal)) !== row.sha256) {
+      corrupt.push(row.sha256);
+      named(row, 'damaged');
+    }
   }
   ctx.progress(1, { key: 'artifacts', params: { done: rows.length, total: rows.length } });
   return {
     ok: integrity.length === 0 && foreignKeys.length === 0 && !missing.length && !corrupt.length,
     integrity,
     foreignKeys,
-    artifacts: { checked: rows.length, missing, corrupt },
+    artifacts: { checked: rows.length, missing, corrupt, files },
   };
 }

@@ -165,6 +165,19 @@ function CheckOutcome(props: { result: CheckResult }) {
           ))}
         </ul>
       )}
+      {!!r.artifacts.files?.length && (
+        <ul className="small" data-testid="check-files">
+          {r.artifacts.files.slice(0, 10).map((f) => (
+            <li key={f.sha256}>
+              {t(`pages.settings.fileProblem.${f.problem}`, {
+                kind: t(`pages.settings.artifactKind.${f.kind}`, { defaultValue: f.kind }),
+              })}
+              {t('common.colon')}
+              <code>{f.path}</code>
+            </li>
+          ))}
+        </ul>
+      )}
       <p className="small">{t('pages.settings.checkRestore')}</p>
     </div>
   );

@@ -52,6 +52,21 @@ export const pages = {
       'Database OK: its integrity and references check out, and {{count}} evidence files match their checksums.',
     checkProblems:
       'The check found problems: {{integrity}} integrity, {{fk}} reference, {{missing}} missing and {{corrupt}} damaged evidence files.',
+    fileProblem: {
+      missing: 'Missing: {{kind}}',
+      damaged: 'Damaged (its checksum differs): {{kind}}',
+    },
+    artifactKind: {
+      'inventory-probe': 'a host inventory probe',
+      'ops-trace': 'an operator trace',
+      profile: 'a profile',
+      'precision-dump': 'a precision dump',
+      distributed: 'a distributed-check result',
+      'code.original': 'a scanned file as it was',
+      'code.proposed': 'a proposed file',
+      'code.reviewed': 'a reviewed file',
+      report: 'a report',
+    },
     checkRestore:
       'To recover, stop the workbench and put the newest file from the backups folder of the data directory in place of the database.',
   },

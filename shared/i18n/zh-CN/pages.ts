@@ -50,6 +50,21 @@ export const pages: Messages['pages'] = {
     checkOk_other: '数据库正常：完整性与引用检查均通过，{{count}} 个证据文件与其校验和一致。',
     checkProblems:
       '检查发现问题：完整性 {{integrity}} 项，引用 {{fk}} 项，缺失证据文件 {{missing}} 个，损坏 {{corrupt}} 个。',
+    fileProblem: {
+      missing: '缺失：{{kind}}',
+      damaged: '已损坏（校验和不符）：{{kind}}',
+    },
+    artifactKind: {
+      'inventory-probe': '主机清单探测结果',
+      'ops-trace': '算子追踪',
+      profile: '性能剖析数据',
+      'precision-dump': '精度转储',
+      distributed: '分布式检查结果',
+      'code.original': '扫描时的原文件',
+      'code.proposed': '建议修改后的文件',
+      'code.reviewed': '评审后的文件',
+      report: '报告',
+    },
     checkRestore: '恢复方法：先关闭工作台，再用数据目录下 backups 文件夹中最新的文件替换数据库。',
   },
 };

@@ -90,7 +90,11 @@ test('settings say on the page where the backup went and what the check found, i
   await expect(backup).toHaveText(
     /^Backup written to \/\S+\/backups\/amw-[\dT-]+Z\.db \([\d,]+ bytes\)\.$/,
   );
-  await page.keyboard.press('Escape'); // the drawer opened with the job; the page says it too
+  // the drawer opened with the job: the result is beside it, not under it
+  const drawer = await page.getByTestId('jobs-drawer').boundingBox();
+  const shown = await backup.boundingBox();
+  expect(shown!.x + shown!.width).toBeLessThanOrEqual(drawer!.x);
+  await page.keyboard.press('Escape'); // the page says it too
 
   const check = page.getByTestId('check-result');
   await page.getByTestId('start-check').click();

@@ -128,7 +128,7 @@ export function App() {
           </button>
         </header>
 
-        <main className="content">
+        <main className={drawer ? 'content beside-drawer' : 'content'}>
           {page === 'settings' && settings && (
             <SettingsPage settings={settings} onOpenJobs={() => setDrawer(true)} />
           )}

@@ -4,6 +4,7 @@ import {
   CJK_SPACING,
   I18N_OPTIONS,
   i18nResources,
+  loadedDictionary,
   renderText,
   type Namespaces,
 } from '../../shared/i18n';
@@ -29,7 +30,7 @@ export function initI18n(language: Language) {
 export function addNamespaces(namespaces: Namespaces): void {
   for (const [ns, byLang] of Object.entries(namespaces))
     for (const [lang, dict] of Object.entries(byLang))
-      if (dict) i18next.addResourceBundle(lang, ns, dict, true, true);
+      if (dict) i18next.addResourceBundle(lang, ns, loadedDictionary(lang, dict), true, true);
 }
 
 export function setLanguage(language: Language): void {

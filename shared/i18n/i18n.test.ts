@@ -75,6 +75,10 @@ describe('translator', () => {
     expect(
       translator('en')('sessions.timeline.waiver', { ...waiver, host: 'this machine' }),
     ).toContain('on this machine waived by');
+    // a space inside a value is the value's own: kept
+    expect(t('sessions.timeline.waiver', { ...waiver, host: '机房 一号' })).toMatch(
+      /^机房 一号上的 /,
+    );
   });
 
   it('names a stage run after its stage, in the language asked', () => {

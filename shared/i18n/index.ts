@@ -23,24 +23,48 @@ export function languageFromLocale(locale: string | undefined | null): Language 
 export function i18nResources(namespaces: Namespaces = {}): Resource {
   const out: Resource = {};
   for (const lang of LANGUAGES) {
-    out[lang] = { translation: MESSAGES[lang] };
+    out[lang] = { translation: loadedDictionary(lang, MESSAGES[lang]) };
     for (const [ns, byLang] of Object.entries(namespaces)) {
       const dict = byLang[lang];
-      if (dict) out[lang]![ns] = dict;
+      if (dict) out[lang]![ns] = loadedDictionary(lang, dict);
     }
   }
   return out;
 }
 
 /**
- * Chinese text has no space between two Chinese characters; the templates keep one around a
- * placeholder for Latin values ("npu-a 上的"), which a Chinese value ("本机") then sits in.
+ * Chinese text has no space between two Chinese characters; the templates keep one beside a
+ * placeholder for Latin values ("npu-a 上的"), which a Chinese value ("本机") then fills. Those
+ * template spaces are marked when a zh-CN dictionary is loaded and dropped after interpolation
+ * where Chinese meets Chinese; a space inside a value (a person's title) is never touched.
  */
+const SLOT_SPACE = '\uE000';
+const markSpaces = (s: string) =>
+  s
+    .replace(/([\u4e00-\u9fff]) (?=\{\{)/g, `$1${SLOT_SPACE}`)
+    .replace(/(\}\}) (?=[\u4e00-\u9fff])/g, `$1${SLOT_SPACE}`);
+
+/** A dictionary as loaded: zh-CN's template spaces beside placeholders marked (above). */
+export function loadedDictionary<T>(lang: string, dict: T): T {
+  if (lang !== 'zh-CN') return dict;
+  const walk = (v: unknown): unknown =>
+    typeof v === 'string'
+      ? markSpaces(v)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]))
+        : v;
+  return walk(dict) as T;
+}
+
 export const CJK_SPACING = {
   type: 'postProcessor' as const,
   name: 'cjk-spacing',
-  process: (value: string, _key: unknown, _options: unknown, t: { language?: string }) =>
-    t.language === 'zh-CN' ? value.replace(/([\u4e00-\u9fff]) (?=[\u4e00-\u9fff])/g, '$1') : value,
+  process: (value: string) =>
+    value.includes(SLOT_SPACE)
+      ? value
+          .replace(/([\u4e00-\u9fff])\uE000(?=[\u4e00-\u9fff])/g, '$1')
+          .replaceAll(SLOT_SPACE, ' ')
+      : value,
 };
 
 /** Options every i18next instance shares (renderer, CLI, menus, reports). */
@@ -85,7 +109,7 @@ export function translator(
       // never a key shown in place of its text without saying why
       const byLang = load();
       for (const [l, dict] of Object.entries(byLang))
-        if (dict) instance.addResourceBundle(l, ns, dict);
+        if (dict) instance.addResourceBundle(l, ns, loadedDictionary(l, dict));
       pending.delete(ns);
     }
     return String(instance.t(key, params as never));

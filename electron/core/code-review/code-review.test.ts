@@ -354,6 +354,13 @@ describe('code review: scan, review per file, patch, apply', () => {
       expect(job.status).toBe('succeeded');
       const { scanId } = job.result as { scanId: number };
       expect((await core.call('code.get', { scanId })).root).toBe(join(home, 'nanogpt'));
+      // a project's code location typed so too: its session's code stage scans it
+      await core.call('projects.create', { name: 'tilde', codeLocation: '~/nanogpt' });
+      const session = await core.call('sessions.create', { project: 'tilde' });
+      const staged = await core.call('code.scan', { path: '.', sessionId: session.id });
+      expect((await core.jobs.wait(staged.jobId)).status).toBe('succeeded');
+      const [latest] = await core.call('code.scans', { sessionId: session.id });
+      expect(latest!.root).toBe(join(home, 'nanogpt'));
     } finally {
       process.env.HOME = before;
     }

@@ -5,6 +5,11 @@ import { AmwError } from '../../../../shared/errors';
 import { msg } from '../../../../shared/api/text';
 import type { StageServices } from '../define';
 
+/** `~/…` as a shell reads it: typed in the app's forms, no shell expands it first. */
+function fromHome<T extends string | null | undefined>(path: T): T | string {
+  return path === '~' || path?.startsWith('~/') ? join(homedir(), path.slice(1)) : path;
+}
+
 /**
  * The folder a code run scans: an absolute path (or `~/…`) as given; a relative one (or none)
  * against the project's code location, so a project's stage runs without retyping where its code
@@ -17,9 +22,8 @@ export function resolveCodeFolder(
 ): string {
   const project =
     at.project ?? (at.sessionId ? services.sessions.session(at.sessionId).project : null);
-  // `~/…` as a shell reads it: typed in the app's form, no shell expands it first
-  if (path === '~' || path?.startsWith('~/')) path = join(homedir(), path.slice(1));
-  const base = project ? services.sessions.project(project).codeLocation : null;
+  path = fromHome(path);
+  const base = fromHome(project ? services.sessions.project(project).codeLocation : null);
   const usableBase = base && isAbsolute(base) ? base : null;
   const folder =
     path && isAbsolute(path)

@@ -26,7 +26,8 @@ export function CodePage(props: { selected: string | null; open: (id: string | n
   const relative = path.trim() !== '' && !/^(\/|~(\/|$)|[A-Za-z]:[\\/]|\\\\)/.test(path.trim());
   const project = sessionId ? sessions.data?.find((x) => x.id === sessionId)?.project : null;
   const projectDir = projects.data?.find((p) => p.name === project)?.codeLocation;
-  const relativeTo = projectDir?.startsWith('/') ? projectDir : info.data?.workDir;
+  const relativeTo =
+    projectDir && /^(\/|~(\/|$))/.test(projectDir) ? projectDir : info.data?.workDir;
   const [jobId, setJobId] = useState<string | null>(null);
   const job = useJob(jobId);
   // what a finished scan makes stale is refreshed by jobs/invalidation.ts; here: open our scan

@@ -34,6 +34,16 @@ describe('scripts and configs', () => {
       expect(scan(src, rel)).toEqual([]);
   });
 
+  it('a CUDA tensor type handed to the code by a Makefile or a config is flagged where it is named', () => {
+    const make = 'test-cuda:\n\tCUDA_TEST=1 PYRO_TENSOR_TYPE=torch.cuda.DoubleTensor pytest -vx\n';
+    expect(scan(make, 'Makefile').filter((f) => f.ruleId === 'script.cuda-env')).toEqual([
+      { ruleId: 'script.cuda-env', line: 2, column: 31 },
+    ]);
+    expect(scan('default_tensor_type: torch.cuda.HalfTensor\n', 'conf.yaml')).toHaveLength(1);
+    // a CPU type, or the word alone in prose, is not
+    expect(scan('PYRO_TENSOR_TYPE=torch.DoubleTensor pytest\n', 'Makefile')).toEqual([]);
+  });
+
   it("a launcher with something to port, or a distributed one, is told to source CANN's set_env.sh, once, where it goes", () => {
     const cann = (src: string, rel = 'run.sh') =>
       scan(src, rel).filter((f) => f.ruleId === 'script.cann-env');

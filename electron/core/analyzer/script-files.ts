@@ -739,6 +739,16 @@ const SCRIPT_PATTERNS: {
     },
   },
   {
+    // a CUDA tensor type handed to the code by a launcher or config (Pyro's Makefile runs its
+    // tests with `PYRO_TENSOR_TYPE=torch.cuda.DoubleTensor`): the code makes it its default
+    re: /\btorch\.cuda\.[A-Z]\w*Tensor\b/,
+    say: {
+      en: 'A CUDA tensor type passed to the code: on NPU pass a CPU type (torch.FloatTensor) and set the device to npu (torch.set_default_device("npu")); NPUs compute matmuls in float32, not float64.',
+      'zh-CN':
+        '传给代码的是 CUDA 张量类型：NPU 上改传 CPU 类型（torch.FloatTensor），并把设备设为 npu（torch.set_default_device("npu")）；NPU 的矩阵乘以 float32 计算，不支持 float64。',
+    },
+  },
+  {
     // a clone of NVIDIA's apex (its CUDA extensions are what the build is for)
     re: /\bgithub\.com\/NVIDIA\/apex\b/i,
     say: {

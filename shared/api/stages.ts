@@ -2,6 +2,9 @@ import type { IsoTime } from './common';
 import type { Text } from './text';
 
 export type CheckStatus = 'pass' | 'warn' | 'fail' | 'skip' | 'error';
+/** What a waiver can stand for: a check that failed, warned or errored (engine and UI alike). */
+export const WAIVABLE_STATUSES: readonly CheckStatus[] = ['fail', 'warn', 'error'];
+export const isWaivable = (s: CheckStatus): boolean => WAIVABLE_STATUSES.includes(s);
 
 /** One check's outcome on one host, as stored and as printed by `amw run --json`. */
 export interface CheckOutcome {

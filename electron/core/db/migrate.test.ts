@@ -136,7 +136,10 @@ describe('refusals', () => {
     ).run();
     db.close();
     const now = openStore(dbPath).db;
-    expect(now.prepare('SELECT target FROM waivers').all()).toEqual([{ target: 'npu-a' }]);
+    // and no longer go with the host when it is removed (runs do not either)
+    expect(now.prepare('SELECT target, host_id FROM waivers').all()).toEqual([
+      { target: 'npu-a', host_id: null },
+    ]);
     now.close();
   });
 

@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../../tests/support/temp';
+import { REFERENCE } from '../../../tests/support/reference';
 import { createCore } from '../api/core';
 import { stageStatus } from './repository';
 import { LOCAL_TARGET } from '../../../shared/api/hosts';
@@ -138,6 +139,39 @@ describe('sessions', () => {
     for (const c of failing)
       await core.call('checks.unwaive', { sessionId: s.id, checkId: c.id, host: LOCAL_TARGET });
     expect((await run()).status).toBe('fail');
+    await core.close();
+  });
+
+  it("an imported run's check is waived where the import names it; a passing check is not waivable", async () => {
+    const core = createCore({ env: { AMW_HOME: tempDir() } as NodeJS.ProcessEnv });
+    const s = await core.call('sessions.create', { title: 'msprobe dumps' });
+    await core.call('precision.import', {
+      path: join(REFERENCE, 'fixtures/precision/msprobe_default_config'),
+      sessionId: s.id,
+    });
+    const run = () => core.call('sessions.get', { id: s.id }).then((x) => x.runs[0]!);
+    expect((await run()).host).toBe('msprobe');
+    const waive = (checkId: string) =>
+      core.call('checks.waive', {
+        sessionId: s.id,
+        checkId,
+        host: 'msprobe',
+        reason: 'nondeterminism is expected in this model',
+        by: 'Li',
+      });
+    await waive('precision.determinism');
+    expect(
+      (await run()).checks.find((c) => c.id === 'precision.determinism')!.waiver,
+    ).toMatchObject({ by: 'Li' });
+    expect((await run()).status).toBe('pass');
+    // a check that passed has nothing to waive
+    await expect(waive('precision.dump')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    // a host of the same name added and removed later takes nothing with it
+    await core.call('hosts.add', { name: 'msprobe', hostname: '10.0.0.9', port: 22, tags: [] });
+    await core.call('hosts.remove', { name: 'msprobe' });
+    expect(
+      (await run()).checks.find((c) => c.id === 'precision.determinism')!.waiver,
+    ).not.toBeNull();
     await core.close();
   });
 });

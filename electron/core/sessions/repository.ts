@@ -13,6 +13,7 @@ import type {
 import { AmwError } from '../../../shared/errors';
 import { msg } from '../../../shared/api/text';
 import { LOCAL_TARGET } from '../../../shared/api/hosts';
+import { isWaivable, WAIVABLE_STATUSES } from '../../../shared/api/stages';
 import { sharedStage } from '../../../shared/stages';
 import type { Db } from '../db/open';
 import { nowIso } from '../db/open';
@@ -439,53 +440,44 @@ export class SessionRepository {
   }
 
   /**
-   * Waives a check where it ran: `target` as its run names it (a host, "a,b" or "(local)"), so
-   * every stage's failures can be waived. Refused for a check that never ran there.
+   * Waives a check where it failed: `target` as its run names it (a host, "a,b", "(local)" or an
+   * import's source), so every stage's failures can be waived. Refused for a check that did not
+   * fail, warn or error there. Keyed by that name alone, as runs are: it outlives a removed host.
    */
-  waive(
-    sessionId: number,
-    at: { target: string; hostId: number | null },
-    checkId: string,
-    reason: string,
-    by: string,
-  ): void {
+  waive(sessionId: number, target: string, checkId: string, reason: string, by: string): void {
     this.session(sessionId);
     const ran = this.db
       .prepare(
         `SELECT 1 FROM check_results c JOIN stage_runs r ON r.id = c.stage_run_id
          LEFT JOIN hosts h ON h.id = r.host_id
-         WHERE r.session_id = ? AND COALESCE(r.target, h.name) = ? AND c.check_id = ? LIMIT 1`,
+         WHERE r.session_id = ? AND COALESCE(r.target, h.name) = ? AND c.check_id = ?
+           AND c.status IN (${WAIVABLE_STATUSES.map(() => '?').join(', ')}) LIMIT 1`,
       )
-      .get(sessionId, at.target, checkId);
+      .get(sessionId, target, checkId, ...WAIVABLE_STATUSES);
     if (!ran)
       throw new AmwError(
         'NOT_FOUND',
         msg('errors.text.noCheckRun', {
           check: checkId,
-          target: at.target === LOCAL_TARGET ? msg('common.thisMachine') : at.target,
+          target: target === LOCAL_TARGET ? msg('common.thisMachine') : target,
           session: sessionId,
         }),
-        { sessionId, checkId, target: at.target },
+        { sessionId, checkId, target },
       );
     this.db.transaction(() => {
       this.db
         .prepare('DELETE FROM waivers WHERE session_id = ? AND target = ? AND check_id = ?')
-        .run(sessionId, at.target, checkId);
+        .run(sessionId, target, checkId);
       this.db
         .prepare(
-          'INSERT INTO waivers (session_id, check_id, host_id, target, reason, waived_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+          'INSERT INTO waivers (session_id, check_id, target, reason, waived_by, created_at) VALUES (?, ?, ?, ?, ?, ?)',
         )
-        .run(sessionId, checkId, at.hostId, at.target, reason, by, nowIso());
+        .run(sessionId, checkId, target, reason, by, nowIso());
       this.db
         .prepare(
           `INSERT INTO audit_log (at, actor, action, target, detail) VALUES (?, ?, 'waive', ?, ?)`,
         )
-        .run(
-          nowIso(),
-          by,
-          `${sessionId}/${checkId}`,
-          JSON.stringify({ reason, target: at.target }),
-        );
+        .run(nowIso(), by, `${sessionId}/${checkId}`, JSON.stringify({ reason, target }));
     })();
   }
 
@@ -565,9 +557,7 @@ export function gitCommit(location: string): string | null {
 
 /** A stage passes when nothing fails, or every failure is waived with a reason and a name. */
 export function stageStatus(checks: CheckOutcome[]): StageStatus {
-  const live = checks.filter(
-    (c) => !(c.waiver && (c.status === 'fail' || c.status === 'warn' || c.status === 'error')),
-  );
+  const live = checks.filter((c) => !(c.waiver && isWaivable(c.status)));
   if (live.some((c) => c.status === 'fail')) return 'fail';
   if (live.some((c) => c.status === 'error')) return 'error';
   if (live.some((c) => c.status === 'warn')) return 'warn';

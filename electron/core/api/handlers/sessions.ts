@@ -1,5 +1,4 @@
 import type { TimelineEvent } from '../../../../shared/api';
-import { LOCAL_TARGET } from '../../../../shared/api/hosts';
 import type { DomainHandlers, MethodsOf, Services } from '../services';
 
 export function sessionsHandlers(
@@ -24,9 +23,7 @@ export function sessionsHandlers(
       return s.sessions.session(id);
     },
     'checks.waive': ({ sessionId, checkId, host, reason, by }) => {
-      // one host: kept by id as well, so removing the host removes its waivers
-      const hostId = host === LOCAL_TARGET || host.includes(',') ? null : s.hostRepo.get(host).id;
-      s.sessions.waive(sessionId, { target: host, hostId }, checkId, reason, by);
+      s.sessions.waive(sessionId, host, checkId, reason, by);
       return { ok: true as const };
     },
     'checks.unwaive': ({ sessionId, checkId, host }) => {

@@ -3,7 +3,12 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { shownLanguage } from '../../i18n';
 import { stageNs } from '../../../../shared/stages';
-import { REPORT_FORMATS, type Language, type ReportFormat } from '../../../../shared/api';
+import {
+  isWaivable,
+  REPORT_FORMATS,
+  type Language,
+  type ReportFormat,
+} from '../../../../shared/api';
 import { useAction, useCall, useTransport } from '../../api';
 import { ErrorText } from '../../components/ErrorText';
 import { PageHead } from '../../components/PageHead';
@@ -244,7 +249,7 @@ function Review(props: { source: Source; onChange: () => void }) {
     groups.get(label) ?? groups.set(label, new Map()).get(label)!;
   for (const s of r?.stages ?? [])
     for (const c of s.checks)
-      if (c.status === 'fail' || c.status === 'warn' || c.status === 'error')
+      if (isWaivable(c.status))
         group(
           checkTargets,
           t('reports.aboutChecksIn', {

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { CheckOutcome } from '../../../../shared/api';
+import { isWaivable, type CheckOutcome } from '../../../../shared/api';
 import { titleWithId, type Translate } from '../../../../shared/i18n';
 import { useAction } from '../../api';
 import { Dialog } from '../../components/Dialog';
@@ -9,7 +9,6 @@ import { InlineCode } from '../../components/InlineCode';
 import { useText } from '../../i18n';
 
 const WAIVER_NAME_KEY = 'amw.waiverName';
-const WAIVABLE = new Set(['fail', 'warn', 'error']);
 
 /** Who waived a check and why, where the check is shown. */
 export function WaiverNote({ check }: { check: CheckOutcome }) {
@@ -34,7 +33,7 @@ export function WaiveControls(props: { check: CheckOutcome; sessionId: number; h
   return (
     <>
       {unwaive.error && <ErrorText error={unwaive.error} />}
-      {WAIVABLE.has(c.status) && !c.waiver && (
+      {isWaivable(c.status) && !c.waiver && (
         <button className="small" onClick={() => setWaiving(true)} data-testid="waive">
           {t('sessions.waive')}
         </button>

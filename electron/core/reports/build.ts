@@ -110,7 +110,10 @@ export function buildReport(
       .filter((c) => c.waiver)
       .map((c) => ({ stage: r.stage, host: r.host, check: c.id, ...c.waiver! })),
   );
-  const ran = stages.filter((x) => x.status !== 'not-run' && x.status !== 'not-built');
+  // a stage counts as run once a run of it finished with results (not one still running,
+  // cancelled or cut short): a session with nothing else has nothing to approve yet
+  const FINISHED = new Set(['pass', 'warn', 'fail', 'error']);
+  const ran = stages.filter((x) => x.hosts.some((h) => FINISHED.has(h.status)));
   const gate = deps.knowledge().stages.readyWhen;
   const readiness: Report['summary']['readiness'] = !ran.length
     ? 'not-started'

@@ -2,6 +2,7 @@
 // the review panel makes, made where every caller meets them.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { explainError, translator } from '../../../../shared/i18n';
 import { createCore } from '../core';
@@ -52,9 +53,20 @@ describe('reports.decide', () => {
           by: 'Li',
         }),
       ).rejects.toMatchObject({ code: 'CONFLICT', message: /nothing has run/ });
-      // one whose code scan came back clean is approved
+      // nor one whose only run was cancelled (or cut short, or is still running)
       mkdirSync(join(work, 'ported'));
       writeFileSync(join(work, 'ported', 'main.py'), 'import torch\nx = torch.ones(2)\n');
+      const cut = (await core.call('sessions.create', { title: 'cancelled' })).id;
+      await core.jobs.wait(
+        (await core.call('code.scan', { path: join(work, 'ported'), sessionId: cut })).jobId,
+      );
+      const raw = new Database(core.location.dbPath);
+      raw.prepare(`UPDATE stage_runs SET status = 'cancelled' WHERE session_id = ?`).run(cut);
+      raw.close();
+      await expect(
+        core.call('reports.decide', { source: { sessionId: cut }, decision: 'approve', by: 'Li' }),
+      ).rejects.toMatchObject({ code: 'CONFLICT', message: /nothing has run/ });
+      // one whose code scan came back clean is approved
       const clean = (await core.call('sessions.create', { title: 'ported' })).id;
       await core.jobs.wait(
         (await core.call('code.scan', { path: join(work, 'ported'), sessionId: clean })).jobId,

@@ -75,6 +75,8 @@ describe('translator', () => {
     expect(
       translator('en')('sessions.timeline.waiver', { ...waiver, host: 'this machine' }),
     ).toContain('on this machine waived by');
+    // a path is no word: its space before the next one stays, however its last folder is named
+    expect(t('errors.text.notAFolder', { path: '/数据/模型' })).toBe('/数据/模型 不是文件夹。');
     // a space inside a value is the value's own: kept
     expect(t('sessions.timeline.waiver', { ...waiver, host: '机房 一号' })).toMatch(
       /^机房 一号上的 /,

@@ -39,10 +39,15 @@ export function i18nResources(namespaces: Namespaces = {}): Resource {
  * where Chinese meets Chinese; a space inside a value (a person's title) is never touched.
  */
 const SLOT_SPACE = '\uE000';
+/**
+ * The placeholders whose values are words (where a run happened, a stage, a person), not paths
+ * or file names: a path ending in a Chinese folder name keeps its space before the next word.
+ */
+const WORD_SLOTS = '(?:host|hosts|target|where|stage|side|by)';
+const BEFORE_SLOT = new RegExp(`([\\u4e00-\\u9fff]) (?=\\{\\{${WORD_SLOTS}\\}\\})`, 'g');
+const AFTER_SLOT = new RegExp(`(\\{\\{${WORD_SLOTS}\\}\\}) (?=[\\u4e00-\\u9fff])`, 'g');
 const markSpaces = (s: string) =>
-  s
-    .replace(/([\u4e00-\u9fff]) (?=\{\{)/g, `$1${SLOT_SPACE}`)
-    .replace(/(\}\}) (?=[\u4e00-\u9fff])/g, `$1${SLOT_SPACE}`);
+  s.replace(BEFORE_SLOT, `$1${SLOT_SPACE}`).replace(AFTER_SLOT, `$1${SLOT_SPACE}`);
 
 /** A dictionary as loaded: zh-CN's template spaces beside placeholders marked (above). */
 export function loadedDictionary<T>(lang: string, dict: T): T {

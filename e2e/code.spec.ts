@@ -390,9 +390,27 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     await expect
       .poll(() => asked)
       .toBe(
-        'Reject the whole file, your edits with it? Undo brings them back until your next accept or edit.',
+        'Reject the whole file, your edits with it? Undo brings them back while the file stays open, until your next accept or edit.',
       );
+    // accepted: the edit is gone, and Undo brings it back
+    page.once('dialog', (d) => void d.accept());
+    await page.getByTestId('file-reject').click();
+    await expect(editor.locator('.editor.modified .view-lines')).not.toContainText(
+      'kept as it was',
+    );
+    await page.getByTestId('hunk-undo').click();
     await expect(editor.locator('.editor.modified .view-lines')).toContainText('kept as it was');
+    // rejected again, then Reset: the edit Undo still holds is asked about first
+    page.once('dialog', (d) => void d.accept());
+    await page.getByTestId('file-reject').click();
+    let resetAsked = '';
+    page.once('dialog', (d) => {
+      resetAsked = d.message();
+      void d.dismiss();
+    });
+    await page.getByTestId('file-reset').click();
+    await expect.poll(() => resetAsked).toBe('Discard your edits to this file?');
+    await expect(page.getByTestId('hunk-undo')).toBeVisible();
   });
 
   test('a change rejected before a reload can still be undone', async ({ app }) => {

@@ -109,7 +109,7 @@ export const code = {
   reject: 'Reject',
   undoReject: 'Undo reject',
   rejectWithEdits:
-    'Reject the whole file, your edits with it? Undo brings them back until your next accept or edit.',
+    'Reject the whole file, your edits with it? Undo brings them back while the file stays open, until your next accept or edit.',
   discardEdits: 'Discard your edits to this file?',
   acceptFile: 'Accept file',
   rejectFile: 'Reject file',

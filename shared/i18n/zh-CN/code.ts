@@ -107,7 +107,8 @@ export const code: Messages['code'] = {
   accepted: '已接受',
   reject: '拒绝',
   undoReject: '撤销拒绝',
-  rejectWithEdits: '拒绝整个文件，连同你的修改？在下一次接受或编辑之前，可用“撤销”找回。',
+  rejectWithEdits:
+    '拒绝整个文件，连同你的修改？在文件保持打开、且下一次接受或编辑之前，可用“撤销”找回。',
   discardEdits: '放弃你对此文件的修改？',
   acceptFile: '接受文件',
   rejectFile: '拒绝文件',

@@ -483,8 +483,11 @@ export function ReviewEditor(props: ReviewEditorProps) {
   const setAll = (text: string, review: ReviewState) => {
     const m = modifiedModel();
     if (!m) return;
-    // a hand edit is the reviewer's own work, and no Undo brings it back
-    if ((handEdited.current || ownText.current) && !window.confirm(t('code.discardEdits'))) return;
+    // a hand edit is the reviewer's own work, and no Undo brings it back (one a Reject file put
+    // aside for its Undo too: this clears the Undo list)
+    const edits =
+      handEdited.current || ownText.current || undoable.some((u) => u.handEdited || u.ownText);
+    if (edits && !window.confirm(t('code.discardEdits'))) return;
     // a hand edit still waiting for its save is dropped with the rest
     clearTimeout(saveTimer.current);
     pendingSave.current = null;

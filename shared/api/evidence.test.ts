@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evidenceView } from './evidence';
+import { evidenceView, hasEvidence } from './evidence';
 
 describe('evidence as a reader sees it', () => {
   it('fields, records as a table, words as a list (an env check’s evidence)', () => {
@@ -25,6 +25,7 @@ describe('evidence as a reader sees it', () => {
               ['/dev/davinci_manager', 'true', 'false'],
             ],
             more: 0,
+            moreColumns: 0,
           },
         ],
         ['groups', { kind: 'list', items: ['HwHiAiUser', 'docker'], more: 0 }],
@@ -43,7 +44,21 @@ describe('evidence as a reader sees it', () => {
         ['—', 'x'],
       ],
       more: 0,
+      moreColumns: 0,
     });
+    // a column a record lacks reads as empty, not as what every object inherits
+    expect(evidenceView([{ constructor: 'x' }, { a: 1 }])).toMatchObject({
+      rows: [
+        ['x', '—'],
+        ['—', '1'],
+      ],
+    });
+    // records with many fields: a dozen columns, the rest counted
+    const wide = evidenceView([
+      Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, i])),
+    ]);
+    expect(wide).toMatchObject({ kind: 'table', moreColumns: 28 });
+    expect(wide.kind === 'table' && wide.columns).toHaveLength(12);
     const at = Array.from({ length: 75 }, (_, i) => `train.py:${i + 1}:9`);
     const list = evidenceView({ count: 75, at });
     expect(list.kind === 'fields' && list.fields[1]![1]).toMatchObject({
@@ -61,5 +76,10 @@ describe('evidence as a reader sees it', () => {
     expect(evidenceView([1, { a: 2 }])).toEqual({ kind: 'list', items: ['1', '{"a":2}'], more: 0 });
     const deep = evidenceView({ a: { b: { c: { d: { e: 1 } } } } });
     expect(JSON.stringify(deep)).toContain('{\\"e\\":1}');
+  });
+
+  it('nothing to show: no section for null, an empty record or an empty list', () => {
+    expect([null, undefined, {}, []].map(hasEvidence)).toEqual([false, false, false, false]);
+    expect([0, '', { a: 1 }, [1]].map(hasEvidence)).toEqual([true, true, true, true]);
   });
 });

@@ -6,7 +6,7 @@
 export type EvidenceView =
   | { kind: 'text'; text: string }
   | { kind: 'list'; items: string[]; more: number }
-  | { kind: 'table'; columns: string[]; rows: string[][]; more: number }
+  | { kind: 'table'; columns: string[]; rows: string[][]; more: number; moreColumns: number }
   | { kind: 'fields'; fields: [string, EvidenceView][]; more: number };
 
 /** Enough to judge a check by; the rest is counted, not shown (evidence can be thousands long). */
@@ -15,6 +15,7 @@ const MAX_ROWS = 50;
 const MAX_FIELDS = 40;
 const MAX_TEXT = 2000;
 const MAX_DEPTH = 4;
+const MAX_COLUMNS = 12;
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -43,12 +44,17 @@ export function evidenceView(value: unknown, depth = 0): EvidenceView {
         more: Math.max(0, value.length - MAX_ITEMS),
       };
     if (value.length && value.every(isRecord)) {
-      const columns = [...new Set(value.flatMap((r) => Object.keys(r)))];
+      const all = [...new Set(value.flatMap((r) => Object.keys(r)))];
+      const columns = all.slice(0, MAX_COLUMNS);
       return {
         kind: 'table',
         columns,
-        rows: value.slice(0, MAX_ROWS).map((r) => columns.map((c) => cellText(r[c]))),
+        // a record's own fields only: `constructor` is no column of one that lacks it
+        rows: value
+          .slice(0, MAX_ROWS)
+          .map((r) => columns.map((c) => cellText(Object.hasOwn(r, c) ? r[c] : undefined))),
         more: Math.max(0, value.length - MAX_ROWS),
+        moreColumns: all.length - columns.length,
       };
     }
     return {
@@ -64,3 +70,10 @@ export function evidenceView(value: unknown, depth = 0): EvidenceView {
     more: Math.max(0, entries.length - MAX_FIELDS),
   };
 }
+
+/** Whether there is anything to show: no Evidence section for null, `{}` or `[]`. */
+export const hasEvidence = (value: unknown): boolean =>
+  value !== null &&
+  value !== undefined &&
+  !(Array.isArray(value) && !value.length) &&
+  !(isRecord(value) && !Object.keys(value).length);

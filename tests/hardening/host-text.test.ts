@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseNpuSmiInfo } from '../../electron/core/parsers/npu-smi';
 import { parseNpuSmiKeyValue } from '../../electron/core/parsers/key-value';
 import { renderMarkdown } from '../../electron/core/reports/render-md';
+import { evidenceHtml } from '../../electron/core/reports/html-kit';
 import type { Report } from '../../shared/api';
 import { amw } from '../support/cli';
 import { tempDir } from '../support/temp';
@@ -98,6 +99,24 @@ describe('raw bytes from a host never reach the user (issue 17 item 4)', () => {
     expect(out).not.toContain('](http');
     expect(out).toContain('&lt;script&gt;');
     expect(RAW_CONTROL.test(out)).toBe(false);
+  });
+});
+
+describe('evidence from a host in the HTML report', () => {
+  it('keys, values and column names are escaped text: no element, no attribute break-out', () => {
+    const evil = '<img src=x onerror=alert(1)>"\'&';
+    const html = evidenceHtml(
+      {
+        [evil]: evil,
+        rows: [{ [evil]: evil }],
+        list: [evil],
+        deep: { a: { b: { c: { d: evil } } } },
+      },
+      (n) => `${n} more`,
+    );
+    expect(html).not.toMatch(/<img|<script/);
+    expect(html).not.toContain('"\'&');
+    expect(html.match(/&lt;img src=x onerror=alert\(1\)&gt;/g)).toHaveLength(6);
   });
 });
 

@@ -67,7 +67,7 @@ export function evidenceHtml(value: unknown, more: (count: number) => string): s
       case 'list':
         return `${v.items.map((x) => `<code>${esc(x)}</code>`).join(' ')}${rest(v.more)}`;
       case 'table':
-        return `<table class="ev"><tr>${v.columns.map((c) => `<th>${esc(c)}</th>`).join('')}</tr>${v.rows.map((r) => `<tr>${r.map((x) => `<td>${esc(x)}</td>`).join('')}</tr>`).join('')}</table>${rest(v.more)}`;
+        return `<table class="ev"><tr>${v.columns.map((c) => `<th>${esc(c)}</th>`).join('')}${v.moreColumns ? `<th class="muted">${esc(more(v.moreColumns))}</th>` : ''}</tr>${v.rows.map((r) => `<tr>${r.map((x) => `<td>${esc(x)}</td>`).join('')}</tr>`).join('')}</table>${rest(v.more)}`;
       case 'fields':
         return `<dl class="ev">${v.fields.map(([k, x]) => `<dt>${esc(k)}</dt><dd>${view(x)}</dd>`).join('')}</dl>${rest(v.more)}`;
     }

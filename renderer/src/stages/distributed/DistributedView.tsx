@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { CheckOutcome, StageRunRecord } from '../../../../shared/api';
 import { WaiveControls, WaiverNote } from '../shared/Waiver';
 import { Evidence } from '../shared/Evidence';
+import { hasEvidence } from '../../../../shared/api/evidence';
 import { InlineCode, plainText } from '../../components/InlineCode';
 import type { DistributedResult } from '../../../../shared/stages/distributed/api';
 import { useCall } from '../../api';
@@ -259,7 +260,7 @@ function Outcome({ c, run }: { c: CheckOutcome; run: StageRunRecord }) {
       )}
       <WaiverNote check={c} />
       <WaiveControls check={c} sessionId={run.sessionId} host={run.host} />
-      {c.evidence !== null && c.evidence !== undefined && (
+      {hasEvidence(c.evidence) && (
         <details>
           <summary>{t(`${NS}ui.evidence`)}</summary>
           <Evidence value={c.evidence} />

@@ -6,6 +6,7 @@ import { StatusBadge } from './StageStatus';
 import { statusClass } from './status';
 import { WaiveControls, WaiverNote } from './Waiver';
 import { Evidence } from './Evidence';
+import { hasEvidence } from '../../../../shared/api/evidence';
 
 /**
  * One check's outcome, the same in every stage: status, title, summary, remediation, evidence,
@@ -59,7 +60,7 @@ export function CheckCard(props: {
         </div>
       ) : null}
       <WaiverNote check={c} />
-      {c.evidence !== null && c.evidence !== undefined && (
+      {hasEvidence(c.evidence) && (
         <details>
           <summary>{t('sessions.evidence')}</summary>
           <Evidence value={c.evidence} />

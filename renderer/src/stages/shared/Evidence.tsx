@@ -18,6 +18,7 @@ function More(props: { count: number }) {
 }
 
 function View({ v }: { v: EvidenceView }) {
+  const { t } = useTranslation();
   switch (v.kind) {
     case 'text':
       return <span className="ev-text">{v.text}</span>;
@@ -39,6 +40,9 @@ function View({ v }: { v: EvidenceView }) {
                 {v.columns.map((c) => (
                   <th key={c}>{c}</th>
                 ))}
+                {v.moreColumns > 0 && (
+                  <th className="muted">{t('common.more', { count: v.moreColumns })}</th>
+                )}
               </tr>
             </thead>
             <tbody>

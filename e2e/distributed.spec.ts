@@ -79,6 +79,15 @@ test.describe('distributed (HCCL) stage', () => {
     await expect(stage.getByTestId('dist-outcome-dist.rank-table')).toContainText(
       'one was generated from the inventories (2 servers, 16 ranks',
     );
+    // the link failure waived from its evidence: the cell stops counting it, and says so
+    await evidence.getByTestId('waive').first().click();
+    const dialog = page.getByTestId('waive-dialog');
+    await dialog.getByTestId('waive-reason').fill('NPU 3 is being replaced; the job uses 0–2');
+    await dialog.getByTestId('waive-by').fill('Wang Fang');
+    await dialog.getByTestId('waive-save').click();
+    await expect(evidence.getByTestId('waiver')).toContainText('Wang Fang');
+    await expect(link).toHaveAttribute('data-waived', 'true');
+    await expect(link).not.toHaveAttribute('data-status', 'fail');
     await shell.language('zh-CN');
     await expect(evidence).toContainText('NPU 3：链路 DOWN。');
     await expect(stage.getByTestId('distributed-disagree')).toContainText('不一致的取值');

@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { CheckOutcome, StageRunRecord } from '../../../../shared/api';
+import { isWaivable, type CheckOutcome, type StageRunRecord } from '../../../../shared/api';
 import { WaiveControls, WaiverNote } from '../shared/Waiver';
 import { Evidence } from '../shared/Evidence';
 import { hasEvidence } from '../../../../shared/api/evidence';
@@ -196,17 +196,24 @@ function Matrix({ run, hosts }: { run: StageRunRecord; hosts: string[] | null })
                 {ids.map((id) => {
                   const mine = cell(host, id);
                   if (!mine.length) return <td key={id}>{t(`${NS}ui.none`)}</td>;
-                  const worst = worstStatus(mine.map((c) => c.status));
+                  // a waived failure no longer counts against the cell, as it does not against
+                  // the stage; the cell says it was waived
+                  const live = mine.filter((c) => !(c.waiver && isWaivable(c.status)));
+                  const waived = live.length < mine.length;
+                  const worst = worstStatus(live.length ? live.map((c) => c.status) : ['pass']);
+                  const shown = live.find((c) => c.status === worst) ?? mine[0]!;
                   return (
                     <td key={id}>
                       <button
-                        className={`badge ${statusClass(worst)}`}
-                        title={plainText(show(mine.find((c) => c.status === worst)?.summary))}
+                        className={`badge ${statusClass(worst)}${waived ? ' waived' : ''}`}
+                        title={`${plainText(show(shown.summary))}${waived ? t('common.paren', { text: t('sessions.waived', { count: mine.length - live.length }) }) : ''}`}
                         onClick={() => setOpen({ host, check: id })}
                         data-testid={`dist-cell-${host}-${id}`}
                         data-status={worst}
+                        data-waived={waived || undefined}
                       >
                         {MARK[worst] ?? worst}
+                        {waived && '*'}
                       </button>
                     </td>
                   );

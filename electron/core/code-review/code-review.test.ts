@@ -2,7 +2,7 @@ import { en } from '../../../tests/support/text';
 import Database from 'better-sqlite3';
 import { textIn } from '../i18n';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AmwError } from '../../../shared/errors';
@@ -203,6 +203,18 @@ describe('code review: scan, review per file, patch, apply', () => {
     expect(reviewed).toMatchObject([
       { file: 'train.py', partial: { accepted: 1, total: file.diff.length } },
     ]);
+    // the reviewed text lost from the disk: the timeline still reads, without the count
+    const raw = new Database(core.location.dbPath);
+    const { sha } = raw
+      .prepare(`SELECT reviewed_sha256 AS sha FROM code_files WHERE file = 'train.py'`)
+      .get() as { sha: string };
+    raw.close();
+    const stored = join(core.location.dataDir, 'artifacts', sha.slice(0, 2), sha);
+    const kept = readFileSync(stored);
+    rmSync(stored);
+    const without = await core.call('sessions.timeline', { id: session.id });
+    expect(without.find((e) => e.kind === 'code-review')).not.toHaveProperty('partial');
+    writeFileSync(stored, kept);
     const patch = await core.call('code.patch', { scanId });
     expect(patch.files).toEqual(['train.py']);
     expect(patch.patch).toContain(p[b0 - 1]!);

@@ -240,8 +240,14 @@ export class CodeReviewStore {
       )
       .all(sessionId) as (FileRow & { scan_id: number; reviewed_at: string })[];
     return rows.map((r) => {
-      // a file accepted part way reads as such, not as "accepted with changes"
-      const taken = this.changesTaken(r);
+      // a file accepted part way reads as such, not as "accepted with changes" (a stored text
+      // the disk lost leaves the count out, not the whole timeline)
+      let taken: ReturnType<CodeReviewStore['changesTaken']>;
+      try {
+        taken = this.changesTaken(r);
+      } catch {
+        taken = undefined;
+      }
       return {
         at: r.reviewed_at,
         scanId: r.scan_id,

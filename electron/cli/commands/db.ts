@@ -64,6 +64,8 @@ export function registerDbCommands(program: Command, env: CommandEnv, configure:
           io.stdout(
             `  ${t(`pages.settings.fileProblem.${f.problem}`, { kind: t(`pages.settings.artifactKind.${f.kind}`, { defaultValue: f.kind }) })}${t('common.colon')}${f.path}\n`,
           );
+        const bad = r.artifacts.missing.length + r.artifacts.corrupt.length;
+        if (bad > 20) io.stdout(`  ${t('common.more', { count: bad - 20 })}\n`);
         if (r.integrity.length) io.stdout(`${restore}\n`);
       }
       if (!r.ok) throw new ExitWith(EXIT.failed);

@@ -176,6 +176,14 @@ function CheckOutcome(props: { result: CheckResult }) {
               <code>{f.path}</code>
             </li>
           ))}
+          {/* all of them counted, as the check counts them (amw db check --json lists 200) */}
+          {r.artifacts.missing.length + r.artifacts.corrupt.length > 10 && (
+            <li className="muted">
+              {t('common.more', {
+                count: r.artifacts.missing.length + r.artifacts.corrupt.length - 10,
+              })}
+            </li>
+          )}
         </ul>
       )}
       <p className="small">{t('pages.settings.checkRestore')}</p>

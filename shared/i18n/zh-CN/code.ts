@@ -95,7 +95,7 @@ export const code: Messages['code'] = {
   hunks_other: '{{count}} 处修改',
   hunksPutBack_one: '{{count}} 处修改 · {{back}} 处已拒绝',
   hunksPutBack_other: '{{count}} 处修改 · {{back}} 处已拒绝',
-  allRejected_one: '建议的 {{count}} 处修改已全部拒绝：文件保持原样',
+  allRejected_one: '建议的修改已全部拒绝：文件保持原样',
   allRejected_other: '建议的 {{count}} 处修改已全部拒绝：文件保持原样',
   hunk: '第 {{n}} / {{count}} 处修改 · 第 {{from}} 行 → {{to}}',
   noProposal: '此文件没有建议的修改：其中的问题需要手工修改。请在右侧直接编辑，修改会自动保存。',

@@ -119,6 +119,14 @@ test('a code check the team accepts is waived in the session with a reason, and 
     for (let i = 0; i < failing; i++) {
       await unwaived.first().getByTestId('waive').click();
       const dialog = page.getByTestId('waive-dialog');
+      if (i === 0) {
+        // too short a reason: Waive stays off and the dialog says why
+        await dialog.getByTestId('waive-reason').fill('ok');
+        await expect(dialog.getByTestId('waive-missing')).toHaveText(
+          'Say why in a few words (3 characters or more).',
+        );
+        await expect(dialog.getByTestId('waive-save')).toBeDisabled();
+      }
       await dialog
         .getByTestId('waive-reason')
         .fill('this script only ever runs on the GPU cluster');
@@ -294,6 +302,14 @@ test.describe('code migration: scan, review the diff per change, export, apply',
   test('a file accepted part way reopens with the changes still to decide', async ({ app }) => {
     const { page } = app;
     const { editor, train } = await scanAndOpenTrain(page, project);
+    // the jobs drawer open beside the review covers none of its buttons
+    await page.getByTestId('jobs-toggle').click();
+    const drawer = (await page.getByTestId('jobs-drawer').boundingBox())!;
+    for (const id of ['file-reset', 'apply-open']) {
+      const b = (await page.getByTestId(id).boundingBox())!;
+      expect(b.x + b.width, id).toBeLessThanOrEqual(drawer.x);
+    }
+    await page.getByTestId('jobs-toggle').click();
     await expect(page.getByTestId('hunk-count')).toHaveText('8 changes');
     await page.getByTestId('hunk-accept').click();
     await expect(train.getByTestId('review-state')).toHaveText('1/8');

@@ -77,6 +77,10 @@ describe('translator', () => {
     ).toContain('on this machine waived by');
     // a path is no word: its space before the next one stays, however its last folder is named
     expect(t('errors.text.notAFolder', { path: '/数据/模型' })).toBe('/数据/模型 不是文件夹。');
+    // a title ending in a full-width bracket sits against the next Chinese word too
+    expect(
+      t('sessions.timeline.waiver', { ...waiver, check: '数据加载（DALI）', host: 'npu-a' }),
+    ).toBe('npu-a 上的数据加载（DALI）已由张三豁免：调度器会放开');
     // a space inside a value is the value's own: kept
     expect(t('sessions.timeline.waiver', { ...waiver, host: '机房 一号' })).toMatch(
       /^机房 一号上的 /,

@@ -43,9 +43,12 @@ const SLOT_SPACE = '\uE000';
  * The placeholders whose values are words (where a run happened, a stage, a person), not paths
  * or file names: a path ending in a Chinese folder name keeps its space before the next word.
  */
-const WORD_SLOTS = '(?:host|hosts|target|where|stage|side|by)';
-const BEFORE_SLOT = new RegExp(`([\\u4e00-\\u9fff]) (?=\\{\\{${WORD_SLOTS}\\}\\})`, 'g');
-const AFTER_SLOT = new RegExp(`(\\{\\{${WORD_SLOTS}\\}\\}) (?=[\\u4e00-\\u9fff])`, 'g');
+const WORD_SLOTS = '(?:host|hosts|target|where|stage|side|by|check|title)';
+/** Chinese characters, CJK punctuation and full-width forms (（）：，): no space beside them. */
+const CJK = '[\\u4e00-\\u9fff\\u3000-\\u303f\\uff00-\\uffef]';
+const BEFORE_SLOT = new RegExp(`(${CJK}) (?=\\{\\{${WORD_SLOTS}\\}\\})`, 'g');
+const AFTER_SLOT = new RegExp(`(\\{\\{${WORD_SLOTS}\\}\\}) (?=${CJK})`, 'g');
+const BETWEEN_CJK = new RegExp(`(${CJK})\\uE000(?=${CJK})`, 'g');
 const markSpaces = (s: string) =>
   s.replace(BEFORE_SLOT, `$1${SLOT_SPACE}`).replace(AFTER_SLOT, `$1${SLOT_SPACE}`);
 
@@ -66,9 +69,7 @@ export const CJK_SPACING = {
   name: 'cjk-spacing',
   process: (value: string) =>
     value.includes(SLOT_SPACE)
-      ? value
-          .replace(/([\u4e00-\u9fff])\uE000(?=[\u4e00-\u9fff])/g, '$1')
-          .replaceAll(SLOT_SPACE, ' ')
+      ? value.replace(BETWEEN_CJK, '$1').replaceAll(SLOT_SPACE, ' ')
       : value,
 };
 

@@ -28,7 +28,14 @@ export const ReportCode = z.object({
   findings: z.array(ReportFinding),
   /** Accepted or edited files as unified diffs, and the review state of every changed file. */
   diffs: z.array(
-    z.object({ file: z.string(), review: z.string(), applied: z.boolean(), patch: z.string() }),
+    z.object({
+      file: z.string(),
+      review: z.string(),
+      applied: z.boolean(),
+      patch: z.string(),
+      /** Set when only some of the proposed changes were taken (the review's `1/8`). */
+      partial: z.object({ accepted: z.number(), total: z.number() }).optional(),
+    }),
   ),
   history: z.array(
     z.object({

@@ -48,4 +48,44 @@ describe('code section of a report', () => {
       await core.close();
     }
   });
+
+  it('a file accepted part way reads "Partly accepted: 1 of 2 changes", not "accepted with changes"', async () => {
+    const home = tempDir();
+    const work = tempDir();
+    const core = createCore({ env: { AMW_HOME: home } as NodeJS.ProcessEnv });
+    try {
+      mkdirSync(join(work, 'two'));
+      const lines = [
+        'import torch',
+        'a = torch.ones(2).cuda()',
+        ...Array(8).fill('b = 1'),
+        'torch.cuda.synchronize()',
+      ];
+      writeFileSync(join(work, 'two', 'main.py'), `${lines.join('\n')}\n`);
+      const sessionId = (await core.call('sessions.create', { title: 'part way' })).id;
+      const { jobId } = await core.call('code.scan', { path: join(work, 'two'), sessionId });
+      const { scanId } = (await core.jobs.wait(jobId)).result as { scanId: number };
+      const file = await core.call('code.file', { scanId, file: 'main.py' });
+      expect(file.diff.length).toBeGreaterThan(1);
+      // only the first proposed block taken
+      const [a0, a1, b0, b1] = file.diff[0]!;
+      const o = file.original.split('\n');
+      const p = file.proposed.split('\n');
+      const text = [...o.slice(0, a0 - 1), ...p.slice(b0 - 1, b1 - 1), ...o.slice(a1 - 1)].join(
+        '\n',
+      );
+      await core.call('code.review', { scanId, file: 'main.py', review: 'edited', text });
+      const r = await core.call('reports.build', { source: { sessionId }, language: 'en' });
+      expect(r.code!.diffs[0]).toMatchObject({
+        file: 'main.py',
+        partial: { accepted: 1, total: file.diff.length },
+      });
+      const md = (
+        await core.call('reports.export', { source: { sessionId }, format: 'md', language: 'en' })
+      ).text!;
+      expect(md).toContain(`\`main.py\` — Partly accepted: 1 of ${file.diff.length} changes`);
+    } finally {
+      await core.close();
+    }
+  });
 });

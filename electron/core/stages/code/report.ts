@@ -35,6 +35,7 @@ export const codeReport: StageReport<Section | null> = {
             file: f.file,
             review: f.review,
             applied: !!f.appliedAt,
+            ...(f.changes && f.changes.accepted < f.changes.total ? { partial: f.changes } : {}),
             patch:
               f.review === 'accepted' || f.review === 'edited'
                 ? unifiedPatch(new Map([[f.file, { before: content.original, after }]]))
@@ -92,7 +93,7 @@ export const codeReport: StageReport<Section | null> = {
     if (!accepted.length) h(`<p>${esc(t('stage-code:report.noDiffs'))}</p>`);
     for (const d of accepted)
       h(
-        `<h4><code>${esc(d.file)}</code> ${pill(d.applied ? 'pass' : 'warn', t(`code.review.${d.applied ? 'applied' : d.review}`))}</h4>${diffBlock(d.patch)}`,
+        `<h4><code>${esc(d.file)}</code> ${pill(d.applied ? 'pass' : 'warn', reviewWords(t, d))}</h4>${diffBlock(d.patch)}`,
       );
     h(`</section>`);
 
@@ -123,7 +124,7 @@ export const codeReport: StageReport<Section | null> = {
     const accepted = c.diffs.filter((d) => d.patch);
     if (!accepted.length) p(t('stage-code:report.noDiffs'));
     for (const d of accepted) {
-      p(`${code(d.file)} — ${t(`code.review.${d.applied ? 'applied' : d.review}`)}`);
+      p(`${code(d.file)} — ${reviewWords(t, d)}`);
       p();
       const patch = printable(d.patch.replace(/\n$/, ''), { multiline: true });
       const fence = fenceFor(patch);
@@ -150,4 +151,13 @@ function summaryParams(c: Section, t: Translate) {
     info: t('code.n.notes', { count: c.counts.info }),
     level: t(`code.level.${c.effort.level}`),
   };
+}
+
+/** A file's review in words: applied, partly accepted (1 of 8 changes), or its decision. */
+function reviewWords(
+  t: Translate,
+  d: { applied: boolean; review: string; partial?: { accepted: number; total: number } },
+): string {
+  if (d.applied) return t('code.review.applied');
+  return d.partial ? t('code.review.partial', d.partial) : t(`code.review.${d.review}`);
 }

@@ -73,7 +73,14 @@ function WaiveDialog(props: {
   const waive = useAction('checks.waive', ['sessions.get', 'sessions.list']);
   const [reason, setReason] = useState('');
   const [by, setBy] = useState(() => localStorage.getItem(WAIVER_NAME_KEY) ?? '');
-  const ok = reason.trim().length >= 3 && by.trim().length > 0;
+  // what still keeps Waive off, said under the fields and as the button's tooltip
+  const missing =
+    reason.trim().length < 3
+      ? t('sessions.waiveReasonShort')
+      : !by.trim()
+        ? t('sessions.waiveNeedsName')
+        : null;
+  const ok = !missing;
   return (
     <Dialog
       // named as its card names it; the id after, as the card's footer shows it
@@ -100,10 +107,16 @@ function WaiveDialog(props: {
         <input value={by} onChange={(e) => setBy(e.target.value)} data-testid="waive-by" />
       </label>
       {waive.error && <ErrorText error={waive.error} />}
+      {missing && (reason || by) && (
+        <p className="muted small" data-testid="waive-missing">
+          {missing}
+        </p>
+      )}
       <div className="row end">
         <button onClick={props.onClose}>{t('common.cancel')}</button>
         <button
           className="primary"
+          title={missing ?? undefined}
           disabled={!ok || waive.isPending}
           data-testid="waive-save"
           onClick={() => {

@@ -142,6 +142,13 @@ test('a code check the team accepts is waived in the session with a reason, and 
     await card.getByTestId('unwaive').click();
     await expect(unwaived).toHaveCount(1);
     await expect(stage.getByTestId('stage-status')).toHaveText('fail');
+    // the timeline keeps the waiver and says it was taken back, and by whom
+    await expect(page.getByTestId('timeline-waiver-removed')).toContainText(
+      "Wang Fang's waiver of",
+    );
+    await expect(page.getByTestId('timeline-waiver-removed')).toContainText(
+      'on this machine taken back by Wang Fang',
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -61,6 +61,8 @@ export interface CompareRow {
 export type TimelineEvent = { at: IsoTime } & (
   | { kind: 'run'; runId: number; stage: string; host: string; status: StageRunRecord['status'] }
   | { kind: 'waiver'; checkId: string; host: string; by: string; reason: string }
+  /** A waiver taken back: who did (empty when not said) and whose it was. */
+  | { kind: 'waiver-removed'; checkId: string; host: string; by: string; waivedBy: string }
   | {
       kind: 'code-review';
       scanId: number;
@@ -139,7 +141,13 @@ export const sessionsApi = {
   ).returns<{ ok: true }>(),
   'checks.unwaive': method(
     z
-      .object({ sessionId: SessionId, checkId: z.string().min(1).max(80), host: RunTarget })
+      .object({
+        sessionId: SessionId,
+        checkId: z.string().min(1).max(80),
+        host: RunTarget,
+        /** Who takes it back, for the timeline. */
+        by: z.string().trim().max(120).optional(),
+      })
       .strict(),
   ).returns<{ ok: true }>(),
   /** Newest first: stage runs (reruns too), waivers, code review decisions, report reviews. */

@@ -137,8 +137,32 @@ describe('sessions', () => {
     expect(rescanned.runs.filter((r) => r.stage === 'code')).toHaveLength(1);
     expect(rescanned.runs[0]!.checks.find((c) => c.id === failing[0]!.id)!.waiver).not.toBeNull();
     for (const c of failing)
-      await core.call('checks.unwaive', { sessionId: s.id, checkId: c.id, host: LOCAL_TARGET });
+      await core.call('checks.unwaive', {
+        sessionId: s.id,
+        checkId: c.id,
+        host: LOCAL_TARGET,
+        by: 'Wang',
+      });
     expect((await run()).status).toBe('fail');
+    // the timeline keeps both: who waived, and who took it back
+    const timeline = await core.call('sessions.timeline', { id: s.id });
+    expect(timeline.filter((e) => e.kind === 'waiver-removed')).toHaveLength(failing.length);
+    expect(timeline.find((e) => e.kind === 'waiver-removed')).toMatchObject({
+      host: LOCAL_TARGET,
+      by: 'Wang',
+      waivedBy: 'Li',
+    });
+    // taking back what is not there records nothing
+    await core.call('checks.unwaive', {
+      sessionId: s.id,
+      checkId: failing[0]!.id,
+      host: LOCAL_TARGET,
+    });
+    expect(
+      (await core.call('sessions.timeline', { id: s.id })).filter(
+        (e) => e.kind === 'waiver-removed',
+      ),
+    ).toHaveLength(failing.length);
     await core.close();
   });
 

@@ -187,7 +187,25 @@ export class SessionRepository {
       reason: string;
       created_at: string;
     }[];
+    const removed = (
+      this.db
+        .prepare(
+          `SELECT at, actor, target, detail FROM audit_log WHERE action = 'unwaive' AND target LIKE ?`,
+        )
+        .all(`${sessionId}/%`) as { at: string; actor: string; target: string; detail: string }[]
+    ).map((a) => {
+      const d = JSON.parse(a.detail) as { target: string; waivedBy: string };
+      return {
+        kind: 'waiver-removed' as const,
+        at: a.at,
+        checkId: a.target.slice(String(sessionId).length + 1),
+        host: d.target,
+        by: a.actor,
+        waivedBy: d.waivedBy,
+      };
+    });
     return [
+      ...removed,
       ...runs.map((r) => ({
         kind: 'run' as const,
         at: r.at,
@@ -481,10 +499,29 @@ export class SessionRepository {
     })();
   }
 
-  unwaive(sessionId: number, target: string, checkId: string): void {
-    this.db
-      .prepare('DELETE FROM waivers WHERE session_id = ? AND target = ? AND check_id = ?')
-      .run(sessionId, target, checkId);
+  /** Takes a waiver back; the audit log keeps what it said, so the timeline still shows both. */
+  unwaive(sessionId: number, target: string, checkId: string, by: string | null): void {
+    this.db.transaction(() => {
+      const gone = this.db
+        .prepare(
+          'SELECT reason, waived_by FROM waivers WHERE session_id = ? AND target = ? AND check_id = ?',
+        )
+        .get(sessionId, target, checkId) as { reason: string; waived_by: string } | undefined;
+      if (!gone) return;
+      this.db
+        .prepare('DELETE FROM waivers WHERE session_id = ? AND target = ? AND check_id = ?')
+        .run(sessionId, target, checkId);
+      this.db
+        .prepare(
+          `INSERT INTO audit_log (at, actor, action, target, detail) VALUES (?, ?, 'unwaive', ?, ?)`,
+        )
+        .run(
+          nowIso(),
+          by ?? '',
+          `${sessionId}/${checkId}`,
+          JSON.stringify({ target, reason: gone.reason, waivedBy: gone.waived_by }),
+        );
+    })();
   }
 
   compare(a: number, b: number): CompareRow[] {

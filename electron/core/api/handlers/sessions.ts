@@ -26,8 +26,8 @@ export function sessionsHandlers(
       s.sessions.waive(sessionId, host, checkId, reason, by);
       return { ok: true as const };
     },
-    'checks.unwaive': ({ sessionId, checkId, host }) => {
-      s.sessions.unwaive(sessionId, host, checkId);
+    'checks.unwaive': ({ sessionId, checkId, host, by }) => {
+      s.sessions.unwaive(sessionId, host, checkId, by?.trim() || null);
       return { ok: true as const };
     },
     'sessions.compare': ({ a, b }) => s.sessions.compare(a, b),

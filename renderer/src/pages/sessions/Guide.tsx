@@ -257,6 +257,17 @@ export function Timeline(props: { session: SessionRecord; stages: StageInfo[] })
           }),
           hint: e.checkId,
         };
+      case 'waiver-removed':
+        return {
+          badge: <span className="badge">{t('sessions.timeline.unwaived')}</span>,
+          text: t(e.by ? 'sessions.timeline.waiverRemovedBy' : 'sessions.timeline.waiverRemoved', {
+            check: checkTitle(e.checkId, e.host),
+            host: uiHost(e.host),
+            by: e.by,
+            waivedBy: e.waivedBy,
+          }),
+          hint: e.checkId,
+        };
       case 'code-review':
         return {
           badge: <span className="badge">{t('sessions.timeline.reviewed')}</span>,

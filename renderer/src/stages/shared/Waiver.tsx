@@ -43,7 +43,15 @@ export function WaiveControls(props: { check: CheckOutcome; sessionId: number; h
           className="small"
           disabled={unwaive.isPending}
           onClick={() =>
-            unwaive.mutate({ sessionId: props.sessionId, checkId: c.id, host: props.host })
+            unwaive.mutate({
+              sessionId: props.sessionId,
+              checkId: c.id,
+              host: props.host,
+              // the name this browser last signed a waiver with, for the timeline
+              ...(localStorage.getItem(WAIVER_NAME_KEY)
+                ? { by: localStorage.getItem(WAIVER_NAME_KEY)! }
+                : {}),
+            })
           }
           data-testid="unwaive"
         >

@@ -154,6 +154,21 @@ test('a code check the team accepts is waived in the session with a reason, and 
   }
 });
 
+test('a session without a project opens the Code page with itself chosen for the scan', async ({
+  app,
+}) => {
+  const { page } = app;
+  await new Shell(page).ready();
+  await page.getByTestId('nav-sessions').click();
+  await page.getByTestId('open-new-session').click();
+  await page.getByTestId('session-title').fill('ad hoc');
+  await page.getByTestId('session-create').click();
+  await page.getByTestId('stage-code').click();
+  await page.getByTestId('code-stage-open-code').click();
+  await expect(page.getByTestId('page-code')).toBeVisible();
+  await expect(page.getByTestId('scan-session')).toHaveValue('1');
+});
+
 test('a scan whose only file needs a hand edit opens that file', async ({ app }) => {
   const dir = mkdtempSync(join(tmpdir(), 'amw-e2e-hand-'));
   writeFileSync(join(dir, 'k.py'), 'import torch\nimport cupy as cp\nx = cp.zeros(3)\n');

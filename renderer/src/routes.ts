@@ -26,6 +26,8 @@ export const href = {
   /** A session, on one of its stages (the first built one when none is named). */
   session: (id: number | null, stage?: string | null): Href =>
     id === null ? '#/sessions' : `#/sessions/${id}${stage ? `/${seg(stage)}` : ''}`,
+  /** The Code page's scan form, with a session chosen for the scan to belong to. */
+  scanFor: (sessionId: number): Href => `#/code/for-session/${sessionId}`,
   /** A code scan's review, optionally at a file and line. */
   scan: (scanId: number | null, file?: string | null, line?: number | null): Href =>
     scanId === null
@@ -45,6 +47,12 @@ export function parseSessionRoute(sub: string | null): SessionRoute | null {
   const n = Number(id);
   if (!Number.isInteger(n) || n <= 0) return null;
   return { id: n, stage: stage || null };
+}
+
+/** `#/code/for-session/ID`: the session a new scan is for (null: none named). */
+export function parseScanFor(sub: string | null): number | null {
+  const m = /^for-session\/(\d+)$/.exec(sub ?? '');
+  return m ? Number(m[1]) : null;
 }
 
 /** `#/code/SCAN/FILE@LINE`: a scan, and the file and line to open in it. */

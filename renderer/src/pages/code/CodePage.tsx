@@ -8,7 +8,7 @@ import { PageHead } from '../../components/PageHead';
 import { StartSteps } from '../StartPage';
 import { ScanReview } from './ScanReview';
 import { uiDateTime } from '../../format';
-import { parseCodeRoute } from '../../routes';
+import { parseCodeRoute, parseScanFor } from '../../routes';
 
 /** The Code page: start a scan of a local folder, list earlier scans, open one for review. */
 export function CodePage(props: { selected: string | null; open: (id: string | null) => void }) {
@@ -20,7 +20,8 @@ export function CodePage(props: { selected: string | null; open: (id: string | n
   const info = useCall('app.info', {});
   const projects = useCall('projects.list', {});
   const [mode, setMode] = useState<FixMode>('rewrite');
-  const [sessionId, setSessionId] = useState<number | ''>('');
+  // opened from a session's code stage: the scan is for that session
+  const [sessionId, setSessionId] = useState<number | ''>(() => parseScanFor(props.selected) ?? '');
   // a relative folder is read from the session's project folder, else from where the engine
   // runs: neither is something the browser can know, so the form says which
   const relative = path.trim() !== '' && !/^(\/|~(\/|$)|[A-Za-z]:[\\/]|\\\\)/.test(path.trim());

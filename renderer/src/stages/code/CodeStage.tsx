@@ -57,7 +57,11 @@ export function CodeStage(props: StageViewProps) {
               {t('code.stageSetLocation')}
             </button>
           ) : (
-            <a className="button" href={href.page('code')}>
+            <a
+              className="button"
+              href={href.scanFor(session.id)}
+              data-testid="code-stage-open-code"
+            >
               {t('code.stageOpenCode')}
             </a>
           )}

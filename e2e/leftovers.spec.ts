@@ -125,7 +125,7 @@ test('the distributed stage on this machine: the picker shows what runs, and hcc
   // new-session dialog right after must list it (it once did not, until a reload)
   await page.getByTestId('nav-hosts').click();
   await page.getByTestId('open-local-host').click();
-  await expect(page.getByTestId('host-title')).toHaveText('local');
+  await expect(page.getByTestId('host-title')).toHaveText('This machine');
   await page.getByTestId('nav-sessions').click();
   await page.getByTestId('open-new-session').click();
   // offered by what it is, not by its built-in name

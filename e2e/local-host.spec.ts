@@ -10,7 +10,7 @@ test('this machine: inventory without SSH or a host-key prompt, then listed with
   await new Shell(page).ready();
   await page.getByTestId('nav-hosts').click();
   await page.getByTestId('open-local-host').click();
-  await expect(page.getByTestId('host-title')).toHaveText('local');
+  await expect(page.getByTestId('host-title')).toHaveText('This machine');
   // this machine needs no SSH password: none is asked for
   await expect(page.getByTestId('host-detail')).toContainText('this machine, no SSH');
   await expect(page.getByTestId('host-password')).toHaveCount(0);

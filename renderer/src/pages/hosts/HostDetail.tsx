@@ -47,8 +47,13 @@ export function HostDetail(props: { name: string; onBack: () => void }) {
           <Icon name="hosts" size={22} />
         </span>
         <div>
-          <h1 data-testid="host-title">{props.name}</h1>
-          {host.data && local && <span className="muted small">{t('local.address')}</span>}
+          {/* this machine by its name in words; `local` is what the CLI calls it */}
+          <h1 data-testid="host-title">{local ? t('local.button') : props.name}</h1>
+          {host.data && local && (
+            <span className="muted small">
+              <code>{LOCAL_HOST_NAME}</code> · {t('local.address')}
+            </span>
+          )}
           {host.data && !local && (
             <span className="muted small">
               {`${host.data.username ? `${host.data.username}@` : ''}${host.data.hostname}:${host.data.port}`}

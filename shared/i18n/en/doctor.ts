@@ -5,7 +5,7 @@ export const doctor = {
   paste: 'Log text',
   placeholder: 'Paste the output of a failed run here…',
   pick: 'Open a log file',
-  path: 'File or plog folder on the engine machine',
+  path: 'File or plog folder on this machine',
   pathPlaceholder: '~/ascend/log/debug/plog',
   diagnose: 'Diagnose',
   diagnosePath: 'Diagnose path',

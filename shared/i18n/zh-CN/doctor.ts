@@ -7,7 +7,7 @@ export const doctor: Messages['doctor'] = {
   paste: '日志文本',
   placeholder: '在此粘贴失败运行的输出…',
   pick: '打开日志文件',
-  path: '引擎所在机器上的文件或 plog 目录',
+  path: '本机上的文件或 plog 目录',
   pathPlaceholder: '~/ascend/log/debug/plog',
   diagnose: '诊断',
   diagnosePath: '诊断路径',

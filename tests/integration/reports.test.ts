@@ -204,6 +204,8 @@ d('reports from real sessions on a simulated host', () => {
     // evidence reads as fields and lists, not as a JSON dump
     expect(html).toContain('<dl class="ev"><dt>count</dt><dd><span class="ev-text">1</span></dd>');
     expect(html).not.toMatch(/"count": \d/);
+    // the review reads under its own headings: the comments, then the decisions
+    expect(md).toMatch(/### Comments\n\n- [^\n]+\n\n### Decisions\n\n- changes requested/);
     // what blocks keeps its code spans as code (`import torch_npu`), not escaped backticks
     const blocking = md.split('\n').filter((l) => l.startsWith('- **'));
     expect(blocking.join('\n')).toContain('`import torch_npu`');

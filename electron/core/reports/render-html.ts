@@ -157,7 +157,8 @@ export function renderHtml(r: Report): string {
       `<ul>${r.review.comments.map((c) => `<li>${esc(reviewTargetText(t, r, c.target))} — <b>${esc(c.author)}</b>${paren(esc(timeText(c.at)))}${colon}${esc(c.text)}</li>`).join('')}</ul>`,
     );
   h(`<h3>${esc(t('report.decisions'))}</h3>`);
-  if (r.review.decisions.length)
+  if (!r.review.decisions.length) h(`<p>${esc(t('report.noDecisions'))}</p>`);
+  else
     h(
       `<ul>${r.review.decisions.map((d) => `<li>${pill(d.decision === 'approve' ? 'pass' : 'fail', t(`report.decision.${d.decision}`))} <b>${esc(d.by)}</b>${paren(esc(timeText(d.at)))}${d.note ? `${colon}${esc(d.note)}` : ''}</li>`).join('')}</ul>`,
     );

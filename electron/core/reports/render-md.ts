@@ -112,11 +112,17 @@ export function renderMarkdown(r: Report): string {
   p();
   p(`## ${t('report.review')}`);
   p();
+  p(`### ${t('report.comments')}`);
+  p();
   if (!r.review.comments.length) p(t('report.noComments'));
   for (const c of r.review.comments)
     p(
       `- ${md(reviewTargetText(t, r, c.target))} — **${md(c.author)}**${paren(md(timeText(c.at)))}${colon}${md(c.text)}`,
     );
+  p();
+  p(`### ${t('report.decisions')}`);
+  p();
+  if (!r.review.decisions.length) p(t('report.noDecisions'));
   for (const d of r.review.decisions)
     p(
       `- ${t(`report.decision.${d.decision}`)}${colon}**${md(d.by)}**${paren(md(timeText(d.at)))}${d.note ? `${colon}${md(d.note)}` : ''}`,

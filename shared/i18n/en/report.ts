@@ -53,6 +53,7 @@ export const report = {
   comments: 'Comments',
   noComments: 'No comments.',
   decisions: 'Decisions',
+  noDecisions: 'No decision yet.',
   decision: { approve: 'approved', 'changes-requested': 'changes requested' },
   signOff: 'Sign-off',
   role: 'Role',

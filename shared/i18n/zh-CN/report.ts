@@ -54,6 +54,7 @@ export const report: Messages['report'] = {
   comments: '评论',
   noComments: '没有评论。',
   decisions: '结论',
+  noDecisions: '尚无结论。',
   decision: { approve: '批准', 'changes-requested': '需要修改' },
   signOff: '签署',
   role: '角色',

@@ -158,11 +158,9 @@ test('a session without a project opens the Code page with itself chosen for the
   app,
 }) => {
   const { page } = app;
-  await new Shell(page).ready();
-  await page.getByTestId('nav-sessions').click();
-  await page.getByTestId('open-new-session').click();
-  await page.getByTestId('session-title').fill('ad hoc');
-  await page.getByTestId('session-create').click();
+  const shell = new Shell(page);
+  await shell.ready();
+  await shell.newSession('ad hoc');
   await page.getByTestId('stage-code').click();
   await page.getByTestId('code-stage-open-code').click();
   await expect(page.getByTestId('page-code')).toBeVisible();

@@ -19,11 +19,7 @@ test.describe('reports: preview, export, review, import', () => {
   }) => {
     const { page } = app;
     await new Shell(page).ready();
-    await page.getByTestId('nav-sessions').click();
-    await page.getByTestId('open-new-session').click();
-    await page.getByTestId('session-title').fill('port nanoGPT');
-    await page.getByTestId('session-create').click();
-    await expect(page.getByTestId('session-title')).toHaveText('port nanoGPT');
+    await new Shell(page).newSession('port nanoGPT');
     await page.getByTestId('nav-code').click();
     await page.getByTestId('scan-path').fill(join(dir, 'nanogpt'));
     await page.getByTestId('scan-session').selectOption({ label: '#1 port nanoGPT' });
@@ -131,10 +127,7 @@ test.describe('reports: preview, export, review, import', () => {
     const shell = new Shell(page);
     await shell.ready();
     await shell.language('zh-CN');
-    await page.getByTestId('nav-sessions').click();
-    await page.getByTestId('open-new-session').click();
-    await page.getByTestId('session-title').fill('迁移 nanoGPT');
-    await page.getByTestId('session-create').click();
+    await shell.newSession('迁移 nanoGPT');
     await page.getByTestId('nav-reports').click();
     await page.getByTestId('report-source').selectOption('s1');
     const preview = page.frameLocator('[data-testid=report-preview]');

@@ -21,6 +21,15 @@ export class Shell {
     await expect(this.page.getByTestId(`lang-${lang}`)).toHaveAttribute('aria-pressed', 'true');
   }
 
+  /** A new session without hosts or a project, opened. */
+  async newSession(title: string): Promise<void> {
+    await this.nav('sessions').click();
+    await this.page.getByTestId('open-new-session').click();
+    await this.page.getByTestId('session-title').fill(title);
+    await this.page.getByTestId('session-create').click();
+    await expect(this.page.getByTestId('session-title')).toHaveText(title);
+  }
+
   jobsDrawer() {
     return this.page.getByTestId('jobs-drawer');
   }

@@ -87,6 +87,7 @@ test.describe('distributed (HCCL) stage', () => {
     await dialog.getByTestId('waive-save').click();
     await expect(evidence.getByTestId('waiver')).toContainText('Wang Fang');
     await expect(link).toHaveAttribute('data-waived', 'true');
+    await expect(link).toHaveAttribute('title', /\(1 waived\)$/);
     await expect(link).not.toHaveAttribute('data-status', 'fail');
     await shell.language('zh-CN');
     await expect(evidence).toContainText('NPU 3：链路 DOWN。');

@@ -206,7 +206,7 @@ function Matrix({ run, hosts }: { run: StageRunRecord; hosts: string[] | null })
                     <td key={id}>
                       <button
                         className={`badge ${statusClass(worst)}${waived ? ' waived' : ''}`}
-                        title={`${plainText(show(shown.summary))}${waived ? t('common.paren', { text: t('sessions.waived', { count: mine.length - live.length }) }) : ''}`}
+                        title={`${plainText(show(shown.summary))}${waived ? t('common.paren', { text: t('sessions.rail.waived', { count: mine.length - live.length }) }) : ''}`}
                         onClick={() => setOpen({ host, check: id })}
                         data-testid={`dist-cell-${host}-${id}`}
                         data-status={worst}

@@ -538,6 +538,9 @@ test.describe('code migration: scan, review the diff per change, export, apply',
   test('filters narrow the file tree; the diff of a 10k-line file opens (time printed)', async ({
     app,
   }) => {
+    // a scan, the filters, a 10k-line diff opened twice and hundreds of findings scrolled: more
+    // than the default 30 s on a loaded 2-core machine (the CI's own build beside it)
+    test.setTimeout(60_000);
     const { page } = app;
     await scanFolder(page, project);
     const files = page.getByTestId('tree-file');

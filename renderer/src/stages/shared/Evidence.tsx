@@ -4,16 +4,22 @@ import { evidenceView, type EvidenceView } from '../../../../shared/api/evidence
 /** A check's evidence as fields, lists and tables (was raw JSON), the same in every stage. */
 export function Evidence(props: { value: unknown }) {
   return (
-    <div className="evidence" data-testid="evidence">
+    // stored values and keys as the stage wrote them (`warning`, `npu`): data in no language
+    // (zxx), as code is, not words to translate
+    <div className="evidence" data-testid="evidence" lang="zxx">
       <View v={evidenceView(props.value)} />
     </div>
   );
 }
 
 function More(props: { count: number }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
+  // words of the UI inside the data block: in the UI's language
   return props.count ? (
-    <span className="muted"> {t('common.more', { count: props.count })}</span>
+    <span className="muted" lang={i18n.language}>
+      {' '}
+      {t('common.more', { count: props.count })}
+    </span>
   ) : null;
 }
 

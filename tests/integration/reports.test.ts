@@ -191,6 +191,13 @@ d('reports from real sessions on a simulated host', () => {
     const built = await core.call('reports.build', { source: { sessionId }, language: 'en' });
     const titleOf = (id: string) =>
       built.stages.flatMap((s) => s.checks).find((c) => c.id === id)!.title;
+    // the summary bar counts a waived failure as waived, not as a failure
+    const checks = built.stages.flatMap((s) => s.checks);
+    const waived = checks.filter((c) => c.waiver).length;
+    const failing = checks.filter((c) => !c.waiver && ['fail', 'error'].includes(c.status)).length;
+    expect(waived).toBeGreaterThan(0);
+    expect(html).toContain(`<i class="sw c-waived"></i>waived <b>${waived}</b>`);
+    expect(html).toContain(`<i class="sw c-fail"></i>fail <b>${failing}</b>`);
     const md = (await exported('md')).text!;
     // (Markdown escapes the titles' underscores)
     for (const doc of [html!, md.replace(/\\(.)/g, '$1')]) {

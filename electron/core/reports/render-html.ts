@@ -6,6 +6,7 @@ import { STAGE_DEFINITIONS } from '../stages/registry';
 import { checkTarget, hostWord, reviewTargetText } from '../../../shared/api/review-targets';
 import { bar, esc, escText, evidenceHtml, pill } from './html-kit';
 import { hasEvidence } from '../../../shared/api/evidence';
+import { isWaivable } from '../../../shared/api/stages';
 
 const CSS = `
 :root{--ok:#1a7f37;--warn:#9a6700;--fail:#cf222e;--info:#0969da;--muted:#5d6878;--border:#d0d7de;font-family:system-ui,-apple-system,"Segoe UI","PingFang SC","Microsoft YaHei","Noto Sans CJK SC","WenQuanYi Micro Hei",sans-serif;font-size:14px;line-height:1.5;color:#1c2330}
@@ -17,7 +18,7 @@ table{border-collapse:collapse;width:100%;margin:6px 0}th,td{border:1px solid va
 .s-pass,.s-ready,.s-direct{color:var(--ok)}.s-warn,.s-in-progress,.s-cpu-fallback{color:var(--warn)}.s-fail,.s-error,.s-blocked,.s-unsupported,.s-regressed{color:var(--fail)}.s-skip,.s-not-run,.s-not-started,.s-cancelled,.s-interrupted{color:var(--muted)}.s-needs-change{color:var(--info)}
 .banner{padding:10px 14px;border:2px solid currentColor;border-radius:8px;font-size:16px;font-weight:600;margin:12px 0}
 .bar{width:100%;height:14px;display:block;border-radius:3px}.legends{font-size:12px;margin:4px 0 10px}.legend{margin-right:14px}.sw{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
-rect.c-direct,.sw.c-direct,rect.c-pass,.sw.c-pass{fill:var(--ok);background:var(--ok)}rect.c-needs,.sw.c-needs{fill:var(--info);background:var(--info)}rect.c-fallback,.sw.c-fallback,rect.c-warn,.sw.c-warn{fill:var(--warn);background:var(--warn)}rect.c-unsupported,.sw.c-unsupported,rect.c-fail,.sw.c-fail{fill:var(--fail);background:var(--fail)}rect.c-skip,.sw.c-skip{fill:#8c959f;background:#8c959f}
+rect.c-direct,.sw.c-direct,rect.c-pass,.sw.c-pass{fill:var(--ok);background:var(--ok)}rect.c-needs,.sw.c-needs{fill:var(--info);background:var(--info)}rect.c-fallback,.sw.c-fallback,rect.c-warn,.sw.c-warn{fill:var(--warn);background:var(--warn)}rect.c-unsupported,.sw.c-unsupported,rect.c-fail,.sw.c-fail{fill:var(--fail);background:var(--fail)}rect.c-skip,.sw.c-skip{fill:#8c959f;background:#8c959f}rect.c-waived,.sw.c-waived{fill:#8250df;background:#8250df}
 pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;padding:8px;border-radius:6px;font-size:12px;margin:4px 0}
 pre.diff .a{color:var(--ok)}pre.diff .d{color:var(--fail)}pre.diff .h{color:var(--info)}
 td.differs{background:#fff8c5}
@@ -66,13 +67,16 @@ export function renderHtml(r: Report): string {
       `<tr><td>${esc(stageName(r, s.stage))}</td><td>${pill(s.status, st(s.status))}</td><td>${s.hosts.map((x) => `${esc(host(x.host))} ${pill(x.status, t(`sessions.status.${x.status}`))}`).join(' ')}</td></tr>`,
     );
   h(`</table>`);
-  const counts = { pass: 0, warn: 0, fail: 0, skip: 0, error: 0 };
-  for (const st of r.stages) for (const c of st.checks) counts[c.status]++;
+  // a waived failure is neither red nor gone: it has its own part of the bar
+  const counts = { pass: 0, warn: 0, fail: 0, skip: 0, error: 0, waived: 0 };
+  for (const st of r.stages)
+    for (const c of st.checks) counts[c.waiver && isWaivable(c.status) ? 'waived' : c.status]++;
   h(
     bar([
       { label: t('sessions.status.pass'), value: counts.pass, cls: 'c-pass' },
       { label: t('sessions.status.warn'), value: counts.warn, cls: 'c-warn' },
       { label: t('sessions.status.fail'), value: counts.fail + counts.error, cls: 'c-fail' },
+      { label: t('report.waivedPart'), value: counts.waived, cls: 'c-waived' },
       { label: t('sessions.status.skip'), value: counts.skip, cls: 'c-skip' },
     ]),
   );

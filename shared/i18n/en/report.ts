@@ -31,6 +31,7 @@ export const report = {
   nothingBlocks: 'Nothing blocks.',
   waivers: 'Waivers',
   noWaivers: 'No waivers.',
+  waivedPart: 'waived',
   waivedBy: 'waived by {{by}} on {{at}}: {{reason}}',
   inventories: 'Hosts',
   differs: 'differs from its group',

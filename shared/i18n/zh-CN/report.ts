@@ -32,6 +32,7 @@ export const report: Messages['report'] = {
   nothingBlocks: '没有阻塞项。',
   waivers: '豁免',
   noWaivers: '没有豁免。',
+  waivedPart: '已豁免',
   waivedBy: '{{by}} 于 {{at}} 豁免：{{reason}}',
   inventories: '主机',
   differs: '与同组主机不一致',

@@ -166,6 +166,37 @@ describe('sessions', () => {
     await core.close();
   });
 
+  it("a session's timeline holds its own taken-back waivers, not another's whose id starts alike", async () => {
+    const core = createCore({ env: { AMW_HOME: tempDir() } as NodeJS.ProcessEnv });
+    const src = tempDir();
+    writeFileSync(join(src, 'train.py'), 'import torch\nx = torch.randn(2).cuda()\n');
+    const ids: number[] = [];
+    for (let i = 0; i < 11; i++)
+      ids.push((await core.call('sessions.create', { title: `s${i}` })).id);
+    expect(ids.slice(0, 1).concat(ids.slice(9))).toEqual([1, 10, 11]);
+    const waiveAndTakeBack = async (id: number, by: string) => {
+      const scan = await core.call('code.scan', { path: src, sessionId: id });
+      expect((await core.jobs.wait(scan.jobId)).status).toBe('succeeded');
+      const run = (await core.call('sessions.get', { id })).runs[0]!;
+      const check = run.checks.find((c) => c.status === 'fail')!;
+      const at = { sessionId: id, checkId: check.id, host: run.host };
+      await core.call('checks.waive', { ...at, reason: 'GPU build only', by });
+      await core.call('checks.unwaive', { ...at, by });
+    };
+    const who: [number, string][] = [
+      [1, 'One'],
+      [10, 'Ten'],
+      [11, 'Eleven'],
+    ];
+    for (const [id, by] of who) await waiveAndTakeBack(id, by);
+    for (const [id, by] of who) {
+      const timeline = await core.call('sessions.timeline', { id });
+      const removed = timeline.filter((e) => e.kind === 'waiver-removed');
+      expect(removed).toEqual([expect.objectContaining({ by, waivedBy: by, host: LOCAL_TARGET })]);
+    }
+    await core.close();
+  });
+
   it("an imported run's check is waived where the import names it; a passing check is not waivable", async () => {
     const core = createCore({ env: { AMW_HOME: tempDir() } as NodeJS.ProcessEnv });
     const s = await core.call('sessions.create', { title: 'msprobe dumps' });

@@ -177,8 +177,8 @@ export class SessionRepository {
     }[];
     const waivers = this.db
       .prepare(
-        `SELECT w.check_id, COALESCE(w.target, h.name, '') AS host, w.waived_by, w.reason, w.created_at
-         FROM waivers w LEFT JOIN hosts h ON h.id = w.host_id WHERE w.session_id = ?`,
+        `SELECT check_id, COALESCE(target, '') AS host, waived_by, reason, created_at
+         FROM waivers WHERE session_id = ?`,
       )
       .all(sessionId) as {
       check_id: string;
@@ -187,21 +187,28 @@ export class SessionRepository {
       reason: string;
       created_at: string;
     }[];
+    // targets are "<session>/<check>": the range ["N/", "N0") is exactly session N's, on the index
     const removed = (
       this.db
         .prepare(
-          `SELECT at, actor, target, detail FROM audit_log WHERE action = 'unwaive' AND target LIKE ?`,
+          `SELECT at, actor, target, detail FROM audit_log
+           WHERE action = 'unwaive' AND target >= ? AND target < ?`,
         )
-        .all(`${sessionId}/%`) as { at: string; actor: string; target: string; detail: string }[]
+        .all(`${sessionId}/`, `${sessionId}0`) as {
+        at: string;
+        actor: string;
+        target: string;
+        detail: string;
+      }[]
     ).map((a) => {
-      const d = JSON.parse(a.detail) as { target: string; waivedBy: string };
+      const d = auditDetail(a.detail);
       return {
         kind: 'waiver-removed' as const,
         at: a.at,
         checkId: a.target.slice(String(sessionId).length + 1),
-        host: d.target,
+        host: typeof d.target === 'string' ? d.target : '',
         by: a.actor,
-        waivedBy: d.waivedBy,
+        waivedBy: typeof d.waivedBy === 'string' ? d.waivedBy : '',
       };
     });
     return [
@@ -582,6 +589,16 @@ export class SessionRepository {
 }
 
 /** The commit a local code folder is at, when it is a git checkout; null otherwise (or host:path). */
+/** An audit entry's detail; a damaged one reads as empty rather than breaking the timeline. */
+function auditDetail(text: string): Record<string, unknown> {
+  try {
+    const d: unknown = JSON.parse(text);
+    return d && typeof d === 'object' ? (d as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
 export function gitCommit(location: string): string | null {
   if (!isAbsolute(location) || !existsSync(location)) return null;
   try {

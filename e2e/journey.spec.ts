@@ -79,6 +79,9 @@ for (const lang of ['en', 'zh-CN'] as const) {
       await expect(next).toHaveAttribute('data-next', 'env');
       await expect(next.getByTestId('next-what')).toHaveText(t('sessions.next.addHost'));
       await expect(page.getByTestId('stage-needs-hosts')).toBeVisible();
+      // the guide offers to add one: the stage's notice does not offer it a second time
+      await expect(next.getByTestId('next-add-host')).toBeVisible();
+      await expect(page.getByTestId('stage-add-host')).toHaveCount(0);
       await shot(page, lang, 'session-no-hosts');
 
       // 3. scan it from the session's code stage, then review change by change
@@ -141,6 +144,13 @@ for (const lang of ['en', 'zh-CN'] as const) {
       await expect(page.getByTestId('timeline-code-review')).toContainText(
         t('code.review.partial', { accepted: 1, total }),
       );
+      // and the session's scans table says the file was taken in part, not simply "accepted"
+      await page.getByTestId('stage-code').click();
+      await expect(page.getByTestId('code-stage-reviewed')).toHaveText(
+        t('code.reviewedCount', { accepted: 1, changed: 1 }) +
+          t('code.reviewedInPart', { count: 1 }),
+      );
+      await page.getByTestId('stage-env').click();
       // the scan ran here, before the session had a host: credited to this machine, in words
       await expect(
         page

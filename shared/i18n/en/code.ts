@@ -121,6 +121,8 @@ export const code = {
   exported_one: 'Exported a patch of {{count}} file.',
   exported_other: 'Exported a patch of {{count}} files.',
   reviewedCount: '{{accepted}} of {{changed}} changed files accepted',
+  reviewedInPart_one: ' ({{count}} in part or by hand)',
+  reviewedInPart_other: ' ({{count}} in part or by hand)',
   apply_one: 'Apply {{count}} file',
   apply_other: 'Apply {{count}} files',
   applyTitle: 'Apply the reviewed changes',

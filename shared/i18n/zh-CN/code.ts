@@ -119,6 +119,8 @@ export const code: Messages['code'] = {
   exported_one: '已导出 {{count}} 个文件的补丁。',
   exported_other: '已导出 {{count}} 个文件的补丁。',
   reviewedCount: '{{changed}} 个待修改文件中已接受 {{accepted}} 个',
+  reviewedInPart_one: '（其中 {{count}} 个部分接受或手动修改）',
+  reviewedInPart_other: '（其中 {{count}} 个部分接受或手动修改）',
   apply_one: '应用 {{count}} 个文件',
   apply_other: '应用 {{count}} 个文件',
   applyTitle: '应用已审阅的修改',

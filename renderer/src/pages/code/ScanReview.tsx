@@ -354,7 +354,11 @@ function ScanReviewLoaded(props: {
               markers={scan.findings.filter((f) => f.file === props.file)}
               lang={props.lang}
               line={props.line}
-              onSaved={() => void client.invalidateQueries({ queryKey: ['code.get'] })}
+              // what shows the review elsewhere too: the scans tables (counts), the session's timeline
+              onSaved={() => {
+                for (const m of ['code.get', 'code.scans', 'sessions.timeline'])
+                  void client.invalidateQueries({ queryKey: [m] });
+              }}
             />
           ) : (
             <p className="muted">{t('code.pickFile')}</p>

@@ -101,6 +101,16 @@ export function ProgressRail(props: {
   );
 }
 
+/** The stage the guide points at: the first built one, in order, not passed (or passed with warnings). */
+const nextProgress = (progress: StageProgress[]): StageProgress | null =>
+  progress.find((p) => p.stage.built && p.status !== 'pass' && p.status !== 'warn') ?? null;
+
+/** Whether the guide's next step is adding a host (then nothing else on the page offers it too). */
+export function guideAddsHosts(session: SessionRecord, progress: StageProgress[]): boolean {
+  const next = nextProgress(progress);
+  return !!next && !next.status && next.stage.runsOn !== 'local' && session.hosts.length === 0;
+}
+
 /**
  * What to do now and why: the first stage this build has, in the migration's order, that has no
  * result, holds failures nobody waived, or ended without one; else the report.
@@ -117,7 +127,7 @@ export function NextStep(props: {
   const { session, progress } = props;
   const built = progress.filter((p) => p.stage.built);
   const order = built.map((p) => name(p.stage)).join(' → ');
-  const next = built.find((p) => p.status !== 'pass' && p.status !== 'warn') ?? null;
+  const next = nextProgress(progress);
   let what: string;
   let why: string;
   let action: { label: string; go: () => void; testId: string } | null = null;
@@ -142,7 +152,7 @@ export function NextStep(props: {
     };
   } else {
     const stage = name(next.stage);
-    if (!next.status && next.stage.runsOn !== 'local' && session.hosts.length === 0) {
+    if (guideAddsHosts(session, progress)) {
       what = t('sessions.next.addHost');
       why = t('sessions.next.addHostWhy', { stage });
       action = { label: t('sessions.addHost'), go: props.onAddHosts, testId: 'next-add-host' };

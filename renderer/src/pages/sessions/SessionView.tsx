@@ -10,7 +10,7 @@ import { useStageName } from '../../stages/shared/names';
 import { StatusBadge } from '../../stages/shared/StageStatus';
 import type { StageInfo } from '../../stages/shared/types';
 import { SessionHostsDialog } from '../../components/SessionHostsDialog';
-import { Gate, NextStep, ProgressRail, Timeline, stageProgress } from './Guide';
+import { Gate, NextStep, ProgressRail, Timeline, guideAddsHosts, stageProgress } from './Guide';
 import { uiDateTime, uiHost } from '../../format';
 
 /**
@@ -81,7 +81,13 @@ export function SessionView(props: { id: number; stage: string | null }) {
       {s && <ProgressRail sessionId={s.id} progress={progress} current={current} />}
       {s && <Gate sessionId={s.id} progress={progress} current={current} />}
       {s && info.data && (
-        <StageView session={s} stage={stage} id={current} onAddHosts={() => setHostsOpen(true)} />
+        <StageView
+          session={s}
+          stage={stage}
+          id={current}
+          // the guide above offers it already: one button for one thing
+          onAddHosts={guideAddsHosts(s, progress) ? null : () => setHostsOpen(true)}
+        />
       )}
       {s && info.data && <Timeline session={s} stages={stages} />}
       {hostsOpen && s && <SessionHostsDialog session={s} onClose={() => setHostsOpen(false)} />}
@@ -112,7 +118,7 @@ function StageView(props: {
   session: SessionRecord;
   stage: StageInfo | null;
   id: string | null;
-  onAddHosts: () => void;
+  onAddHosts: (() => void) | null;
 }) {
   const { t } = useTranslation();
   const name = useStageName();
@@ -147,9 +153,11 @@ function StageView(props: {
   const needsHosts = stage.runsOn !== 'local' && hosts.length === 0 && (
     <div className="notice empty-stage" data-testid="stage-needs-hosts">
       <p>{t('sessions.needsHosts', { stage: name(stage) })}</p>
-      <button className="primary" onClick={props.onAddHosts} data-testid="stage-add-host">
-        {t('sessions.addHost')}
-      </button>
+      {props.onAddHosts && (
+        <button className="primary" onClick={props.onAddHosts} data-testid="stage-add-host">
+          {t('sessions.addHost')}
+        </button>
+      )}
     </div>
   );
   if (needsHosts && !ui.opensWithoutHosts) return needsHosts;

@@ -109,6 +109,8 @@ export function CodeStage(props: StageViewProps) {
                     accepted: s.reviewed.accepted + s.reviewed.edited + s.reviewed.applied,
                     changed: s.reviewed.changed,
                   })}
+                  {/* an edited file is accepted, but not as proposed: say how many */}
+                  {s.reviewed.edited > 0 && t('code.reviewedInPart', { count: s.reviewed.edited })}
                 </td>
                 <td>
                   <a href={href.scan(s.id)}>{t('code.open')}</a>

@@ -82,6 +82,8 @@ test.describe('reports: preview, export, review, import', () => {
     // the text went with the decision as its note: the box is empty again, and no time is raw
     await expect(page.getByTestId('review-decision')).toContainText('Port the launcher first.');
     await expect(page.getByTestId('review-text')).toHaveValue('');
+    // the decision was about the session: About says so again, not the comment's check
+    await expect(page.getByTestId('review-target')).toHaveValue('session');
     await expect(page.getByTestId('review-panel')).not.toContainText(
       /\d{4}-\d{2}-\d{2} \d{2}:\d{2}/,
     );

@@ -278,6 +278,9 @@ function Review(props: { source: Source; onChange: () => void }) {
   const missing = !named ? t('reports.nameNeeded') : null;
   const remember = () => localStorage.setItem(REVIEWER_KEY, name.trim());
   const done = () => props.onChange();
+  // a decision is about the whole session: the About field goes back to saying so, rather than
+  // keep naming the check the last comment was about
+  const decided = () => (setText(''), setTarget('session'), done());
   return (
     <aside className="review-panel" data-testid="review-panel">
       <h2>{t('report.review')}</h2>
@@ -357,7 +360,7 @@ function Review(props: { source: Source; onChange: () => void }) {
             decide.mutate(
               { source: props.source, decision: 'approve', by: name.trim(), note: text.trim() },
               // the text went with the decision as its note: cleared, as after a comment
-              { onSuccess: () => (setText(''), done()) },
+              { onSuccess: decided },
             );
           }}
         >
@@ -376,7 +379,7 @@ function Review(props: { source: Source; onChange: () => void }) {
                 by: name.trim(),
                 note: text.trim(),
               },
-              { onSuccess: () => (setText(''), done()) },
+              { onSuccess: decided },
             );
           }}
         >

@@ -1,5 +1,6 @@
 import type { Text } from './text';
 import * as z from 'zod';
+import { FORMATS } from './validation';
 import { event, method } from './define';
 import type { IsoTime } from './common';
 import type { JobStarted } from './jobs';
@@ -32,7 +33,7 @@ export const HostName = z
   .max(64)
   .regex(
     /^[A-Za-z0-9][A-Za-z0-9._-]*$/,
-    'letters, digits, dot, dash and underscore; starts with a letter or digit',
+    FORMATS.formatHostName,
   );
 
 /**
@@ -54,13 +55,13 @@ const Address = z
   .string()
   .min(1)
   .max(253)
-  .regex(/^[A-Za-z0-9._:%-]+$/, 'a host name or an IP address');
+  .regex(/^[A-Za-z0-9._:%-]+$/, FORMATS.formatAddress);
 
 const UserName = z
   .string()
   .min(1)
   .max(64)
-  .regex(/^[A-Za-z0-9._][A-Za-z0-9._-]*\$?$/, 'a login name');
+  .regex(/^[A-Za-z0-9._][A-Za-z0-9._-]*\$?$/, FORMATS.formatLogin);
 
 export const HostInput = z
   .object({

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { FORMATS } from './validation';
 import { method } from './define';
 import { HostName, RunTarget } from './hosts';
 import type { IsoTime } from './common';
@@ -11,7 +12,7 @@ const ProjectName = z
   .string()
   .min(1)
   .max(80)
-  .regex(/^[^\s/\\][^/\\]*$/, 'a name without slashes');
+  .regex(/^[^\s/\\][^/\\]*$/, FORMATS.formatName);
 
 export const GpuBaseline = z
   .object({

@@ -11,6 +11,24 @@ export interface FieldIssue {
 }
 
 /**
+ * What a text field may hold: each is a pattern's message in the schemas (zod's words, English, for
+ * logs) and names a rule of its own (`validation.rule.<key>`), so a refusal says what is allowed
+ * rather than only that something is not.
+ */
+export const FORMATS = {
+  formatHostName: 'letters, digits, dot, dash and underscore; starts with a letter or digit',
+  formatAddress: 'a host name or an IP address',
+  formatLogin: 'a login name',
+  formatName: 'a name without slashes',
+  formatEntry: 'FILE:FUNCTION',
+  formatTorchNpu: 'a torch_npu version such as 2.7.1.post8',
+  formatOpName: 'aten op name',
+} as const;
+const FORMAT_RULES = new Map<string, string>(
+  Object.entries(FORMATS).map(([rule, text]) => [text, rule]),
+);
+
+/**
  * One zod issue as a rule a user can read in any language: `rule` names the problem
  * (`validation.rule.<rule>` in the dictionaries), `params` fill it in, `field` names the field.
  */
@@ -41,7 +59,7 @@ export function issueRule(
     case 'not_multiple_of':
       return { rule: 'integer', params: {} };
     case 'invalid_format':
-      return { rule: 'format', params: {} };
+      return { rule: FORMAT_RULES.get(i.message) ?? 'format', params: {} };
     case 'invalid_value':
       return { rule: 'oneOf', params: { values: i.values.map(String).join(', ') } };
     case 'unrecognized_keys':

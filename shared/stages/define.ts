@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { FORMATS } from '../api/validation';
 import { HostName } from '../api/hosts';
 import type { Language } from '../api/common';
 import type { MethodSpec } from '../api/define';
@@ -11,7 +12,7 @@ const ProjectName = z
   .string()
   .min(1)
   .max(80)
-  .regex(/^[^\s/\\][^/\\]*$/, 'a name without slashes');
+  .regex(/^[^\s/\\][^/\\]*$/, FORMATS.formatName);
 
 /** Fields every `stages.run` input has, whatever the stage. */
 const COMMON = {

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { FORMATS } from '../../api/validation';
 import { method } from '../../api/define';
 
 export type OpClass = 'direct' | 'needs-change' | 'cpu-fallback' | 'unsupported';
@@ -95,7 +96,7 @@ export interface OpsCompareRow {
 const RunId = z.number().int().positive();
 export const TorchNpuVersion = z
   .string()
-  .regex(/^\d+\.\d+(\.\d+)?([.+-][0-9A-Za-z.]+)?$/, 'a torch_npu version such as 2.7.1.post8');
+  .regex(/^\d+\.\d+(\.\d+)?([.+-][0-9A-Za-z.]+)?$/, FORMATS.formatTorchNpu);
 
 export const opsApi = {
   /** The op table of an ops-stage run, classified for its target or for another version. */

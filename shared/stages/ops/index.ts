@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { FORMATS } from '../../api/validation';
 import { opsApi, TorchNpuVersion } from './api';
 import { defineSharedStage, stageInput } from '../define';
 import { en } from './messages/en';
@@ -14,7 +15,7 @@ export const opsStage = defineSharedStage({
     entry: z
       .string()
       .max(4096)
-      .regex(/^[^\0\n]+:[A-Za-z_][A-Za-z0-9_]*$/, 'FILE:FUNCTION')
+      .regex(/^[^\0\n]+:[A-Za-z_][A-Za-z0-9_]*$/, FORMATS.formatEntry)
       .optional(),
     /** Trace a whole script run instead of an entry function. */
     script: z

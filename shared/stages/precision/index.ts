@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { FORMATS } from '../../api/validation';
 import { HostName } from '../../api/hosts';
 import { defineSharedStage, stageInput } from '../define';
 import { precisionApi } from './api';
@@ -20,7 +21,7 @@ export const precisionStage = defineSharedStage({
     entry: z
       .string()
       .max(4096)
-      .regex(/^[^\0\n]+:[A-Za-z_][A-Za-z0-9_]*$/, 'FILE:FUNCTION')
+      .regex(/^[^\0\n]+:[A-Za-z_][A-Za-z0-9_]*$/, FORMATS.formatEntry)
       .optional(),
     /** Instead of an entry: the user's script (on both hosts) run as-is, its modules hooked as called. */
     script: z
@@ -33,7 +34,7 @@ export const precisionStage = defineSharedStage({
     /** Aten ops to record too (`gelu`, `aten::softmax`), beside the modules in execution order. */
     ops: z
       .array(
-        z.string().regex(/^(aten::)?[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)?$/, 'aten op name'),
+        z.string().regex(/^(aten::)?[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)?$/, FORMATS.formatOpName),
       )
       .max(64)
       .optional(),

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { FORMATS } from '../../api/validation';
 import { defineSharedStage, stageInput } from '../define';
 import { profilingApi } from './api';
 import { en } from './messages/en';
@@ -18,7 +19,7 @@ export const profilingStage = defineSharedStage({
     entry: z
       .string()
       .max(4096)
-      .regex(/^[^\0\n]+:[A-Za-z_][A-Za-z0-9_]*$/, 'FILE:FUNCTION')
+      .regex(/^[^\0\n]+:[A-Za-z_][A-Za-z0-9_]*$/, FORMATS.formatEntry)
       .optional(),
     /** Profile a whole script run instead (its own loop; no step count). */
     script: z

@@ -40,10 +40,10 @@ export function i18nResources(namespaces: Namespaces = {}): Resource {
  */
 const SLOT_SPACE = '\uE000';
 /**
- * The placeholders whose values are words (where a run happened, a stage, a person), not paths
+ * The placeholders whose values are words (where a run happened, a stage, a person, the tool), not paths
  * or file names: a path ending in a Chinese folder name keeps its space before the next word.
  */
-const WORD_SLOTS = '(?:host|hosts|target|where|stage|side|by|check|title)';
+const WORD_SLOTS = '(?:host|hosts|target|where|stage|side|by|check|title|tool)';
 /** Chinese characters, CJK punctuation and full-width forms (（）：，): no space beside them. */
 const CJK = '[\\u4e00-\\u9fff\\u3000-\\u303f\\uff00-\\uffef]';
 const BEFORE_SLOT = new RegExp(`(${CJK}) (?=\\{\\{${WORD_SLOTS}\\}\\})`, 'g');

@@ -237,6 +237,10 @@ d('reports from real sessions on a simulated host', () => {
     expect(zh.text).toMatch(/新增检查<\/b>：[^<]+ — 本机：[^<]+、/);
     expect(zh.text).toContain('<th>芯片数</th>');
     expect(zh.text).toContain('迁移报告');
+    // the product by its name in the report's language, no space between Chinese words
+    expect(zh.text).toMatch(
+      /由昇腾迁移工作台 \d+\.\d+\.\d+ 于 \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC 生成/,
+    );
     expect(zh.text).toContain('受阻');
     expect(zh.text).toContain('新增检查');
   });

@@ -1,7 +1,7 @@
 import type { Report } from '../../../shared/api';
 import { engineTranslator } from '../i18n';
 import { INVENTORY_COLUMNS } from '../../../shared/api/hosts';
-import { CHANGE_CLASS, changeLines, stageName, statusText, timeText } from './words';
+import { CHANGE_CLASS, changeLines, stageName, statusText, timeText, toolName } from './words';
 import { STAGE_DEFINITIONS } from '../stages/registry';
 import { checkTarget, hostWord, reviewTargetText } from '../../../shared/api/review-targets';
 import { bar, esc, escText, evidenceHtml, pill } from './html-kit';
@@ -51,7 +51,7 @@ export function renderHtml(r: Report): string {
   );
   h(`<header><h1>${esc(t('report.title'))}${colon}${esc(r.session.title)}</h1>`);
   h(
-    `<div class="muted">${esc(t('report.session'))} #${r.session.id} · ${esc(t('report.project'))}${colon}${esc(r.session.project ?? t('report.adHoc'))}${r.session.codeCommit ? ` · git ${esc(r.session.codeCommit.slice(0, 12))}` : ''} · ${esc(t('report.generated', { at: timeText(r.generatedAt), tool: r.generator.name, version: r.generator.version }))}</div>`,
+    `<div class="muted">${esc(t('report.session'))} #${r.session.id} · ${esc(t('report.project'))}${colon}${esc(r.session.project ?? t('report.adHoc'))}${r.session.codeCommit ? ` · git ${esc(r.session.codeCommit.slice(0, 12))}` : ''} · ${esc(t('report.generated', { at: timeText(r.generatedAt), tool: toolName(t, r), version: r.generator.version }))}</div>`,
   );
   if (r.namesHidden) h(`<div class="muted small">${esc(t('report.namesHidden'))}</div>`);
   h(

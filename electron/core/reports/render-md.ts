@@ -1,7 +1,7 @@
 import type { Report } from '../../../shared/api';
 import { engineTranslator } from '../i18n';
 import { INVENTORY_COLUMNS } from '../../../shared/api/hosts';
-import { changeLines, stageName, statusText, timeText } from './words';
+import { changeLines, stageName, statusText, timeText, toolName } from './words';
 import { STAGE_DEFINITIONS } from '../stages/registry';
 import { checkTarget, hostWord, reviewTargetText } from '../../../shared/api/review-targets';
 import { cell, code, esc, md, mdText, tidyBlankLines } from './md-kit';
@@ -32,7 +32,7 @@ export function renderMarkdown(r: Report): string {
   p(`# ${t('report.title')}${colon}${md(r.session.title)}`);
   p();
   p(
-    `${t('report.session')} #${r.session.id} · ${t('report.project')}${colon}${r.session.project ? md(r.session.project) : t('report.adHoc')}${r.session.codeCommit ? ` · git ${code(r.session.codeCommit.slice(0, 12))}` : ''} · ${t('report.generated', esc({ at: timeText(r.generatedAt), tool: r.generator.name, version: r.generator.version }))}`,
+    `${t('report.session')} #${r.session.id} · ${t('report.project')}${colon}${r.session.project ? md(r.session.project) : t('report.adHoc')}${r.session.codeCommit ? ` · git ${code(r.session.codeCommit.slice(0, 12))}` : ''} · ${t('report.generated', esc({ at: timeText(r.generatedAt), tool: toolName(t, r), version: r.generator.version }))}`,
   );
   if (r.namesHidden) p(`\n_${t('report.namesHidden')}_`);
   p();

@@ -1,9 +1,15 @@
 import type { Report } from '../../../shared/api';
 import type { Translate } from '../../../shared/i18n';
+import { PRODUCT_NAME } from '../paths';
 
 /** A stage's name as the report has it (exports from before names were stored: its id). */
 export function stageName(r: Report, id: string): string {
   return r.summary.stages.find((x) => x.stage === id)?.name ?? id;
+}
+
+/** The tool that wrote the report: ours by its name in the report's language, another as written. */
+export function toolName(t: Translate, r: Report): string {
+  return r.generator.name === PRODUCT_NAME ? t('app.name') : r.generator.name;
 }
 
 /** A run's status in words, including a stage that did not run or that this build lacks. */

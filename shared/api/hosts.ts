@@ -63,20 +63,23 @@ const UserName = z
   .max(64)
   .regex(/^[A-Za-z0-9._][A-Za-z0-9._-]*\$?$/, FORMATS.formatLogin);
 
+const HostFields = {
+  name: HostName,
+  hostname: Address,
+  port: z.number().int().min(1).max(65535),
+  username: UserName.nullish(),
+  identityFile: z.string().min(1).max(4096).nullish(),
+  /** Name of another host to jump through (ProxyJump). */
+  jump: HostName.nullish(),
+  group: z.string().min(1).max(64).nullish(),
+  tags: z.array(z.string().min(1).max(32)).max(20),
+};
 export const HostInput = z
-  .object({
-    name: HostName,
-    hostname: Address,
-    port: z.number().int().min(1).max(65535).default(22),
-    username: UserName.nullish(),
-    identityFile: z.string().min(1).max(4096).nullish(),
-    /** Name of another host to jump through (ProxyJump). */
-    jump: HostName.nullish(),
-    group: z.string().min(1).max(64).nullish(),
-    tags: z.array(z.string().min(1).max(32)).max(20).default([]),
-  })
+  .object({ ...HostFields, port: HostFields.port.default(22), tags: HostFields.tags.default([]) })
   .strict();
 export type HostInput = z.input<typeof HostInput>;
+/** Fields to change; one left out keeps its value (no default fills it in: port 22 would). */
+export const HostPatch = z.object(HostFields).partial().strict();
 
 export interface HostRecord {
   id: number;
@@ -234,7 +237,7 @@ export const hostsApi = {
   /** Saved even when its key file is missing: `warnings` say so (a Test would fail on it). */
   'hosts.add': method(HostInput).returns<HostRecord & { warnings?: Text[] }>(),
   'hosts.update': method(
-    z.object({ name: HostName, patch: HostInput.partial().strict() }).strict(),
+    z.object({ name: HostName, patch: HostPatch }).strict(),
   ).returns<HostRecord & { warnings?: Text[] }>(),
   'hosts.remove': method(NameOnly).returns<{ removed: string }>(),
   /** Reads ~/.ssh/config (or `file`) with Include; `names` limits what is imported. */

@@ -16,6 +16,7 @@ import { LOCAL_TARGET } from '../../../shared/api/hosts';
 import { isWaivable, WAIVABLE_STATUSES } from '../../../shared/api/stages';
 import { sharedStage } from '../../../shared/stages';
 import type { Db } from '../db/open';
+import type { HostColumn } from '../stages/define';
 import { nowIso } from '../db/open';
 
 interface RunRow {
@@ -230,6 +231,81 @@ export class SessionRepository {
         reason: w.reason,
       })),
     ];
+  }
+
+  /**
+   * A host renamed: what names it follows — the sessions' and projects' targets, its runs and
+   * their waivers (alone or in a multi-host "a,b"), review comments on its checks there, and the
+   * stages' own columns — so its history and its waivers stay its own. A run is the host's when it
+   * ran there (`host_id`) or its session targets the host; an import labelled with the same name
+   * elsewhere keeps its label. The caller's transaction holds it.
+   */
+  renameHost(
+    host: { id: number; from: string; to: string },
+    stageColumns: readonly HostColumn[],
+  ): void {
+    const { from, to } = host;
+    if (from === to) return;
+    const swap = (list: string) =>
+      list
+        .split(',')
+        .map((h) => (h === from ? to : h))
+        .join(',');
+    const rename = (json: string) =>
+      JSON.stringify((JSON.parse(json) as string[]).map((h) => (h === from ? to : h)));
+    const targeting = this.db
+      .prepare(`SELECT id, hosts FROM sessions WHERE instr(hosts, ?) > 0`)
+      .all(JSON.stringify(from)) as { id: number; hosts: string }[];
+    const sessions = new Set(
+      targeting.filter((r) => (JSON.parse(r.hosts) as string[]).includes(from)).map((r) => r.id),
+    );
+    // a target is one name or a comma list; instr over ",a,b," finds the name, never a part of one
+    const runs = (
+      this.db
+        .prepare(
+          `SELECT id, session_id, target, host_id FROM stage_runs
+           WHERE target IS NOT NULL AND instr(',' || target || ',', ?) > 0`,
+        )
+        .all(`,${from},`) as { id: number; session_id: number; target: string; host_id: number }[]
+    ).filter((r) => r.host_id === host.id || sessions.has(r.session_id));
+    const renamed = new Set(runs.map((r) => `${r.session_id}\u0000${r.target}`));
+    const ours = (sessionId: number | null, target: string) =>
+      renamed.has(`${sessionId}\u0000${target}`);
+    const updateRun = this.db.prepare('UPDATE stage_runs SET target = ? WHERE id = ?');
+    for (const r of runs) updateRun.run(swap(r.target), r.id);
+    const waivers = this.db
+      .prepare(
+        `SELECT id, session_id, target FROM waivers
+         WHERE target IS NOT NULL AND instr(',' || target || ',', ?) > 0`,
+      )
+      .all(`,${from},`) as { id: number; session_id: number; target: string }[];
+    const updateWaiver = this.db.prepare('UPDATE waivers SET target = ? WHERE id = ?');
+    for (const w of waivers)
+      if (ours(w.session_id, w.target)) updateWaiver.run(swap(w.target), w.id);
+    const comments = this.db
+      .prepare(
+        `SELECT id, session_id, target FROM review_comments
+         WHERE target LIKE 'check:%' AND instr(target, ?) > 0`,
+      )
+      .all(from) as { id: number; session_id: number | null; target: string }[];
+    const updateComment = this.db.prepare('UPDATE review_comments SET target = ? WHERE id = ?');
+    for (const c of comments) {
+      const m = /^(check:.+@)([^@]*)$/.exec(c.target);
+      if (m && ours(c.session_id, m[2]!)) updateComment.run(`${m[1]}${swap(m[2]!)}`, c.id);
+    }
+    for (const { table, column, where } of stageColumns)
+      this.db
+        .prepare(
+          `UPDATE OR IGNORE ${table} SET ${column} = ? WHERE ${column} = ?${where ? ` AND (${where})` : ''}`,
+        )
+        .run(to, from);
+    const updateSession = this.db.prepare('UPDATE sessions SET hosts = ? WHERE id = ?');
+    for (const r of targeting) if (sessions.has(r.id)) updateSession.run(rename(r.hosts), r.id);
+    const projects = this.db
+      .prepare(`SELECT id, target_hosts FROM projects WHERE instr(target_hosts, ?) > 0`)
+      .all(JSON.stringify(from)) as { id: number; target_hosts: string }[];
+    const updateProject = this.db.prepare('UPDATE projects SET target_hosts = ? WHERE id = ?');
+    for (const p of projects) updateProject.run(rename(p.target_hosts), p.id);
   }
 
   /** The hosts a session targets, replaced as a whole. */

@@ -79,6 +79,15 @@ export interface StageDefinition<Id extends StageId = StageId> {
   cli?: StageCli;
   /** Handlers of the stage's own methods (`shared.api`), composed into the engine's. */
   handlers?: (s: Services) => Partial<Handlers>;
+  /** Columns of the stage's own tables that hold a host's name: a renamed host's follows there. */
+  hostColumns?: readonly HostColumn[];
+}
+
+/** A table column that names a host (the whole value, never a list), on rows `where` says. */
+export interface HostColumn {
+  table: string;
+  column: string;
+  where?: string;
 }
 
 export function defineStage<Id extends StageId>(d: StageDefinition<Id>): StageDefinition<Id> {

@@ -5,6 +5,7 @@ import type { Inventory } from '../../../../shared/api';
 import { diffJson } from '../../hosts/diff';
 import { importSshConfig } from '../../hosts/import-ssh-config';
 import type { DomainHandlers, MethodsOf, Services } from '../services';
+import { STAGE_DEFINITIONS } from '../../stages/registry';
 
 /** A key file that is not there is worth a warning at save, not a refusal (it may come later). */
 function withKeyWarning<H extends { identityFile: string | null }>(
@@ -31,7 +32,17 @@ export function hostsHandlers(
       return withKeyWarning(host);
     },
     'hosts.update': ({ name, patch }) => {
-      const host = s.hostRepo.update(name, patch);
+      // a rename carries the host's sessions, runs and waivers with it, all or nothing
+      const host = s.db.transaction(() => {
+        const { id } = s.hostRepo.get(name);
+        const updated = s.hostRepo.update(name, patch);
+        s.sessions.renameHost(
+          { id, from: name, to: updated.name },
+          STAGE_DEFINITIONS.flatMap((d) => d.hostColumns ?? []),
+        );
+        return updated;
+      })();
+      if (host.name !== name) s.bus.emit('hosts.changed', { name });
       s.bus.emit('hosts.changed', { name: host.name });
       return withKeyWarning(host);
     },

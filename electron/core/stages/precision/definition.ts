@@ -171,6 +171,8 @@ export const precisionDefinition = defineStage({
   report: precisionReport,
   cli: precisionCli,
   handlers: precisionHandlers,
+  // the host the baseline ran on (an import's is its label)
+  hostColumns: [{ table: 'precision_runs', column: 'baseline', where: "source = 'run'" }],
   prepare(input, services) {
     if (!input.entry === !input.script)
       throw new AmwError(

@@ -62,6 +62,8 @@ export const profilingDefinition = defineStage({
   report: profilingReport,
   cli: profilingCli,
   handlers: profilingHandlers,
+  // the host each gathered file came from
+  hostColumns: [{ table: 'profile_files', column: 'host' }],
   knowledge: () => ({ profilingAdvice: profilingAdvice().rules.map((r) => r.id) }),
   prepare(input, services) {
     if (!input.entry === !input.script)

@@ -159,6 +159,33 @@ d('connection failures are classified', () => {
     await core.close();
   });
 
+  it("another entry's live connection to the same user@host:port logs nobody in: each entry's keys are its own", async () => {
+    const core = newCore('accept-new');
+    const sim = sims['npu-910b']!;
+    const stranger = join(tempDir(), 'id_stranger');
+    const { execFileSync } = await import('node:child_process');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', stranger]);
+    await addSim(core, sim);
+    await core.call('hosts.add', {
+      name: 'same-box',
+      hostname: sim.host,
+      port: sim.port,
+      username: sim.user,
+      identityFile: stranger,
+    });
+    // the good entry's connection stays open for a minute after its inventory
+    expect((await inventory(core, 'npu-910b')).status).toBe('succeeded');
+    const test = await core.call('hosts.test', { name: 'same-box' });
+    expect(test.ok).toBe(false);
+    expect(test.error?.code).toBe('AUTH_FAILED');
+    const job = await inventory(core, 'same-box');
+    expect(job.status).toBe('failed');
+    expect(job.error?.code).toBe('AUTH_FAILED');
+    // and a test is a fresh login: it still passes for the entry that can log in
+    expect((await core.call('hosts.test', { name: 'npu-910b' })).ok).toBe(true);
+    await core.close();
+  });
+
   it('password login works and the password is stored nowhere', async () => {
     const home = tempDir();
     const core = newCore('accept-new', home);

@@ -124,7 +124,8 @@ export class HostService {
     try {
       const res = this.isLocal(name)
         ? await execLocal('uname -srm', { timeoutMs: 15_000 })
-        : await this.pool.use(this.target(name), this.connectOptions(name, password), (c) =>
+        : // afresh, not through a live connection: the test is of what logs in now
+          await this.pool.fresh(this.target(name), this.connectOptions(name, password), (c) =>
             exec(c, 'uname -srm', { timeoutMs: 15_000 }),
           );
       return {

@@ -1,9 +1,15 @@
 import type { Client } from 'ssh2';
 import { connect, type ConnectOptions, type SshEndpoint, type SshTarget } from './connect';
 
-const keyOf = (ep: SshEndpoint) => `${ep.username}@${ep.host}:${ep.port}`;
+// the keys it logs in with too: an entry whose own key cannot log in must not ride on another
+// entry's connection to the same user@host:port (its test would pass, its jobs use others' keys)
+const keyOf = (ep: SshEndpoint) =>
+  `${ep.username}@${ep.host}:${ep.port}${ep.identityFiles?.length ? ` [${ep.identityFiles.join(', ')}]` : ''}`;
 
-/** user@host:port plus the jump chain: the same host through another jump is another connection. */
+/**
+ * user@host:port with its keys, plus the jump chain: the same host through another jump, or with
+ * other keys, is another connection.
+ */
 export function poolKey(target: SshTarget): string {
   return [...(target.jumps ?? []).map(keyOf), keyOf(target)].join(' > ');
 }
@@ -55,6 +61,20 @@ export class SshPool {
         e.idle = setTimeout(() => this.close(key), this.idleMs);
         e.idle.unref();
       }
+    }
+  }
+
+  /** One connection of its own, closed after `fn`: what a connection test must try afresh. */
+  async fresh<T>(
+    target: SshTarget,
+    opts: ConnectOptions,
+    fn: (client: Client) => Promise<T>,
+  ): Promise<T> {
+    const client = await connect(target, opts);
+    try {
+      return await fn(client);
+    } finally {
+      client.end();
     }
   }
 

@@ -313,6 +313,22 @@ describe('env texts are messages, read in the language chosen when shown', () =>
     expect(summaries.size).toBeGreaterThanOrEqual(25); // the variants take different branches
   });
 
+  it('a right answer computed on the CPU does not pass as the NPU computing', () => {
+    const f = facts();
+    f.importTest = importedOk();
+    const run = (device: string) => {
+      f.opTest = { rc: 0, log: '', result: { ok: true, value: 128, device, seconds: 0.01 } };
+      return evaluateChecks(ENV_CHECKS, f, k).find((x) => x.id === 'env.npu-op-runs')!;
+    };
+    const cpu = run('cpu');
+    expect(cpu.status).toBe('fail');
+    expect(en(cpu.summary)).toContain('computed on cpu, not on an NPU');
+    expect(zh(cpu.summary)).toContain('在 cpu 上算出的');
+    expect(en(cpu.remediation!)).toContain('print(torch.randn(2).npu().device)');
+    expect(run('npu:0').status).toBe('pass');
+    expect(run('npu:3').status).toBe('pass');
+  });
+
   it('a failed NPU computation with a known cause: the meaning in the summary, the fix as the remedy', () => {
     const f = facts();
     f.importTest = importedOk();

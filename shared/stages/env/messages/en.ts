@@ -122,6 +122,10 @@ export const en = {
     failedExit: 'The computation failed: exit {{rc}}',
     failedExitCause: 'The computation failed: exit {{rc}} — {{cause}}',
     wrong: 'Wrong result: softmax rows summed to {{value}} instead of 128.',
+    notOnNpu:
+      'The result is right, but it was computed on {{device}}, not on an NPU: `.npu()` left the tensor where it was.',
+    notOnNpuFix:
+      'Check that torch_npu is the build for this torch and CANN (env.version-matrix) and that nothing replaces `Tensor.npu` (a stub or an older shim); `python3 -c "import torch, torch_npu; print(torch.randn(2).npu().device)"` must print npu:0.',
     fallback_one: 'It ran, but this op fell back to the CPU: {{ops}}.',
     fallback_other: 'It ran, but these ops fell back to the CPU: {{ops}}.',
     fallbackFix:

@@ -144,6 +144,14 @@ export const npuOpRuns: EnvCheck = {
     }
     const fallbacks = [...new Set([...run.log.matchAll(FALLBACK_RE)].map((x) => x[1]!))];
     if (!r.ok) return verdict('fail', m('npuOpRuns.wrong', { value: String(r.value) }), evidence);
+    // a right answer from the CPU proves nothing about the NPU: `.npu()` must have put it there
+    if (!/^npu\b/.test(String(r.device)))
+      return verdict(
+        'fail',
+        m('npuOpRuns.notOnNpu', { device: String(r.device) }),
+        evidence,
+        m('npuOpRuns.notOnNpuFix'),
+      );
     if (fallbacks.length) {
       return verdict(
         'warn',

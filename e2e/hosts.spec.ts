@@ -53,6 +53,13 @@ test.describe('hosts', () => {
 
     await expect(page.getByTestId('chip-row')).toHaveCount(8);
     await expect(page.getByTestId('chips-table')).toContainText('910B4');
+    // each heading stands over its column (a flex rule for badges once laid them out apart)
+    const lefts = (cells: string) =>
+      page
+        .getByTestId('chips-table')
+        .locator(cells)
+        .evaluateAll((els) => els.map((e) => Math.round(e.getBoundingClientRect().left)));
+    expect(await lefts('tbody tr:first-child td')).toEqual(await lefts('thead th'));
     await expect(page.getByTestId('version-cann')).toHaveText('8.1.RC1');
     await expect(page.getByTestId('version-driver')).toHaveText('25.0.rc1.1');
 

@@ -369,7 +369,7 @@ export function InventoryView(props: { id: number }) {
         </div>
       )}
       {inv.npu && inv.npu.devices.length > 0 && (
-        <table className="table chips" data-testid="chips-table">
+        <table className="table" data-testid="chips-table">
           <thead>
             <tr>
               <th>NPU</th>

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { CodeFileContent, CodeFinding, Language, ReviewState } from '../../../../shared/api';
 import { loadMonaco, type Monaco } from '../../monaco/load';
@@ -507,6 +507,13 @@ export function ReviewEditor(props: ReviewEditorProps) {
   // is edited (its review is the hand edit, saved as it is typed), and Reset takes it back to the
   // original (the proposal is the original)
   const proposesChanges = content.proposed !== content.original;
+  // how many changes the proposal holds, for "all N rejected": diffed only while that is shown,
+  // once (it was diffed again on every render)
+  const allRejected = ready && proposesChanges && !hunks.length && !putBack;
+  const proposedCount = useMemo(
+    () => (allRejected ? lineDiff(content.original, content.proposed).length : 0),
+    [allRejected, content.original, content.proposed],
+  );
   const changes = hunks.length > 0;
 
   const index = Math.min(cursor, hunks.length - 1);
@@ -531,7 +538,7 @@ export function ReviewEditor(props: ReviewEditorProps) {
             : proposesChanges && !hunks.length
               ? // "0 changes" read as a file with nothing proposed
                 t('code.allRejected', {
-                  count: putBack || lineDiff(content.original, content.proposed).length,
+                  count: putBack || proposedCount,
                 })
               : putBack > 0
                 ? t('code.hunksPutBack', { count: hunks.length, back: putBack })

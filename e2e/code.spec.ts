@@ -139,7 +139,17 @@ test('a code check the team accepts is waived in the session with a reason, and 
     await expect(stage.getByTestId('stage-status')).not.toHaveText('fail');
     // the timeline says where: this machine, not a stored "(local)"
     await expect(page.getByTestId('timeline-waiver').first()).toContainText('on this machine');
+    // taking it back asks who does it (the name last signed with filled in), as waiving did
     await card.getByTestId('unwaive').click();
+    const back = page.getByTestId('unwaive-dialog');
+    await expect(back.getByTestId('waiver')).toContainText('this script only ever runs');
+    await expect(back.getByTestId('unwaive-by')).toHaveValue('Wang Fang');
+    await back.getByTestId('unwaive-by').fill('');
+    await expect(back.getByTestId('unwaive-save')).toBeDisabled();
+    await expect(back.getByTestId('unwaive-missing')).toBeVisible();
+    await back.getByTestId('unwaive-by').fill('Li Wei');
+    await back.getByTestId('unwaive-save').click();
+    await expect(back).toHaveCount(0);
     await expect(unwaived).toHaveCount(1);
     await expect(stage.getByTestId('stage-status')).toHaveText('fail');
     // the timeline keeps the waiver and says it was taken back, and by whom
@@ -147,7 +157,12 @@ test('a code check the team accepts is waived in the session with a reason, and 
       "Wang Fang's waiver of",
     );
     await expect(page.getByTestId('timeline-waiver-removed')).toContainText(
-      'on this machine taken back by Wang Fang',
+      'on this machine taken back by Li Wei',
+    );
+    // and the waiver itself, with its reason, is still there: every one given, none lost
+    await expect(page.getByTestId('timeline-waiver')).toHaveCount(failing);
+    await expect(page.getByTestId('timeline-waiver').first()).toContainText(
+      'this script only ever runs on the GPU cluster',
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -1,12 +1,19 @@
 import type { Report } from '../../../shared/api';
 import { engineTranslator } from '../i18n';
 import { INVENTORY_COLUMNS } from '../../../shared/api/hosts';
-import { CHANGE_CLASS, changeLines, stageName, statusText, timeText, toolName } from './words';
+import {
+  CHANGE_CLASS,
+  changeLines,
+  checkCounts,
+  stageName,
+  statusText,
+  timeText,
+  toolName,
+} from './words';
 import { STAGE_DEFINITIONS } from '../stages/registry';
 import { checkTarget, hostWord, reviewTargetText } from '../../../shared/api/review-targets';
 import { bar, esc, escText, evidenceHtml, pill } from './html-kit';
 import { hasEvidence } from '../../../shared/api/evidence';
-import { isWaivable } from '../../../shared/api/stages';
 
 const CSS = `
 :root{--ok:#1a7f37;--warn:#9a6700;--fail:#cf222e;--info:#0969da;--muted:#5d6878;--border:#d0d7de;font-family:system-ui,-apple-system,"Segoe UI","PingFang SC","Microsoft YaHei","Noto Sans CJK SC","WenQuanYi Micro Hei",sans-serif;font-size:14px;line-height:1.5;color:#1c2330}
@@ -15,7 +22,7 @@ h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bott
 .muted{color:var(--muted)}.small{font-size:12px}
 table{border-collapse:collapse;width:100%;margin:6px 0}th,td{border:1px solid var(--border);padding:4px 8px;text-align:left;vertical-align:top}th{background:#f6f8fa}
 .pill{display:inline-block;padding:0 8px;border-radius:10px;border:1px solid currentColor;font-size:12px;white-space:nowrap}
-.s-pass,.s-ready,.s-direct{color:var(--ok)}.s-warn,.s-in-progress,.s-cpu-fallback{color:var(--warn)}.s-fail,.s-error,.s-blocked,.s-unsupported,.s-regressed{color:var(--fail)}.s-skip,.s-not-run,.s-not-started,.s-cancelled,.s-interrupted{color:var(--muted)}.s-needs-change{color:var(--info)}
+.s-pass,.s-ready,.s-direct{color:var(--ok)}.s-warn,.s-in-progress,.s-cpu-fallback{color:var(--warn)}.s-fail,.s-error,.s-blocked,.s-unsupported,.s-regressed{color:var(--fail)}.s-skip,.s-not-run,.s-not-started,.s-cancelled,.s-interrupted{color:var(--muted)}.s-needs-change{color:var(--info)}.s-waived{color:#8250df}
 .banner{padding:10px 14px;border:2px solid currentColor;border-radius:8px;font-size:16px;font-weight:600;margin:12px 0}
 .bar{width:100%;height:14px;display:block;border-radius:3px}.legends{font-size:12px;margin:4px 0 10px}.legend{margin-right:14px}.sw{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
 rect.c-direct,.sw.c-direct,rect.c-pass,.sw.c-pass{fill:var(--ok);background:var(--ok)}rect.c-needs,.sw.c-needs{fill:var(--info);background:var(--info)}rect.c-fallback,.sw.c-fallback,rect.c-warn,.sw.c-warn{fill:var(--warn);background:var(--warn)}rect.c-unsupported,.sw.c-unsupported,rect.c-fail,.sw.c-fail{fill:var(--fail);background:var(--fail)}rect.c-skip,.sw.c-skip{fill:#8c959f;background:#8c959f}rect.c-waived,.sw.c-waived{fill:#8250df;background:#8250df}
@@ -68,18 +75,7 @@ export function renderHtml(r: Report): string {
     );
   h(`</table>`);
   // a waived failure is neither red nor gone: it has its own part of the bar
-  const counts = { pass: 0, warn: 0, fail: 0, skip: 0, error: 0, waived: 0 };
-  for (const st of r.stages)
-    for (const c of st.checks) counts[c.waiver && isWaivable(c.status) ? 'waived' : c.status]++;
-  h(
-    bar([
-      { label: t('sessions.status.pass'), value: counts.pass, cls: 'c-pass' },
-      { label: t('sessions.status.warn'), value: counts.warn, cls: 'c-warn' },
-      { label: t('sessions.status.fail'), value: counts.fail + counts.error, cls: 'c-fail' },
-      { label: t('report.waivedPart'), value: counts.waived, cls: 'c-waived' },
-      { label: t('sessions.status.skip'), value: counts.skip, cls: 'c-skip' },
-    ]),
-  );
+  h(bar(checkCounts(t, r).map((c) => ({ label: c.label, value: c.value, cls: `c-${c.key}` }))));
   h(`<h3>${esc(t('report.blocking'))}</h3>`);
   if (!r.summary.blocking.length) h(`<p>${esc(t('report.nothingBlocks'))}</p>`);
   else
@@ -138,7 +134,7 @@ export function renderHtml(r: Report): string {
         ? ''
         : `<details><summary>${esc(t('report.evidence'))}</summary>${evidenceHtml(c.evidence, (count) => t('common.more', { count }))}</details>`;
       h(
-        `<tr data-check="${esc(c.id)}"><td><code>${esc(c.id)}</code><br>${esc(c.title)}</td><td>${pill(c.status, t(`sessions.status.${c.status}`))}</td><td>${escText(c.summary)}${c.remediation && c.status !== 'pass' ? `<div class="small"><b>${esc(t('report.remediation'))}</b>${colon}${escText(c.remediation)}</div>` : ''}${c.waiver ? `<div class="small muted">${esc(t('report.waivedBy', { by: c.waiver.by, at: timeText(c.waiver.at), reason: c.waiver.reason }))}</div>` : ''}${(c.diagnosis ?? []).map((d) => `<div class="small"><b>${esc(t('report.diagnosis'))}</b>${colon}${esc(d.title)} — ${escText(d.cause)} → ${escText(d.fix)}</div>`).join('')}${evidence}</td></tr>`,
+        `<tr data-check="${esc(c.id)}"><td><code>${esc(c.id)}</code><br>${esc(c.title)}</td><td>${c.waiver ? pill('waived', t('sessions.waivedStatus', { status: t(`sessions.status.${c.status}`) })) : pill(c.status, t(`sessions.status.${c.status}`))}</td><td>${escText(c.summary)}${c.remediation && c.status !== 'pass' ? `<div class="small"><b>${esc(t('report.remediation'))}</b>${colon}${escText(c.remediation)}</div>` : ''}${c.waiver ? `<div class="small muted">${esc(t('report.waivedBy', { by: c.waiver.by, at: timeText(c.waiver.at), reason: c.waiver.reason }))}</div>` : ''}${(c.diagnosis ?? []).map((d) => `<div class="small"><b>${esc(t('report.diagnosis'))}</b>${colon}${esc(d.title)} — ${escText(d.cause)} → ${escText(d.fix)}</div>`).join('')}${evidence}</td></tr>`,
       );
     }
     h(`</table>`);

@@ -1,7 +1,7 @@
 import type { Report } from '../../../shared/api';
 import { engineTranslator } from '../i18n';
 import { INVENTORY_COLUMNS } from '../../../shared/api/hosts';
-import { changeLines, stageName, statusText, timeText, toolName } from './words';
+import { changeLines, checkCounts, stageName, statusText, timeText, toolName } from './words';
 import { STAGE_DEFINITIONS } from '../stages/registry';
 import { checkTarget, hostWord, reviewTargetText } from '../../../shared/api/review-targets';
 import { cell, code, esc, md, mdText, tidyBlankLines } from './md-kit';
@@ -12,6 +12,7 @@ const MARK: Record<string, string> = {
   fail: '❌',
   error: '❌',
   skip: '➖',
+  waived: '🟣',
 };
 /** A status's mark and a space before its word; nothing for a status without one (not run). */
 const mark = (status: string): string => (MARK[status] ? `${MARK[status]} ` : '');
@@ -46,6 +47,13 @@ export function renderMarkdown(r: Report): string {
     p(
       `| ${cell(stageName(r, s.stage))} | ${mark(s.status)}${st(s.status)} | ${cell(s.hosts.map((h) => `${host(h.host)}${colon}${st(h.status)}`).join(t('common.join.list')) || '—')} |`,
     );
+  p();
+  // the checks by what they came to, as the HTML report's bar shows them
+  p(
+    `${t('report.checks')}${colon}${checkCounts(t, r)
+      .map((c) => `${mark(c.key)}${c.value} ${c.label}`)
+      .join(' · ')}`,
+  );
   p();
   p(`### ${t('report.blocking')}`);
   p();
@@ -101,7 +109,7 @@ export function renderMarkdown(r: Report): string {
     p('|---|---|---|');
     for (const c of s.checks)
       p(
-        `| ${code(c.id)} ${cell(c.title)} | ${mark(c.status)}${st(c.status)} | ${mdText(c.summary)}${c.remediation && c.status !== 'pass' ? ` — ${mdText(c.remediation)}` : ''}${c.waiver ? paren(t('report.waivedBy', esc({ by: c.waiver.by, at: timeText(c.waiver.at), reason: c.waiver.reason }))) : ''}${(c.diagnosis ?? []).map((d) => ` — ${t('report.diagnosis')}${colon}${cell(d.title)}${colon}${mdText(d.fix)}`).join('')} |`,
+        `| ${code(c.id)} ${cell(c.title)} | ${c.waiver ? `${mark('waived')}${t('sessions.waivedStatus', { status: st(c.status) })}` : `${mark(c.status)}${st(c.status)}`} | ${mdText(c.summary)}${c.remediation && c.status !== 'pass' ? ` — ${mdText(c.remediation)}` : ''}${c.waiver ? paren(t('report.waivedBy', esc({ by: c.waiver.by, at: timeText(c.waiver.at), reason: c.waiver.reason }))) : ''}${(c.diagnosis ?? []).map((d) => ` — ${t('report.diagnosis')}${colon}${cell(d.title)}${colon}${mdText(d.fix)}`).join('')} |`,
       );
   }
   // each stage's own section, in the stages' order, with its own namespace to word it in

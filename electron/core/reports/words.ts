@@ -1,6 +1,7 @@
 import type { Report } from '../../../shared/api';
 import type { Translate } from '../../../shared/i18n';
 import { PRODUCT_NAME } from '../paths';
+import { isWaivable } from '../../../shared/api/stages';
 
 /** A stage's name as the report has it (exports from before names were stored: its id). */
 export function stageName(r: Report, id: string): string {
@@ -10,6 +11,25 @@ export function stageName(r: Report, id: string): string {
 /** The tool that wrote the report: ours by its name in the report's language, another as written. */
 export function toolName(t: Translate, r: Report): string {
   return r.generator.name === PRODUCT_NAME ? t('app.name') : r.generator.name;
+}
+
+/**
+ * The checks of a report by what they came to, in the order the summary shows them; a waived
+ * failure is counted as waived, not as a failure (nor as gone).
+ */
+export function checkCounts(
+  t: Translate,
+  r: Report,
+): { key: 'pass' | 'warn' | 'fail' | 'waived' | 'skip'; label: string; value: number }[] {
+  const n = { pass: 0, warn: 0, fail: 0, waived: 0, skip: 0 };
+  for (const st of r.stages)
+    for (const c of st.checks)
+      n[c.waiver && isWaivable(c.status) ? 'waived' : c.status === 'error' ? 'fail' : c.status]++;
+  return (['pass', 'warn', 'fail', 'waived', 'skip'] as const).map((key) => ({
+    key,
+    label: key === 'waived' ? t('report.waivedPart') : t(`sessions.status.${key}`),
+    value: n[key],
+  }));
 }
 
 /** A run's status in words, including a stage that did not run or that this build lacks. */

@@ -136,6 +136,10 @@ describe('sessions', () => {
     const rescanned = await core.call('sessions.get', { id: s.id });
     expect(rescanned.runs.filter((r) => r.stage === 'code')).toHaveLength(1);
     expect(rescanned.runs[0]!.checks.find((c) => c.id === failing[0]!.id)!.waiver).not.toBeNull();
+    // each waiver in force is in the timeline once (not again from the audit log)
+    expect(
+      (await core.call('sessions.timeline', { id: s.id })).filter((e) => e.kind === 'waiver'),
+    ).toHaveLength(failing.length);
     for (const c of failing)
       await core.call('checks.unwaive', {
         sessionId: s.id,
@@ -152,6 +156,10 @@ describe('sessions', () => {
       by: 'Wang',
       waivedBy: 'Li',
     });
+    // the waivers themselves stay in it as they were given: by whom, why
+    const given = timeline.filter((e) => e.kind === 'waiver');
+    expect(given).toHaveLength(failing.length);
+    expect(given[0]).toMatchObject({ by: 'Li', reason: 'runs on the GPU build only' });
     // taking back what is not there records nothing
     await core.call('checks.unwaive', {
       sessionId: s.id,
@@ -193,6 +201,8 @@ describe('sessions', () => {
       const timeline = await core.call('sessions.timeline', { id });
       const removed = timeline.filter((e) => e.kind === 'waiver-removed');
       expect(removed).toEqual([expect.objectContaining({ by, waivedBy: by, host: LOCAL_TARGET })]);
+      const given = timeline.filter((e) => e.kind === 'waiver');
+      expect(given).toEqual([expect.objectContaining({ by, reason: 'GPU build only' })]);
     }
     await core.close();
   });

@@ -189,13 +189,15 @@ export class SessionRepository {
       created_at: string;
     }[];
     // targets are "<session>/<check>": the range ["N/", "N0") is exactly session N's, on the index
-    const removed = (
+    const audit = (
       this.db
         .prepare(
-          `SELECT at, actor, target, detail FROM audit_log
-           WHERE action = 'unwaive' AND target >= ? AND target < ?`,
+          `SELECT action, at, actor, target, detail FROM audit_log
+           WHERE action IN ('waive', 'unwaive') AND target >= ? AND target < ?
+           ORDER BY id`,
         )
         .all(`${sessionId}/`, `${sessionId}0`) as {
+        action: 'waive' | 'unwaive';
         at: string;
         actor: string;
         target: string;
@@ -203,17 +205,47 @@ export class SessionRepository {
       }[]
     ).map((a) => {
       const d = auditDetail(a.detail);
+      const text = (v: unknown) => (typeof v === 'string' ? v : '');
       return {
-        kind: 'waiver-removed' as const,
+        action: a.action,
         at: a.at,
         checkId: a.target.slice(String(sessionId).length + 1),
-        host: typeof d.target === 'string' ? d.target : '',
+        host: text(d.target),
         by: a.actor,
-        waivedBy: typeof d.waivedBy === 'string' ? d.waivedBy : '',
+        reason: text(d.reason),
+        waivedBy: text(d.waivedBy),
       };
     });
+    const removed = audit
+      .filter((a) => a.action === 'unwaive')
+      .map((a) => ({
+        kind: 'waiver-removed' as const,
+        at: a.at,
+        checkId: a.checkId,
+        host: a.host,
+        by: a.by,
+        waivedBy: a.waivedBy,
+      }));
+    // a waiver taken back (or given again) stays in the history as it was given; the audit entry
+    // of each waiver still in force is that waiver, already listed
+    const given = audit.filter((a) => a.action === 'waive');
+    for (const w of waivers) {
+      const i = given.findLastIndex(
+        (a) => a.checkId === w.check_id && a.by === w.waived_by && a.reason === w.reason,
+      );
+      if (i >= 0) given.splice(i, 1);
+    }
+    const past = given.map((a) => ({
+      kind: 'waiver' as const,
+      at: a.at,
+      checkId: a.checkId,
+      host: a.host,
+      by: a.by,
+      reason: a.reason,
+    }));
     return [
       ...removed,
+      ...past,
       ...runs.map((r) => ({
         kind: 'run' as const,
         at: r.at,

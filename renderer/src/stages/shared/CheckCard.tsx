@@ -31,7 +31,14 @@ export function CheckCard(props: {
       data-status={c.status}
     >
       <header>
-        <StatusBadge status={c.status} />
+        {c.waiver ? (
+          // waived: not red any more, and still saying what it was
+          <span className="badge waived" data-testid="waived-badge">
+            {t('sessions.waivedStatus', { status: t(`sessions.status.${c.status}`) })}
+          </span>
+        ) : (
+          <StatusBadge status={c.status} />
+        )}
         <strong>{text(c.title)}</strong>
       </header>
       <p>

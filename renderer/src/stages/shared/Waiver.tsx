@@ -29,34 +29,26 @@ export function WaiveControls(props: { check: CheckOutcome; sessionId: number; h
   const { t } = useTranslation();
   const c = props.check;
   const [waiving, setWaiving] = useState(false);
-  const unwaive = useAction('checks.unwaive', ['sessions.get', 'sessions.list']);
+  const [unwaiving, setUnwaiving] = useState(false);
   return (
     <>
-      {unwaive.error && <ErrorText error={unwaive.error} />}
       {isWaivable(c.status) && !c.waiver && (
         <button className="small" onClick={() => setWaiving(true)} data-testid="waive">
           {t('sessions.waive')}
         </button>
       )}
       {c.waiver && (
-        <button
-          className="small"
-          disabled={unwaive.isPending}
-          onClick={() =>
-            unwaive.mutate({
-              sessionId: props.sessionId,
-              checkId: c.id,
-              host: props.host,
-              // the name this browser last signed a waiver with, for the timeline
-              ...(localStorage.getItem(WAIVER_NAME_KEY)
-                ? { by: localStorage.getItem(WAIVER_NAME_KEY)! }
-                : {}),
-            })
-          }
-          data-testid="unwaive"
-        >
+        <button className="small" onClick={() => setUnwaiving(true)} data-testid="unwaive">
           {t('sessions.unwaive')}
         </button>
+      )}
+      {unwaiving && c.waiver && (
+        <UnwaiveDialog
+          sessionId={props.sessionId}
+          host={props.host}
+          check={c}
+          onClose={() => setUnwaiving(false)}
+        />
       )}
       {waiving && (
         <WaiveDialog
@@ -67,6 +59,67 @@ export function WaiveControls(props: { check: CheckOutcome; sessionId: number; h
         />
       )}
     </>
+  );
+}
+
+/**
+ * Taking a waiver back names who does it (the timeline says so): asked here, as the waiver asked
+ * for its name, the name this browser last signed with filled in — never taken unseen.
+ */
+function UnwaiveDialog(props: {
+  sessionId: number;
+  host: string;
+  check: CheckOutcome;
+  onClose: () => void;
+}) {
+  const { t } = useTranslation();
+  const text = useText();
+  const unwaive = useAction('checks.unwaive', ['sessions.get', 'sessions.list']);
+  const [by, setBy] = useState(() => localStorage.getItem(WAIVER_NAME_KEY) ?? '');
+  const missing = by.trim() ? null : t('sessions.unwaiveNeedsName');
+  return (
+    <Dialog
+      title={t('sessions.unwaiveTitle', {
+        check: titleWithId(t as Translate, text(props.check.title), props.check.id),
+      })}
+      onClose={props.onClose}
+      testId="unwaive-dialog"
+    >
+      <WaiverNote check={props.check} />
+      <label className="field stacked">
+        <span>{t('sessions.waiveBy')}</span>
+        <input value={by} onChange={(e) => setBy(e.target.value)} data-testid="unwaive-by" />
+      </label>
+      {unwaive.error && <ErrorText error={unwaive.error} />}
+      {missing && (
+        <p className="muted small" data-testid="unwaive-missing">
+          {missing}
+        </p>
+      )}
+      <div className="row end">
+        <button onClick={props.onClose}>{t('common.cancel')}</button>
+        <button
+          className="primary"
+          title={missing ?? undefined}
+          disabled={!!missing || unwaive.isPending}
+          data-testid="unwaive-save"
+          onClick={() => {
+            localStorage.setItem(WAIVER_NAME_KEY, by.trim());
+            unwaive.mutate(
+              {
+                sessionId: props.sessionId,
+                checkId: props.check.id,
+                host: props.host,
+                by: by.trim(),
+              },
+              { onSuccess: props.onClose },
+            );
+          }}
+        >
+          {t('sessions.unwaiveConfirm')}
+        </button>
+      </div>
+    </Dialog>
   );
 }
 

@@ -92,6 +92,9 @@ for (const lang of ['en', 'zh-CN'] as const) {
     await d.getByTestId('host-identityFile').fill('/nonexistent/id_ed25519');
     await d.getByTestId('host-save').click();
     await expect(d.getByTestId('host-warnings')).toContainText('/nonexistent/id_ed25519');
+    // saved: nothing left to save a second time (that was a conflict with itself)
+    await expect(d.getByTestId('host-save')).toHaveCount(0);
+    await expect(d.getByTestId('host-name')).toHaveCount(0);
     await check(page, lang, 'add host, key file missing');
     await d.getByTestId('host-warnings-ok').click();
     await expect(page.getByTestId('host-title')).toHaveText('npu-x');

@@ -90,30 +90,9 @@ export function AddHostDialog(props: {
       testId="add-host-dialog"
     >
       <form onSubmit={submit} className="form-grid">
-        {field('name', t('hosts.add.name'), { placeholder: 'npu-01' })}
-        {field('hostname', t('hosts.add.hostname'), { placeholder: '10.0.0.21' })}
-        {field('port', t('hosts.add.port'), { type: 'number' })}
-        {field('username', t('hosts.add.username'), { placeholder: 'ascend' })}
-        {field('identityFile', t('hosts.add.identity'), { placeholder: '~/.ssh/id_ed25519' })}
-        <label className="field stacked">
-          <span>{t('hosts.add.jump')}</span>
-          <select
-            data-testid="host-jump"
-            value={form.jump}
-            onChange={(e) => setForm({ ...form, jump: e.target.value })}
-          >
-            <option value="">{t('hosts.add.noJump')}</option>
-            {jumpCandidates.map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </label>
-        {field('group', t('hosts.add.group'), { placeholder: 'cluster-a' })}
-        {field('tags', t('hosts.add.tags'), { placeholder: 'a2 train' })}
-        {action.error && <ErrorText error={action.error} />}
-        {warned && (
+        {/* saved, with a warning: what was saved is no longer a form to submit again (a second
+            save was a conflict with itself) */}
+        {warned ? (
           <div className="notice warn span" data-testid="host-warnings">
             {warned.warnings.map((w, n) => (
               <p key={n}>{text(w)}</p>
@@ -127,20 +106,46 @@ export function AddHostDialog(props: {
               {t('hosts.warn.continue')}
             </button>
           </div>
+        ) : (
+          <>
+            {field('name', t('hosts.add.name'), { placeholder: 'npu-01' })}
+            {field('hostname', t('hosts.add.hostname'), { placeholder: '10.0.0.21' })}
+            {field('port', t('hosts.add.port'), { type: 'number' })}
+            {field('username', t('hosts.add.username'), { placeholder: 'ascend' })}
+            {field('identityFile', t('hosts.add.identity'), { placeholder: '~/.ssh/id_ed25519' })}
+            <label className="field stacked">
+              <span>{t('hosts.add.jump')}</span>
+              <select
+                data-testid="host-jump"
+                value={form.jump}
+                onChange={(e) => setForm({ ...form, jump: e.target.value })}
+              >
+                <option value="">{t('hosts.add.noJump')}</option>
+                {jumpCandidates.map((n) => (
+                  <option key={n} value={n}>
+                    {n}
+                  </option>
+                ))}
+              </select>
+            </label>
+            {field('group', t('hosts.add.group'), { placeholder: 'cluster-a' })}
+            {field('tags', t('hosts.add.tags'), { placeholder: 'a2 train' })}
+            {action.error && <ErrorText error={action.error} />}
+            <div className="row end span">
+              <button type="button" onClick={props.onClose}>
+                {t('common.cancel')}
+              </button>
+              <button
+                type="submit"
+                className="primary"
+                data-testid="host-save"
+                disabled={action.isPending}
+              >
+                {i ? t('hosts.add.update') : t('hosts.add.save')}
+              </button>
+            </div>
+          </>
         )}
-        <div className="row end span">
-          <button type="button" onClick={props.onClose}>
-            {t('common.cancel')}
-          </button>
-          <button
-            type="submit"
-            className="primary"
-            data-testid="host-save"
-            disabled={action.isPending}
-          >
-            {i ? t('hosts.add.update') : t('hosts.add.save')}
-          </button>
-        </div>
       </form>
     </Dialog>
   );

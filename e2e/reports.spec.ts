@@ -93,6 +93,8 @@ test.describe('reports: preview, export, review, import', () => {
     const shell = new Shell(page);
     await shell.language('zh-CN');
     await expect(nccl).toHaveText('NCCL 后端 — 本机');
+    // and so does the report's language, not picked here yet
+    await expect(page.getByTestId('report-language')).toHaveValue('zh-CN');
     await expect(ncclFinding).toHaveText(/^train\.py:\d+ · NCCL 后端$/);
     await shell.language('en');
     await expect(nccl).toHaveText('NCCL backend — this machine');

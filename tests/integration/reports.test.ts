@@ -199,7 +199,7 @@ d('reports from real sessions on a simulated host', () => {
     expect(html).toContain(`<i class="sw c-waived"></i>waived <b>${waived}</b>`);
     expect(html).toContain(`<i class="sw c-fail"></i>fail <b>${failing}</b>`);
     // a waived row says so, not a red "fail"; the Markdown has the same counts in a line
-    expect(html.split('class="pill s-waived">').length - 1).toBe(waived);
+    expect(html!.split('class="pill s-waived">').length - 1).toBe(waived);
     expect(html).toMatch(/class="pill s-waived">(fail|warn|error) · waived</);
     const mdText = (await exported('md')).text!;
     expect(mdText).toContain(`· ❌ ${failing} fail · 🟣 ${waived} waived ·`);

@@ -65,7 +65,7 @@ export function evidenceHtml(value: unknown, more: (count: number) => string): s
       case 'text':
         return `<span class="ev-text">${esc(v.text)}</span>`;
       case 'list':
-        return `${v.items.map((x) => `<code>${esc(x)}</code>`).join(' ')}${rest(v.more)}`;
+        return `${v.items.map((x) => `<code class="ev-item">${esc(x)}</code>`).join(' ')}${rest(v.more)}`;
       case 'table':
         return `<table class="ev"><tr>${v.columns.map((c) => `<th>${esc(c)}</th>`).join('')}${v.moreColumns ? `<th class="muted">${esc(more(v.moreColumns))}</th>` : ''}</tr>${v.rows.map((r) => `<tr>${r.map((x) => `<td>${esc(x)}</td>`).join('')}</tr>`).join('')}</table>${rest(v.more)}`;
       case 'fields':

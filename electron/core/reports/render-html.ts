@@ -30,7 +30,7 @@ pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;padding:8px;bo
 pre.diff .a{color:var(--ok)}pre.diff .d{color:var(--fail)}pre.diff .h{color:var(--info)}
 td.differs{background:#fff8c5}
 details summary{cursor:pointer;color:var(--info)}
-dl.ev{margin:4px 0;display:grid;grid-template-columns:max-content 1fr;gap:0 10px;font-size:12px}dl.ev dt{color:var(--muted);font-family:ui-monospace,monospace}dl.ev dd{margin:0;overflow-wrap:anywhere}table.ev{font-size:12px;margin:2px 0}table.ev th,table.ev td{padding:1px 8px 1px 0;border:none}.ev-text{white-space:pre-wrap}
+dl.ev{margin:4px 0;display:grid;grid-template-columns:max-content 1fr;gap:0 10px;font-size:12px}dl.ev dt{color:var(--muted);font-family:ui-monospace,monospace}dl.ev dd{margin:0;overflow-wrap:anywhere}table.ev{font-size:12px;margin:2px 0}table.ev th,table.ev td{padding:1px 8px 1px 0;border:none}.ev-text{white-space:pre-wrap}.ev-item{display:inline-block;padding:0 5px;margin:0 2px 2px 0;border:1px solid var(--border);border-radius:4px}
 .sign td{height:36px}
 @media print{body{margin:0;max-width:none}details{display:block}details>summary{display:none}h2{break-after:avoid}tr,pre{break-inside:avoid}a{color:inherit}}
 `;

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { HostKeyInfo } from '../../../shared/api';
 import { useEvent, useTransport } from '../api';
 import { Dialog } from './Dialog';
+import { InlineCode } from './InlineCode';
 
 /**
  * Answers `hostkey.prompt`: shows the key type and SHA256 fingerprint of a host the workbench has
@@ -42,7 +43,9 @@ export function HostKeyDialog() {
           {t('hosts.hostKey.otherTypes', { types: info.knownTypes.join(', ') })}
         </p>
       )}
-      <p className="muted small">{t('hosts.hostKey.verify')}</p>
+      <p className="muted small">
+        <InlineCode text={t('hosts.hostKey.verify')} />
+      </p>
       <div className="row end">
         <button onClick={() => answer(false)} data-testid="hostkey-reject">
           {t('common.cancel')}

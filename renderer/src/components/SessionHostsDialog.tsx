@@ -24,7 +24,7 @@ export function SessionHostsDialog(props: { session: SessionRecord; onClose: () 
         <a href={href.page('hosts')}>{t('sessions.hostsNew')}</a>
       </p>
       {save.error && <ErrorText error={save.error} />}
-      <footer>
+      <div className="row end">
         <button onClick={props.onClose}>{t('common.cancel')}</button>
         <button
           className="primary"
@@ -34,7 +34,7 @@ export function SessionHostsDialog(props: { session: SessionRecord; onClose: () 
         >
           {t('sessions.hostsSave', { count: hosts.length })}
         </button>
-      </footer>
+      </div>
     </Dialog>
   );
 }

@@ -46,7 +46,9 @@ export function ReportsPage() {
   const imported = useCall('reports.imported', {});
   const importReport = useAction('reports.import', ['reports.imported']);
   const [source, setSource] = useState<Source | null>(null);
-  const [language, setLanguage] = useState<Language>(shownLanguage(i18n));
+  // the report's language follows the app's until one is picked here (then it stays picked)
+  const [picked, setPicked] = useState<Language | null>(null);
+  const language = picked ?? shownLanguage(i18n);
   const [hideNames, setHideNames] = useState(false);
   const [format, setFormat] = useState<ReportFormat>('html');
   const [exportError, setExportError] = useState<unknown>(null);
@@ -128,7 +130,7 @@ export function ReportsPage() {
           <select
             data-testid="report-language"
             value={language}
-            onChange={(e) => setLanguage(e.target.value as Language)}
+            onChange={(e) => setPicked(e.target.value as Language)}
             disabled={!!source && 'importId' in source}
           >
             <option value="zh-CN">中文</option>

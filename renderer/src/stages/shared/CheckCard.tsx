@@ -45,9 +45,10 @@ export function CheckCard(props: {
         <InlineCode text={text(c.summary)} />
       </p>
       {c.remediation && c.status !== 'pass' && (
-        <pre className="remedy">
+        // prose with its commands as code, not all of it set as code
+        <p className="remedy">
           <InlineCode text={text(c.remediation)} />
-        </pre>
+        </p>
       )}
       {c.diagnosis?.length ? (
         <div className="diagnosis" data-testid="diagnosis">

@@ -120,6 +120,10 @@ describe('amw doctor', () => {
       'os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT="29591")',
       'run(lambda: dist.init_process_group("nccl", rank=0, world_size=1))',
       'torch.cuda.amp.GradScaler()',
+      // a project's CUDA extension built where there is no CUDA toolkit (an Ascend host)
+      'import torch.utils.cpp_extension as ext',
+      'ext.CUDA_HOME = None',
+      'run(lambda: ext.CUDAExtension("ops", ["ops.cu"]))',
     ].join('\n');
     const py = spawnSync(torchPython!, ['-c', script], { encoding: 'utf8' });
     const log = `${py.stdout}${py.stderr}`;
@@ -127,11 +131,13 @@ describe('amw doctor', () => {
     const r = await amw(['doctor', '-', '--json'], { AMW_HOME: dir }, log);
     expect(r.code).toBe(1);
     const out = JSON.parse(r.stdout) as { matches: { rule: string; category: string }[] };
-    expect(out.matches.map((m) => m.rule)).toEqual([
+    // (where a CUDA toolkit is found, importing the extension module warns first: same rule)
+    expect([...new Set(out.matches.map((m) => m.rule))]).toEqual([
       'cuda-call-on-npu-host',
       'cuda-checkpoint-location',
       'nccl-backend',
       'amp-disabled-no-cuda',
+      'cuda-extension-build',
     ]);
     expect(new Set(out.matches.map((m) => m.category))).toEqual(new Set(['cuda']));
   });

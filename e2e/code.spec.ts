@@ -335,6 +335,14 @@ test.describe('code migration: scan, review the diff per change, export, apply',
     expect(onDisk).toContain('init_process_group(backend="hccl")');
     expect(onDisk).not.toContain('import torch_npu');
     await expect(trainEntry.getByTestId('review-state')).toHaveText('⇣');
+    // the file as written is read-only now, and says what of the proposal is not in the folder
+    await expect(page.getByTestId('applied-note')).toHaveText(
+      'Applied to the folder: 7 of 8 changes (rescan for the rest)',
+    );
+    await expect(trainEntry.getByTestId('review-state')).toHaveAttribute(
+      'title',
+      'Applied to the folder: 7 of 8 changes (rescan for the rest)',
+    );
   });
 
   test('a file accepted part way reopens with the changes still to decide', async ({ app }) => {

@@ -220,6 +220,25 @@ describe('code review: scan, review per file, patch, apply', () => {
     expect(patch.patch).toContain(p[b0 - 1]!);
     expect((await core.call('code.apply', { scanId })).applied).toEqual(['train.py']);
     expect(readFileSync(join(project, 'train.py'), 'utf8')).toBe(text);
+    // applied, it still counts as taken in part; the timeline has the applying as its own event
+    expect((await core.call('code.get', { scanId })).reviewed).toMatchObject({
+      applied: 1,
+      edited: 0,
+      inPart: 1,
+    });
+    const after = (await core.call('sessions.timeline', { id: session.id })).filter(
+      (e) => e.kind === 'code-review',
+    );
+    expect(after).toHaveLength(2);
+    expect(after).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ review: 'edited', partial: expect.anything() }),
+        expect.objectContaining({
+          review: 'applied',
+          partial: { accepted: 1, total: file.diff.length },
+        }),
+      ]),
+    );
   });
 
   it('refuses to apply over a file changed since the scan, writing nothing', async () => {

@@ -189,7 +189,7 @@ export class CodeReviewStore {
   }
 
   private reviewCounts(scanId: number): CodeScanSummary['reviewed'] {
-    const out = { changed: 0, accepted: 0, edited: 0, rejected: 0, applied: 0 };
+    const out = { changed: 0, accepted: 0, edited: 0, rejected: 0, applied: 0, inPart: 0 };
     for (const r of this.db
       .prepare(
         `SELECT review, applied_at IS NOT NULL AS applied, COUNT(*) AS n FROM code_files
@@ -197,6 +197,8 @@ export class CodeReviewStore {
       )
       .all(scanId) as { review: ReviewState; applied: number; n: number }[]) {
       out.changed += r.n;
+      // an applied file keeps saying it was taken in part (the folder lacks the rest)
+      if (r.review === 'edited') out.inPart += r.n;
       if (r.applied) out.applied += r.n;
       else if (r.review !== 'pending') out[r.review] += r.n;
     }
@@ -225,12 +227,15 @@ export class CodeReviewStore {
     };
   }
 
-  /** The review decisions on a session's scans (the newest per file), for its timeline. */
+  /**
+   * The review decisions on a session's scans (the newest per file) and the applying of each
+   * applied file, for its timeline.
+   */
   reviewHistory(sessionId: number): {
     at: string;
     scanId: number;
     file: string;
-    review: ReviewState;
+    review: ReviewState | 'applied';
     partial?: { accepted: number; total: number };
   }[] {
     const rows = this.db
@@ -239,7 +244,7 @@ export class CodeReviewStore {
          WHERE s.session_id = ? AND f.reviewed_at IS NOT NULL`,
       )
       .all(sessionId) as (FileRow & { scan_id: number; reviewed_at: string })[];
-    return rows.map((r) => {
+    return rows.flatMap((r) => {
       // a file accepted part way reads as such, not as "accepted with changes" (a stored text
       // the disk lost leaves the count out, not the whole timeline)
       let taken: ReturnType<CodeReviewStore['changesTaken']>;
@@ -248,13 +253,15 @@ export class CodeReviewStore {
       } catch {
         taken = undefined;
       }
-      return {
-        at: r.reviewed_at,
-        scanId: r.scan_id,
-        file: r.file,
-        review: r.review,
-        ...(taken && taken.accepted < taken.total ? { partial: taken } : {}),
-      };
+      const partial = taken && taken.accepted < taken.total ? { partial: taken } : {};
+      const decided = { at: r.reviewed_at, scanId: r.scan_id, file: r.file, review: r.review };
+      // writing it into the folder is an event of its own, after the decision
+      return r.applied_at
+        ? [
+            { ...decided, ...partial },
+            { ...decided, at: r.applied_at, review: 'applied' as const, ...partial },
+          ]
+        : [{ ...decided, ...partial }];
     });
   }
 

@@ -82,6 +82,8 @@ export const code = {
     edited: 'Accepted with changes',
     applied: 'Applied to the folder',
     partial: 'Partly accepted: {{accepted}} of {{total}} changes',
+    appliedPartial:
+      'Applied to the folder: {{accepted}} of {{total}} changes (rescan for the rest)',
   },
   reviewShort: {
     pending: '•',

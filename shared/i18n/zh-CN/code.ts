@@ -82,6 +82,7 @@ export const code: Messages['code'] = {
     edited: '修改后接受',
     applied: '已应用到目录',
     partial: '部分接受：{{total}} 处修改中接受了 {{accepted}} 处',
+    appliedPartial: '已应用到目录：{{total}} 处修改中的 {{accepted}} 处（其余的需重新扫描）',
   },
   reviewShort: {
     pending: '•',

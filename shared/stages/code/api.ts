@@ -107,6 +107,8 @@ export interface CodeScanSummary {
     edited: number;
     rejected: number;
     applied: number;
+    /** Of the accepted ones (applied or not), those taken in part or edited by hand. */
+    inPart: number;
   };
   createdAt: IsoTime;
 }

@@ -398,13 +398,15 @@ function ScanReviewLoaded(props: {
   );
 }
 
+/** How many of a file's proposed changes its review took, when not all of them. */
+const takenInPart = (f: CodeFileEntry) =>
+  f.review === 'edited' && f.changes && f.changes.accepted < f.changes.total ? f.changes : null;
+
 /** A file's review in the tree: applied, accepted, partly accepted (n/m), rejected or pending. */
 function ReviewMark({ entry: f }: { entry: CodeFileEntry }) {
   const { t } = useTranslation();
-  const partial =
-    !f.appliedAt && f.review === 'edited' && f.changes && f.changes.accepted < f.changes.total
-      ? f.changes
-      : null;
+  const taken = takenInPart(f);
+  const partial = f.appliedAt ? null : taken;
   const state = f.appliedAt ? 'applied' : partial ? 'partial' : f.review;
   return (
     <span
@@ -414,7 +416,9 @@ function ReviewMark({ entry: f }: { entry: CodeFileEntry }) {
       title={
         partial
           ? t('code.review.partial', { accepted: partial.accepted, total: partial.total })
-          : t(`code.review.${state}`)
+          : f.appliedAt && taken
+            ? t('code.review.appliedPartial', { accepted: taken.accepted, total: taken.total })
+            : t(`code.review.${state}`)
       }
     >
       {partial
@@ -466,6 +470,7 @@ function FileDiff(props: {
   line: number | null;
   onSaved: () => void;
 }) {
+  const { t } = useTranslation();
   const transport = useTransport();
   const client = useQueryClient();
   const key = { scanId: props.scanId, file: props.file };
@@ -485,6 +490,17 @@ function FileDiff(props: {
     <>
       {saveError !== null && <ErrorText error={saveError} />}
       {content.error && <ErrorText error={content.error} />}
+      {/* written to the folder: read-only now, and what of the proposal is not in it */}
+      {props.entry?.appliedAt && (
+        <p className="notice" data-testid="applied-note">
+          {(() => {
+            const taken = takenInPart(props.entry);
+            return taken
+              ? t('code.review.appliedPartial', { accepted: taken.accepted, total: taken.total })
+              : t('code.review.applied');
+          })()}
+        </p>
+      )}
       {content.data && (
         <ReviewEditor
           content={content.data}

@@ -283,7 +283,12 @@ export function Timeline(props: { session: SessionRecord; stages: StageInfo[] })
           badge: <span className="badge">{t('sessions.timeline.reviewed')}</span>,
           text: t('sessions.timeline.codeReview', {
             file: e.file,
-            review: e.partial ? t('code.review.partial', e.partial) : t(`code.review.${e.review}`),
+            review: e.partial
+              ? t(
+                  e.review === 'applied' ? 'code.review.appliedPartial' : 'code.review.partial',
+                  e.partial,
+                )
+              : t(`code.review.${e.review}`),
             scan: e.scanId,
           }),
         };

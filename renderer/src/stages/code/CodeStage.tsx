@@ -110,7 +110,7 @@ export function CodeStage(props: StageViewProps) {
                     changed: s.reviewed.changed,
                   })}
                   {/* an edited file is accepted, but not as proposed: say how many */}
-                  {s.reviewed.edited > 0 && t('code.reviewedInPart', { count: s.reviewed.edited })}
+                  {s.reviewed.inPart > 0 && t('code.reviewedInPart', { count: s.reviewed.inPart })}
                 </td>
                 <td>
                   <a href={href.scan(s.id)}>{t('code.open')}</a>

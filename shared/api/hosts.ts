@@ -31,10 +31,7 @@ export const HostName = z
   .string()
   .min(1)
   .max(64)
-  .regex(
-    /^[A-Za-z0-9][A-Za-z0-9._-]*$/,
-    FORMATS.formatHostName,
-  );
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, FORMATS.formatHostName);
 
 /**
  * What a run names as its target, and a waiver with it: a host, several joined by commas (the
@@ -236,9 +233,9 @@ export const hostsApi = {
   'hosts.get': method(NameOnly).returns<HostSummary>(),
   /** Saved even when its key file is missing: `warnings` say so (a Test would fail on it). */
   'hosts.add': method(HostInput).returns<HostRecord & { warnings?: Text[] }>(),
-  'hosts.update': method(
-    z.object({ name: HostName, patch: HostPatch }).strict(),
-  ).returns<HostRecord & { warnings?: Text[] }>(),
+  'hosts.update': method(z.object({ name: HostName, patch: HostPatch }).strict()).returns<
+    HostRecord & { warnings?: Text[] }
+  >(),
   'hosts.remove': method(NameOnly).returns<{ removed: string }>(),
   /** Reads ~/.ssh/config (or `file`) with Include; `names` limits what is imported. */
   /**
@@ -293,7 +290,8 @@ export const hostsApi = {
 export const hostsEvents = {
   /** A host key is not on record: the UI shows type and fingerprint and answers. */
   'hostkey.prompt': event<{ promptId: string; info: HostKeyInfo }>(),
-  'hosts.changed': event<{ name: string }>(),
+  /** `renamedFrom`: the host had that name; what named it (sessions, runs, waivers) follows. */
+  'hosts.changed': event<{ name: string; renamedFrom?: string }>(),
   /** A private key needs its passphrase (used once, never stored). */
   'secret.prompt': event<{ promptId: string; kind: 'passphrase'; file: string }>(),
 };

@@ -59,6 +59,20 @@ d('a renamed host keeps its sessions, runs, waivers and review comments', () => 
         reason: 'fixed by the image',
         by: 'Li',
       });
+    // one taken back and given again: the timeline reads that from the audit log
+    await core.call('checks.unwaive', {
+      sessionId,
+      host: '10.0.0.5',
+      checkId: failing.id,
+      by: 'Wang',
+    });
+    await core.call('checks.waive', {
+      sessionId,
+      host: '10.0.0.5',
+      checkId: failing.id,
+      reason: 'fixed by the image',
+      by: 'Li',
+    });
     await core.call('reports.comment', {
       source: { sessionId },
       target: `check:${failing.id}@10.0.0.5`,
@@ -113,6 +127,10 @@ d('a renamed host keeps its sessions, runs, waivers and review comments', () => 
     await core.call('hosts.add', { name: label, hostname: '10.0.0.7', port: 22, tags: [] });
     await core.call('hosts.update', { name: label, patch: { name: 'npu-c' } });
     expect((await core.call('sessions.get', { id })).runs[0]!.host).toBe(label);
+    // and the label is history now: no host may take it back
+    await expect(
+      core.call('hosts.update', { name: 'npu-c', patch: { name: label } }),
+    ).rejects.toMatchObject({ code: 'CONFLICT' });
   });
 
   it('a rename onto a name in use is refused and changes nothing', async () => {

@@ -13,10 +13,17 @@ import type {
 import { AmwError } from '../../../shared/errors';
 import { msg } from '../../../shared/api/text';
 import { LOCAL_TARGET } from '../../../shared/api/hosts';
-import { isWaivable, WAIVABLE_STATUSES } from '../../../shared/api/stages';
+import { isWaived, WAIVABLE_STATUSES } from '../../../shared/api/stages';
 import { sharedStage } from '../../../shared/stages';
 import type { Db } from '../db/open';
-import type { HostColumn } from '../stages/define';
+import {
+  hostRenames,
+  renameHostReferences,
+  renameInCheckId,
+  renameInTarget,
+  type RenamedHost,
+  type RenameScope,
+} from './rename-host';
 import { nowIso } from '../db/open';
 
 interface RunRow {
@@ -178,25 +185,28 @@ export class SessionRepository {
     }[];
     const waivers = this.db
       .prepare(
-        `SELECT check_id, COALESCE(target, '') AS host, waived_by, reason, created_at
+        `SELECT id, check_id, COALESCE(target, '') AS host, waived_by, reason, created_at
          FROM waivers WHERE session_id = ?`,
       )
       .all(sessionId) as {
+      id: number;
       check_id: string;
       host: string;
       waived_by: string;
       reason: string;
       created_at: string;
     }[];
+    const renames = hostRenames(this.db);
     // targets are "<session>/<check>": the range ["N/", "N0") is exactly session N's, on the index
     const audit = (
       this.db
         .prepare(
-          `SELECT action, at, actor, target, detail FROM audit_log
+          `SELECT id, action, at, actor, target, detail FROM audit_log
            WHERE action IN ('waive', 'unwaive') AND target >= ? AND target < ?
            ORDER BY id`,
         )
         .all(`${sessionId}/`, `${sessionId}0`) as {
+        id: number;
         action: 'waive' | 'unwaive';
         at: string;
         actor: string;
@@ -206,14 +216,23 @@ export class SessionRepository {
     ).map((a) => {
       const d = auditDetail(a.detail);
       const text = (v: unknown) => (typeof v === 'string' ? v : '');
+      // an entry names hosts as they were called then: read by today's names
+      let host = text(d.target);
+      let checkId = a.target.slice(String(sessionId).length + 1);
+      for (const r of renames)
+        if (r.id > a.id) {
+          host = renameInTarget(host, r.from, r.to);
+          checkId = renameInCheckId(checkId, r.from, r.to);
+        }
       return {
         action: a.action,
         at: a.at,
-        checkId: a.target.slice(String(sessionId).length + 1),
-        host: text(d.target),
+        checkId,
+        host,
         by: a.actor,
         reason: text(d.reason),
         waivedBy: text(d.waivedBy),
+        waiverId: typeof d.waiverId === 'number' ? d.waiverId : null,
       };
     });
     const removed = audit
@@ -226,12 +245,18 @@ export class SessionRepository {
         by: a.by,
         waivedBy: a.waivedBy,
       }));
-    // a waiver taken back (or given again) stays in the history as it was given; the audit entry
-    // of each waiver still in force is that waiver, already listed
+    // a waiver taken back (or given again) stays in the history as it was given; the newest audit
+    // entry of each waiver still in force is that waiver, already listed: found by the waiver's
+    // row id and check (SQLite reuses the id of a deleted last row), or, for entries from before
+    // ids were recorded, by check, where, who and why
     const given = audit.filter((a) => a.action === 'waive');
     for (const w of waivers) {
       const i = given.findLastIndex(
-        (a) => a.checkId === w.check_id && a.by === w.waived_by && a.reason === w.reason,
+        (a) =>
+          a.checkId === w.check_id &&
+          (a.waiverId !== null
+            ? a.waiverId === w.id
+            : a.host === w.host && a.by === w.waived_by && a.reason === w.reason),
       );
       if (i >= 0) given.splice(i, 1);
     }
@@ -265,79 +290,9 @@ export class SessionRepository {
     ];
   }
 
-  /**
-   * A host renamed: what names it follows — the sessions' and projects' targets, its runs and
-   * their waivers (alone or in a multi-host "a,b"), review comments on its checks there, and the
-   * stages' own columns — so its history and its waivers stay its own. A run is the host's when it
-   * ran there (`host_id`) or its session targets the host; an import labelled with the same name
-   * elsewhere keeps its label. The caller's transaction holds it.
-   */
-  renameHost(
-    host: { id: number; from: string; to: string },
-    stageColumns: readonly HostColumn[],
-  ): void {
-    const { from, to } = host;
-    if (from === to) return;
-    const swap = (list: string) =>
-      list
-        .split(',')
-        .map((h) => (h === from ? to : h))
-        .join(',');
-    const rename = (json: string) =>
-      JSON.stringify((JSON.parse(json) as string[]).map((h) => (h === from ? to : h)));
-    const targeting = this.db
-      .prepare(`SELECT id, hosts FROM sessions WHERE instr(hosts, ?) > 0`)
-      .all(JSON.stringify(from)) as { id: number; hosts: string }[];
-    const sessions = new Set(
-      targeting.filter((r) => (JSON.parse(r.hosts) as string[]).includes(from)).map((r) => r.id),
-    );
-    // a target is one name or a comma list; instr over ",a,b," finds the name, never a part of one
-    const runs = (
-      this.db
-        .prepare(
-          `SELECT id, session_id, target, host_id FROM stage_runs
-           WHERE target IS NOT NULL AND instr(',' || target || ',', ?) > 0`,
-        )
-        .all(`,${from},`) as { id: number; session_id: number; target: string; host_id: number }[]
-    ).filter((r) => r.host_id === host.id || sessions.has(r.session_id));
-    const renamed = new Set(runs.map((r) => `${r.session_id}\u0000${r.target}`));
-    const ours = (sessionId: number | null, target: string) =>
-      renamed.has(`${sessionId}\u0000${target}`);
-    const updateRun = this.db.prepare('UPDATE stage_runs SET target = ? WHERE id = ?');
-    for (const r of runs) updateRun.run(swap(r.target), r.id);
-    const waivers = this.db
-      .prepare(
-        `SELECT id, session_id, target FROM waivers
-         WHERE target IS NOT NULL AND instr(',' || target || ',', ?) > 0`,
-      )
-      .all(`,${from},`) as { id: number; session_id: number; target: string }[];
-    const updateWaiver = this.db.prepare('UPDATE waivers SET target = ? WHERE id = ?');
-    for (const w of waivers)
-      if (ours(w.session_id, w.target)) updateWaiver.run(swap(w.target), w.id);
-    const comments = this.db
-      .prepare(
-        `SELECT id, session_id, target FROM review_comments
-         WHERE target LIKE 'check:%' AND instr(target, ?) > 0`,
-      )
-      .all(from) as { id: number; session_id: number | null; target: string }[];
-    const updateComment = this.db.prepare('UPDATE review_comments SET target = ? WHERE id = ?');
-    for (const c of comments) {
-      const m = /^(check:.+@)([^@]*)$/.exec(c.target);
-      if (m && ours(c.session_id, m[2]!)) updateComment.run(`${m[1]}${swap(m[2]!)}`, c.id);
-    }
-    for (const { table, column, where } of stageColumns)
-      this.db
-        .prepare(
-          `UPDATE OR IGNORE ${table} SET ${column} = ? WHERE ${column} = ?${where ? ` AND (${where})` : ''}`,
-        )
-        .run(to, from);
-    const updateSession = this.db.prepare('UPDATE sessions SET hosts = ? WHERE id = ?');
-    for (const r of targeting) if (sessions.has(r.id)) updateSession.run(rename(r.hosts), r.id);
-    const projects = this.db
-      .prepare(`SELECT id, target_hosts FROM projects WHERE instr(target_hosts, ?) > 0`)
-      .all(JSON.stringify(from)) as { id: number; target_hosts: string }[];
-    const updateProject = this.db.prepare('UPDATE projects SET target_hosts = ? WHERE id = ?');
-    for (const p of projects) updateProject.run(rename(p.target_hosts), p.id);
+  /** A host renamed: its history follows (rename-host.ts says what and why). */
+  renameHost(host: RenamedHost, scope: RenameScope): void {
+    renameHostReferences(this.db, host, scope);
   }
 
   /** The hosts a session targets, replaced as a whole. */
@@ -601,16 +556,18 @@ export class SessionRepository {
       this.db
         .prepare('DELETE FROM waivers WHERE session_id = ? AND target = ? AND check_id = ?')
         .run(sessionId, target, checkId);
-      this.db
-        .prepare(
-          'INSERT INTO waivers (session_id, check_id, target, reason, waived_by, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-        )
-        .run(sessionId, checkId, target, reason, by, nowIso());
+      const waiverId = Number(
+        this.db
+          .prepare(
+            'INSERT INTO waivers (session_id, check_id, target, reason, waived_by, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+          )
+          .run(sessionId, checkId, target, reason, by, nowIso()).lastInsertRowid,
+      );
       this.db
         .prepare(
           `INSERT INTO audit_log (at, actor, action, target, detail) VALUES (?, ?, 'waive', ?, ?)`,
         )
-        .run(nowIso(), by, `${sessionId}/${checkId}`, JSON.stringify({ reason, target }));
+        .run(nowIso(), by, `${sessionId}/${checkId}`, JSON.stringify({ reason, target, waiverId }));
     })();
   }
 
@@ -719,7 +676,7 @@ export function gitCommit(location: string): string | null {
 
 /** A stage passes when nothing fails, or every failure is waived with a reason and a name. */
 export function stageStatus(checks: CheckOutcome[]): StageStatus {
-  const live = checks.filter((c) => !(c.waiver && isWaivable(c.status)));
+  const live = checks.filter((c) => !isWaived(c));
   if (live.some((c) => c.status === 'fail')) return 'fail';
   if (live.some((c) => c.status === 'error')) return 'error';
   if (live.some((c) => c.status === 'warn')) return 'warn';

@@ -83,10 +83,17 @@ export interface StageDefinition<Id extends StageId = StageId> {
   hostColumns?: readonly HostColumn[];
 }
 
-/** A table column that names a host (the whole value, never a list), on rows `where` says. */
+/**
+ * A table column that holds a host's name (the whole value, never a list), on rows `where` says
+ * (SQL from code, never from data). `runColumn` is the row's stage run: with `scope: 'runs'` a
+ * row follows a rename when its run does (the run's own host); with `'since'` when its run
+ * started after the host's row was made (another host than the run's, as a precision baseline).
+ */
 export interface HostColumn {
   table: string;
   column: string;
+  runColumn: string;
+  scope: 'runs' | 'since';
   where?: string;
 }
 

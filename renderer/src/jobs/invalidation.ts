@@ -5,6 +5,15 @@ import { LIST_INPUT } from '../components/JobsDrawer';
 import { stageUi } from '../stages/registry';
 
 const HOSTS: readonly MethodName[] = ['hosts.list', 'hosts.get', 'fleet.table', 'inventory.list'];
+/** What a renamed host's name was written into: sessions, their timelines, projects, reports. */
+const RENAMED: readonly MethodName[] = [
+  'sessions.get',
+  'sessions.list',
+  'sessions.timeline',
+  'sessions.compare',
+  'projects.list',
+  'reports.build',
+];
 
 /**
  * What a finished job makes stale, by job kind: the one list, instead of each page listening
@@ -59,7 +68,8 @@ export function useJobFeed(): void {
  */
 export function useHostFeed(): void {
   const client = useQueryClient();
-  useEvent('hosts.changed', () => {
-    for (const m of HOSTS) void client.invalidateQueries({ queryKey: [m] });
+  useEvent('hosts.changed', (e) => {
+    for (const m of e.renamedFrom ? [...HOSTS, ...RENAMED] : HOSTS)
+      void client.invalidateQueries({ queryKey: [m] });
   });
 }

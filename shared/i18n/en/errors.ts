@@ -66,6 +66,9 @@ export const errors = {
     hostKeyPromptGone: 'That host key question has already been answered or has expired.',
     projectExists: 'A project named {{name}} already exists.',
     hostExists: 'A host named {{name}} already exists.',
+    hostNameHasHistory:
+      "{{name}} still names the runs, waivers or sessions of a host removed before: pick another name, so the two machines' histories stay apart.",
+    hostBusy: '{{name}} is in use by a running job ({{job}}): rename it when that has ended.',
     jumpInUse: '{{name}} is the jump host of {{users}}; change those first.',
     alreadyApplied: '{{file}} was already applied; scan again to review anew.',
     changedSinceScan:

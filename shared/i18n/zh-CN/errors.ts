@@ -60,6 +60,9 @@ export const errors: Messages['errors'] = {
     hostKeyPromptGone: '该主机密钥确认已被回答或已过期。',
     projectExists: '名为 {{name}} 的项目已存在。',
     hostExists: '名为 {{name}} 的主机已存在。',
+    hostNameHasHistory:
+      '{{name}} 仍是此前已移除的某台主机的运行、豁免或会话所用的名字：请换一个名字，以免两台机器的历史混在一起。',
+    hostBusy: '{{name}} 正被一个运行中的任务使用（{{job}}）：请在它结束后再改名。',
     jumpInUse: '{{name}} 是 {{users}} 的跳板机；请先修改它们。',
     alreadyApplied: '{{file}} 已经应用过；请重新扫描后再审阅。',
     changedSinceScan:

@@ -34,7 +34,9 @@ export const precisionStage = defineSharedStage({
     /** Aten ops to record too (`gelu`, `aten::softmax`), beside the modules in execution order. */
     ops: z
       .array(
-        z.string().regex(/^(aten::)?[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)?$/, FORMATS.formatOpName),
+        z
+          .string()
+          .regex(/^(aten::)?[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)?$/, FORMATS.formatOpName),
       )
       .max(64)
       .optional(),

@@ -6,6 +6,45 @@ import { diffJson } from '../../hosts/diff';
 import { importSshConfig } from '../../hosts/import-ssh-config';
 import type { DomainHandlers, MethodsOf, Services } from '../services';
 import { STAGE_DEFINITIONS } from '../../stages/registry';
+import { nameHasHistory, type RenameScope } from '../../sessions/rename-host';
+import { AmwError } from '../../../../shared/errors';
+
+/** What a rename carries along, from the stages of this build. */
+const RENAME_SCOPE: RenameScope = {
+  multiHostStages: new Set(
+    STAGE_DEFINITIONS.filter((d) => d.shared.runsOn === 'hosts').map((d) => d.shared.id),
+  ),
+  columns: STAGE_DEFINITIONS.flatMap((d) => d.hostColumns ?? []),
+};
+
+/**
+ * A rename is refused while a job works on the host (it would look the old name up, or write it
+ * after the rename), and onto a name the history of a removed host still uses (the two
+ * machines' histories would merge for good).
+ */
+function refuseRename(s: Services, from: string, to: string): void {
+  const running = s.db
+    .prepare(`SELECT id, kind, params FROM jobs WHERE status IN ('queued', 'running')`)
+    .all() as { id: string; kind: string; params: string }[];
+  for (const j of running) {
+    let p: Record<string, unknown> = {};
+    try {
+      p = JSON.parse(j.params) as Record<string, unknown>;
+    } catch {
+      continue;
+    }
+    const names = [p.host, p.name, ...(Array.isArray(p.hosts) ? p.hosts : [])];
+    if (names.includes(from))
+      throw new AmwError('CONFLICT', msg('errors.text.hostBusy', { name: from, job: j.kind }), {
+        name: from,
+        job: j.id,
+      });
+  }
+  if (nameHasHistory(s.db, to))
+    throw new AmwError('CONFLICT', msg('errors.text.hostNameHasHistory', { name: to }), {
+      name: to,
+    });
+}
 
 /** A key file that is not there is worth a warning at save, not a refusal (it may come later). */
 function withKeyWarning<H extends { identityFile: string | null }>(
@@ -35,15 +74,15 @@ export function hostsHandlers(
       // a rename carries the host's sessions, runs and waivers with it, all or nothing
       const host = s.db.transaction(() => {
         const { id } = s.hostRepo.get(name);
+        if (patch.name !== undefined && patch.name !== name) refuseRename(s, name, patch.name);
         const updated = s.hostRepo.update(name, patch);
-        s.sessions.renameHost(
-          { id, from: name, to: updated.name },
-          STAGE_DEFINITIONS.flatMap((d) => d.hostColumns ?? []),
-        );
+        s.sessions.renameHost({ id, from: name, to: updated.name }, RENAME_SCOPE);
         return updated;
       })();
-      if (host.name !== name) s.bus.emit('hosts.changed', { name });
-      s.bus.emit('hosts.changed', { name: host.name });
+      s.bus.emit(
+        'hosts.changed',
+        host.name !== name ? { name: host.name, renamedFrom: name } : { name: host.name },
+      );
       return withKeyWarning(host);
     },
     'hosts.remove': ({ name }) => {

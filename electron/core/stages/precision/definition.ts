@@ -172,7 +172,15 @@ export const precisionDefinition = defineStage({
   cli: precisionCli,
   handlers: precisionHandlers,
   // the host the baseline ran on (an import's is its label)
-  hostColumns: [{ table: 'precision_runs', column: 'baseline', where: "source = 'run'" }],
+  hostColumns: [
+    {
+      table: 'precision_runs',
+      column: 'baseline',
+      runColumn: 'stage_run_id',
+      scope: 'since',
+      where: "source = 'run'",
+    },
+  ],
   prepare(input, services) {
     if (!input.entry === !input.script)
       throw new AmwError(

@@ -63,7 +63,9 @@ export const profilingDefinition = defineStage({
   cli: profilingCli,
   handlers: profilingHandlers,
   // the host each gathered file came from
-  hostColumns: [{ table: 'profile_files', column: 'host' }],
+  hostColumns: [
+    { table: 'profile_files', column: 'host', runColumn: 'stage_run_id', scope: 'runs' },
+  ],
   knowledge: () => ({ profilingAdvice: profilingAdvice().rules.map((r) => r.id) }),
   prepare(input, services) {
     if (!input.entry === !input.script)

@@ -1,17 +1,22 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import type { Client } from 'ssh2';
 import { connect, type ConnectOptions, type SshEndpoint, type SshTarget } from './connect';
 
-// the keys it logs in with too: an entry whose own key cannot log in must not ride on another
-// entry's connection to the same user@host:port (its test would pass, its jobs use others' keys)
-const keyOf = (ep: SshEndpoint) =>
-  `${ep.username}@${ep.host}:${ep.port}${ep.identityFiles?.length ? ` [${ep.identityFiles.join(', ')}]` : ''}`;
+// a password enters the key only as a keyed hash whose key lives in this process's memory
+const PASSWORD_KEY = randomBytes(32);
 
 /**
- * user@host:port with its keys, plus the jump chain: the same host through another jump, or with
- * other keys, is another connection.
+ * user@host:port with the keys (and the password) it logs in with, for every hop of the jump
+ * chain: an entry whose own credentials cannot log in must not ride on another entry's connection
+ * to the same user@host:port (its test would pass, its jobs would use others' credentials). JSON,
+ * not joined text: a crafted identity file path cannot make two chains read alike.
  */
-export function poolKey(target: SshTarget): string {
-  return [...(target.jumps ?? []).map(keyOf), keyOf(target)].join(' > ');
+export function poolKey(target: SshTarget, password?: string): string {
+  const hop = (ep: SshEndpoint) => [ep.username, ep.host, ep.port, ep.identityFiles ?? []];
+  return JSON.stringify([
+    [...(target.jumps ?? []), target].map(hop),
+    password ? createHmac('sha256', PASSWORD_KEY).update(password).digest('hex') : null,
+  ]);
 }
 
 /**
@@ -31,7 +36,7 @@ export class SshPool {
     opts: ConnectOptions,
     fn: (client: Client) => Promise<T>,
   ): Promise<T> {
-    const key = poolKey(target);
+    const key = poolKey(target, opts.password);
     let entry = this.live.get(key);
     if (!entry) {
       const client = connect(target, opts);

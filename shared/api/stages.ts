@@ -6,6 +6,13 @@ export type CheckStatus = 'pass' | 'warn' | 'fail' | 'skip' | 'error';
 export const WAIVABLE_STATUSES: readonly CheckStatus[] = ['fail', 'warn', 'error'];
 export const isWaivable = (s: CheckStatus): boolean => WAIVABLE_STATUSES.includes(s);
 
+/**
+ * A waiver that stands: on a check that still fails, warns or errors. One kept on a check that
+ * passes on a rerun is history, not a state to show (the check is a pass).
+ */
+export const isWaived = (c: { status: CheckStatus; waiver?: unknown }): boolean =>
+  !!c.waiver && isWaivable(c.status);
+
 /** One check's outcome on one host, as stored and as printed by `amw run --json`. */
 export interface CheckOutcome {
   id: string;

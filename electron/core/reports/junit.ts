@@ -1,4 +1,5 @@
 import type { CheckOutcome, Language, Report } from '../../../shared/api';
+import { isWaived } from '../../../shared/api/stages';
 import { textIn } from '../i18n';
 
 export const esc = (s: string) =>
@@ -13,7 +14,7 @@ export const esc = (s: string) =>
 
 /** JUnit XML for CI: one test case per check; fail → <failure>, error → <error>, skip → <skipped>. */
 export function junitXml(suite: string, checks: CheckOutcome[], lang: Language): string {
-  const count = (s: string) => checks.filter((c) => c.status === s && !c.waiver).length;
+  const count = (s: string) => checks.filter((c) => c.status === s && !isWaived(c)).length;
   const show = textIn(lang);
   const cases = checks.map((c) => {
     const name = `${c.id}: ${show(c.title)}`;
@@ -45,7 +46,7 @@ export function junitXml(suite: string, checks: CheckOutcome[], lang: Language):
 export function junitFromReport(r: Report): string {
   const suites = r.stages.map((st) => {
     const name = `amw.${st.stage}.${st.host}`;
-    const n = (s: string) => st.checks.filter((c) => c.status === s && !c.waiver).length;
+    const n = (s: string) => st.checks.filter((c) => c.status === s && !isWaived(c)).length;
     const cases = st.checks.map((c) => {
       const body = `${c.summary}${c.remediation ? `\n\n${c.remediation}` : ''}`;
       let inner: string;
@@ -66,7 +67,7 @@ export function junitFromReport(r: Report): string {
     ].join('\n');
   });
   const all = r.stages.flatMap((s) => s.checks);
-  const n = (s: string) => all.filter((c) => c.status === s && !c.waiver).length;
+  const n = (s: string) => all.filter((c) => c.status === s && !isWaived(c)).length;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="${esc(`amw session ${r.session.id}: ${r.session.title}`)}" tests="${all.length}" failures="${n('fail')}" errors="${n('error')}" skipped="${n('skip')}">`,

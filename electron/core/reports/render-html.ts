@@ -14,6 +14,7 @@ import { STAGE_DEFINITIONS } from '../stages/registry';
 import { checkTarget, hostWord, reviewTargetText } from '../../../shared/api/review-targets';
 import { bar, esc, escText, evidenceHtml, pill } from './html-kit';
 import { hasEvidence } from '../../../shared/api/evidence';
+import { isWaived } from '../../../shared/api/stages';
 
 const CSS = `
 :root{--ok:#1a7f37;--warn:#9a6700;--fail:#cf222e;--info:#0969da;--muted:#5d6878;--border:#d0d7de;font-family:system-ui,-apple-system,"Segoe UI","PingFang SC","Microsoft YaHei","Noto Sans CJK SC","WenQuanYi Micro Hei",sans-serif;font-size:14px;line-height:1.5;color:#1c2330}
@@ -134,7 +135,7 @@ export function renderHtml(r: Report): string {
         ? ''
         : `<details><summary>${esc(t('report.evidence'))}</summary>${evidenceHtml(c.evidence, (count) => t('common.more', { count }))}</details>`;
       h(
-        `<tr data-check="${esc(c.id)}"><td><code>${esc(c.id)}</code><br>${esc(c.title)}</td><td>${c.waiver ? pill('waived', t('sessions.waivedStatus', { status: t(`sessions.status.${c.status}`) })) : pill(c.status, t(`sessions.status.${c.status}`))}</td><td>${escText(c.summary)}${c.remediation && c.status !== 'pass' ? `<div class="small"><b>${esc(t('report.remediation'))}</b>${colon}${escText(c.remediation)}</div>` : ''}${c.waiver ? `<div class="small muted">${esc(t('report.waivedBy', { by: c.waiver.by, at: timeText(c.waiver.at), reason: c.waiver.reason }))}</div>` : ''}${(c.diagnosis ?? []).map((d) => `<div class="small"><b>${esc(t('report.diagnosis'))}</b>${colon}${esc(d.title)} — ${escText(d.cause)} → ${escText(d.fix)}</div>`).join('')}${evidence}</td></tr>`,
+        `<tr data-check="${esc(c.id)}"><td><code>${esc(c.id)}</code><br>${esc(c.title)}</td><td>${isWaived(c) ? pill('waived', t('sessions.waivedStatus', { status: t(`sessions.status.${c.status}`) })) : pill(c.status, t(`sessions.status.${c.status}`))}</td><td>${escText(c.summary)}${c.remediation && c.status !== 'pass' ? `<div class="small"><b>${esc(t('report.remediation'))}</b>${colon}${escText(c.remediation)}</div>` : ''}${c.waiver ? `<div class="small muted">${esc(t('report.waivedBy', { by: c.waiver.by, at: timeText(c.waiver.at), reason: c.waiver.reason }))}</div>` : ''}${(c.diagnosis ?? []).map((d) => `<div class="small"><b>${esc(t('report.diagnosis'))}</b>${colon}${esc(d.title)} — ${escText(d.cause)} → ${escText(d.fix)}</div>`).join('')}${evidence}</td></tr>`,
       );
     }
     h(`</table>`);

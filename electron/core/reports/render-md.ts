@@ -5,6 +5,7 @@ import { changeLines, checkCounts, stageName, statusText, timeText, toolName } f
 import { STAGE_DEFINITIONS } from '../stages/registry';
 import { checkTarget, hostWord, reviewTargetText } from '../../../shared/api/review-targets';
 import { cell, code, esc, md, mdText, tidyBlankLines } from './md-kit';
+import { isWaived } from '../../../shared/api/stages';
 
 const MARK: Record<string, string> = {
   pass: '✅',
@@ -109,7 +110,7 @@ export function renderMarkdown(r: Report): string {
     p('|---|---|---|');
     for (const c of s.checks)
       p(
-        `| ${code(c.id)} ${cell(c.title)} | ${c.waiver ? `${mark('waived')}${t('sessions.waivedStatus', { status: st(c.status) })}` : `${mark(c.status)}${st(c.status)}`} | ${mdText(c.summary)}${c.remediation && c.status !== 'pass' ? ` — ${mdText(c.remediation)}` : ''}${c.waiver ? paren(t('report.waivedBy', esc({ by: c.waiver.by, at: timeText(c.waiver.at), reason: c.waiver.reason }))) : ''}${(c.diagnosis ?? []).map((d) => ` — ${t('report.diagnosis')}${colon}${cell(d.title)}${colon}${mdText(d.fix)}`).join('')} |`,
+        `| ${code(c.id)} ${cell(c.title)} | ${isWaived(c) ? `${mark('waived')}${t('sessions.waivedStatus', { status: st(c.status) })}` : `${mark(c.status)}${st(c.status)}`} | ${mdText(c.summary)}${c.remediation && c.status !== 'pass' ? ` — ${mdText(c.remediation)}` : ''}${c.waiver ? paren(t('report.waivedBy', esc({ by: c.waiver.by, at: timeText(c.waiver.at), reason: c.waiver.reason }))) : ''}${(c.diagnosis ?? []).map((d) => ` — ${t('report.diagnosis')}${colon}${cell(d.title)}${colon}${mdText(d.fix)}`).join('')} |`,
       );
   }
   // each stage's own section, in the stages' order, with its own namespace to word it in

@@ -1,7 +1,7 @@
 import type { Report } from '../../../shared/api';
 import type { Translate } from '../../../shared/i18n';
 import { PRODUCT_NAME } from '../paths';
-import { isWaivable } from '../../../shared/api/stages';
+import { isWaived } from '../../../shared/api/stages';
 
 /** A stage's name as the report has it (exports from before names were stored: its id). */
 export function stageName(r: Report, id: string): string {
@@ -24,7 +24,7 @@ export function checkCounts(
   const n = { pass: 0, warn: 0, fail: 0, waived: 0, skip: 0 };
   for (const st of r.stages)
     for (const c of st.checks)
-      n[c.waiver && isWaivable(c.status) ? 'waived' : c.status === 'error' ? 'fail' : c.status]++;
+      n[isWaived(c) ? 'waived' : c.status === 'error' ? 'fail' : c.status]++;
   return (['pass', 'warn', 'fail', 'waived', 'skip'] as const).map((key) => ({
     key,
     label: key === 'waived' ? t('report.waivedPart') : t(`sessions.status.${key}`),

@@ -1,5 +1,5 @@
 import { useTranslation } from 'react-i18next';
-import { DOCTOR_RULES_NS, type CheckOutcome } from '../../../../shared/api';
+import { DOCTOR_RULES_NS, isWaived, type CheckOutcome } from '../../../../shared/api';
 import { InlineCode } from '../../components/InlineCode';
 import { useText } from '../../i18n';
 import { StatusBadge } from './StageStatus';
@@ -26,12 +26,12 @@ export function CheckCard(props: {
   const c = props.check;
   return (
     <article
-      className={`check-card ${statusClass(c.status)}${c.waiver ? ' waived' : ''}`}
+      className={`check-card ${statusClass(c.status)}${isWaived(c) ? ' waived' : ''}`}
       data-testid={`check-${c.id}`}
       data-status={c.status}
     >
       <header>
-        {c.waiver ? (
+        {isWaived(c) ? (
           // waived: not red any more, and still saying what it was
           <span className="badge waived" data-testid="waived-badge">
             {t('sessions.waivedStatus', { status: t(`sessions.status.${c.status}`) })}

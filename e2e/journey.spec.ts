@@ -163,6 +163,8 @@ for (const lang of ['en', 'zh-CN'] as const) {
       await expect(page.getByTestId('stage-code')).not.toHaveAttribute('data-status', 'none');
       await page.getByTestId('next-add-host').click();
       const hd = page.getByTestId('session-hosts-dialog');
+      // this machine is offered too, though nobody has opened its page yet
+      await expect(hd.getByTestId('pick-host-local')).toBeVisible();
       await hd.getByTestId('pick-host-npu-a').check();
       await hd.getByTestId('session-hosts-save').click();
       await expect(page.getByTestId('session-hosts')).toContainText('npu-a');

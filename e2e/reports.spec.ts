@@ -69,7 +69,10 @@ test.describe('reports: preview, export, review, import', () => {
     await expect(
       target.locator('optgroup[label="Code findings — train.py"] option').first(),
     ).toHaveText(/^train\.py:\d+ · /);
+    await expect(page.getByTestId('decision-whole')).toHaveCount(0);
     await page.getByTestId('review-target').selectOption('check:dist.nccl@(local)');
+    // a decision is not about what About names: the panel says so while something else is chosen
+    await expect(page.getByTestId('decision-whole')).toBeVisible();
     await page.getByTestId('review-text').fill('Use HCCL and raise ulimit -l on every node.');
     await page.getByTestId('review-add').click();
     await expect(page.getByTestId('review-comments')).toContainText('raise ulimit -l');

@@ -7,32 +7,38 @@ import { useAction, useCall } from '../api';
 import { Dialog } from './Dialog';
 import { ErrorText } from './ErrorText';
 import { uiHost } from '../format';
+import { LOCAL_HOST_NAME } from '../../../shared/api/hosts';
 
 /** Hosts to pick from, by name (the hosts the workbench knows). */
 export function HostPicker(props: { value: string[]; onChange: (v: string[]) => void }) {
   const hosts = useCall('hosts.list', {});
   const { t } = useTranslation();
-  if (!hosts.data?.length) return <p className="muted small">{t('sessions.noHosts')}</p>;
+  // this machine is always there to pick (the engine adds its built-in host when first named)
+  const names = [
+    LOCAL_HOST_NAME,
+    ...(hosts.data ?? []).map((h) => h.name).filter((n) => n !== LOCAL_HOST_NAME),
+  ];
   return (
-    <div className="checks-list">
-      {hosts.data.map((h) => (
-        <label key={h.name} className="inline">
-          <input
-            type="checkbox"
-            data-testid={`pick-host-${h.name}`}
-            checked={props.value.includes(h.name)}
-            onChange={(e) =>
-              props.onChange(
-                e.target.checked
-                  ? [...props.value, h.name]
-                  : props.value.filter((x) => x !== h.name),
-              )
-            }
-          />
-          {uiHost(h.name)}
-        </label>
-      ))}
-    </div>
+    <>
+      {names.length === 1 && <p className="muted small">{t('sessions.noHosts')}</p>}
+      <div className="checks-list">
+        {names.map((name) => (
+          <label key={name} className="inline">
+            <input
+              type="checkbox"
+              data-testid={`pick-host-${name}`}
+              checked={props.value.includes(name)}
+              onChange={(e) =>
+                props.onChange(
+                  e.target.checked ? [...props.value, name] : props.value.filter((x) => x !== name),
+                )
+              }
+            />
+            {uiHost(name)}
+          </label>
+        ))}
+      </div>
+    </>
   );
 }
 

@@ -36,4 +36,6 @@ export const reports = {
   approveNothingRan:
     'Approve is not available yet: nothing has run in this session. Run a stage first; a comment can be added now.',
   nameNeeded: 'Your name goes with each comment and decision: fill it in to comment or decide.',
+  decisionWhole:
+    'Approve and Request changes are about the whole session; "About" is for a comment only.',
 } as const;

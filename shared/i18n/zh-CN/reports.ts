@@ -38,4 +38,5 @@ export const reports: Messages['reports'] = {
   approveNothingRan:
     '暂时无法批准：此会话还没有运行任何阶段。请先运行一个阶段；现在可以先添加评论。',
   nameNeeded: '每条评论和结论都会署名：请先填写你的名字，再评论或做出结论。',
+  decisionWhole: '“批准”和“要求修改”针对整个会话；“关于”只用于评论。',
 };

@@ -388,6 +388,11 @@ function Review(props: { source: Source; onChange: () => void }) {
           {t('reports.requestChanges')}
         </button>
       </div>
+      {target !== 'session' && (
+        <p className="muted small" data-testid="decision-whole">
+          {t('reports.decisionWhole')}
+        </p>
+      )}
       {unapprovable && (
         <p className="muted small" id="approve-unavailable" data-testid="approve-unavailable">
           {unapprovable}

@@ -146,8 +146,8 @@ export const sessionsApi = {
         sessionId: SessionId,
         checkId: z.string().min(1).max(80),
         host: RunTarget,
-        /** Who takes it back, for the timeline. */
-        by: z.string().trim().max(120).optional(),
+        /** Who takes it back, for the timeline: named, as a waiver is. */
+        by: z.string().trim().min(1).max(120),
       })
       .strict(),
   ).returns<{ ok: true }>(),

@@ -15,7 +15,7 @@ describe('a refused field says what it may hold', () => {
     const [issue] = refused({ name: 'npu lab', hostname: '10.0.0.5' });
     expect(issue).toMatchObject({ field: 'name', rule: 'formatHostName' });
     expect(explainIssue(translator('en'), issue!)).toBe(
-      'Name: may hold only letters, digits, dots, dashes and underscores, and starts with a letter or digit.',
+      'Name: may hold only letters, digits, dots, dashes and underscores, and must start with a letter or digit.',
     );
     expect(explainIssue(translator('zh-CN'), issue!)).toMatch(
       /^名称.*字母、数字、点、短横线和下划线/,
@@ -39,6 +39,8 @@ describe('a refused field says what it may hold', () => {
         expect(text, `${lang} ${rule}`).not.toBe(t('validation.rule.format'));
       }
     }
+    // each pattern's words are its own: two alike would name one rule for both
+    expect(new Set(Object.values(FORMATS)).size).toBe(Object.keys(FORMATS).length);
     const r = z.object({ x: z.string().regex(/^a$/, 'something else') }).safeParse({ x: 'b' });
     expect(fieldIssues(r.error!, { x: 'b' })[0]!.rule).toBe('format');
   });

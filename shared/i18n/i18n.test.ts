@@ -68,10 +68,10 @@ describe('translator', () => {
     const t = translator('zh-CN');
     const waiver = { check: 'env.limits', by: '张三', reason: '调度器会放开' };
     expect(t('sessions.timeline.waiver', { ...waiver, host: t('common.thisMachine') })).toBe(
-      '本机上的 env.limits 已由张三豁免：调度器会放开',
+      '本机上的“env.limits”已由张三豁免：调度器会放开',
     );
     // a Latin value keeps its spaces, and English is left as it is
-    expect(t('sessions.timeline.waiver', { ...waiver, host: 'npu-a' })).toMatch(/^npu-a 上的 /);
+    expect(t('sessions.timeline.waiver', { ...waiver, host: 'npu-a' })).toMatch(/^npu-a 上的“/);
     expect(
       translator('en')('sessions.timeline.waiver', { ...waiver, host: 'this machine' }),
     ).toContain('on this machine waived by');
@@ -80,10 +80,10 @@ describe('translator', () => {
     // a title ending in a full-width bracket sits against the next Chinese word too
     expect(
       t('sessions.timeline.waiver', { ...waiver, check: '数据加载（DALI）', host: 'npu-a' }),
-    ).toBe('npu-a 上的数据加载（DALI）已由张三豁免：调度器会放开');
+    ).toBe('npu-a 上的“数据加载（DALI）”已由张三豁免：调度器会放开');
     // a space inside a value is the value's own: kept
     expect(t('sessions.timeline.waiver', { ...waiver, host: '机房 一号' })).toMatch(
-      /^机房 一号上的 /,
+      /^机房 一号上的“/,
     );
   });
 

@@ -205,6 +205,7 @@ d('environment stage on simulated hosts', () => {
       sessionId: run.sessionId,
       checkId: 'env.version-matrix',
       host: 'mismatch',
+      by: 'li.lei',
     });
     expect((await core.call('sessions.get', { id: run.sessionId })).runs[0]!.status).toBe('fail');
   });

@@ -165,7 +165,16 @@ describe('sessions', () => {
       sessionId: s.id,
       checkId: failing[0]!.id,
       host: LOCAL_TARGET,
+      by: 'Wang',
     });
+    // and nobody takes one back unnamed (the engine refuses it, as the app does)
+    await expect(
+      core.call('checks.unwaive', {
+        sessionId: s.id,
+        checkId: failing[0]!.id,
+        host: LOCAL_TARGET,
+      } as never),
+    ).rejects.toMatchObject({ code: 'VALIDATION' });
     expect(
       (await core.call('sessions.timeline', { id: s.id })).filter(
         (e) => e.kind === 'waiver-removed',

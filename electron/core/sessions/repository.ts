@@ -572,7 +572,7 @@ export class SessionRepository {
   }
 
   /** Takes a waiver back; the audit log keeps what it said, so the timeline still shows both. */
-  unwaive(sessionId: number, target: string, checkId: string, by: string | null): void {
+  unwaive(sessionId: number, target: string, checkId: string, by: string): void {
     this.db.transaction(() => {
       const gone = this.db
         .prepare(
@@ -589,7 +589,7 @@ export class SessionRepository {
         )
         .run(
           nowIso(),
-          by ?? '',
+          by,
           `${sessionId}/${checkId}`,
           JSON.stringify({ target, reason: gone.reason, waivedBy: gone.waived_by }),
         );
@@ -653,7 +653,6 @@ export class SessionRepository {
   }
 }
 
-/** The commit a local code folder is at, when it is a git checkout; null otherwise (or host:path). */
 /** An audit entry's detail; a damaged one reads as empty rather than breaking the timeline. */
 function auditDetail(text: string): Record<string, unknown> {
   try {
@@ -664,6 +663,7 @@ function auditDetail(text: string): Record<string, unknown> {
   }
 }
 
+/** The commit a local code folder is at, when it is a git checkout; null otherwise (or host:path). */
 export function gitCommit(location: string): string | null {
   if (!isAbsolute(location) || !existsSync(location)) return null;
   try {

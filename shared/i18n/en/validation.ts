@@ -16,9 +16,9 @@ export const validation = {
     type: 'has the wrong type (expected {{expected}}).',
     format: 'contains characters not allowed here.',
     formatHostName:
-      'may hold only letters, digits, dots, dashes and underscores, and starts with a letter or digit.',
-    formatAddress: 'must be a host name or an IP address (letters, digits, dots, dashes, colons).',
-    formatLogin: 'must be a login name (letters, digits, dots, dashes, underscores).',
+      'may hold only letters, digits, dots, dashes and underscores, and must start with a letter or digit.',
+    formatAddress: 'must be a host name or an IP address (letters, digits and . _ : % -).',
+    formatLogin: 'must be a login name (letters, digits and . _ -, not starting with -).',
     formatName: 'cannot hold a slash or a backslash, or start with a space.',
     formatEntry: 'must be FILE:FUNCTION, such as train.py:main.',
     formatTorchNpu: 'must be a torch_npu version such as 2.7.1.post8.',

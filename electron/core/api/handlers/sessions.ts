@@ -27,7 +27,7 @@ export function sessionsHandlers(
       return { ok: true as const };
     },
     'checks.unwaive': ({ sessionId, checkId, host, by }) => {
-      s.sessions.unwaive(sessionId, host, checkId, by?.trim() || null);
+      s.sessions.unwaive(sessionId, host, checkId, by.trim());
       return { ok: true as const };
     },
     'sessions.compare': ({ a, b }) => s.sessions.compare(a, b),

@@ -74,7 +74,7 @@ function UnwaiveDialog(props: {
 }) {
   const { t } = useTranslation();
   const text = useText();
-  const unwaive = useAction('checks.unwaive', ['sessions.get', 'sessions.list']);
+  const unwaive = useAction('checks.unwaive', ['sessions.get', 'sessions.list', 'reports.build']);
   const [by, setBy] = useState(() => localStorage.getItem(WAIVER_NAME_KEY) ?? '');
   const missing = by.trim() ? null : t('sessions.unwaiveNeedsName');
   return (
@@ -131,7 +131,7 @@ function WaiveDialog(props: {
 }) {
   const { t } = useTranslation();
   const text = useText();
-  const waive = useAction('checks.waive', ['sessions.get', 'sessions.list']);
+  const waive = useAction('checks.waive', ['sessions.get', 'sessions.list', 'reports.build']);
   const [reason, setReason] = useState('');
   const [by, setBy] = useState(() => localStorage.getItem(WAIVER_NAME_KEY) ?? '');
   // what still keeps Waive off, said under the fields and as the button's tooltip

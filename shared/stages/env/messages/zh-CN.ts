@@ -110,7 +110,7 @@ export const zhCN: EnvMessages = {
     failedExit: '计算失败：退出码 {{rc}}',
     wrong: '结果错误：softmax 各行之和为 {{value}}，应为 128。',
     notOnNpu:
-      '结果正确，但它是在 {{device}} 上算出的，而不是 NPU：`.npu()` 没有把张量放到 NPU 上。',
+      '结果正确，但它是在 {{device}} 上而不是在 NPU 上算出的：`.npu()` 没有把张量放到 NPU 上。',
     notOnNpuFix:
       '检查 torch_npu 是否与本机的 torch 和 CANN 匹配（env.version-matrix），以及是否有代码替换了 `Tensor.npu`（桩或旧的兼容层）；`python3 -c "import torch, torch_npu; print(torch.randn(2).npu().device)"` 应输出 npu:0。',
     fallback_one: '可以运行，但以下算子回退到了 CPU：{{ops}}。',

@@ -323,7 +323,7 @@ describe('env texts are messages, read in the language chosen when shown', () =>
     const cpu = run('cpu');
     expect(cpu.status).toBe('fail');
     expect(en(cpu.summary)).toContain('computed on cpu, not on an NPU');
-    expect(zh(cpu.summary)).toContain('在 cpu 上算出的');
+    expect(zh(cpu.summary)).toContain('在 cpu 上而不是在 NPU 上算出的');
     expect(en(cpu.remediation!)).toContain('print(torch.randn(2).npu().device)');
     expect(run('npu:0').status).toBe('pass');
     expect(run('npu:3').status).toBe('pass');

@@ -62,20 +62,43 @@ export function WaiveControls(props: { check: CheckOutcome; sessionId: number; h
   );
 }
 
-/**
- * Taking a waiver back names who does it (the timeline says so): asked here, as the waiver asked
- * for its name, the name this browser last signed with filled in — never taken unseen.
- */
-function UnwaiveDialog(props: {
+/** What the waive and take-back dialogs are about: a check, where it ran, in which session. */
+interface CheckDialogProps {
   sessionId: number;
   host: string;
   check: CheckOutcome;
   onClose: () => void;
-}) {
+}
+
+/** The name a waiver, or its taking back, is signed with: the one this browser last used. */
+function useSigner() {
+  const [by, setBy] = useState(() => localStorage.getItem(WAIVER_NAME_KEY) ?? '');
+  return { by, setBy, remember: () => localStorage.setItem(WAIVER_NAME_KEY, by.trim()) };
+}
+
+function SignerField(props: { value: string; onChange: (v: string) => void; testId: string }) {
+  const { t } = useTranslation();
+  return (
+    <label className="field stacked">
+      <span>{t('sessions.waiveBy')}</span>
+      <input
+        value={props.value}
+        onChange={(e) => props.onChange(e.target.value)}
+        data-testid={props.testId}
+      />
+    </label>
+  );
+}
+
+/**
+ * Taking a waiver back names who does it (the timeline says so): asked here, as the waiver asked
+ * for its name, the name this browser last signed with filled in — never taken unseen.
+ */
+function UnwaiveDialog(props: CheckDialogProps) {
   const { t } = useTranslation();
   const text = useText();
   const unwaive = useAction('checks.unwaive', ['sessions.get', 'sessions.list', 'reports.build']);
-  const [by, setBy] = useState(() => localStorage.getItem(WAIVER_NAME_KEY) ?? '');
+  const { by, setBy, remember } = useSigner();
   const missing = by.trim() ? null : t('sessions.unwaiveNeedsName');
   return (
     <Dialog
@@ -86,10 +109,7 @@ function UnwaiveDialog(props: {
       testId="unwaive-dialog"
     >
       <WaiverNote check={props.check} />
-      <label className="field stacked">
-        <span>{t('sessions.waiveBy')}</span>
-        <input value={by} onChange={(e) => setBy(e.target.value)} data-testid="unwaive-by" />
-      </label>
+      <SignerField value={by} onChange={setBy} testId="unwaive-by" />
       {unwaive.error && <ErrorText error={unwaive.error} />}
       {missing && (
         <p className="muted small" data-testid="unwaive-missing">
@@ -104,7 +124,7 @@ function UnwaiveDialog(props: {
           disabled={!!missing || unwaive.isPending}
           data-testid="unwaive-save"
           onClick={() => {
-            localStorage.setItem(WAIVER_NAME_KEY, by.trim());
+            remember();
             unwaive.mutate(
               {
                 sessionId: props.sessionId,
@@ -123,17 +143,12 @@ function UnwaiveDialog(props: {
   );
 }
 
-function WaiveDialog(props: {
-  sessionId: number;
-  host: string;
-  check: CheckOutcome;
-  onClose: () => void;
-}) {
+function WaiveDialog(props: CheckDialogProps) {
   const { t } = useTranslation();
   const text = useText();
   const waive = useAction('checks.waive', ['sessions.get', 'sessions.list', 'reports.build']);
   const [reason, setReason] = useState('');
-  const [by, setBy] = useState(() => localStorage.getItem(WAIVER_NAME_KEY) ?? '');
+  const { by, setBy, remember } = useSigner();
   // what still keeps Waive off, said under the fields and as the button's tooltip
   const missing =
     reason.trim().length < 3
@@ -163,10 +178,7 @@ function WaiveDialog(props: {
           data-testid="waive-reason"
         />
       </label>
-      <label className="field stacked">
-        <span>{t('sessions.waiveBy')}</span>
-        <input value={by} onChange={(e) => setBy(e.target.value)} data-testid="waive-by" />
-      </label>
+      <SignerField value={by} onChange={setBy} testId="waive-by" />
       {waive.error && <ErrorText error={waive.error} />}
       {missing && (reason || by) && (
         <p className="muted small" data-testid="waive-missing">
@@ -181,7 +193,7 @@ function WaiveDialog(props: {
           disabled={!ok || waive.isPending}
           data-testid="waive-save"
           onClick={() => {
-            localStorage.setItem(WAIVER_NAME_KEY, by.trim());
+            remember();
             waive.mutate(
               {
                 sessionId: props.sessionId,

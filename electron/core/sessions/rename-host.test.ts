@@ -111,11 +111,13 @@ describe('a renamed host', () => {
   });
 
   it('takes neither an import labelled like it nor the runs of a removed host of the same name', async () => {
-    const { sessions, hosts, add, rename, failing } = store();
-    // a removed machine called "a", with a run in session 1
+    const { sessions, hosts, add, rename, failing, line } = store();
+    // a removed machine called "a", with a run in session 1 and a waiver taken back there
     const old = add('a');
     const first = sessions.createSession({ hosts: ['a'] });
     failing(first, 'a', old.id, 'env.x');
+    sessions.waive(first, 'a', 'env.x', 'GPU only', 'Li');
+    sessions.unwaive(first, 'a', 'env.x', 'Wang');
     hosts.remove('a');
     await new Promise((r) => setTimeout(r, 5)); // (times are stored to the millisecond)
     // another machine called "a" later, in a session that also holds an import labelled "a"
@@ -130,6 +132,8 @@ describe('a renamed host', () => {
     rename('a', 'new-box');
     expect(sessions.session(first).runs.map((r) => r.host)).toEqual(['a']);
     expect(sessions.session(first).hosts).toEqual(['a']);
+    // its timeline, read from the audit log, keeps naming that machine as it was
+    expect(line(first)).toEqual(['waiver env.x a Li', 'waiver-removed env.x a Wang']);
     expect(sessions.run(imported).host).toBe('a');
     expect(
       sessions

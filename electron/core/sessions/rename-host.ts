@@ -139,11 +139,14 @@ export function renameHostReferences(db: Db, host: RenamedHost, scope: RenameSco
     .prepare(`SELECT id, hosts, created_at FROM sessions WHERE instr(hosts, ?) > 0`)
     .all(JSON.stringify(from)) as { id: number; hosts: string; created_at: string }[];
   const ranHere = new Set(runs.map((r) => r.session_id));
+  const touched = new Set(ranHere);
   const updateSession = db.prepare('UPDATE sessions SET hosts = ? WHERE id = ?');
   for (const s of sessions) {
     const names = parseNames(s.hosts);
-    if (names?.includes(from) && (ranHere.has(s.id) || s.created_at >= since))
+    if (names?.includes(from) && (ranHere.has(s.id) || s.created_at >= since)) {
       updateSession.run(JSON.stringify(names.map((h) => (h === from ? to : h))), s.id);
+      touched.add(s.id);
+    }
   }
   const projects = db
     .prepare(`SELECT id, target_hosts FROM projects WHERE instr(target_hosts, ?) > 0`)
@@ -157,7 +160,7 @@ export function renameHostReferences(db: Db, host: RenamedHost, scope: RenameSco
 
   db.prepare(
     `INSERT INTO audit_log (at, actor, action, target, detail) VALUES (?, '', 'host-rename', ?, ?)`,
-  ).run(nowIso(), String(host.id), JSON.stringify({ from, to }));
+  ).run(nowIso(), String(host.id), JSON.stringify({ from, to, sessions: [...touched] }));
 }
 
 /**
@@ -178,17 +181,25 @@ export function nameHasHistory(db: Db, name: string): boolean {
   );
 }
 
-/** The renames the audit log holds, oldest first, to read its older entries by today's names. */
-export function hostRenames(db: Db): { id: number; from: string; to: string }[] {
+/**
+ * The renames the audit log holds, oldest first, to read its older entries by today's names —
+ * in the sessions each rename reached (another session's same name was another machine).
+ */
+export function hostRenames(
+  db: Db,
+): { id: number; from: string; to: string; sessions: ReadonlySet<number> }[] {
   return (
     db
       .prepare(`SELECT id, detail FROM audit_log WHERE action = 'host-rename' ORDER BY id`)
       .all() as { id: number; detail: string }[]
   ).flatMap((r) => {
     try {
-      const d = JSON.parse(r.detail) as { from?: unknown; to?: unknown };
+      const d = JSON.parse(r.detail) as { from?: unknown; to?: unknown; sessions?: unknown };
+      const sessions = new Set(
+        Array.isArray(d.sessions) ? d.sessions.filter((x) => typeof x === 'number') : [],
+      );
       return typeof d.from === 'string' && typeof d.to === 'string'
-        ? [{ id: r.id, from: d.from, to: d.to }]
+        ? [{ id: r.id, from: d.from, to: d.to, sessions }]
         : [];
     } catch {
       return [];

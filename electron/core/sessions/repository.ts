@@ -220,7 +220,7 @@ export class SessionRepository {
       let host = text(d.target);
       let checkId = a.target.slice(String(sessionId).length + 1);
       for (const r of renames)
-        if (r.id > a.id) {
+        if (r.id > a.id && r.sessions.has(sessionId)) {
           host = renameInTarget(host, r.from, r.to);
           checkId = renameInCheckId(checkId, r.from, r.to);
         }

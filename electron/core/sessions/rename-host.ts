@@ -135,28 +135,31 @@ export function renameHostReferences(db: Db, host: RenamedHost, scope: RenameSco
       })${where ? ` AND (${where})` : ''}`,
     ).run(to, from, which === 'runs' ? runIds : since);
 
-  const sessions = db
-    .prepare(`SELECT id, hosts, created_at FROM sessions WHERE instr(hosts, ?) > 0`)
-    .all(JSON.stringify(from)) as { id: number; hosts: string; created_at: string }[];
+  // the JSON lists of host names: a session's when it ran there or came after the host
   const ranHere = new Set(runs.map((r) => r.session_id));
-  const touched = new Set(ranHere);
-  const updateSession = db.prepare('UPDATE sessions SET hosts = ? WHERE id = ?');
-  for (const s of sessions) {
-    const names = parseNames(s.hosts);
-    if (names?.includes(from) && (ranHere.has(s.id) || s.created_at >= since)) {
-      updateSession.run(JSON.stringify(names.map((h) => (h === from ? to : h))), s.id);
-      touched.add(s.id);
-    }
-  }
-  const projects = db
-    .prepare(`SELECT id, target_hosts FROM projects WHERE instr(target_hosts, ?) > 0`)
-    .all(JSON.stringify(from)) as { id: number; target_hosts: string }[];
-  const updateProject = db.prepare('UPDATE projects SET target_hosts = ? WHERE id = ?');
-  for (const p of projects) {
-    const names = parseNames(p.target_hosts);
-    if (names?.includes(from))
-      updateProject.run(JSON.stringify(names.map((h) => (h === from ? to : h))), p.id);
-  }
+  const renameInLists = (
+    table: 'sessions' | 'projects',
+    column: string,
+    take: (row: { id: number; created_at: string }) => boolean,
+  ): number[] => {
+    const rows = db
+      .prepare(
+        `SELECT id, created_at, ${column} AS names FROM ${table} WHERE instr(${column}, ?) > 0`,
+      )
+      .all(JSON.stringify(from)) as { id: number; created_at: string; names: string }[];
+    const update = db.prepare(`UPDATE ${table} SET ${column} = ? WHERE id = ?`);
+    return rows.flatMap((r) => {
+      const names = parseNames(r.names);
+      if (!names?.includes(from) || !take(r)) return [];
+      update.run(JSON.stringify(names.map((h) => (h === from ? to : h))), r.id);
+      return [r.id];
+    });
+  };
+  const touched = new Set([
+    ...ranHere,
+    ...renameInLists('sessions', 'hosts', (s) => ranHere.has(s.id) || s.created_at >= since),
+  ]);
+  renameInLists('projects', 'target_hosts', () => true);
 
   db.prepare(
     `INSERT INTO audit_log (at, actor, action, target, detail) VALUES (?, '', 'host-rename', ?, ?)`,

@@ -23,16 +23,12 @@ const RENAME_SCOPE: RenameScope = {
  * machines' histories would merge for good).
  */
 function refuseRename(s: Services, from: string, to: string): void {
-  const running = s.db
-    .prepare(`SELECT id, kind, params FROM jobs WHERE status IN ('queued', 'running')`)
-    .all() as { id: string; kind: string; params: string }[];
-  for (const j of running) {
-    let p: Record<string, unknown> = {};
-    try {
-      p = JSON.parse(j.params) as Record<string, unknown>;
-    } catch {
-      continue;
-    }
+  const open = [
+    ...s.jobs.list({ status: 'queued', limit: 1000 }),
+    ...s.jobs.list({ status: 'running', limit: 1000 }),
+  ];
+  for (const j of open) {
+    const p = j.params;
     const names = [p.host, p.name, ...(Array.isArray(p.hosts) ? p.hosts : [])];
     if (names.includes(from))
       throw new AmwError('CONFLICT', msg('errors.text.hostBusy', { name: from, job: j.kind }), {

@@ -474,6 +474,7 @@ function FileDiff(props: {
   const transport = useTransport();
   const client = useQueryClient();
   const key = { scanId: props.scanId, file: props.file };
+  const taken = props.entry ? takenInPart(props.entry) : null;
   const content = useCall('code.file', key);
   const [saveError, setSaveError] = useState<unknown>(null);
   const review = (state: ReviewState, text?: string, rejected: string[] = []) => {
@@ -493,12 +494,9 @@ function FileDiff(props: {
       {/* written to the folder: read-only now, and what of the proposal is not in it */}
       {props.entry?.appliedAt && (
         <p className="notice" data-testid="applied-note">
-          {(() => {
-            const taken = takenInPart(props.entry);
-            return taken
-              ? t('code.review.appliedPartial', { accepted: taken.accepted, total: taken.total })
-              : t('code.review.applied');
-          })()}
+          {taken
+            ? t('code.review.appliedPartial', { accepted: taken.accepted, total: taken.total })
+            : t('code.review.applied')}
         </p>
       )}
       {content.data && (
